@@ -1,0 +1,66 @@
+# 昇腾 NPU 编程实战 — set-up, book, tests. `make help` lists the targets.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.npulab-installed
+export GLOG_v := 4
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: help venv book test lab serve record-npu lint lab-export clean
+
+help:
+	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html"
+	@echo "make test        同样的准备，然后运行全部测试（失败时返回非零）"
+	@echo "make lab         在课程目录启动 JupyterLab（中文界面）"
+	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
+	@echo "make record-npu  在昇腾主机上录制 NPU 单元的真实输出"
+
+# --- set-up ----------------------------------------------------------------------------------
+$(STAMP): requirements.txt requirements-npu.txt pyproject.toml
+	./scripts/system_packages.sh
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements.txt
+	@if [ -n "$$ASCEND_HOME_PATH$$ASCEND_TOOLKIT_HOME" ]; then \
+	  echo "检测到已加载的 CANN 环境：安装 requirements-npu.txt"; \
+	  $(BIN)/python -m pip install -q -r requirements-npu.txt; fi
+	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip check
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# --- the book ----------------------------------------------------------------------------------
+book: venv
+	$(BIN)/jupyter-book build . -W --keep-going
+
+serve:
+	@test -f _build/html/index.html || { echo "还没有生成网站：先运行 make book"; exit 2; }
+	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html
+
+lab: venv
+	JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/.jupyter/lab/user-settings $(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) \
+	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+
+# --- tests -------------------------------------------------------------------------------------
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/python -m npulab lint-npu
+	$(BIN)/python -m npulab lab-export --check
+
+test: venv lint
+	$(BIN)/pytest tests --ignore=tests/site
+	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= chapters notebooks
+	$(BIN)/jupyter-book build . -W --keep-going
+	$(BIN)/pytest tests/site
+
+lab-export: venv
+	$(BIN)/python -m npulab lab-export
+
+# --- recording on an Ascend host -----------------------------------------------------------
+record-npu: venv
+	$(BIN)/python -m npulab record chapters notebooks
+
+clean:
+	rm -rf _build

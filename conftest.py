@@ -1,0 +1,143 @@
+"""pytest configuration shared by the unit tests and by nbval over the course notebooks.
+
+Tag mapping (Jupyter Book and nbval understand different tags; this file bridges them):
+
+- ``npu``             the cell needs an Ascend NPU: skipped, with a reason, where none is usable.
+- ``skip-execution``  Jupyter Book never executes it; nbval skips it too, so both agree.
+- ``raises-exception`` the error is the lesson: both tools expect the exception (native to both).
+
+Execute once, check and render: with ``--stage-book-cache`` every notebook that nbval ran
+without a failure is written, with the outputs nbval collected, into the Jupyter Book execution
+cache (``_build/.jupyter_cache``). The following ``jupyter-book build`` (``execute_notebooks:
+cache``) then renders those outputs instead of running each notebook a second time. The cache
+key is the code cells' source and metadata, so an edited notebook is executed again by the book.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from npulab.device import npu_available
+from npulab.notebooks import NPU_TAG, SKIP_TAG, tags
+
+ROOT = Path(__file__).resolve().parent
+BOOK_CACHE = ROOT / "_build" / ".jupyter_cache"
+
+# kernels started by nbval inherit this process's environment
+os.environ.setdefault("GLOG_v", "4")  # MindSpore: keep C++ log lines out of outputs and pages
+os.environ.setdefault("NPULAB_LAB_STRICT", "1")  # lab checks raise on a wrong (not on a missing) answer
+os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--stage-book-cache", action="store_true",
+        help="write notebooks executed without failure into the Jupyter Book execution cache",
+    )
+
+
+def pytest_report_header(config):
+    return f"Ascend NPU usable: {npu_available()}"
+
+
+def _is_notebook_cell(item) -> bool:
+    return hasattr(item, "cell") and hasattr(item, "cell_num")
+
+
+def pytest_collection_modifyitems(config, items):
+    has_npu = npu_available()
+    for item in items:
+        if not _is_notebook_cell(item):
+            continue
+        cell_tags = tags(item.cell)
+        if NPU_TAG in cell_tags:
+            item.add_marker(pytest.mark.npu)
+            if not has_npu:
+                item.add_marker(pytest.mark.skip(reason="cell tagged 'npu' and no Ascend NPU is usable here"))
+        elif SKIP_TAG in cell_tags:
+            item.add_marker(pytest.mark.skip(reason="cell tagged 'skip-execution' (Jupyter Book does not run it either)"))
+
+
+class _BookCacheStager:
+    """Collects per-cell outcomes during the nbval run and caches cleanly executed notebooks."""
+
+    def __init__(self):
+        self.cells = defaultdict(dict)  # notebook path -> {cell_num: item}
+        self.failed = set()
+        self.started = {}
+
+    def note_item(self, item):
+        path = Path(str(item.parent.fspath))
+        self.cells[path][item.cell_num] = item
+        self.started.setdefault(path, time.monotonic())
+
+    def note_report(self, item, report):
+        if report.failed:
+            self.failed.add(Path(str(item.parent.fspath)))
+
+    def stage(self) -> int:
+        import copy
+
+        from jupyter_cache import get_cache
+        from jupyter_cache.base import CacheBundleIn
+
+        cache = get_cache(str(BOOK_CACHE))
+        staged = 0
+        for path, by_num in self.cells.items():
+            if path in self.failed or not by_num:
+                continue
+            nb = copy.deepcopy(next(iter(by_num.values())).parent.nb)
+            count = 0
+            for num, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+                item = by_num.get(num)
+                outputs = getattr(item, "test_outputs", None) if item is not None else None
+                if outputs is None:  # skipped (npu cell): keep what the notebook stores (recorded outputs)
+                    continue
+                count += 1
+                cell.outputs = [copy.deepcopy(o) for o in outputs]
+                cell.execution_count = count
+                for out in cell.outputs:
+                    if out.get("output_type") == "execute_result":
+                        out["execution_count"] = count
+                    if out.get("output_type") in ("display_data", "execute_result"):
+                        out.setdefault("metadata", {})
+            seconds = time.monotonic() - self.started[path]
+            cache.cache_notebook_bundle(
+                CacheBundleIn(nb, str(path), data={"execution_seconds": seconds}),
+                check_validity=False, overwrite=True,
+            )
+            staged += 1
+        return staged
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "npu: needs an Ascend NPU")
+    config.addinivalue_line("markers", "network: needs PyPI (downloads a wheel)")
+    if config.getoption("--stage-book-cache", default=False):
+        config._npulab_stager = _BookCacheStager()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    stager = getattr(item.config, "_npulab_stager", None)
+    if stager is None or not _is_notebook_cell(item):
+        return
+    report = outcome.get_result()
+    if call.when == "setup":
+        stager.note_item(item)
+    stager.note_report(item, report)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    stager = getattr(session.config, "_npulab_stager", None)
+    if stager is not None and stager.cells:
+        staged = stager.stage()
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter:
+            reporter.write_line(f"staged {staged} executed notebook(s) into {BOOK_CACHE.relative_to(ROOT)}")

@@ -1,0 +1,55 @@
+"""Shared command-line plumbing: Chinese usage errors, exit codes, no bare tracebacks.
+
+Every tool module exposes ``build_parser(subparsers)`` (adds its sub-command) and a
+``run(args) -> int`` function. Exit codes across the course's tools:
+
+- 0  the tool did its job (a scan with findings still counts as done)
+- 1  the tool ran and found a failure (a failed doctor check, an unknown NPU API name)
+- 2  usage error: bad arguments, missing or unreadable input
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+EXIT_OK = 0
+EXIT_FAIL = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad input from the user; the message (in Chinese) is shown without a traceback."""
+
+
+class ChineseArgumentParser(argparse.ArgumentParser):
+    """ArgumentParser whose errors are short Chinese sentences and exit with code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: 参数错误：{_translate(message)}\n")
+
+
+_ARGPARSE_PHRASES = {
+    "the following arguments are required": "缺少必需参数",
+    "unrecognized arguments": "无法识别的参数",
+    "invalid choice": "无效的选项",
+    "expected one argument": "需要一个参数值",
+    "invalid int value": "不是有效的整数",
+    "invalid float value": "不是有效的数字",
+    "argument": "参数",
+    "choose from": "可选值",
+}
+
+
+def _translate(message: str) -> str:
+    for english, chinese in _ARGPARSE_PHRASES.items():
+        message = message.replace(english, chinese)
+    return message
+
+
+def fail_usage(message: str) -> int:
+    """Print a usage error in Chinese and return exit code 2."""
+    print(f"错误：{message}", file=sys.stderr)
+    return EXIT_USAGE

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# System packages the course needs: a CJK font (Chinese in plots and pages) and Chromium (site checks).
+# Installs them when run as root on Debian/Ubuntu; otherwise prints the exact command to run.
+set -euo pipefail
+need=()
+fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || need+=(fonts-noto-cjk)
+if [ "${NPULAB_SKIP_BROWSER:-0}" != 1 ]; then
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
+fi
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "安装系统软件包：${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  # matplotlib caches the font list: drop it so the new CJK font is found
+  rm -rf "${MPLCONFIGDIR:-$HOME/.cache/matplotlib}"/fontlist-*.json 2>/dev/null || true
+else
+  echo "缺少系统软件包：${need[*]}"
+  echo "请运行：sudo apt-get install -y --no-install-recommends ${need[*]}"
+  echo "（没有中文字体时图中的中文显示为方框；没有 chromium 时网站检查无法运行。）"
+fi

@@ -1,0 +1,99 @@
+import nbformat
+import pytest
+
+from npulab.labs import Lab, LabCheckFailed, export, lab01
+
+
+def test_unanswered_is_reported_not_failed(monkeypatch, capsys):
+    monkeypatch.setenv("NPULAB_LAB_STRICT", "1")
+    lab = lab01.make_lab()
+    assert lab.check("visible", ...) is False
+    assert "尚未作答" in capsys.readouterr().out
+    assert lab.report() == {"correct": 0, "wrong": 0, "unanswered": 4}
+
+
+def test_wrong_answer_gives_hint_and_raises_only_in_strict_mode(monkeypatch, capsys):
+    monkeypatch.delenv("NPULAB_LAB_STRICT", raising=False)
+    lab = lab01.make_lab()
+    assert lab.check("visible", 1) is False
+    out = capsys.readouterr().out
+    assert "逻辑编号" in out and "6" not in out  # a hint, not the answer
+    monkeypatch.setenv("NPULAB_LAB_STRICT", "1")
+    with pytest.raises(LabCheckFailed):
+        lab.check("visible", 4)
+
+
+def test_correct_answers():
+    lab = lab01.make_lab()
+    assert lab.check("visible", 6)
+    assert lab.check("tflops", 2 * 4096**3 / 2.13e-3 / 1e12)
+    assert lab.report()["correct"] == 2
+
+
+@pytest.mark.parametrize("answer,hint", [(32.26, "因子 2"), (64_500, "数量级")])
+def test_tflops_hints(monkeypatch, capsys, answer, hint):
+    monkeypatch.delenv("NPULAB_LAB_STRICT", raising=False)
+    lab01.make_lab().check("tflops", answer)
+    assert hint in capsys.readouterr().out
+
+
+def _timer(sync_before_clock=True, warm=True, stat="median"):
+    import statistics
+
+    def median_time(fn, sync, repeats=5, clock=None):
+        if warm:
+            fn()
+            sync()
+        times = []
+        for _ in range(repeats):
+            start = clock()
+            fn()
+            if sync_before_clock:
+                sync()
+            times.append(clock() - start)
+        return getattr(statistics, stat)(times)
+
+    return median_time
+
+
+@pytest.mark.parametrize(
+    "kwargs,ok,hint",
+    [
+        ({}, True, "四步"),
+        ({"sync_before_clock": False}, False, "等待设备"),
+        ({"stat": "mean"}, False, "平均值"),
+        ({"warm": False}, False, "6 次"),
+    ],
+)
+def test_timer_check_diagnoses_common_mistakes(monkeypatch, capsys, kwargs, ok, hint):
+    monkeypatch.delenv("NPULAB_LAB_STRICT", raising=False)
+    assert lab01.make_lab().check("timer", _timer(**kwargs)) is ok
+    assert hint in capsys.readouterr().out
+
+
+def test_learner_exception_becomes_feedback(monkeypatch, capsys):
+    monkeypatch.delenv("NPULAB_LAB_STRICT", raising=False)
+    Lab("t", {"q": lambda a: (1 / 0, "")}).check("q", 1)
+    assert "ZeroDivisionError" in capsys.readouterr().out
+
+
+def test_strip_solution_keeps_stubs_with_indentation():
+    src = "def f():\n    # BEGIN SOLUTION\n    # STUB: return ...\n    return 42\n    # END SOLUTION\nprint(f())"
+    assert export.strip_solution(src) == "def f():\n    return ...\nprint(f())"
+    with pytest.raises(ValueError):
+        export.strip_solution("# BEGIN SOLUTION\nx = 1")
+
+
+def test_exercise_drops_solution_cells_and_title_mark():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# 实验（参考答案）"),
+        nbformat.v4.new_markdown_cell("只在答案里", metadata={"tags": ["solution"]}),
+        nbformat.v4.new_code_cell("# BEGIN SOLUTION\n# STUB: x = ...\nx = 1\n# END SOLUTION"),
+    ])
+    ex = export.exercise_from_solution(nb)
+    assert [c.source for c in ex.cells] == ["# 实验", "x = ..."]
+    assert ex.metadata["course"]["role"] == "exercise"
+
+
+def test_committed_exercises_are_in_sync_with_solutions():
+    assert export.export_all(check_only=True) == []

@@ -1,0 +1,57 @@
+import pytest
+import yaml
+
+from npulab import peaks, provenance
+from npulab.device import Device
+from npulab.provenance import Kind
+
+
+def test_every_reported_figure_has_a_known_source_and_fields():
+    data = yaml.safe_load(provenance.REPORTED_FILE.read_text(encoding="utf-8"))
+    for key, source in data["sources"].items():
+        assert {"title", "url", "hardware", "versions"} <= set(source), key
+    for fig_id, entry in data["figures"].items():
+        assert entry["source"] in data["sources"], fig_id
+        assert isinstance(entry["value"], (int, float)), fig_id
+        assert entry["what"] and entry["method"], fig_id
+
+
+def test_reported_figure_carries_source_hardware_and_versions():
+    fig = provenance.reported("seed.hello.speedup")
+    assert fig.kind is Kind.REPORTED and fig.value == 164.6
+    assert "910B3" in fig.origin and "CANN 8.0.1" in fig.origin
+    assert "单次" in fig.note
+
+
+def test_seed_speedup_is_consistent_with_its_two_times():
+    cpu = provenance.reported("seed.hello.matmul4096_cpu_ms").value
+    npu = provenance.reported("seed.hello.matmul4096_npu_ms").value
+    # 351.01 / 2.13 = 164.8, not the reported 164.6: only consistent because 2.13 ms is rounded
+    low, high = cpu / (npu + 0.005), cpu / (npu - 0.005)
+    assert low < provenance.reported("seed.hello.speedup").value < high
+
+
+def test_unknown_figure_is_a_clear_error():
+    with pytest.raises(KeyError, match="报告数据中没有"):
+        provenance.reported("no.such.figure")
+
+
+def test_table_renders_html_and_text():
+    table = provenance.show(
+        [provenance.measured("吞吐", 12.5, "GFLOP/s", "cpu"), provenance.derived("比值", 2.0, "×", "a / b")], "标题"
+    )
+    html = table._repr_html_()
+    assert "<table" in html and "实测" in html and "推导" in html and "a / b" in html and "标题" in html
+    assert "12.5 GFLOP/s" in repr(table)
+    assert provenance.measured("x", 351.01, "ms", "cpu").formatted() == "351.01 ms"
+
+
+def test_fp32_peaks():
+    assert peaks.cpu_fp32_flop_per_cycle({"avx512f"}) == 64
+    assert peaks.cpu_fp32_flop_per_cycle({"avx2", "fma"}) == 32
+    h100 = peaks.fp32_peak(Device("cuda", "NVIDIA H100 80GB HBM3"))
+    assert h100.kind is Kind.REPORTED and h100.value == pytest.approx(66_900)
+    assert peaks.fp32_peak(Device("cuda", "NVIDIA A100-SXM4-80GB")).value == pytest.approx(19_500)
+    assert peaks.fp32_peak(Device("npu", "Ascend910B3")) is None  # no sourced FP32 peak: no percentage
+    cpu = peaks.fp32_peak(Device("cpu", "cpu"))
+    assert cpu is None or (cpu.kind is Kind.DERIVED and cpu.value > 0 and "GHz" in cpu.origin)

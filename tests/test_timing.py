@@ -1,0 +1,65 @@
+import pytest
+
+from npulab import timing
+from npulab.device import Device
+from npulab.timing import benchmark, matmul_flop
+
+
+class FakeAsync:
+    """fn() queues work; synchronize() lets the fake clock advance by the queued time."""
+
+    def __init__(self, durations):
+        self.durations, self.now, self.pending, self.calls = list(durations), 0.0, 0.0, 0
+
+    def fn(self):
+        self.pending += self.durations[self.calls]
+        self.calls += 1
+
+    def sync(self, _device):
+        self.now += self.pending
+        self.pending = 0.0
+
+
+def test_benchmark_synchronises_before_every_clock_read(monkeypatch):
+    fake = FakeAsync([100, 3, 1, 2, 9, 2])  # first call = warm-up, slow
+    monkeypatch.setattr(timing, "synchronize", fake.sync)
+    t = benchmark(fake.fn, Device("npu", "fake"), warmup=1, repeats=5, clock=lambda: fake.now)
+    assert t.times == (3, 1, 2, 9, 2)
+    assert t.median == 2
+    assert t.best == 1
+    assert t.spread == pytest.approx((9 - 1) / 2)
+    assert t.device == "npu:0"
+    assert fake.calls == 6
+
+
+def test_without_sync_an_async_device_would_look_free(monkeypatch):
+    fake = FakeAsync([5] * 4)
+    monkeypatch.setattr(timing, "synchronize", lambda _d: None)
+    t = benchmark(fake.fn, "npu:0", warmup=1, repeats=3, clock=lambda: fake.now)
+    assert t.median == 0  # the pitfall benchmark() exists to avoid
+
+
+def test_benchmark_real_cpu_function():
+    t = benchmark(lambda: sum(range(10_000)), "cpu", warmup=1, repeats=5, label="sum")
+    assert len(t.times) == 5 and all(x > 0 for x in t.times)
+    assert "sum @ cpu" in str(t) and "中位数" in str(t)
+    assert t.rate(1e4) == pytest.approx(1e4 / t.median)
+
+
+@pytest.mark.parametrize("warmup,repeats", [(-1, 3), (0, 0)])
+def test_benchmark_rejects_bad_counts(warmup, repeats):
+    with pytest.raises(ValueError):
+        benchmark(lambda: None, "cpu", warmup=warmup, repeats=repeats)
+
+
+def test_matmul_flop():
+    assert matmul_flop(4096) == 2 * 4096**3
+    assert matmul_flop(2, 3, 4) == 2 * 2 * 3 * 4
+
+
+def test_run_matmul_reports_gflops_on_cpu():
+    from npulab.matmul_bench import run_matmul
+
+    (r,) = run_matmul(Device("cpu", "cpu"), [64], warmup=1, repeats=3)
+    assert r.n == 64 and r.dtype == "float32"
+    assert r.gflops == pytest.approx(matmul_flop(64) / r.timing.median / 1e9)
