@@ -13,6 +13,7 @@ TOOLS = {
     "lint-npu": "npulab.lint_npu",
     "record": "npulab.record",
     "lab-export": "npulab.labs.export",
+    "bench": "npulab.bench",
 }
 
 

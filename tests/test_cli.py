@@ -32,3 +32,15 @@ def test_record_refuses_without_npu(tmp_path):
 def test_record_bad_path():
     r = run("record", "/no/such/dir")
     assert r.returncode == 2 and "路径不存在" in r.stderr
+
+
+def test_bench_matmul_json_and_bad_input():
+    import json
+
+    r = run("bench", "matmul", "--sizes", "64", "--repeats", "2", "--json")
+    assert r.returncode == 0
+    result = json.loads(r.stdout)["results"][0]
+    assert result["n"] == 64 and result["gflops"] > 0
+    for bad in (["--sizes", "0"], ["--sizes", "x"], ["--dtype", "nope", "--sizes", "8"], ["--repeats", "0", "--sizes", "8"]):
+        r = run("bench", "matmul", *bad)
+        assert r.returncode == 2 and "错误" in r.stderr and "Traceback" not in r.stderr

@@ -58,7 +58,7 @@ def test_matmul_flop():
 
 
 def test_run_matmul_reports_gflops_on_cpu():
-    from npulab.matmul_bench import run_matmul
+    from npulab.bench.matmul import run_matmul
 
     (r,) = run_matmul(Device("cpu", "cpu"), [64], warmup=1, repeats=3)
     assert r.n == 64 and r.dtype == "float32"

@@ -1,0 +1,86 @@
+"""The Hello-NPU matmul benchmark: GFLOP/s of square FP32 matrix products on a device."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from npulab.device import Device
+from npulab.timing import Timing, benchmark, matmul_flop
+
+
+@dataclass(frozen=True)
+class MatmulResult:
+    n: int
+    dtype: str
+    timing: Timing
+
+    @property
+    def gflops(self) -> float:
+        return self.timing.rate(matmul_flop(self.n)) / 1e9
+
+
+def run_matmul(device: Device, sizes: list[int], dtype: str = "float32", *, warmup: int = 3,
+               repeats: int = 10, seed: int = 0) -> list[MatmulResult]:
+    """Time ``a @ b`` for n×n matrices of each size in ``sizes`` on ``device``."""
+    import torch
+
+    torch_dtype = getattr(torch, dtype)
+    generator = torch.Generator().manual_seed(seed)
+    results = []
+    for n in sizes:
+        a = torch.randn(n, n, generator=generator, dtype=torch.float32).to(device.torch, torch_dtype)
+        b = torch.randn(n, n, generator=generator, dtype=torch.float32).to(device.torch, torch_dtype)
+        timing = benchmark(lambda a=a, b=b: a @ b, device, warmup=warmup, repeats=repeats, label=f"matmul {n}²")
+        results.append(MatmulResult(n, dtype, timing))
+        del a, b
+    return results
+
+
+def _int_list(text: str) -> list[int]:
+    from npulab.cli import UsageError
+
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"尺寸应为逗号分隔的正整数，收到 {text!r}") from None
+    if not values or min(values) <= 0:
+        raise UsageError(f"尺寸应为逗号分隔的正整数，收到 {text!r}")
+    return values
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--sizes", default="", help="逗号分隔的矩阵边长（默认：CPU 256,512,1024；加速器 1024,2048,4096,8192）")
+    parser.add_argument("--dtype", default="float32", help="逗号分隔的数据类型，如 float32,bfloat16,float16")
+    parser.add_argument("--device", default="", choices=["", "cpu", "cuda", "npu"], help="指定设备（默认自动选择）")
+    parser.add_argument("--repeats", type=int, default=10, help="计时重复次数（取中位数）")
+    parser.add_argument("--json", action="store_true", help="输出 JSON")
+
+
+def run(args) -> int:
+    import json
+
+    import torch
+
+    from npulab.cli import UsageError
+    from npulab.device import by_device, pick_device
+
+    if args.repeats < 1:
+        raise UsageError("--repeats 须 ≥ 1")
+    device = pick_device(args.device or None)
+    sizes = _int_list(args.sizes) if args.sizes else by_device(device, cpu=[256, 512, 1024], accelerator=[1024, 2048, 4096, 8192])
+    dtypes = [d.strip() for d in args.dtype.split(",") if d.strip()]
+    for dtype in dtypes:
+        if not isinstance(getattr(torch, dtype, None), torch.dtype):
+            raise UsageError(f"未知的数据类型 {dtype!r}（可用：float32、float16、bfloat16 等）")
+    rows = []
+    for dtype in dtypes:
+        for r in run_matmul(device, sizes, dtype, repeats=args.repeats):
+            rows.append({"n": r.n, "dtype": dtype, "median_ms": r.timing.median * 1e3,
+                         "spread": r.timing.spread, "gflops": r.gflops})
+    if args.json:
+        print(json.dumps({"device": str(device), "repeats": args.repeats, "results": rows}, ensure_ascii=False, indent=2))
+    else:
+        print(f"设备：{device}（每个尺寸重复 {args.repeats} 次取中位数，读时钟前同步设备）")
+        for row in rows:
+            print(f"  {row['dtype']:>9} n={row['n']:>5}: {row['median_ms']:9.3f} ms  {row['gflops']:10.1f} GFLOP/s")
+    return 0
