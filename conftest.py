@@ -41,6 +41,12 @@ def pytest_addoption(parser):
     )
 
 
+def pytest_ignore_collect(collection_path, config):
+    """Never collect build output or environments (pytest's defaults skip `build`, not `_build`)."""
+    parts = set(collection_path.parts)
+    return bool(parts & {"_build", ".venv", ".ipynb_checkpoints"}) or None
+
+
 def pytest_report_header(config):
     return f"Ascend NPU usable: {npu_available()}"
 
