@@ -5,6 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.npulab-installed
 export GLOG_v := 4
+export KINETO_LOG_LEVEL := 6
 export PYTHONDONTWRITEBYTECODE := 1
 
 .PHONY: help venv book test lab serve record-npu lint lab-export clean

@@ -31,6 +31,7 @@ BOOK_CACHE = ROOT / "_build" / ".jupyter_cache"
 # kernels started by nbval inherit this process's environment
 os.environ.setdefault("GLOG_v", "4")  # MindSpore: keep C++ log lines out of outputs and pages
 os.environ.setdefault("NPULAB_LAB_STRICT", "1")  # lab checks raise on a wrong (not on a missing) answer
+os.environ.setdefault("KINETO_LOG_LEVEL", "6")  # torch.profiler: no USDT/Kineto lines on stderr
 os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
 
 

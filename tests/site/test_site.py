@@ -60,6 +60,8 @@ def test_pages_are_clean(pages):
             problems.append(f"{rel(page)}: a Python traceback is shown")
         if LOG_NOISE.search(text):
             problems.append(f"{rel(page)}: MindSpore/C++ log lines (set GLOG_v=4 before importing mindspore)")
+        if "|---|" in text:
+            problems.append(f"{rel(page)}: a Markdown table is shown as raw text (render markdown outputs as MyST)")
         if 'class="output stderr"' in text:
             problems.append(f"{rel(page)}: a cell writes to stderr (warnings belong fixed, not on the page)")
     assert not problems, "\n".join(problems)
