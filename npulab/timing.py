@@ -58,8 +58,12 @@ def benchmark(
     repeats: int = 10,
     label: str = "",
     clock: Callable[[], float] = time.perf_counter,
+    sync: Callable[[], object] | None = None,
 ) -> Timing:
     """Time ``fn()`` on ``device``: ``warmup`` untimed calls, then ``repeats`` timed calls.
+
+    ``sync`` waits for the device before each clock read (default ``synchronize(device)``; MindSpore
+    passes ``mindspore.runtime.synchronize``).
 
     >>> t = benchmark(lambda: sum(range(1000)), "cpu", warmup=1, repeats=5)
     >>> len(t.times)
@@ -67,14 +71,15 @@ def benchmark(
     """
     if repeats < 1 or warmup < 0:
         raise ValueError(f"repeats 须 ≥ 1、warmup 须 ≥ 0，收到 repeats={repeats}, warmup={warmup}")
+    wait = sync if sync is not None else (lambda: synchronize(device))
     for _ in range(warmup):
         fn()
-    synchronize(device)
+    wait()
     times = []
     for _ in range(repeats):
         start = clock()
         fn()
-        synchronize(device)  # the work queued by fn() must be finished before the clock is read
+        wait()  # the work queued by fn() must be finished before the clock is read
         times.append(clock() - start)
     name = device.torch if isinstance(device, Device) else str(device)
     return Timing(tuple(times), warmup, name, label)

@@ -1,37 +1,156 @@
-"""Memory bandwidth on the chosen device: device-to-device copy of a buffer, bytes read + written per second."""
+"""Memory bandwidth on the chosen device, measured the way ascend-dmi does: size sweep, repeats, median, saturation.
+
+- ``device_copy_bandwidth``: device-to-device copy of a buffer, counting bytes read + written (STREAM's
+  convention for its copy kernel; ascend-dmi does not document how it counts d2d bytes). On a CPU this is host
+  memory bandwidth.
+- ``host_device_bandwidth``: host → device (h2d) or device → host (d2h) copies from *pinned* (page-locked) or
+  *pageable* host memory, counting the bytes moved once. On an NPU or GPU this crosses PCIe (or HCCS on A3);
+  on a CPU there is no such link, so the function refuses instead of reporting a meaningless number.
+- ``run_sweep``: the same measurement over a range of sizes; ``Sweep.saturation()`` is where the curve flattens.
+
+Every measurement uses ``npulab.timing.benchmark``: warm-up calls, device synchronisation before each clock
+read, repeats, median. Small buffers are copied ``copies`` times per timed call so one call lasts long enough
+to time (the result divides by ``copies``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from npulab.bench.sweep import geometric_sizes, saturation_point
 from npulab.device import Device
 from npulab.timing import Timing, benchmark
+
+HOST_DEVICE_ON_CPU = ("主机↔设备带宽只在加速器上有意义：在 CPU 上数据本来就在主机内存里，没有 PCIe（或 HCCS）"
+                      "链路可测；CPU 上能测的是内存带宽（d2d）。")
+DIRECTIONS = ("h2d", "d2h")
+TARGET_BYTES = 8 * 2**20  # small buffers: repeat the copy inside one timed call until ~8 MiB have moved
 
 
 @dataclass(frozen=True)
 class CopyResult:
     nbytes: int  # size of the buffer copied
     timing: Timing
+    copies: int = 1  # copies per timed call
 
     @property
     def gb_per_s(self) -> float:
-        """Bandwidth counting the bytes read plus the bytes written (as ascend-dmi's d2d and STREAM copy do)."""
-        return self.timing.rate(2 * self.nbytes) / 1e9
+        """Bandwidth counting the bytes read plus the bytes written (STREAM's convention for a copy)."""
+        return self.timing.rate(2 * self.nbytes * self.copies) / 1e9
 
 
-def device_copy_bandwidth(device: Device, nbytes: int, *, warmup: int = 2, repeats: int = 7) -> CopyResult:
+@dataclass(frozen=True)
+class TransferResult:
+    nbytes: int
+    direction: str  # "h2d" | "d2h"
+    pinned: bool
+    timing: Timing
+    copies: int = 1
+
+    @property
+    def gb_per_s(self) -> float:
+        """Bytes moved across the host–device link per second (each byte counted once)."""
+        return self.timing.rate(self.nbytes * self.copies) / 1e9
+
+
+def copies_for(nbytes: int, target: int = TARGET_BYTES, cap: int = 256) -> int:
+    """How many copies per timed call so that about ``target`` bytes move (1 for large buffers)."""
+    return max(1, min(cap, target // max(1, nbytes)))
+
+
+def device_copy_bandwidth(device: Device, nbytes: int, *, warmup: int = 2, repeats: int = 7,
+                          copies: int = 1) -> CopyResult:
     """Median bandwidth of ``dst.copy_(src)`` for a preallocated ``nbytes`` buffer on ``device``."""
     import torch
 
     n = max(1, nbytes // 4)
     src = torch.ones(n, dtype=torch.float32, device=device.torch)
     dst = torch.empty_like(src)
-    timing = benchmark(lambda: dst.copy_(src), device, warmup=warmup, repeats=repeats, label=f"copy {n * 4} B")
-    return CopyResult(n * 4, timing)
+
+    def copy() -> None:
+        for _ in range(copies):
+            dst.copy_(src)
+
+    timing = benchmark(copy, device, warmup=warmup, repeats=repeats, label=f"copy {n * 4} B")
+    return CopyResult(n * 4, timing, copies)
+
+
+def _buffers(device: Device, nbytes: int, pinned: bool):
+    """A host buffer (pinned or pageable) and a device buffer of ``nbytes`` bytes."""
+    import torch
+
+    host = torch.ones(nbytes, dtype=torch.uint8, pin_memory=pinned)
+    return host, torch.empty(nbytes, dtype=torch.uint8, device=device.torch)
+
+
+def host_device_bandwidth(device: Device, nbytes: int, direction: str = "h2d", *, pinned: bool = True,
+                          warmup: int = 2, repeats: int = 7, copies: int = 1) -> TransferResult:
+    """Median h2d or d2h bandwidth for ``nbytes``; ValueError (Chinese) on a CPU, where it means nothing."""
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction 只能是 h2d 或 d2h，收到 {direction!r}")
+    if not device.is_accelerator:
+        raise ValueError(HOST_DEVICE_ON_CPU)
+    host, dev = _buffers(device, nbytes, pinned)
+    src, dst = (host, dev) if direction == "h2d" else (dev, host)
+
+    def transfer() -> None:
+        for _ in range(copies):
+            dst.copy_(src, non_blocking=pinned)  # asynchronous only from/to pinned memory; benchmark syncs
+
+    kind = "pinned" if pinned else "pageable"
+    timing = benchmark(transfer, device, warmup=warmup, repeats=repeats, label=f"{direction} {kind} {nbytes} B")
+    return TransferResult(nbytes, direction, pinned, timing, copies)
+
+
+@dataclass
+class Sweep:
+    """One test measured over increasing sizes (ascend-dmi's method)."""
+
+    test: str  # "d2d", "h2d pinned", "d2h pageable" …
+    device: str
+    results: list  # CopyResult | TransferResult, by increasing size
+
+    @property
+    def sizes(self) -> list[int]:
+        return [r.nbytes for r in self.results]
+
+    @property
+    def gb_per_s(self) -> list[float]:
+        return [r.gb_per_s for r in self.results]
+
+    def saturation(self, fraction: float = 0.9) -> tuple[int, float]:
+        """(smallest size reaching ``fraction`` of the best bandwidth, that bandwidth)."""
+        return saturation_point(self.sizes, self.gb_per_s, fraction)
+
+    def to_dict(self) -> dict:
+        size, value = self.saturation()
+        return {"test": self.test, "device": self.device,
+                "points": [{"bytes": r.nbytes, "median_ms": r.timing.median * 1e3, "spread": r.timing.spread,
+                            "copies": r.copies, "gb_per_s": r.gb_per_s} for r in self.results],
+                "saturation_bytes": size, "saturation_gb_per_s": value, "best_gb_per_s": max(self.gb_per_s)}
+
+
+def run_sweep(device: Device, test: str, sizes: list[int], *, pinned: bool = True, warmup: int = 2,
+              repeats: int = 5) -> Sweep:
+    """Measure ``test`` (``"d2d"``, ``"h2d"`` or ``"d2h"``) at every size; small sizes repeat the copy per call."""
+    results = []
+    for nbytes in sizes:
+        copies = copies_for(nbytes)
+        if test == "d2d":
+            results.append(device_copy_bandwidth(device, nbytes, warmup=warmup, repeats=repeats, copies=copies))
+        else:
+            results.append(host_device_bandwidth(device, nbytes, test, pinned=pinned, warmup=warmup,
+                                                 repeats=repeats, copies=copies))
+    name = test if test == "d2d" else f"{test} {'pinned' if pinned else 'pageable'}"
+    return Sweep(name, str(device), results)
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--mib", default="", help="逗号分隔的缓冲区大小（MiB；默认 CPU 16,64,256，加速器 64,256,1024）")
+    parser.add_argument("--tests", default="d2d,h2d,d2h", help="要测的项目：d2d、h2d、d2h（逗号分隔）")
+    parser.add_argument("--host-memory", default="both", choices=["both", "pinned", "pageable"],
+                        help="h2d/d2h 使用的主机内存：锁页（pinned）、可分页（pageable）或两者")
+    parser.add_argument("--sweep", action="store_true", help="像 ascend-dmi 一样从 4 KiB 起按 4 倍步进扫描尺寸，报告饱和点")
     parser.add_argument("--device", default="", choices=["", "cpu", "cuda", "npu"], help="指定设备（默认自动选择）")
     parser.add_argument("--repeats", type=int, default=7, help="计时重复次数（取中位数）")
     parser.add_argument("--json", action="store_true", help="输出 JSON")
@@ -46,16 +165,37 @@ def run(args) -> int:
 
     if args.repeats < 1:
         raise UsageError("--repeats 须 ≥ 1")
+    tests = [t.strip() for t in args.tests.split(",") if t.strip()]
+    if not tests or set(tests) - {"d2d", *DIRECTIONS}:
+        raise UsageError(f"--tests 只能取 d2d、h2d、d2h，收到 {args.tests!r}")
     device = pick_device(args.device or None)
-    sizes = _int_list(args.mib) if args.mib else by_device(device, cpu=[16, 64, 256], accelerator=[64, 256, 1024])
-    rows = []
-    for mib in sizes:
-        r = device_copy_bandwidth(device, mib * 2**20, repeats=args.repeats)
-        rows.append({"mib": mib, "median_ms": r.timing.median * 1e3, "gb_per_s": r.gb_per_s})
+    mib = _int_list(args.mib) if args.mib else by_device(device, cpu=[16, 64, 256], accelerator=[64, 256, 1024])
+    sizes = (geometric_sizes(4 * 2**10, max(mib) * 2**20) if args.sweep else [m * 2**20 for m in mib])
+    pinned_modes = {"both": [True, False], "pinned": [True], "pageable": [False]}[args.host_memory]
+    notes = []
+    if not device.is_accelerator and set(tests) & set(DIRECTIONS):
+        notes.append(HOST_DEVICE_ON_CPU + " 已跳过 h2d/d2h。")
+    sweeps = []
+    for test in tests:
+        if test == "d2d":
+            sweeps.append(run_sweep(device, "d2d", sizes, repeats=args.repeats))
+        elif device.is_accelerator:
+            sweeps += [run_sweep(device, test, sizes, pinned=p, repeats=args.repeats) for p in pinned_modes]
     if args.json:
-        print(json.dumps({"device": str(device), "test": "d2d copy", "results": rows}, ensure_ascii=False, indent=2))
-    else:
-        print(f"设备：{device}，设备内拷贝（读 + 写字节数 / 中位时间，{args.repeats} 次重复）")
-        for row in rows:
-            print(f"  {row['mib']:>6} MiB: {row['median_ms']:9.3f} ms  {row['gb_per_s']:8.1f} GB/s")
+        d2d = next((s for s in sweeps if s.test == "d2d"), None)
+        rows = [{"mib": r.nbytes / 2**20, "median_ms": r.timing.median * 1e3, "gb_per_s": r.gb_per_s}
+                for r in (d2d.results if d2d else [])]
+        print(json.dumps({"device": str(device), "test": "d2d copy", "results": rows,
+                          "sweeps": [s.to_dict() for s in sweeps], "notes": notes}, ensure_ascii=False, indent=2))
+        return 0
+    print(f"设备：{device}（每个尺寸预热 2 次、重复 {args.repeats} 次取中位数，读时钟前同步设备）")
+    if not device.is_accelerator:
+        print("CPU 上的 d2d 测的是主机内存带宽（读 + 写字节数 / 中位时间）。")
+    for note in notes:
+        print(note)
+    for sweep in sweeps:
+        size, value = sweep.saturation()
+        print(f"[{sweep.test}]  饱和点 ≈ {size / 2**20:g} MiB，{value:.1f} GB/s（最高 {max(sweep.gb_per_s):.1f} GB/s）")
+        for r in sweep.results:
+            print(f"  {r.nbytes / 2**20:>10.4g} MiB: {r.timing.median * 1e3:9.3f} ms  {r.gb_per_s:8.1f} GB/s")
     return 0

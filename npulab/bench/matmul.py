@@ -61,6 +61,7 @@ def run(args) -> int:
 
     import torch
 
+    from npulab.bench.sweep import saturation_point
     from npulab.cli import UsageError
     from npulab.device import by_device, pick_device
 
@@ -77,10 +78,18 @@ def run(args) -> int:
         for r in run_matmul(device, sizes, dtype, repeats=args.repeats):
             rows.append({"n": r.n, "dtype": dtype, "median_ms": r.timing.median * 1e3,
                          "spread": r.timing.spread, "gflops": r.gflops})
+    saturation = {}
+    for dtype in dtypes:
+        points = [r for r in rows if r["dtype"] == dtype]
+        n, gflops = saturation_point([r["n"] for r in points], [r["gflops"] for r in points])
+        saturation[dtype] = {"n": n, "gflops": gflops}
     if args.json:
-        print(json.dumps({"device": str(device), "repeats": args.repeats, "results": rows}, ensure_ascii=False, indent=2))
+        print(json.dumps({"device": str(device), "repeats": args.repeats, "results": rows, "saturation": saturation},
+                         ensure_ascii=False, indent=2))
     else:
         print(f"设备：{device}（每个尺寸重复 {args.repeats} 次取中位数，读时钟前同步设备）")
         for row in rows:
             print(f"  {row['dtype']:>9} n={row['n']:>5}: {row['median_ms']:9.3f} ms  {row['gflops']:10.1f} GFLOP/s")
+        for dtype, point in saturation.items():
+            print(f"  {dtype} 饱和点（达到最高值 90% 的最小尺寸）：n={point['n']}，{point['gflops']:.1f} GFLOP/s")
     return 0

@@ -1,0 +1,138 @@
+"""npulab.atc: atc command lines that can work are built with reasons; the rest are refused in Chinese."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from npulab import atc, onnx_tools
+from npulab.atc import AtcError, command
+from npulab.smi import parse_info, samples
+
+
+@pytest.fixture(scope="module")
+def onnx_model(tmp_path_factory):
+    """A small static-shape ONNX model with a non-default input name."""
+    net = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4, 2))
+    path = tmp_path_factory.mktemp("atc") / "tiny.onnx"
+    onnx_tools.export_onnx(net, torch.randn(1, 3, 32, 32), path, input_names=("images",))
+    return path
+
+
+@pytest.fixture(scope="module")
+def dynamic_model(tmp_path_factory):
+    net = nn.Sequential(nn.Flatten(), nn.Linear(12, 2))
+    path = tmp_path_factory.mktemp("atc") / "dyn.onnx"
+    onnx_tools.export_onnx(net, torch.randn(2, 3, 4), path, input_names=("x",), dynamic_batch=True)
+    return path
+
+
+def test_a_full_command_with_a_reason_for_every_option(onnx_model):
+    cmd = command(onnx_model, soc_version="Ascend910B3", input_shape="images:1,3,32,32", input_format="NCHW",
+                  precision_mode="force_fp16")
+    assert cmd.argv == ["atc", f"--model={onnx_model}", "--framework=5", f"--output={onnx_model.with_suffix('')}_Ascend910B3",
+                        "--soc_version=Ascend910B3", "--input_shape=images:1,3,32,32", "--input_format=NCHW",
+                        "--precision_mode=force_fp16", "--log=error"]
+    assert [opt for opt, _ in cmd.reasons] == cmd.argv[1:]
+    assert cmd.om_path.endswith("_Ascend910B3.om") and not cmd.warnings
+    assert "FP16" in cmd.explain() and cmd.line.startswith("atc --model=")
+
+
+def test_static_model_needs_no_input_shape_and_default_precision_is_explained(onnx_model):
+    cmd = command(onnx_model, soc_version="Ascend910B3", output="out/tiny")
+    assert not any(a.startswith("--input_shape") for a in cmd.argv)
+    reasons = dict(cmd.reasons)
+    assert "[1, 3, 32, 32]" in reasons["（不写 --input_shape）"]
+    assert "must_keep_origin_dtype" in reasons["（不写 --precision_mode）"] and cmd.warnings
+    quiet = command(onnx_model, soc_version="Ascend310P3")  # both documents say force_fp16 for inference cards
+    assert "force_fp16" in dict(quiet.reasons)["（不写 --precision_mode）"] and not quiet.warnings
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"soc_version": "ascend910b3"}, "区分大小写"),
+    ({"soc_version": "910B3"}, "Ascend 前缀"),
+    ({"soc_version": "Ascend910B9"}, "是不是"),
+    ({"soc_version": "Ascend910B3", "framework": 2}, "没有 2 和 4"),
+    ({"soc_version": "Ascend910B3", "framework": 3}, "不一致"),
+    ({"soc_version": "Ascend910B3", "input_shape": "input:1,3,32,32"}, "真实的输入名是：images"),
+    ({"soc_version": "Ascend910B3", "input_shape": "images:1,3,32"}, "4 维"),
+    ({"soc_version": "Ascend910B3", "input_shape": "images:1,3,64,64"}, "固定为 32"),
+    ({"soc_version": "Ascend910B3", "input_shape": "images:-1,3,32,32"}, "正整数"),
+    ({"soc_version": "Ascend910B3", "input_shape": "images=1,3,32,32"}, "名字:维度"),
+    ({"soc_version": "Ascend910B3", "input_shape": "images:a,b"}, "整数"),
+    ({"soc_version": "Ascend910B3", "input_format": "NHWC"}, "NCHW, ND, NCDHW"),
+    ({"soc_version": "Ascend910B3", "input_format": "NC1HWC0"}, "无效"),
+    ({"soc_version": "Ascend910B3", "input_format": "NCDHW"}, "5 维"),
+    ({"soc_version": "Ascend910B3", "precision_mode": "fp16"}, "未知的 --precision_mode"),
+    ({"soc_version": "Ascend910B3", "precision_mode": "force_fp61"}, "是不是"),
+    ({"soc_version": "Ascend310P3", "precision_mode": "allow_mix_precision_bf16"}, "BF16"),
+    ({"soc_version": "Ascend910B3", "log": "verbose"}, "--log"),
+    ({"soc_version": "Ascend910B3", "mode": 1}, "JSON"),
+    ({"soc_version": "Ascend910B3", "mode": 2}, "--mode=2"),
+    ({"soc_version": "Ascend910B3", "weight": "x.caffemodel"}, "只用于 Caffe"),
+])
+def test_arguments_that_cannot_work(onnx_model, kwargs, message):
+    if kwargs.get("input_format") == "NCDHW":
+        kwargs["input_shape"] = "images:1,3,32,32"
+    with pytest.raises(AtcError, match=message):
+        command(onnx_model, **kwargs)
+
+
+def test_frameworks_and_products():
+    with pytest.raises(AtcError, match="Caffe"):
+        command("net.prototxt", soc_version="Ascend910B3", weight="net.caffemodel")  # no Caffe on A2
+    caffe = command("net.prototxt", soc_version="Ascend310P3", weight="net.caffemodel", input_shape="data:1,3,224,224")
+    assert "--framework=0" in caffe.argv and "--weight=net.caffemodel" in caffe.argv
+    with pytest.raises(AtcError, match="caffemodel"):
+        command("net.prototxt", soc_version="Ascend310P3")
+    tf = command("frozen.pb", soc_version="Ascend910B3", input_format="NHWC", input_shape="x:1,224,224,3")
+    assert "--framework=3" in tf.argv
+    assert any("未与模型核对" in w or "未核对" in w for w in command("frozen.pb", soc_version="Ascend910B3").warnings)
+    with pytest.raises(AtcError, match="推断框架"):
+        command("model.mindir", soc_version="Ascend910B3")
+    bf16 = command("m.air", soc_version="Ascend910_9391", precision_mode="allow_mix_precision_bf16")
+    assert "--framework=1" in bf16.argv
+
+
+def test_dynamic_inputs_must_be_given(dynamic_model):
+    with pytest.raises(AtcError, match="动态维度"):
+        command(dynamic_model, soc_version="Ascend910B3")
+    ok = command(dynamic_model, soc_version="Ascend910B3", input_shape={"x": [8, 3, 4]})
+    assert "--input_shape=x:8,3,4" in ok.argv
+
+
+def test_output_with_om_suffix_and_unreadable_model(onnx_model, tmp_path):
+    assert any(".om.om" in w for w in command(onnx_model, soc_version="Ascend910B3", output="m.om").warnings)
+    missing = command(tmp_path / "missing.onnx", soc_version="Ascend910B3", input_shape="input:1,3,224,224")
+    assert any("无法读取" in w for w in missing.warnings)
+
+
+def test_seed_command_line_is_checked(onnx_model):
+    line = (f'atc --model={onnx_model} --framework=5 --output=resnet50_910B3 --soc_version=Ascend910B3 '
+            f'--input_shape="images:1,3,32,32" --input_format=NCHW')
+    cmd = atc.check_line(line)
+    assert "--output=resnet50_910B3" in cmd.argv and cmd.warnings  # no --precision_mode: documents disagree
+    with pytest.raises(AtcError, match="输入名"):
+        atc.check_line(line.replace("images:", "input:"))
+    with pytest.raises(AtcError):
+        atc.check_line("python train.py")
+
+
+def test_soc_names_from_real_npu_smi_samples():
+    names = {c.name for n in samples.names("info") for c in parse_info(samples.text(n)).chips}
+    mapping = {name: atc.soc_from_chip_name(name) for name in names}
+    assert mapping["910B3"] == "Ascend910B3" and mapping["910B1"] == "Ascend910B1"
+    assert mapping["310"] == "Ascend310" and mapping["910A"] == "Ascend910A"
+    assert mapping["310B"] is None  # a family name: read the chip name from -t board
+    assert atc.soc_from_chip_name("Ascend910") is None  # A3 boards print this
+
+
+def test_data_file_is_consistent():
+    socs = [s for line in atc.facts()["product_lines"].values() for s in line["socs"]]
+    assert len(socs) == len(set(socs)) == len(atc.soc_versions())
+    for soc in socs:
+        value, why = atc.default_precision(soc)
+        assert value == "force_fp16" and why
+    assert "must_keep_origin_dtype" in atc.default_precision("Ascend910B3")[1]
+    assert set(atc.facts()["frameworks"]) == {0, 1, 3, 5}
