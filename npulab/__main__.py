@@ -14,6 +14,7 @@ TOOLS = {
     "record": "npulab.record",
     "lab-export": "npulab.labs.export",
     "bench": "npulab.bench",
+    "migrate": "npulab.migrate",
     "smi": "npulab.smi",
 }
 

@@ -1,0 +1,97 @@
+"""``python -m npulab migrate PATH... [--json] [--diff] [--write]``: the analyzer on the command line.
+
+Exit codes: 0 when the scan completed (with or without findings; files it could not read are listed
+under errors), 1 when ``--write`` could not write a file, 2 on a usage error (e.g. a path that does not exist).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from npulab.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.migrate.effort import describe
+from npulab.migrate.model import SEVERITY_NAMES, ScanResult
+
+TRANSFER_NOTE = (
+    "一行的替代方案：在入口脚本最前面写 import torch、import torch_npu、from torch_npu.contrib import transfer_to_npu"
+    "（或在导入 torch 之前设置环境变量 TORCH_TRANSFER_TO_NPU=1）。它在运行时把 torch.cuda.* 换成 torch.npu.*、"
+    ".cuda() 换成 .npu()、nccl 换成 hccl，并替换白名单函数里的 \"cuda\" 设备参数；管不到的是自定义 CUDA 内核与扩展、"
+    "CUDA 专用的包、CUDA_VISIBLE_DEVICES 等环境变量、nvidia-smi、白名单以外的设备字符串（如 x.device.type == \"cuda\" 的比较），"
+    "而且会停用 torch.jit.script。适合先让代码跑起来；长期维护的代码建议按本报告改写。"
+)
+
+
+def build_parser(subparsers, name: str):
+    """Add the ``migrate`` sub-command."""
+    parser = subparsers.add_parser(
+        name, help="扫描 CUDA 代码，列出迁移到昇腾 NPU 要处理的每一处（可生成并应用改写）",
+        description="用 Python 的 ast 扫描 .py 文件、.ipynb 笔记本的代码单元、shell 脚本和 .cu 源文件（文件夹递归），"
+                    "报告每一处 CUDA 专用用法及其严重程度：可自动改写 / 需人工判断 / 暂无 NPU 路径。"
+                    "退出码：0 扫描完成（无论有无发现），1 --write 写入失败，2 用法错误。")
+    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="文件或文件夹（递归）")
+    parser.add_argument("--json", action="store_true", help="以 JSON 输出（files_scanned、findings、errors、effort）")
+    parser.add_argument("--diff", action="store_true", help="打印可自动改写部分的统一 diff（含需要时添加的 import torch_npu）")
+    parser.add_argument("--write", action="store_true", help="把可自动改写的部分写回文件（改写后仍须能被解析）")
+    parser.set_defaults(run=run)
+    return parser
+
+
+def report(result: ScanResult) -> str:
+    """The text report: findings by file, errors, summary, effort, the one-line alternative."""
+    lines = []
+    current = None
+    for f in result.findings:
+        if f.path != current:
+            current = f.path
+            lines.append(f"\n{f.path}")
+        where = f"[单元 {f.cell}] " if f.cell is not None else ""
+        lines.append(f"  {where}{f.line}:{f.col}  {SEVERITY_NAMES[f.severity]}  {f.rule}：{f.message}")
+        lines.append(f"      → {f.suggestion}")
+    if result.errors:
+        lines.append("\n未能扫描：")
+        lines += [f"  {e.path}：{e.message}" for e in result.errors]
+    lines.append(f"\n扫描了 {result.files_scanned} 个文件。")
+    summary = result.effort()
+    lines.append(describe(summary))
+    if summary["scenario"] is not None:
+        lines.append(TRANSFER_NOTE)
+    return "\n".join(lines).lstrip("\n")
+
+
+def run(args) -> int:
+    from npulab.migrate import scan
+    from npulab.migrate.rewrite import unified_diff, write
+
+    missing = [str(p) for p in args.paths if not p.exists() and not p.is_symlink()]
+    if missing:
+        raise UsageError(f"路径不存在：{'、'.join(missing)}")
+    result = scan(args.paths)
+    changes = result.changes() if (args.diff or args.write) else []
+    diff = unified_diff(changes) if args.diff else ""
+    written, write_errors = write(changes) if args.write else ([], [])
+    rescan = scan([c.path for c in changes if c.display in written]) if written else None
+    if args.json:
+        doc = result.to_dict()
+        if args.diff:
+            doc["diff"] = diff
+        if args.write:
+            doc["written"] = written
+            doc["write_errors"] = [e.to_dict() for e in write_errors]
+            doc["remaining"] = rescan.counts() if rescan else None
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+    elif args.diff and not args.write:
+        sys.stdout.write(diff)
+        if not diff:
+            print("没有可自动改写的内容。", file=sys.stderr)
+    else:
+        print(report(result))
+        if args.write:
+            print(f"\n已改写 {len(written)} 个文件：{'、'.join(written) or '无'}")
+            for error in write_errors:
+                print(f"  未写入 {error.path}：{error.message}")
+            if rescan is not None:
+                counts = rescan.counts()
+                print("改写后重新扫描这些文件：" + "；".join(f"{SEVERITY_NAMES[s]} {n}" for s, n in counts.items()))
+    return EXIT_FAIL if write_errors else EXIT_OK

@@ -1,0 +1,119 @@
+"""What a migration scan produces: findings (with the edits of the safe rewrites), errors, the result."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+AUTO, MANUAL, BLOCKER = "auto", "manual", "blocker"
+SEVERITIES = (AUTO, MANUAL, BLOCKER)
+SEVERITY_NAMES = {AUTO: "可自动改写", MANUAL: "需人工判断", BLOCKER: "暂无 NPU 路径"}
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``old`` (lines ``line``..``end_line``, 1-based; columns 0-based characters) by ``new``.
+
+    Coordinates are those of the text as stored: the file, or the raw source of a notebook cell.
+    """
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One CUDA-specific use. ``line``/``col`` are 1-based; in a notebook they count inside code cell ``cell``."""
+
+    path: str
+    line: int
+    col: int
+    rule: str
+    severity: str  # "auto" | "manual" | "blocker"
+    message: str
+    suggestion: str
+    cell: int | None = None
+    edits: tuple[Edit, ...] = field(default=(), repr=False, compare=False)
+    detail: str = field(default="", repr=False, compare=False)  # e.g. the package of a cuda-package finding
+
+    def to_dict(self) -> dict:
+        """The JSON form: path, line, col, rule, severity, message, suggestion (and cell in notebooks)."""
+        out = {"path": self.path, "line": self.line, "col": self.col, "rule": self.rule, "severity": self.severity,
+               "message": self.message, "suggestion": self.suggestion}
+        if self.cell is not None:
+            out["cell"] = self.cell
+        return out
+
+    @property
+    def where(self) -> str:
+        """``path:line:col`` (with the code cell in notebooks)."""
+        cell = f"[单元 {self.cell}]" if self.cell is not None else ""
+        return f"{self.path}{cell}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class ScanError:
+    """A file (or notebook cell) that could not be scanned, and why."""
+
+    path: str
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "message": self.message}
+
+
+@dataclass
+class ScanResult:
+    """The outcome of :func:`npulab.migrate.scan`."""
+
+    files_scanned: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[ScanError] = field(default_factory=list)
+    files: dict = field(default_factory=dict, repr=False)  # display path -> sources.SourceFile (for rewrites)
+    cuda_sources: list = field(default_factory=list, repr=False)  # sources.CudaSource of .cu/.cuh files
+
+    def counts(self) -> dict[str, int]:
+        """Number of findings per severity (every severity present, zeros included)."""
+        counted = Counter(f.severity for f in self.findings)
+        return {s: counted.get(s, 0) for s in SEVERITIES}
+
+    def effort(self) -> dict:
+        """Porting-effort summary from the corrected cost table (``assets/data/migration_costs.yaml``)."""
+        from npulab.migrate.effort import summarize
+
+        return summarize(self)
+
+    def changes(self) -> list:
+        """The files the auto rewrites change, as ``rewrite.FileChange`` (old and new text)."""
+        from npulab.migrate.rewrite import plan
+
+        return plan(self)
+
+    def diff(self) -> str:
+        """A unified diff of every auto rewrite (``import torch_npu`` included where needed)."""
+        from npulab.migrate.rewrite import unified_diff
+
+        return unified_diff(self.changes())
+
+    def report(self) -> str:
+        """The text report of the command line (findings, errors, summary, effort)."""
+        from npulab.migrate.cli import report
+
+        return report(self)
+
+    def _repr_html_(self) -> str:
+        from npulab.migrate.display import html_table
+
+        return html_table(self)
+
+    def to_dict(self, *, with_effort: bool = True) -> dict:
+        """The ``--json`` document."""
+        out = {"files_scanned": self.files_scanned, "findings": [f.to_dict() for f in self.findings],
+               "errors": [e.to_dict() for e in self.errors]}
+        if with_effort:
+            out["effort"] = self.effort()
+        return out

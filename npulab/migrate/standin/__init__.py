@@ -1,0 +1,28 @@
+"""Run a (migrated) training script on the learner's device, as a separate process.
+
+On an Ascend host the script runs with the real torch_npu. Elsewhere the ``torch_npu`` folder next to
+this file stands in for it (see its docstring): ``torch.npu.is_available()`` is False, so the script
+takes its own CPU or CUDA branch. The device is passed with ``--device``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from npulab.device import Device
+
+STANDIN_DIR = Path(__file__).resolve().parent
+
+
+def run_script(script: str | Path, device: Device, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python script --device <device> args...`` in the script's folder; the stand-in where there is no NPU."""
+    script = Path(script)
+    env = dict(os.environ)
+    if device.kind != "npu":
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(STANDIN_DIR), env.get("PYTHONPATH", "")) if p)
+        env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+    command = [sys.executable, str(script), "--device", device.torch, *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=script.parent, env=env, timeout=timeout)

@@ -1,0 +1,49 @@
+"""Lab 03 checks: right answers pass, stubs count as unanswered, wrong answers get a hint (not the answer)."""
+
+import pytest
+
+from npulab.labs import lab03
+
+
+@pytest.fixture
+def lenient(monkeypatch):
+    monkeypatch.delenv("NPULAB_LAB_STRICT", raising=False)
+
+
+def test_severity_follows_the_analyzer(lenient, capsys):
+    lab = lab03.make_lab()
+    right = {"a": "auto", "b": "manual", "c": "blocker", "d": "auto", "e": "manual"}
+    assert {k: lab03.expected_severity(v) for k, v in lab03.SEVERITY_LINES.items()} == right
+    assert lab.check("severity", right)
+    assert lab.check("severity", dict.fromkeys(right, ...)) is False and lab.results["severity"] is None
+    assert lab.check("severity", {**right, "c": "manual"}) is False
+    out = capsys.readouterr().out
+    assert "昇腾版本" in out and "blocker" not in out.split("✗")[-1].split("提示")[1]
+
+
+def test_backend_scales_mfu_bn(lenient, capsys):
+    lab = lab03.make_lab()
+    assert lab.check("backend", lambda kind: ...) is False and lab.results["backend"] is None
+    assert not lab.check("backend", lambda kind: "nccl")
+    assert lab.check("backend", lambda kind: {"cuda": "nccl", "npu": "hccl", "cpu": "gloo"}[kind])
+
+    def predict(overflows, init, interval):
+        scale, clean, out = init, 0, []
+        for overflow in overflows:
+            clean = 0 if overflow else clean + 1
+            scale = scale * 0.5 if overflow else scale * 2 if clean == interval else scale
+            clean = 0 if clean == interval else clean
+            out.append(scale)
+        return out
+
+    assert not lab.check("scales", lambda o, i, g: [i * (0.5 if x else 1) for x in o])
+    assert lab.check("scales", predict)
+
+    expected = lab03._expected_mfu()
+    for wrong, hint in ((expected / 3, "只算了前向"), (expected / 100, "百分数")):
+        lab.check("mfu", wrong)
+        assert hint in capsys.readouterr().out
+    assert 10.0 < expected < 11.0 and lab.check("mfu", expected)
+    assert not lab.check("bn", False) and lab.check("bn", True)
+    assert lab.check("severity", {"a": "auto", "b": "manual", "c": "blocker", "d": "auto", "e": "manual"})
+    assert lab.report()["correct"] == 5
