@@ -16,6 +16,7 @@ TOOLS = {
     "bench": "npulab.bench",
     "migrate": "npulab.migrate",
     "smi": "npulab.smi",
+    "strategy": "npulab.strategy",
 }
 
 

@@ -1,0 +1,252 @@
+"""AllReduce benchmark: algorithm and bus bandwidth per message size, on whatever backend is present.
+
+``python -m npulab bench allreduce --nproc N`` starts N processes on this host (spawned, one per device: hccl
+on NPUs, nccl on CUDA, gloo on the CPU), all-reduces float32 buffers of each size and reports, per size, the
+median over repeats of the slowest rank's time. Bandwidths follow nccl-tests (``npulab.collectives``):
+algbw = bytes / time, busbw = algbw · 2(n−1)/n. The α–β ring model of chapter 02 is fitted to the measured
+times (least squares on relative error) and printed next to them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+
+from npulab.cli import EXIT_FAIL, UsageError
+from npulab.collectives import algbw, allreduce_time, busbw
+
+MAX_CPU_PROCESSES = 16
+DEFAULT_TIMEOUT_S = 600.0
+
+
+@dataclass(frozen=True)
+class Row:
+    """One message size: the median time (slowest rank) and the nccl-tests bandwidths."""
+
+    nbytes: int
+    seconds: float
+    repeats: int
+    algbw: float  # bytes/s
+    busbw: float  # bytes/s
+
+
+@dataclass(frozen=True)
+class Report:
+    """A benchmark run: where it ran, the rows, and the α–β fit."""
+
+    backend: str
+    device: str
+    nproc: int
+    rows: tuple[Row, ...]
+    alpha_s: float
+    beta_bytes_per_s: float
+
+    def model_seconds(self, nbytes: int) -> float:
+        """The fitted ring model's time for ``nbytes``."""
+        return allreduce_time(nbytes, self.nproc, self.alpha_s, self.beta_bytes_per_s, "ring")
+
+    def to_dict(self) -> dict:
+        rows = [asdict(r) | {"model_seconds": self.model_seconds(r.nbytes)} for r in self.rows]
+        return {"backend": self.backend, "device": self.device, "nproc": self.nproc, "rows": rows,
+                "fit": {"alpha_s": self.alpha_s, "beta_bytes_per_s": self.beta_bytes_per_s, "algorithm": "ring"}}
+
+
+def default_repeats(nbytes: int) -> int:
+    """More repeats for small messages, whose times are short and noisy."""
+    return 30 if nbytes <= 1 << 20 else 10 if nbytes <= 16 << 20 else 5
+
+
+def fit_ring(nbytes: list[int], seconds: list[float], n: int) -> tuple[float, float]:
+    """α (s) and β (bytes/s) of the ring model t = 2(n−1)·α + 2(n−1)/n · bytes/β from measured times.
+
+    Two-point estimate: the smallest message is almost all latency, so it gives α; the largest is almost all
+    transfer, so what remains of its time after the α term gives β. Both coefficients come from
+    ``npulab.collectives.allreduce_time`` itself.
+
+    >>> alpha, beta = fit_ring([1024, 1 << 24], [1e-4, 1e-4 + 2 * (1 << 24) / 2 / 1e9], 2)
+    >>> round(alpha * 1e6, 1), round(beta / 1e9, 3)
+    (50.0, 1.0)
+    """
+    if len(nbytes) < 2 or len(nbytes) != len(seconds):
+        raise ValueError("至少需要两个消息大小的测量值才能拟合 α 与 β")
+    pairs = sorted(zip(nbytes, seconds, strict=True))
+    t_small, (large, t_large) = pairs[0][1], pairs[-1]
+    per_alpha = allreduce_time(0, n, 1.0, 1.0, "ring")  # 2(n−1) latency terms
+    per_byte = allreduce_time(1, n, 0.0, 1.0, "ring")  # 2(n−1)/n seconds per byte at β = 1 B/s
+    alpha = t_small / per_alpha
+    transfer = t_large - per_alpha * alpha
+    if transfer <= 0:  # the largest message is no slower than the smallest: no bandwidth term to see
+        transfer = t_large
+    return alpha, per_byte * large / transfer
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _worker(rank: int, nproc: int, kind: str, sizes: list[int], repeats: int | None, port: int, out: str) -> None:
+    """One process of the benchmark (started by ``torch.multiprocessing``)."""
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    import torch
+    import torch.distributed as dist
+
+    from npulab import distributed
+    from npulab.device import pick_device, synchronize
+
+    if kind == "cpu":
+        torch.set_num_threads(1)
+    else:
+        pick_device(kind)  # imports torch_npu where the NPU is used
+    device = distributed.bind_device(kind, rank)
+    dist.init_process_group(distributed.backend_for(kind), rank=rank, world_size=nproc)
+    rows = []
+    for nbytes in sizes:
+        buffer = torch.ones(nbytes // 4, dtype=torch.float32, device=device)
+        dist.all_reduce(buffer)  # correctness: a sum of ones is the process count
+        synchronize(device)
+        if not bool((buffer == nproc).all()):
+            raise RuntimeError(f"AllReduce 结果错误：{nbytes} 字节的缓冲区不等于 {nproc}")
+        buffer.zero_()  # zeros stay zeros, however many times they are summed
+        count = repeats or default_repeats(nbytes)
+        for _ in range(2):  # warm-up
+            dist.all_reduce(buffer)
+        times = []
+        for _ in range(count):
+            dist.barrier()
+            synchronize(device)
+            start = time.perf_counter()
+            dist.all_reduce(buffer)
+            synchronize(device)
+            times.append(time.perf_counter() - start)
+        slowest = torch.tensor(times, dtype=torch.float32, device=device)  # float32: every backend reduces it
+        dist.all_reduce(slowest, op=dist.ReduceOp.MAX)  # a collective is as slow as its slowest rank
+        rows.append((nbytes, statistics.median(slowest.cpu().tolist()), count))
+        del buffer
+    if rank == 0:
+        with open(out, "w", encoding="utf-8") as f:
+            json.dump({"device": str(device), "rows": rows}, f)
+    dist.destroy_process_group()
+
+
+def run_allreduce(nproc: int, sizes: list[int], *, device: str | None = None, repeats: int | None = None,
+                  timeout_s: float = DEFAULT_TIMEOUT_S) -> Report:
+    """Measure AllReduce with ``nproc`` local processes for every size in ``sizes`` (bytes, multiples of 4)."""
+    from npulab.device import pick_device
+
+    kind = pick_device(device).kind
+    _check(nproc, sizes, kind)
+    import torch.multiprocessing as mp
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "result.json")
+        context = mp.start_processes(_worker, args=(nproc, kind, sizes, repeats, _free_port(), out), nprocs=nproc,
+                                     join=False, start_method="spawn")
+        deadline = time.monotonic() + timeout_s
+        try:
+            while not context.join(timeout=1.0):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"AllReduce 基准在 {timeout_s:.0f} s 内没有结束（某个进程卡住了？），已终止")
+        except mp.ProcessException as err:  # a worker failed: keep its last line, not the whole traceback
+            last = str(err).strip().splitlines()[-1] if str(err).strip() else type(err).__name__
+            raise RuntimeError(f"AllReduce 基准的进程 {err.error_index} 失败：{last}") from None
+        finally:
+            for process in context.processes:
+                if process.is_alive():
+                    process.terminate()
+        with open(out, encoding="utf-8") as f:
+            raw = json.load(f)
+    rows = tuple(Row(b, s, r, algbw(b, s), busbw(algbw(b, s), nproc, "allreduce")) for b, s, r in raw["rows"])
+    alpha, beta = fit_ring([r.nbytes for r in rows], [r.seconds for r in rows], nproc)
+    from npulab.distributed import backend_for
+
+    return Report(backend_for(kind), raw["device"], nproc, rows, alpha, beta)
+
+
+def _check(nproc: int, sizes: list[int], kind: str) -> None:
+    if nproc < 2:
+        raise UsageError(f"--nproc 须 ≥ 2（集合通信至少要两个进程），收到 {nproc}")
+    if kind == "cpu" and nproc > MAX_CPU_PROCESSES:
+        raise UsageError(f"CPU 上最多 {MAX_CPU_PROCESSES} 个进程（本机 {os.cpu_count()} 个逻辑核），收到 {nproc}")
+    if kind != "cpu":
+        import torch
+
+        count = getattr(torch, kind).device_count()
+        if nproc > count:
+            raise UsageError(f"--nproc {nproc} 超过本机的 {count} 个 {kind} 设备：每个进程需要一个设备")
+    if len(sizes) < 2:
+        raise UsageError("至少需要两个消息大小（才能拟合 α–β 模型）")
+    bad = [s for s in sizes if s < 4 or s % 4]
+    if bad:
+        raise UsageError(f"消息大小须是 4 的倍数且 ≥ 4 字节（float32 缓冲区），不合格的：{bad}")
+
+
+def parse_size(text: str) -> int:
+    """``"4K"``, ``"16M"``, ``"1G"`` (binary prefixes) or a plain number of bytes."""
+    text = text.strip().upper().removesuffix("B").removesuffix("I")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    number = text[:-1] if scale > 1 else text
+    try:
+        value = float(number) * scale
+    except ValueError:
+        raise UsageError(f"无法识别的消息大小 {text!r}（例：4K、16M、1G 或字节数）") from None
+    if not value.is_integer() or value <= 0:
+        raise UsageError(f"消息大小须为正整数字节，收到 {text!r}")
+    return int(value)
+
+
+def default_sizes(accelerator: bool) -> list[int]:
+    """1 KiB … 16 MiB on CPU, 1 KiB … 1 GiB on accelerators, in steps of ×4."""
+    top = 1 << 30 if accelerator else 16 << 20
+    return [1 << k for k in range(10, int(math.log2(top)) + 1, 2)]
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--nproc", type=int, default=2, help="进程数（每个进程一个设备；CPU 上用 gloo）")
+    parser.add_argument("--sizes", default="", help="逗号分隔的消息大小，如 1K,64K,4M（默认：CPU 1K–16M，加速器 1K–1G）")
+    parser.add_argument("--device", default="", choices=["", "cpu", "cuda", "npu"], help="指定设备（默认自动选择）")
+    parser.add_argument("--repeats", type=int, default=0, help="每个大小的计时次数（默认按大小：30 / 10 / 5）")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="整个基准的超时（秒）")
+    parser.add_argument("--json", action="store_true", help="输出 JSON")
+
+
+def _gb(value: float) -> str:
+    return f"{value / 1e9:8.3f}"
+
+
+def run(args) -> int:
+    from npulab.device import pick_device
+
+    if args.repeats < 0:
+        raise UsageError("--repeats 须 ≥ 1（0 表示按大小自动选择）")
+    if args.timeout <= 0:
+        raise UsageError("--timeout 须为正数")
+    if args.nproc < 2:
+        raise UsageError(f"--nproc 须 ≥ 2（集合通信至少要两个进程），收到 {args.nproc}")
+    sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()] if args.sizes else None
+    device = pick_device(args.device or None)
+    sizes = sizes or default_sizes(device.is_accelerator)
+    try:
+        report = run_allreduce(args.nproc, sizes, device=args.device or None, repeats=args.repeats or None,
+                               timeout_s=args.timeout)
+    except RuntimeError as err:
+        print(f"错误：{err}", file=sys.stderr)
+        return EXIT_FAIL
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+        return 0
+    print(f"AllReduce（float32 求和）：{report.nproc} 个进程，后端 {report.backend}，设备 {report.device}")
+    print("每个大小取各次重复中最慢 rank 时间的中位数；algbw = 字节数 / 时间，busbw = algbw × 2(n−1)/n（nccl-tests 定义）")
+    print(f"{'字节数':>12} {'中位时间 µs':>12} {'algbw GB/s':>10} {'busbw GB/s':>10} {'模型 µs':>10}")
+    for r in report.rows:
+        print(f"{r.nbytes:>12} {r.seconds * 1e6:>12.1f} {_gb(r.algbw):>10} {_gb(r.busbw):>10} {report.model_seconds(r.nbytes) * 1e6:>10.1f}")
+    print(f"α–β 环形模型拟合：α = {report.alpha_s * 1e6:.1f} µs/步，β = {report.beta_bytes_per_s / 1e9:.3f} GB/s")
+    return 0

@@ -1,0 +1,89 @@
+"""Lab 06 checks: right answers pass, typical mistakes get a hint that does not give the answer away."""
+
+import pytest
+
+from npulab.ascendc import emulator
+from npulab.labs import lab06
+
+
+@pytest.fixture(autouse=True)
+def lenient(monkeypatch):
+    monkeypatch.delenv("NPULAB_LAB_STRICT", raising=False)
+
+
+def check(question, answer, capsys):
+    ok = lab06.make_lab().check(question, answer)
+    return ok, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer, ok, hint", [
+    ((40, 25008, 24576), True, "都对"),
+    ((40, 25000, 24576), False, "32 字节的整数倍"),
+    ((40, 25008, 49152), False, "两个队列"),
+    ((39, 25008, 24576), False, "blockDim"),
+    ("40", False, "元组"),
+])
+def test_tiling(answer, ok, hint, capsys):
+    result, out = check("tiling", answer, capsys)
+    assert result is ok and hint in out and ("25008" not in out or ok)
+
+
+def good_copy_out(kernel, progress, length):
+    y = kernel.out_queue_y.de_que()
+    nbytes = length * kernel.dtype.itemsize
+    target = kernel.y_gm[progress * kernel.tile_length]
+    if nbytes % 32:
+        emulator.data_copy_pad(target, y, emulator.DataCopyExtParams(1, nbytes, 0, 0, 0))
+    else:
+        emulator.data_copy(target, y, length)
+    kernel.out_queue_y.free_tensor(y)
+
+
+def datacopy_only(kernel, progress, length):
+    y = kernel.out_queue_y.de_que()
+    emulator.data_copy(kernel.y_gm[progress * kernel.tile_length], y, length)
+    kernel.out_queue_y.free_tensor(y)
+
+
+def forgets_free(kernel, progress, length):
+    y = kernel.out_queue_y.de_que()
+    emulator.data_copy_pad(kernel.y_gm[progress * kernel.tile_length], y,
+                           emulator.DataCopyExtParams(1, length * kernel.dtype.itemsize, 0, 0, 0))
+
+
+def wrong_offset(kernel, progress, length):
+    y = kernel.out_queue_y.de_que()
+    emulator.data_copy_pad(kernel.y_gm[progress], y, emulator.DataCopyExtParams(1, length * kernel.dtype.itemsize, 0, 0, 0))
+    kernel.out_queue_y.free_tensor(y)
+
+
+@pytest.mark.parametrize("answer, ok, hint", [
+    (good_copy_out, True, "与 numpy 一致"),
+    (datacopy_only, False, "DataCopyPad"),
+    (forgets_free, False, "队列用法有误"),
+    (wrong_offset, False, "progress × tileLength"),
+    (lambda kernel, progress, length: ..., None, "还没有实现"),
+])
+def test_copy_out(answer, ok, hint, capsys):
+    lab = lab06.make_lab()
+    lab.check("copy_out", answer)
+    assert lab.results["copy_out"] is ok and hint in capsys.readouterr().out
+
+
+def test_speedup_and_busbw(capsys):
+    speedup = lab06.pipeline_speedup()
+    assert 1 < speedup < 3
+    assert check("speedup", speedup, capsys)[0]
+    assert "倒过来" in check("speedup", 1 / speedup, capsys)[1]
+    busbw = 512 * 2**20 / 30e-3 * 2 * 7 / 8 / 1e9
+    assert check("busbw", busbw, capsys)[0]
+    assert "算法带宽" in check("busbw", busbw * 8 / 14, capsys)[1]
+    assert "MiB" in check("busbw", 512e6 / 30e-3 * 1.75 / 1e9, capsys)[1]
+
+
+def test_assessment(capsys):
+    assert check("assessment", dict(lab06.PROJECT), capsys)[0]
+    ok, out = check("assessment", dict(lab06.PROJECT, libraries="none"), capsys)
+    assert not ok and "apex" in out and "replaceable" not in out
+    ok, out = check("assessment", {"framework": "hf"}, capsys)
+    assert not ok and "还没有回答" in out
