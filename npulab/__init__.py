@@ -1,15 +1,21 @@
 """npulab: the helper package of the course 昇腾 NPU 编程实战.
 
-Notebooks import what they teach with from here; each module holds one concern:
+Notebooks import what they teach with from here; each module holds one concern.
 
-- ``device``      pick the best device (npu → cuda → cpu) without breaking ``import torch``
-- ``timing``      benchmarks that synchronise the device, warm up, repeat and report the median
-- ``gating``      the ``%%npu`` cell magic so "Run All" never crashes without an NPU
-- ``provenance``  figures labelled measured / recorded / reported / derived
-- ``plotting``    matplotlib style with a CJK font family list
-- ``envinfo``     the environment summary printed by every lesson's first cell
-- ``cann``, ``compat``, ``doctor``, ``visible``  CANN layout, version data, environment diagnosis
-- ``lint_npu``, ``record``  checks and recording of NPU-only cells
+Foundation (every chapter):
+- ``device``, ``timing``, ``bench``  device selection npu → cuda → cpu; benchmarks that warm up, synchronise,
+  repeat and report the median (``bench``: matmul, bandwidth, resnet50, allreduce)
+- ``gating``, ``notebooks``, ``lint_npu``, ``npu_symbols``, ``record``  NPU-only cells: the ``%%npu`` magic, tags,
+  static checks against the real torch_npu wheel, recording on Ascend hardware
+- ``provenance``, ``peaks``, ``plotting``, ``envinfo``, ``paths``, ``cli``, ``labs``  figures labelled measured /
+  recorded / reported / derived, CJK plots, the first-cell summary, command-line plumbing, lab checks
+
+01 environment: ``cann``, ``compat``, ``shellenv``, ``visible``, ``doctor``, ``apimap``
+02 architecture: ``davinci``, ``formats``, ``cube``, ``roofline``, ``interconnect``, ``collectives``, ``cann_stack``
+03 PyTorch: ``migrate`` (CUDA→NPU analyzer), ``resnet``, ``train``
+04 MindSpore: ``ms_env``, ``ms_models``, ``ms_convert``, ``ms_pairs``, ``ms_timing``
+05 tools: ``smi`` (npu-smi parsers), ``dmi``, ``onnx_tools``, ``atc``, ``acl_infer`` (+ ``acl_fake`` for tests)
+06 advanced: ``ascendc`` (vector pipeline model), ``strategy``, ``distributed``
 
 The command line is ``python -m npulab <tool> ...``.
 """
