@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 import html
 import re
 
-import yaml
-
-from npulab.paths import DATA_DIR
+from npulab.paths import DATA_DIR, load_yaml
 
 API_FILE = DATA_DIR / "cuda_npu_api.yaml"
 
 
-@functools.lru_cache(maxsize=1)
 def load() -> dict:
-    with API_FILE.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return load_yaml(API_FILE)
 
 
 def pairs(seed_only: bool = False) -> list[dict]:

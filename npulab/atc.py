@@ -11,15 +11,12 @@ reason it is there. The facts and their sources are in ``assets/data/atc.yaml``.
 from __future__ import annotations
 
 import difflib
-import functools
 import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
-from npulab.paths import DATA_DIR
+from npulab.paths import DATA_DIR, load_yaml
 
 ATC_FILE = DATA_DIR / "atc.yaml"
 
@@ -28,11 +25,9 @@ class AtcError(ValueError):
     """An atc argument that cannot work; the message (Chinese) says what is wrong and what would be right."""
 
 
-@functools.lru_cache(maxsize=1)
 def facts() -> dict:
     """The data file: frameworks, product lines and SoC names, precision modes and their defaults."""
-    with ATC_FILE.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return load_yaml(ATC_FILE)
 
 
 def soc_versions() -> dict[str, str]:

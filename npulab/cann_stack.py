@@ -7,22 +7,17 @@ example version files) comes from that one data file; this module only reads, ch
 from __future__ import annotations
 
 import copy
-import functools
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from npulab.paths import DATA_DIR
+from npulab.paths import DATA_DIR, load_yaml
 
 STACK_FILE = DATA_DIR / "cann_stack.yaml"
 
 
-@functools.lru_cache(maxsize=1)
 def _load() -> dict:
-    with STACK_FILE.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return load_yaml(STACK_FILE)
 
 
 def load() -> dict:

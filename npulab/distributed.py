@@ -9,14 +9,11 @@ which physical NPU it is (``npulab.visible``). HCCL's own settings are data (``a
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Mapping
 
-import yaml
-
 from npulab import visible
-from npulab.paths import DATA_DIR
+from npulab.paths import DATA_DIR, load_yaml
 
 BACKENDS = {"npu": "hccl", "cuda": "nccl", "cpu": "gloo"}
 HCCL_FILE = DATA_DIR / "hccl_settings.yaml"
@@ -69,10 +66,8 @@ def env_rank() -> tuple[int, int, int]:
     return (int(os.environ.get("RANK", 0)), int(os.environ.get("LOCAL_RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)))
 
 
-@functools.lru_cache(maxsize=1)
 def _hccl() -> dict:
-    with HCCL_FILE.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return load_yaml(HCCL_FILE)
 
 
 def hccl_settings() -> list[dict]:

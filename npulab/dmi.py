@@ -4,22 +4,17 @@ its help, version and diagnosis output — so a lesson can teach the tool on a m
 
 from __future__ import annotations
 
-import functools
 import re
 
-import yaml
-
-from npulab.paths import DATA_DIR
+from npulab.paths import DATA_DIR, load_yaml
 
 DMI_FILE = DATA_DIR / "ascend_dmi.yaml"
 RESULTS = ("PASS", "SKIP", "FAIL")
 
 
-@functools.lru_cache(maxsize=1)
 def load() -> dict:
     """The data file: sources, modes, diagnosis_items, bandwidth and flops notes."""
-    with DMI_FILE.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return load_yaml(DMI_FILE)
 
 
 def modes() -> list[dict]:

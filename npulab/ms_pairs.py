@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from mindspore import nn  # noqa: E402
 
-from npulab import ms_convert, ms_env  # noqa: E402
+from npulab import ms_convert, ms_env, ms_timing  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------------------------
 # Results
@@ -237,26 +237,12 @@ def _check_sequential() -> PairResult:
     return PairResult("sequential", (_cmp("输出 (5, 3)", pt(torch.from_numpy(x)), m(ms.Tensor(x))),), pitfall)
 
 
-def _ms_train_step(net: nn.Cell, loss_fn: nn.Cell, optimizer: nn.Optimizer) -> Callable:
-    def forward(x, y):
-        return loss_fn(net(x), y)
-
-    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
-
-    def step(x, y):
-        loss, grads = grad_fn(x, y)
-        optimizer(grads)
-        return loss
-
-    return step
-
-
 def _check_sgd(steps: int = 5) -> PairResult:
     pt, net = twin_mlps(seed=2)
     x, y = _randn(8, 6, seed=3), (np.arange(8) % 3).astype(np.int32)
     opt_pt = torch.optim.SGD(pt.parameters(), lr=0.1, momentum=0.9)
     opt_ms = nn.SGD(net.trainable_params(), learning_rate=0.1, momentum=0.9)
-    step = _ms_train_step(net, nn.CrossEntropyLoss(), opt_ms)
+    step = ms_timing.train_step_fn(net, nn.CrossEntropyLoss(), opt_ms)
     losses = []
     for _ in range(steps):
         opt_pt.zero_grad()

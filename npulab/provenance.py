@@ -7,14 +7,11 @@ cited numbers by a formula shown next to it.
 
 from __future__ import annotations
 
-import functools
 import html
 from dataclasses import dataclass
 from enum import Enum
 
-import yaml
-
-from npulab.paths import DATA_DIR
+from npulab.paths import DATA_DIR, load_yaml
 
 REPORTED_FILE = DATA_DIR / "reported_figures.yaml"
 
@@ -42,10 +39,8 @@ class Figure:
         return f"{value} {self.unit}".strip()
 
 
-@functools.lru_cache(maxsize=1)
 def _load_reported() -> dict:
-    with REPORTED_FILE.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return load_yaml(REPORTED_FILE)
 
 
 def reported(figure_id: str, label: str | None = None) -> Figure:

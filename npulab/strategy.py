@@ -12,16 +12,13 @@ Command line: ``python -m npulab strategy --answer framework=pytorch ... [--scan
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import yaml
-
 from npulab.cli import EXIT_OK, UsageError
-from npulab.paths import DATA_DIR
+from npulab.paths import DATA_DIR, load_yaml
 
 TREE_FILE = DATA_DIR / "migration_tree.yaml"
 
@@ -30,11 +27,9 @@ class StrategyError(ValueError):
     """Answers that do not fit the tree (unknown question or option, a question on the path left open)."""
 
 
-@functools.lru_cache(maxsize=1)
 def tree() -> dict:
     """The decision tree as loaded from its data file."""
-    with TREE_FILE.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return load_yaml(TREE_FILE)
 
 
 def _costs() -> dict:

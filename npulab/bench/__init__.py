@@ -1,6 +1,7 @@
 """``python -m npulab bench <benchmark> ...``: the course's benchmarks behind one command.
 
-Each benchmark module offers ``add_arguments(parser)`` and ``run(args) -> int`` and follows the
+Each benchmark module offers ``add_arguments(parser)`` (its own options; ``--device`` and ``--json``
+are added here for all) and ``run(args) -> int``, and follows the
 method of ``npulab.timing``: warm-up, device synchronisation before reading the clock, repeats,
 median. Add a benchmark by adding its module to ``BENCHMARKS``.
 """
@@ -32,4 +33,6 @@ def build_parser(subparsers, name: str) -> None:
         module = importlib.import_module(module_name)
         sub = benches.add_parser(bench_name, help=help_text, description=help_text)
         module.add_arguments(sub)
+        sub.add_argument("--device", default="", choices=["", "cpu", "cuda", "npu"], help="指定设备（默认自动选择）")
+        sub.add_argument("--json", action="store_true", help="输出 JSON")
         sub.set_defaults(run=module.run)

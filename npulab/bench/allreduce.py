@@ -212,10 +212,8 @@ def default_sizes(accelerator: bool) -> list[int]:
 def add_arguments(parser) -> None:
     parser.add_argument("--nproc", type=int, default=2, help="进程数（每个进程一个设备；CPU 上用 gloo）")
     parser.add_argument("--sizes", default="", help="逗号分隔的消息大小，如 1K,64K,4M（默认：CPU 1K–16M，加速器 1K–1G）")
-    parser.add_argument("--device", default="", choices=["", "cpu", "cuda", "npu"], help="指定设备（默认自动选择）")
     parser.add_argument("--repeats", type=int, default=0, help="每个大小的计时次数（默认按大小：30 / 10 / 5）")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="整个基准的超时（秒）")
-    parser.add_argument("--json", action="store_true", help="输出 JSON")
 
 
 def _gb(value: float) -> str:

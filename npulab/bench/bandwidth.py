@@ -151,9 +151,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--host-memory", default="both", choices=["both", "pinned", "pageable"],
                         help="h2d/d2h 使用的主机内存：锁页（pinned）、可分页（pageable）或两者")
     parser.add_argument("--sweep", action="store_true", help="像 ascend-dmi 一样从 4 KiB 起按 4 倍步进扫描尺寸，报告饱和点")
-    parser.add_argument("--device", default="", choices=["", "cpu", "cuda", "npu"], help="指定设备（默认自动选择）")
     parser.add_argument("--repeats", type=int, default=7, help="计时重复次数（取中位数）")
-    parser.add_argument("--json", action="store_true", help="输出 JSON")
 
 
 def run(args) -> int:

@@ -51,9 +51,7 @@ def _int_list(text: str) -> list[int]:
 def add_arguments(parser) -> None:
     parser.add_argument("--sizes", default="", help="逗号分隔的矩阵边长（默认：CPU 256,512,1024；加速器 1024,2048,4096,8192）")
     parser.add_argument("--dtype", default="float32", help="逗号分隔的数据类型，如 float32,bfloat16,float16")
-    parser.add_argument("--device", default="", choices=["", "cpu", "cuda", "npu"], help="指定设备（默认自动选择）")
     parser.add_argument("--repeats", type=int, default=10, help="计时重复次数（取中位数）")
-    parser.add_argument("--json", action="store_true", help="输出 JSON")
 
 
 def run(args) -> int:

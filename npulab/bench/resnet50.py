@@ -20,8 +20,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--image-size", type=int, help="图像边长（默认：加速器 224，CPU 64）")
     parser.add_argument("--steps", type=int, help="计时的训练步数（默认：加速器 50，CPU 3）")
     parser.add_argument("--warmup", type=int, help="预热步数，含反向传播（默认：加速器 5，CPU 2）")
-    parser.add_argument("--device", default="", choices=["", "cpu", "cuda", "npu"], help="指定设备（默认自动选择）")
-    parser.add_argument("--json", action="store_true", help="输出 JSON")
 
 
 def _settings(args, device) -> dict:

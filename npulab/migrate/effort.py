@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
-
-import yaml
 
 from npulab.migrate import tables
 from npulab.migrate.model import AUTO, MANUAL, SEVERITIES
-from npulab.paths import DATA_DIR
+from npulab.paths import DATA_DIR, load_yaml
 
 COSTS_FILE = DATA_DIR / "migration_costs.yaml"
 KERNEL_RULES = {"cuda-source", "cpp-extension"}
 
 
-@functools.lru_cache(maxsize=1)
 def costs() -> dict:
     """The cost table (scenarios from the least to the most work, thresholds, corrections)."""
-    with COSTS_FILE.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return load_yaml(COSTS_FILE)
 
 
 def _triggered(result) -> dict[str, list[str]]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from npulab.npu_symbols import dotted_parts
+
 # names a script may use without importing them in the part we see (a notebook cell, a snippet)
 IMPLICIT = {"torch": "torch"}
 
@@ -22,14 +24,11 @@ class Names:
 
     def qualify(self, node: ast.AST) -> str | None:
         """The dotted path an expression names (``tc.synchronize`` → ``torch.cuda.synchronize``), or None."""
-        parts = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
+        parts = dotted_parts(node)
+        if parts is None:
             return None
-        root = self.bindings.get(node.id) or IMPLICIT.get(node.id)
-        return ".".join([root, *reversed(parts)]) if root else None
+        root = self.bindings.get(parts[0]) or IMPLICIT.get(parts[0])
+        return ".".join([root, *parts[1:]]) if root else None
 
     def root(self, node: ast.AST) -> ast.Name | None:
         """The Name at the start of an attribute chain."""

@@ -14,14 +14,13 @@ Rebuild the file after changing the torch or torch_npu pin::
 
 from __future__ import annotations
 
-import functools
 import importlib
 import inspect
 import sys
 
 import yaml
 
-from npulab.paths import DATA_DIR
+from npulab.paths import DATA_DIR, load_yaml
 
 SYMBOLS_FILE = DATA_DIR / "cuda_npu_symbols.yaml"
 SUBMODULES = ("amp", "memory", "nvtx", "graphs", "streams", "random", "comm", "jiterator", "sparse", "tunable",
@@ -94,11 +93,9 @@ def dump(data: dict) -> str:
     return HEADER.format(**data) + body
 
 
-@functools.lru_cache(maxsize=1)
 def load() -> dict:
     """The shipped map (torch version, torch_npu version, names)."""
-    with SYMBOLS_FILE.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return load_yaml(SYMBOLS_FILE)
 
 
 def main() -> int:

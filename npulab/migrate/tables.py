@@ -6,22 +6,17 @@ Everything a rule says or maps lives in ``assets/data/migration_rules.yaml`` (ha
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
-import yaml
-
 from npulab.migrate import symbols
-from npulab.paths import DATA_DIR
+from npulab.paths import DATA_DIR, load_yaml
 
 RULES_FILE = DATA_DIR / "migration_rules.yaml"
 
 
-@functools.lru_cache(maxsize=1)
 def load() -> dict:
     """The hand-written rule table."""
-    with RULES_FILE.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return load_yaml(RULES_FILE)
 
 
 def rule(rule_id: str) -> dict:

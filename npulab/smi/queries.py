@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 import re
 
-import yaml
-
-from npulab.paths import DATA_DIR
+from npulab.paths import DATA_DIR, load_yaml
 
 QUERIES_FILE = DATA_DIR / "npu_smi_queries.yaml"
 
 
-@functools.lru_cache(maxsize=1)
 def load() -> dict:
     """The data file: ``sources``, ``commands`` and ``types`` (each with name, group, args, what, sources)."""
-    with QUERIES_FILE.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return load_yaml(QUERIES_FILE)
 
 
 def types() -> list[dict]:

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
-import yaml
-
-from npulab.paths import DATA_DIR
+from npulab.paths import DATA_DIR, load_yaml
 
 SAMPLES_DIR = DATA_DIR / "samples"
 
 
-@functools.lru_cache(maxsize=1)
 def index() -> dict[str, dict]:
     """File name → kind, hardware, tool version, source, complete, note."""
-    with (SAMPLES_DIR / "index.yaml").open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    return load_yaml(SAMPLES_DIR / "index.yaml")
 
 
 def names(kind: str | None = None) -> list[str]:
