@@ -516,7 +516,7 @@ def _set_env_text(root: Path, home: Path) -> str:
     libs = shlex.quote(f"{drv}:{drv}/common:{drv}/driver")
     return f"""# Synthetic CANN environment script written by npulab.cann.make_synthetic_install.
 # It is a teaching fake: the directories are empty and no library is real.
-# It exports the same variables as CANN's documented set_env.sh (ascend_facts.md §2.1), rooted at {root}.
+# It exports the same variables as the set_env.sh of CANN 8.0 (legacy layout; CANN environment-variable reference), rooted at {root}.
 # Unlike the real script it adds no empty entry (":") when a variable was unset before.
 _npulab_prepend() {{ if [ -n "${{2}}" ]; then printf '%s:%s' "$1" "$2"; else printf '%s' "$1"; fi; }}
 export LD_LIBRARY_PATH="$(_npulab_prepend {libs} "${{LD_LIBRARY_PATH:-}}")"
