@@ -22,6 +22,7 @@ CONSOLE_ALLOW = (
     "Got invalid theme mode",  # pydata-sphinx-theme before the mode is stored in localStorage
     "favicon.ico",  # the site has no favicon; the browser asks anyway
 )
+INTERNAL_NOTES = re.compile(r"ascend_facts|seed_digest|toolchain_notes|calibration\.md|course_anchors")
 LOG_NOISE = re.compile(r"\[(?:WARNING|ERROR|INFO|DEBUG|CRITICAL)\] [A-Z_]+\(\d+|GetRealPath|ReadSectionDebugInfo")
 
 
@@ -60,6 +61,8 @@ def test_pages_are_clean(pages):
             problems.append(f"{rel(page)}: a Python traceback is shown")
         if LOG_NOISE.search(text):
             problems.append(f"{rel(page)}: MindSpore/C++ log lines (set GLOG_v=4 before importing mindspore)")
+        if INTERNAL_NOTES.search(text):
+            problems.append(f"{rel(page)}: cites the team's internal notes; name the public source instead")
         if "|---|" in text:
             problems.append(f"{rel(page)}: a Markdown table is shown as raw text (render markdown outputs as MyST)")
         if 'class="output stderr"' in text:
