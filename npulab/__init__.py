@@ -16,6 +16,7 @@ Foundation (every chapter):
 04 MindSpore: ``ms_env``, ``ms_models``, ``ms_convert``, ``ms_pairs``, ``ms_timing``
 05 tools: ``smi`` (npu-smi parsers), ``dmi``, ``onnx_tools``, ``atc``, ``acl_infer`` (+ ``acl_fake`` for tests)
 06 advanced: ``ascendc`` (vector pipeline model), ``strategy``, ``distributed``
+Workshops: ``workshop`` (one NPU per participant, agenda from notebook metadata)
 
 The command line is ``python -m npulab <tool> ...``.
 """
