@@ -1,14 +1,18 @@
 # 昇腾 NPU 编程实战 — set-up, book, tests. `make help` lists the targets.
 SHELL := /bin/bash
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# Python 3.11 only (README, pyproject.toml): the course is built and tested on it; MindSpore 2.10 wheels pin it down
+PYTHON ?= $(shell command -v python3.11)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.npulab-installed
+# whether CANN's set_env.sh is loaded in this shell; a change (e.g. sourcing it later) reinstalls, adding torch-npu
+CANN_STATE := $(VENV)/.cann-state
+CANN_NOW := $(if $(ASCEND_HOME_PATH)$(ASCEND_TOOLKIT_HOME),cann:$(ASCEND_HOME_PATH)$(ASCEND_TOOLKIT_HOME),no-cann)
 export GLOG_v := 4
 export KINETO_LOG_LEVEL := 6
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv book test lab serve record-npu lint lab-export clean
+.PHONY: help venv book test lab serve record-npu lint lab-export clean FORCE
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html"
@@ -18,14 +22,14 @@ help:
 	@echo "make record-npu  在昇腾主机上录制 NPU 单元的真实输出"
 
 # --- set-up ----------------------------------------------------------------------------------
-$(STAMP): requirements.txt requirements-npu.txt pyproject.toml
+$(CANN_STATE): FORCE
+	@mkdir -p $(VENV); [ "$$(cat $@ 2>/dev/null)" = "$(CANN_NOW)" ] || echo "$(CANN_NOW)" > $@
+
+$(STAMP): requirements.txt requirements-npu.txt pyproject.toml scripts/python_packages.sh $(CANN_STATE)
+	@test -n "$(PYTHON)" || { echo "需要 Python 3.11（找不到 python3.11）：见 README 的安装说明"; exit 2; }
 	./scripts/system_packages.sh
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -r requirements.txt
-	@if [ -n "$$ASCEND_HOME_PATH$$ASCEND_TOOLKIT_HOME" ]; then \
-	  echo "检测到已加载的 CANN 环境：安装 requirements-npu.txt"; \
-	  $(BIN)/python -m pip install -q -r requirements-npu.txt; fi
+	PIP="$(BIN)/python -m pip" ./scripts/python_packages.sh
 	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
 	$(BIN)/python -m pip check
 	touch $(STAMP)
@@ -65,3 +69,5 @@ record-npu: venv
 
 clean:
 	rm -rf _build
+
+FORCE:

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from npulab.device import npu_available
-from npulab.notebooks import NPU_TAG, SKIP_TAG, tags
+from npulab.core.device import npu_available
+from npulab.core.notebook_cells import IGNORED_DIRS, NPU_TAG, SKIP_TAG, tags
 
 ROOT = Path(__file__).resolve().parent
 BOOK_CACHE = ROOT / "_build" / ".jupyter_cache"
@@ -44,8 +44,7 @@ def pytest_addoption(parser):
 
 def pytest_ignore_collect(collection_path, config):
     """Never collect build output or environments (pytest's defaults skip `build`, not `_build`)."""
-    parts = set(collection_path.parts)
-    return bool(parts & {"_build", ".venv", ".ipynb_checkpoints"}) or None
+    return bool(IGNORED_DIRS.intersection(collection_path.parts)) or None
 
 
 def pytest_report_header(config):

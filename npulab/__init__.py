@@ -1,31 +1,43 @@
 """npulab: the helper package of the course 昇腾 NPU 编程实战.
 
-Notebooks import what they teach with from here; each module holds one concern.
+Grouped by concern, not by chapter (most modules serve several chapters). Lower layers never import higher ones:
+``core`` imports nothing else of npulab; ``hw``, ``env``, ``pytorch``, ``mindspore``, ``ascend_tools`` and
+``kernels`` build on ``core``; ``migrate``, ``bench`` and ``course`` sit on top; ``testing`` holds test doubles.
 
-Foundation (every chapter):
-- ``device``, ``timing``, ``bench``  device selection npu → cuda → cpu; benchmarks that warm up, synchronise,
-  repeat and report the median (``bench``: matmul, bandwidth, resnet50, allreduce)
-- ``gating``, ``notebooks``, ``lint_npu``, ``npu_symbols``, ``record``  NPU-only cells: the ``%%npu`` magic, tags,
-  static checks against the real torch_npu wheel, recording on Ascend hardware
-- ``provenance``, ``peaks``, ``plotting``, ``envinfo``, ``paths``, ``cli``, ``labs``  figures labelled measured /
-  recorded / reported / derived, CJK plots, the first-cell summary, command-line plumbing, lab checks
+- ``core``          device (npu → cuda → cpu), timing (warm-up, sync, median), provenance, peaks, plotting,
+                    paths and package data, notebook cells (the ``npu`` tag), environment summary, CLI plumbing
+- ``course``        the ``%%npu`` magic, lint-npu against the real torch_npu wheel, recording on Ascend hardware,
+                    workshop support, the labs' automatic checks
+- ``env``           CANN install inspection, compatibility tables, the CANN stack, shell sessions, visible devices, doctor
+- ``hw``            Da Vinci core, Cube unit, data formats, roofline, interconnect, collectives (α–β model)
+- ``kernels``       the Ascend C vector pipeline as a runnable model
+- ``pytorch``       the shared ResNet-50, training-step timing, distributed set-up
+- ``mindspore``     runtime (log level set once, on import), ResNet-50, weight conversion, API pairs, step timing
+- ``ascend_tools``  npu-smi parsers, ascend-dmi, ATC command lines, ONNX export, the pyACL pipeline
+- ``migrate``       the CUDA → NPU analyzer, the CUDA → NPU API map, the GPU → NPU strategy tool
+- ``bench``         ``python -m npulab bench …``: matmul, bandwidth, resnet50, allreduce
+- ``testing``       test doubles: a synthetic CANN tree, a recording stand-in for pyACL
+- ``data``          the data files (tables with their public sources, real tool outputs), shipped with the package
 
-01 environment: ``cann``, ``compat``, ``shellenv``, ``visible``, ``doctor``, ``apimap``
-02 architecture: ``davinci``, ``formats``, ``cube``, ``roofline``, ``interconnect``, ``collectives``, ``cann_stack``
-03 PyTorch: ``migrate`` (CUDA→NPU analyzer), ``resnet``, ``train``
-04 MindSpore: ``ms_env``, ``ms_models``, ``ms_convert``, ``ms_pairs``, ``ms_timing``
-05 tools: ``smi`` (npu-smi parsers), ``dmi``, ``onnx_tools``, ``atc``, ``acl_infer`` (+ ``acl_fake`` for tests)
-06 advanced: ``ascendc`` (vector pipeline model), ``strategy``, ``distributed``
-Workshops: ``workshop`` (one NPU per participant, agenda from notebook metadata)
+Chapter → modules:
 
-The command line is ``python -m npulab <tool> ...``.
+- 01 environment: ``env.cann_install``, ``env.compatibility``, ``env.shell_session``, ``env.visible_devices``,
+  ``env.doctor``, ``migrate.api_map``, ``core.timing``, ``core.peaks``
+- 02 architecture: ``hw.*``, ``env.cann_stack``
+- 03 PyTorch: ``migrate``, ``pytorch.resnet``, ``pytorch.train``
+- 04 MindSpore: ``mindspore.*``
+- 05 tools: ``ascend_tools.*``, ``bench``
+- 06 advanced: ``kernels.ascendc``, ``migrate.strategy``, ``pytorch.distributed``, ``hw.collectives``
+- workshops and labs: ``course.workshop``, ``course.labs``
+
+The command line is ``python -m npulab <tool> ...`` (tools are imported only when asked for).
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def load_ipython_extension(ipython):  # pragma: no cover - thin IPython hook
     """``%load_ext npulab`` registers the ``%%npu`` cell magic."""
-    from npulab.gating import register_magics
+    from npulab.course.npu_magic import register_magics
 
     register_magics(ipython)

@@ -1,40 +1,56 @@
-"""``python -m npulab <tool> ...``: the course's command-line tools."""
+"""``python -m npulab <tool> ...``: the course's command-line tools.
+
+Only the tool that is asked for is imported, so a tool whose dependencies are missing or broken never stops
+another one (``doctor`` must work on exactly the machines where something is broken).
+"""
 
 from __future__ import annotations
 
 import importlib
 import sys
 
-from npulab.cli import EXIT_USAGE, ChineseArgumentParser, UsageError
+from npulab.core.cli import EXIT_FAIL, EXIT_USAGE, ChineseArgumentParser, UsageError
 
-# sub-command -> module; each module offers build_parser(subparsers) and run(args) -> int
+# sub-command -> (module, one-line Chinese help); each module offers build_parser(subparsers, name) and run(args) -> int
 TOOLS = {
-    "doctor": "npulab.doctor",
-    "lint-npu": "npulab.lint_npu",
-    "record": "npulab.record",
-    "lab-export": "npulab.labs.export",
-    "bench": "npulab.bench",
-    "migrate": "npulab.migrate",
-    "smi": "npulab.smi",
-    "strategy": "npulab.strategy",
+    "doctor": ("npulab.env.doctor", "诊断 Python、框架、CANN、驱动与设备"),
+    "lint-npu": ("npulab.course.lint_npu", "对照真实 torch_npu 安装包静态检查 NPU 单元"),
+    "record": ("npulab.course.record", "在昇腾主机上录制 NPU 单元的输出"),
+    "lab-export": ("npulab.course.labs.export", "由参考答案生成练习笔记本"),
+    "bench": ("npulab.bench", "预热、同步、重复、取中位数的基准测试"),
+    "migrate": ("npulab.migrate", "找出 CUDA 专用写法并给出 NPU 改法"),
+    "smi": ("npulab.ascend_tools.smi", "解析 npu-smi 输出；在昇腾主机上采样与收集诊断信息"),
+    "strategy": ("npulab.migrate.strategy", "GPU→NPU 迁移决策"),
 }
 
 
-def make_parser() -> ChineseArgumentParser:
-    parser = ChineseArgumentParser(
-        prog="python -m npulab",
-        description="昇腾 NPU 编程实战课程的命令行工具。",
-    )
+def _requested_tool(argv: list[str]) -> str | None:
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def make_parser(argv: list[str] | None = None) -> ChineseArgumentParser:
+    """The parser; only the requested tool's module is imported (all of them for ``--help`` listings in tests)."""
+    parser = ChineseArgumentParser(prog="python -m npulab", description="昇腾 NPU 编程实战课程的命令行工具。")
     subparsers = parser.add_subparsers(dest="tool", metavar="<tool>", parser_class=ChineseArgumentParser)
     subparsers.required = True
-    for name, module_name in TOOLS.items():
-        module = importlib.import_module(module_name)
-        module.build_parser(subparsers, name)
+    wanted = None if argv is None else _requested_tool(argv)
+    for name, (module_name, help_text) in TOOLS.items():
+        if name == wanted:
+            importlib.import_module(module_name).build_parser(subparsers, name)
+        else:
+            subparsers.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = make_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        args = make_parser(argv).parse_args(argv)
+    except ImportError as err:
+        tool = _requested_tool(argv)
+        print(f"错误：工具 {tool} 无法加载（{type(err).__name__}: {err}）。其他工具不受影响；"
+              f"先运行 python -m npulab doctor 检查环境。", file=sys.stderr)
+        return EXIT_FAIL
     try:
         return int(args.run(args))
     except UsageError as err:

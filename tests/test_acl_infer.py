@@ -1,4 +1,4 @@
-"""npulab.acl_infer: the pyACL call sequence and clean-up on failure, against a stand-in ``acl`` module."""
+"""npulab.ascend_tools.acl_pipeline: the pyACL call sequence and clean-up on failure, against a stand-in ``acl`` module."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import importlib.util
 import numpy as np
 import pytest
 
-from npulab.acl_fake import FakeAcl
-from npulab.acl_infer import AclError, run_om
+from npulab.ascend_tools.acl_pipeline import AclError, run_om
+from npulab.testing.fake_acl import FakeAcl
 
 
 def fake(**kw) -> FakeAcl:

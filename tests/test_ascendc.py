@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npulab.ascendc import (
+from npulab.core.paths import REPO_ROOT
+from npulab.kernels.ascendc import (
     AlignmentError,
     CostModel,
     OutOfBoundsError,
@@ -23,9 +24,8 @@ from npulab.ascendc import (
     run_relu,
     schedule,
 )
-from npulab.ascendc import emulator as em
-from npulab.ascendc import tiling as tl
-from npulab.paths import REPO_ROOT
+from npulab.kernels.ascendc import emulator as em
+from npulab.kernels.ascendc import tiling as tl
 
 PROJECT = REPO_ROOT / "chapters" / "06_advanced" / "ascendc" / "relu_custom"
 DTYPES = ["float16", "float32", "int32"]

@@ -1,4 +1,4 @@
-"""npulab.atc: atc command lines that can work are built with reasons; the rest are refused in Chinese."""
+"""npulab.ascend_tools.atc: atc command lines that can work are built with reasons; the rest are refused in Chinese."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pytest
 import torch
 from torch import nn
 
-from npulab import atc, onnx_tools
-from npulab.atc import AtcError, command
-from npulab.smi import parse_info, samples
+from npulab.ascend_tools import atc, onnx_export
+from npulab.ascend_tools.atc import AtcError, command
+from npulab.ascend_tools.smi import parse_info, samples
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +16,7 @@ def onnx_model(tmp_path_factory):
     """A small static-shape ONNX model with a non-default input name."""
     net = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4, 2))
     path = tmp_path_factory.mktemp("atc") / "tiny.onnx"
-    onnx_tools.export_onnx(net, torch.randn(1, 3, 32, 32), path, input_names=("images",))
+    onnx_export.export_onnx(net, torch.randn(1, 3, 32, 32), path, input_names=("images",))
     return path
 
 
@@ -24,7 +24,7 @@ def onnx_model(tmp_path_factory):
 def dynamic_model(tmp_path_factory):
     net = nn.Sequential(nn.Flatten(), nn.Linear(12, 2))
     path = tmp_path_factory.mktemp("atc") / "dyn.onnx"
-    onnx_tools.export_onnx(net, torch.randn(2, 3, 4), path, input_names=("x",), dynamic_batch=True)
+    onnx_export.export_onnx(net, torch.randn(2, 3, 4), path, input_names=("x",), dynamic_batch=True)
     return path
 
 

@@ -6,10 +6,11 @@ import sys
 
 import pytest
 
-from npulab import collectives, distributed
 from npulab.bench import allreduce as ar
-from npulab.cli import UsageError
-from npulab.paths import REPO_ROOT
+from npulab.core.cli import UsageError
+from npulab.core.paths import REPO_ROOT
+from npulab.hw import collectives
+from npulab.pytorch import distributed
 
 
 @pytest.mark.parametrize("n, factor", [(2, 1.0), (4, 1.5), (8, 1.75)])

@@ -20,8 +20,8 @@ from npulab.bench.bandwidth import (
     run_sweep,
 )
 from npulab.bench.sweep import geometric_sizes, saturation_point
-from npulab.device import Device
-from npulab.timing import Timing, benchmark
+from npulab.core.device import Device
+from npulab.core.timing import Timing, benchmark
 
 CPU = Device("cpu", "test CPU")
 FAKE_NPU = Device("npu", "stand-in accelerator")  # is_accelerator, but its buffers are made on the CPU below

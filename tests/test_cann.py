@@ -1,4 +1,4 @@
-"""Tests of npulab.cann on synthetic install trees, including broken ones: findings, never exceptions."""
+"""Tests of npulab.env.cann_install on synthetic install trees, including broken ones: findings, never exceptions."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from npulab import cann
-from npulab.cann import describe, env_status, make_synthetic_install
+from npulab.env import cann_install
+from npulab.env.cann_install import describe, env_status
+from npulab.testing import synthetic_cann
+from npulab.testing.synthetic_cann import make_synthetic_install
 
 ARCH = platform.machine() or "x86_64"
 
@@ -87,10 +89,10 @@ def test_missing_root_is_not_an_error(tmp_path: Path):
 
 def test_locate_and_candidates(legacy: Path, tmp_path: Path):
     env = {"ASCEND_HOME_PATH": str(legacy / "ascend-toolkit" / "latest"), "HOME": str(tmp_path)}
-    assert cann.candidate_roots(env)[0] == legacy
-    assert cann.locate(env).root == legacy
-    assert cann.candidate_roots({"HOME": "/home/u"})[-1] == Path("/home/u/Ascend")
-    assert cann.candidate_roots({"ASCEND_TOOLKIT_HOME": "/opt/x/cann-8.5.0"})[0] == Path("/opt/x")
+    assert cann_install.candidate_roots(env)[0] == legacy
+    assert cann_install.locate(env).root == legacy
+    assert cann_install.candidate_roots({"HOME": "/home/u"})[-1] == Path("/home/u/Ascend")
+    assert cann_install.candidate_roots({"ASCEND_TOOLKIT_HOME": "/opt/x/cann-8.5.0"})[0] == Path("/opt/x")
 
 
 # ----------------------------------------------------------------------------------------------- odd trees
@@ -223,11 +225,11 @@ def test_root_is_a_file_or_dangling(tmp_path: Path):
 
 
 def test_read_text_and_version_cfg_parsing(tmp_path: Path):
-    assert cann.read_text(tmp_path / "absent") == (None, None)
-    assert cann.parse_version_cfg("# version: 1.0\ncompiler_running_version=[7.6.T13.0.B094:8.0.T63]\n") == \
+    assert cann_install.read_text(tmp_path / "absent") == (None, None)
+    assert cann_install.parse_version_cfg("# version: 1.0\ncompiler_running_version=[7.6.T13.0.B094:8.0.T63]\n") == \
         ("7.6.T13.0.B094", "8.0.T63")
-    assert cann.parse_version_cfg("runtime_running_version=[1.83.T8.0.B128:CANN-1.83]") == ("1.83.T8.0.B128", "1.83")
-    assert cann.parse_kv("Version=1\nversion=2\n# c=3\n") == {"version": "1"}
+    assert cann_install.parse_version_cfg("runtime_running_version=[1.83.T8.0.B128:CANN-1.83]") == ("1.83.T8.0.B128", "1.83")
+    assert cann_install.parse_kv("Version=1\nversion=2\n# c=3\n") == {"version": "1"}
 
 
 # ----------------------------------------------------------------------------------------------- environment
@@ -263,21 +265,21 @@ def test_env_not_loaded():
 def test_env_pointing_nowhere_and_missing_lib(legacy: Path):
     status = env_status({"ASCEND_HOME_PATH": "/nope", "ASCEND_TOOLKIT_HOME": "/nope", "ASCEND_OPP_PATH": "/nope/opp"})
     assert not status.loaded and any("不存在" in p for p in status.problems)
-    env = cann.loaded_environ(legacy)
+    env = synthetic_cann.loaded_environ(legacy)
     env["LD_LIBRARY_PATH"] = "/usr/lib"
     status = env_status(env)
     assert not status.loaded and not status.lib_in_ld_path and any("LD_LIBRARY_PATH" in p for p in status.problems)
 
 
 def test_env_partially_loaded(legacy: Path):
-    env = cann.loaded_environ(legacy)
+    env = synthetic_cann.loaded_environ(legacy)
     del env["ASCEND_OPP_PATH"]
     status = env_status(env)
     assert not status.loaded and any("ASCEND_OPP_PATH 未设置" in p for p in status.problems)
 
 
 def test_env_lib_matched_through_the_real_path(legacy: Path):
-    env = cann.loaded_environ(legacy)
+    env = synthetic_cann.loaded_environ(legacy)
     env["LD_LIBRARY_PATH"] = str(_home(legacy) / "lib64")  # versioned dir instead of latest/
     assert env_status(env).lib_in_ld_path
 
@@ -285,14 +287,14 @@ def test_env_lib_matched_through_the_real_path(legacy: Path):
 def test_device_nodes_and_npu_smi(tmp_path: Path):
     for name in ("davinci10", "davinci2", "davinci0", "davinci_manager", "davinciX"):
         (tmp_path / name).touch()
-    assert [p.name for p in cann.device_nodes(tmp_path)] == ["davinci0", "davinci2", "davinci10"]
-    assert cann.device_nodes(tmp_path / "missing") == []
+    assert [p.name for p in cann_install.device_nodes(tmp_path)] == ["davinci0", "davinci2", "davinci10"]
+    assert cann_install.device_nodes(tmp_path / "missing") == []
     smi = tmp_path / "bin" / "npu-smi"
     smi.parent.mkdir()
     smi.write_text("#!/bin/sh\n")
     smi.chmod(0o755)
-    assert cann.find_npu_smi({"PATH": str(smi.parent)}) == str(smi)
-    assert cann.find_npu_smi({"PATH": "/nonexistent"}) is None
+    assert cann_install.find_npu_smi({"PATH": str(smi.parent)}) == str(smi)
+    assert cann_install.find_npu_smi({"PATH": "/nonexistent"}) is None
 
 
 def test_make_synthetic_install_rejects_bad_arguments(tmp_path: Path):
@@ -309,9 +311,9 @@ def test_make_synthetic_install_is_idempotent(tmp_path: Path):
 
 def test_summary_line(legacy: Path, tmp_path: Path):
     env = {"ASCEND_HOME_PATH": str(legacy / "ascend-toolkit" / "latest"), "HOME": str(tmp_path)}
-    assert cann.summary_line(env).startswith("8.0.0")
+    assert cann_install.summary_line(env).startswith("8.0.0")
     if not Path("/usr/local/Ascend").exists():
-        assert "CPU" in cann.summary_line({"HOME": str(tmp_path / "elsewhere")})
+        assert "CPU" in cann_install.summary_line({"HOME": str(tmp_path / "elsewhere")})
 
 
 def test_no_exception_on_unlistable_subdirectory(legacy: Path, monkeypatch: pytest.MonkeyPatch):

@@ -2,7 +2,8 @@
 
 import pytest
 
-from npulab import cann, cann_stack, compat
+from npulab.env import cann_install, cann_stack, compatibility
+from npulab.testing import synthetic_cann
 
 LAYER_ORDER = ["driver", "runtime", "operators", "ge", "ascendcl", "hccl", "frameworks"]
 
@@ -41,18 +42,18 @@ def test_version_examples_parse_with_npulab_cann_and_classify():
     results = {e["file"]: cann_stack.read_version_example(e) for e in cann_stack.version_examples()}
     cfg = results["ascend-toolkit/latest/version.cfg"]
     assert cfg == {"version": "8.0.1", "inner_version": "7.6.0.2.220"}
-    assert compat.classify_version_string(cfg["version"]).kind == "cann"
-    assert compat.classify_version_string(cfg["inner_version"]).kind == "internal"
+    assert compatibility.classify_version_string(cfg["version"]).kind == "cann"
+    assert compatibility.classify_version_string(cfg["inner_version"]).kind == "internal"
     driver = results["driver/version.info"]
-    assert compat.classify_version_string(driver["version"]).kind == "hdk"
-    assert compat.classify_version_string(driver["inner_version"]).kind == "product_internal"
+    assert compatibility.classify_version_string(driver["version"]).kind == "hdk"
+    assert compatibility.classify_version_string(driver["inner_version"]).kind == "product_internal"
     assert results["cann/aarch64-linux/ascend_toolkit_install.info"]["version"] == "8.5.0"
 
 
 @pytest.mark.parametrize("layout, version", [("legacy", "8.0.0"), ("cann", "8.5.0")])
 def test_layer_folders_exist_in_a_synthetic_install(tmp_path, layout, version):
-    root = cann.make_synthetic_install(tmp_path, layout=layout, version=version)
-    home = cann.describe(root).primary.path
+    root = synthetic_cann.make_synthetic_install(tmp_path, layout=layout, version=version)
+    home = cann_install.describe(root).primary.path
     found = cann_stack.layer_paths(root, home)
     assert set(found) == set(LAYER_ORDER)
     assert all(exists for paths in found.values() for _, exists in paths)

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from npulab.collectives import ALGORITHMS, algbw, allreduce_time, bus_factor, busbw
+from npulab.hw.collectives import ALGORITHMS, algbw, allreduce_time, bus_factor, busbw
 
 
 def test_ring_formula():

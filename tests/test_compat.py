@@ -1,4 +1,4 @@
-"""Tests of npulab.compat: version ordering, version-string kinds, the YAML tables and alignment checks."""
+"""Tests of npulab.env.compatibility: version ordering, version-string kinds, the YAML tables and alignment checks."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from npulab import compat
-from npulab.compat import check_alignment, classify_version_string, parse_version
+from npulab.core.display import records
+from npulab.env import compatibility
+from npulab.env.compatibility import check_alignment, classify_version_string, parse_version
 
 CANN_ORDER = ["6.3.RC3", "6.3.RC3.1", "7.0.RC1", "7.0.0", "8.0.RC2.alpha001", "8.0.RC2", "8.0.RC3.beta1", "8.0.RC3",
               "8.0.0", "8.0.1", "8.1.RC1", "8.2.RC1", "8.3.RC1", "8.5.0.alpha001", "8.5.0", "8.5.2", "9.0.0", "9.1.0"]
@@ -64,7 +65,7 @@ def test_equalities_and_local_label():
 def test_garbage_raises_value_error_in_chinese(bad):
     with pytest.raises(ValueError, match="版本号"):
         parse_version(bad)
-    assert compat.try_parse(bad) is None
+    assert compatibility.try_parse(bad) is None
 
 
 _pep440 = st.builds(
@@ -141,16 +142,16 @@ def test_classify_explains_the_bracket_pair():
 
 
 def test_every_table_has_source_retrieved_and_rows():
-    data = yaml.safe_load(compat.DATA_PATH.read_text(encoding="utf-8"))
+    data = yaml.safe_load(compatibility.DATA_PATH.read_text(encoding="utf-8"))
     for name, tab in data["tables"].items():
         assert tab.get("source"), name
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(tab.get("retrieved"))), name
         assert tab["rows"], name
-        assert compat.source_of(name)
+        assert compatibility.source_of(name)
 
 
 def test_versions_in_the_table_are_strings_that_parse():
-    for row in compat.table("torch_npu"):
+    for row in compatibility.table("torch_npu"):
         for key in ("torch_npu", "pytorch", "cann"):
             assert isinstance(row[key], str)
             parse_version(row[key])
@@ -160,71 +161,71 @@ def test_versions_in_the_table_are_strings_that_parse():
 
 
 def test_known_rows_and_recommended():
-    rows = {r["torch_npu"]: r for r in compat.table("torch_npu")}
+    rows = {r["torch_npu"]: r for r in compatibility.table("torch_npu")}
     assert rows["2.1.0.post13"]["cann"] == "8.2.RC1"
     assert rows["2.1.0.post10"]["cann"] == "8.0.0"
     assert rows["2.12.0"]["cann"] == "9.1.0"
-    assert compat.table("recommended")[0] == {"torch_npu": "2.12.0", "pytorch": "2.12.0", "cann": "9.1.0",
+    assert compatibility.table("recommended")[0] == {"torch_npu": "2.12.0", "pytorch": "2.12.0", "cann": "9.1.0",
                                               "python": ["3.10", "3.11", "3.12", "3.13", "3.14"]}
-    lines = {r["release_line"]: r["cann"] for r in compat.table("release_lines")}
+    lines = {r["release_line"]: r["cann"] for r in compatibility.table("release_lines")}
     assert lines["26.1.0"] == "9.1.0" and lines["6.0.rc3"] == "8.0.RC3"
-    assert len(compat.torch_npu_rows()) == len(rows)
+    assert len(compatibility.torch_npu_rows()) == len(rows)
 
 
 def test_reported_seed_environment_carries_the_correction():
-    (seed,) = compat.table("reported")
+    (seed,) = compatibility.table("reported")
     assert (seed["cann"], seed["torch_npu"], seed["python"]) == ("8.0.1", "2.1.0.post13", "3.10.12")
     assert seed["provenance"] == "reported" and "8.2.RC1" in seed["correction"]
 
 
 def test_uncertain_rows_have_a_note():
-    for name in compat.table_names():
-        for row in compat.table(name):
+    for name in compatibility.table_names():
+        for row in compatibility.table(name):
             if row.get("uncertain"):
                 assert row.get("note") or name == "mindspore_third_party", (name, row)
 
 
 def test_table_copies_are_independent_and_unknown_table_errors():
-    compat.table("torch_npu")[0]["cann"] = "changed"
-    assert compat.table("torch_npu")[0]["cann"] == "9.1.0"
+    compatibility.table("torch_npu")[0]["cann"] = "changed"
+    assert compatibility.table("torch_npu")[0]["cann"] == "9.1.0"
     with pytest.raises(KeyError):
-        compat.table("nope")
-    assert "rows" not in compat.table_info("hdk_matrix")
-    assert "| torch_npu |" in compat.as_table(compat.table("torch_npu")[:2], ["torch_npu", "cann"])
+        compatibility.table("nope")
+    assert "rows" not in compatibility.table_info("hdk_matrix")
+    assert "| torch_npu |" in records(compatibility.table("torch_npu")[:2], ["torch_npu", "cann"]).markdown()
 
 
 # ----------------------------------------------------------------------------------------------- look-ups
 
 
 def test_torch_npu_for_sorts_newest_cann_first():
-    names = [r["torch_npu"] for r in compat.torch_npu_for("2.1.0+cpu")]
+    names = [r["torch_npu"] for r in compatibility.torch_npu_for("2.1.0+cpu")]
     assert names[:4] == ["2.1.0.post17", "2.1.0.post13", "2.1.0.post12", "2.1.0.post10"]
     assert set(names) >= {"2.1.0.post8", "2.1.0", "2.1.0.rc1"}
-    assert compat.torch_npu_for("2.13.0") == []
+    assert compatibility.torch_npu_for("2.13.0") == []
 
 
 def test_python_for_torch():
-    assert compat.python_for_torch("2.13.0+cpu") == ["3.10", "3.11", "3.12", "3.13", "3.14"]
-    assert "3.12" not in compat.python_for_torch("2.6.0")
-    assert compat.python_for_torch("0.4.0") is None
+    assert compatibility.python_for_torch("2.13.0+cpu") == ["3.10", "3.11", "3.12", "3.13", "3.14"]
+    assert "3.12" not in compatibility.python_for_torch("2.6.0")
+    assert compatibility.python_for_torch("0.4.0") is None
 
 
 def test_cann_for_mindspore():
-    assert [r["cann"] for r in compat.cann_for_mindspore("2.4.10")] == ["8.0.0.beta1", "8.0.0"]
-    conflict = compat.cann_for_mindspore("2.6.0")
+    assert [r["cann"] for r in compatibility.cann_for_mindspore("2.4.10")] == ["8.0.0.beta1", "8.0.0"]
+    conflict = compatibility.cann_for_mindspore("2.6.0")
     assert {r["cann"] for r in conflict} == {"8.1.RC1.beta1", "8.2.RC1"} and all(r["uncertain"] for r in conflict)
-    assert compat.cann_for_mindspore("2.10.0") == []  # no official pairing found
-    series = compat.cann_for_mindspore("2.7.3")
+    assert compatibility.cann_for_mindspore("2.10.0") == []  # no official pairing found
+    series = compatibility.cann_for_mindspore("2.7.3")
     assert series and all(r["match"] == "series" for r in series)
 
 
 def test_hdk_lookups():
-    assert compat.hdk_for_cann("8.0.0") == ["24.1.0"]
-    assert compat.hdk_for_cann("8.0.RC3.beta1") == ["24.1.RC3"]
-    assert compat.hdk_compatible("9.1.0", "25.0.1") is False
-    assert compat.hdk_compatible("9.1.0", "25.2.0.3") is True
-    assert compat.hdk_compatible("9.2.0", "26.0.rc1") is True
-    assert compat.hdk_compatible("8.0.0", "24.1.0.3") is None  # 8.0.0 is not in the matrix
+    assert compatibility.hdk_for_cann("8.0.0") == ["24.1.0"]
+    assert compatibility.hdk_for_cann("8.0.RC3.beta1") == ["24.1.RC3"]
+    assert compatibility.hdk_compatible("9.1.0", "25.0.1") is False
+    assert compatibility.hdk_compatible("9.1.0", "25.2.0.3") is True
+    assert compatibility.hdk_compatible("9.2.0", "26.0.rc1") is True
+    assert compatibility.hdk_compatible("8.0.0", "24.1.0.3") is None  # 8.0.0 is not in the matrix
 
 
 # ----------------------------------------------------------------------------------------------- alignment

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npulab import cube
+from npulab.hw import cube
 
 dims = st.integers(1, 90)
 

@@ -1,6 +1,6 @@
 """The Da Vinci core data: buffer sizes from the platform file, the two data paths, the drawing."""
 
-from npulab import davinci
+from npulab.hw import davinci
 
 
 def test_buffer_sizes_from_the_platform_file():

@@ -1,4 +1,4 @@
-"""npulab.dmi: the data file agrees with the real ascend-dmi help texts; readers and the diagnosis-command rules."""
+"""npulab.ascend_tools.dmi: the data file agrees with the real ascend-dmi help texts; readers and the diagnosis-command rules."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from npulab import dmi
-from npulab.smi import samples
+from npulab.ascend_tools import dmi
+from npulab.ascend_tools.smi import samples
 
 
 def test_every_option_in_the_help_texts_is_a_mode_in_the_data():

@@ -1,4 +1,4 @@
-"""Tests of npulab.doctor: the checks on synthetic trees and environments, and the command line via subprocess."""
+"""Tests of npulab.env.doctor: the checks on synthetic trees and environments, and the command line via subprocess."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from npulab import doctor
-from npulab.cann import loaded_environ, make_synthetic_install
-from npulab.doctor import CHECK_IDS, diagnose
+from npulab.env import doctor
+from npulab.env.doctor import CHECK_IDS, diagnose
+from npulab.testing.synthetic_cann import loaded_environ, make_synthetic_install
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -356,6 +356,6 @@ def test_cli_human_output(tmp_path: Path):
 
 
 def test_standalone_module_entry_point(tmp_path: Path):
-    proc = subprocess.run([sys.executable, "-m", "npulab.doctor", "--ascend-root", "/definitely/not/here"],
+    proc = subprocess.run([sys.executable, "-m", "npulab", "doctor", "--ascend-root", "/definitely/not/here"],
                           cwd=REPO, capture_output=True, text=True, env=_clean_env(tmp_path))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr

@@ -1,12 +1,13 @@
 import json
 import warnings
 
-from npulab import envinfo, plotting
-from npulab.paths import REPO_ROOT
+from npulab.core import plotting
+from npulab.core.paths import REPO_ROOT
+from npulab.env import cann_install, environment_summary
 
 
 def test_summary_prints_versions_and_device(capsys):
-    device = envinfo.summary()
+    device = environment_summary.summary()
     out = capsys.readouterr().out
     for key in ("Python", "numpy", "torch", "torch_npu", "mindspore", "CANN", "本节使用的设备"):
         assert key in out
@@ -14,20 +15,18 @@ def test_summary_prints_versions_and_device(capsys):
 
 
 def test_summary_never_fails_even_if_cann_probe_breaks(monkeypatch, capsys):
-    from npulab import cann
-
     def boom(*_a, **_k):
         raise RuntimeError("garbage install tree")
 
-    monkeypatch.setattr(cann, "summary_line", boom)
-    envinfo.summary()
+    monkeypatch.setattr(cann_install, "summary_line", boom)
+    environment_summary.summary()
     assert "未能读取（RuntimeError）" in capsys.readouterr().out
 
 
 def test_package_version_without_import():
-    assert envinfo.package_version("numpy").startswith("1.")
-    assert envinfo.package_version("torch_npu") is None  # never in the CPU environment
-    assert envinfo.package_version("no-such-package-xyz") is None
+    assert environment_summary.package_version("numpy").startswith("1.")
+    assert environment_summary.package_version("torch_npu") is None  # never in the CPU environment
+    assert environment_summary.package_version("no-such-package-xyz") is None
 
 
 def test_course_style_uses_a_cjk_family_list_and_renders_chinese_without_warnings():

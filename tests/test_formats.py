@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npulab import formats
+from npulab.hw import formats
 
 DTYPES = ["float16", "float32", "int8"]
 

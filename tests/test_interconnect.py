@@ -1,8 +1,8 @@
 """Link types and the topology drawing, on the course's real 8-card sample."""
 
-from npulab import interconnect
-from npulab.paths import DATA_DIR
-from npulab.smi.topo import parse_topo
+from npulab.ascend_tools.smi.topo import parse_topo
+from npulab.core.paths import DATA_DIR
+from npulab.hw import interconnect
 
 SAMPLE = DATA_DIR / "samples" / "topo_910b3_8card.txt"
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from npulab.labs import lab02
+from npulab.course.labs import lab02
 
 
 @pytest.fixture(autouse=True)

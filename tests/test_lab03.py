@@ -2,7 +2,7 @@
 
 import pytest
 
-from npulab.labs import lab03
+from npulab.course.labs import lab03
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import mindspore as ms
 import pytest
 from mindspore import nn
 
-from npulab.labs import lab04
+from npulab.course.labs import lab04
 
 
 @pytest.fixture()

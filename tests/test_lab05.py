@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from npulab import smi
-from npulab.labs import lab05
+from npulab.ascend_tools import smi
+from npulab.course.labs import lab05
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 import pytest
 
-from npulab.ascendc import emulator
-from npulab.labs import lab06
+from npulab.course.labs import lab06
+from npulab.kernels.ascendc import emulator
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,7 @@
 import nbformat
 import pytest
 
-from npulab.labs import Lab, LabCheckFailed, export, lab01
+from npulab.course.labs import Lab, LabCheckFailed, export, lab01
 
 
 def test_unanswered_is_reported_not_failed(monkeypatch, capsys):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -15,10 +14,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npulab import lint_npu, npu_symbols
-from npulab.cli import UsageError
-from npulab.lint_npu import check_leaves, defined_names, python_source, used_names
-from npulab.npu_symbols import SymbolIndex, build_index, load_index, pinned_index, pinned_version, torch_npu_path
+from npulab.__main__ import main as npulab_main
+from npulab.core.cli import UsageError
+from npulab.core.notebook_cells import python_source
+from npulab.course import lint_npu
+from npulab.course.lint_npu import check_leaves, defined_names, used_names
+from npulab.pytorch import torch_npu_names
+from npulab.pytorch.torch_npu_names import (
+    SymbolIndex,
+    build_index,
+    load_index,
+    pinned_index,
+    pinned_version,
+    torch_npu_path,
+)
 
 FAKE_VERSION = "9.9.9"
 FAKE_WHEEL = f"torch_npu-{FAKE_VERSION}-cp311-cp311-manylinux_2_28_x86_64.whl"
@@ -139,7 +148,7 @@ def test_load_index_caches_next_to_the_wheel(tmp_path, monkeypatch):
     def no_download(*args):
         raise AssertionError("the cached wheel must be used")
 
-    monkeypatch.setattr(npu_symbols, "download_wheel", no_download)
+    monkeypatch.setattr(torch_npu_names, "download_wheel", no_download)
     assert load_index(FAKE_VERSION, tmp_path).resolve("torch_npu.npu.synchronize")
     assert (tmp_path / f"torch_npu-{FAKE_VERSION}.symbols.json").is_file()
     (tmp_path / FAKE_WHEEL).unlink()  # the JSON alone is enough now
@@ -150,9 +159,9 @@ def test_download_failure_says_what_to_do(tmp_path, monkeypatch):
     def offline(cmd, **kwargs):
         return subprocess.CompletedProcess(cmd, 1, "", "ERROR: Could not install: network is unreachable\n")
 
-    monkeypatch.setattr(npu_symbols.subprocess, "run", offline)
+    monkeypatch.setattr(torch_npu_names.subprocess, "run", offline)
     with pytest.raises(UsageError, match="无法下载 torch-npu==2.12.0") as err:
-        npu_symbols.download_wheel("2.12.0", tmp_path)
+        torch_npu_names.download_wheel("2.12.0", tmp_path)
     assert "--cache-dir" in str(err.value) and "pip download" in str(err.value)
 
 
@@ -243,12 +252,7 @@ def test_leaf_rules_allow_names_defined_outside_npu_cells():
 
 
 def _cli_prefix() -> list[str]:
-    """``python -m npulab lint-npu``; ``python -m npulab.lint_npu`` while a sibling tool module is missing."""
-    from npulab.__main__ import TOOLS
-
-    if all(importlib.util.find_spec(module) for module in TOOLS.values()):
-        return [sys.executable, "-m", "npulab", "lint-npu"]
-    return [sys.executable, "-m", "npulab.lint_npu"]
+    return [sys.executable, "-m", "npulab", "lint-npu"]
 
 
 @pytest.fixture(scope="module")
@@ -368,7 +372,7 @@ def test_cli_download_failure_is_a_usage_error(tmp_path):
 def test_missing_pin_is_a_usage_error(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(lint_npu, "REPO_ROOT", tmp_path)
     write_nb(tmp_path, "print(1)")
-    assert lint_npu.main([str(tmp_path / "lesson.ipynb")]) == 2
+    assert npulab_main(["lint-npu", str(tmp_path / "lesson.ipynb")]) == 2
     assert "requirements-npu.txt" in capsys.readouterr().err
 
 

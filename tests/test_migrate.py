@@ -11,11 +11,11 @@ import nbformat
 import pytest
 
 from npulab import migrate
-from npulab.device import Device
+from npulab.core.device import Device
+from npulab.core.paths import REPO_ROOT
 from npulab.migrate import sources, symbols, tables
 from npulab.migrate.model import AUTO, BLOCKER, MANUAL
 from npulab.migrate.standin import run_script
-from npulab.paths import REPO_ROOT
 
 EXAMPLE = REPO_ROOT / "chapters" / "03_pytorch_npu" / "examples" / "train_cuda.py"
 
@@ -185,7 +185,7 @@ def test_every_rule_of_the_table_has_cases():
 def test_no_false_alarm_on_device_agnostic_code():
     code = """
     import torch
-    from npulab.device import pick_device
+    from npulab.core.device import pick_device
 
     device = pick_device()
     model = torch.nn.Linear(4, 2).to(device.torch)

@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 import torch
 
-from npulab import ms_convert, ms_models, resnet
+from npulab.mindspore import convert as ms_convert
+from npulab.mindspore import resnet as ms_models
+from npulab.pytorch import resnet
 
 SMALL = (1, 1, 1, 1)  # the same builder with one bottleneck per stage: fast on CPU
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from npulab import ms_pairs
+from npulab.mindspore import api_pairs as ms_pairs
 
 KEYS = ms_pairs.keys()
 

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from mindspore import nn
 
-from npulab import ms_env, ms_timing
-from npulab.timing import Timing
+from npulab.core.timing import Timing
+from npulab.mindspore import runtime as ms_env
+from npulab.mindspore import timing as ms_timing
 
 
 class AsyncDevice:

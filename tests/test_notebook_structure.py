@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from npulab import lint_npu
-from npulab.notebooks import KNOWN_TAGS, NPU_TAG, SKIP_TAG, is_npu_cell, iter_notebooks, read, tags
-from npulab.paths import REPO_ROOT
-from npulab.record import RECORD_KEY
+from npulab.core.notebook_cells import KNOWN_TAGS, NPU_TAG, SKIP_TAG, is_npu_cell, iter_notebooks, read, tags
+from npulab.core.paths import REPO_ROOT
+from npulab.course import lint_npu
+from npulab.course.record import RECORD_KEY
 
 NOTEBOOKS = list(iter_notebooks())
 LESSONS = [p for p in NOTEBOOKS if p.parts[-3] == "chapters"]
@@ -48,14 +48,14 @@ def test_lesson_follows_the_skeleton(path):
         assert f"| {column}" in text or f"|{column}" in text, column
     assert ":class: dropdown" in text, "exercise solutions are folded"
     first_code = next(c for c in nb.cells if c.cell_type == "code")
-    assert "envinfo.summary(" in first_code.source, "the first code cell prints the environment"
+    assert "environment_summary.summary(" in first_code.source, "the first code cell prints the environment"
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=ids(SOLUTIONS))
 def test_lab_solution_has_checks_and_report(path):
     nb = read(path)
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    assert "envinfo.summary(" in code and "lab.report()" in code
+    assert "environment_summary.summary(" in code and "lab.report()" in code
     assert code.count("# BEGIN SOLUTION") >= 1 and "（参考答案）" in nb.cells[0].source
 
 
@@ -68,7 +68,7 @@ def test_metadata_and_tags(path):
     assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
     for cell in nb.cells:
         unknown = set(tags(cell)) - KNOWN_TAGS
-        assert not unknown, f"unknown tags {unknown} (add them to conftest.py and npulab.notebooks.KNOWN_TAGS)"
+        assert not unknown, f"unknown tags {unknown} (add them to conftest.py and npulab.core.notebook_cells.KNOWN_TAGS)"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
@@ -120,3 +120,14 @@ def test_toc_lists_every_notebook_and_six_chapters_in_order():
     assert set(ids(NOTEBOOKS)) <= listed, "every notebook appears in _toc.yml"
     chapters = [f.split("/")[1] for f in files if f.startswith("chapters/") and f.endswith("/index")]
     assert chapters == ["01_environment", "02_ascend_architecture", "03_pytorch_npu", "04_mindspore", "05_tools", "06_advanced"]
+
+
+def test_the_ignore_list_is_the_same_everywhere():
+    """pytest.ini and _config.yml cannot import npulab; they must still skip the folders npulab skips."""
+    from npulab.core.notebook_cells import IGNORED_DIRS
+
+    norecurse = (REPO_ROOT / "pytest.ini").read_text(encoding="utf-8")
+    book = yaml.safe_load((REPO_ROOT / "_config.yml").read_text(encoding="utf-8"))["exclude_patterns"]
+    for name in IGNORED_DIRS:
+        assert name in norecurse or name.startswith("."), f"pytest.ini norecursedirs lacks {name}"
+        assert any(name in pattern for pattern in book), f"_config.yml exclude_patterns lacks {name}"

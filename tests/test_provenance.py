@@ -1,9 +1,9 @@
 import pytest
 import yaml
 
-from npulab import peaks, provenance
-from npulab.device import Device
-from npulab.provenance import Kind
+from npulab.core import peaks, provenance
+from npulab.core.device import Device
+from npulab.core.provenance import Kind
 
 
 def test_every_reported_figure_has_a_known_source_and_fields():

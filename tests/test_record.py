@@ -3,7 +3,7 @@
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
-from npulab import record
+from npulab.course import record
 
 STAMP = {"device": "Ascend910B3", "driver": "24.1.0.3", "cann": "8.0.1", "torch": "2.1.0",
          "torch_npu": "2.1.0.post13", "date": "2026-11-29"}

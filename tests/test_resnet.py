@@ -1,6 +1,6 @@
 import torch
 
-from npulab.resnet import forward_flop_per_image, resnet50
+from npulab.pytorch.resnet import forward_flop_per_image, resnet50
 
 
 def test_parameter_count_and_names_match_torchvision():

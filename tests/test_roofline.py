@@ -3,9 +3,9 @@
 import pytest
 import yaml
 
-from npulab import roofline
-from npulab.paths import DATA_DIR
-from npulab.provenance import Kind
+from npulab.core.paths import DATA_DIR
+from npulab.core.provenance import Kind
+from npulab.hw import roofline
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +57,9 @@ def test_workloads():
 
 
 def test_resnet50_convs_add_up_to_the_forward_flop():
-    from npulab.resnet import forward_flop_per_image
+    from npulab.pytorch.resnet import conv_workloads, forward_flop_per_image
 
-    convs = roofline.resnet50_convs(224)
+    convs = conv_workloads(224)
     assert len(convs) == 53  # 49 convolutions in the bottlenecks and stem + 4 downsample projections
     fc = 2 * 2048 * 1000
     assert sum(w.flop for w in convs) + fc == forward_flop_per_image(224)

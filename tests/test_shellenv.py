@@ -1,4 +1,4 @@
-"""Tests of npulab.shellenv with a real venv and a synthetic CANN tree: what the load order really changes."""
+"""Tests of npulab.env.shell_session with a real venv and a synthetic CANN tree: what the load order really changes."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from npulab.cann import make_synthetic_install
-from npulab.shellenv import MINIMAL_PATH, compare_orders, observe
+from npulab.env.shell_session import MINIMAL_PATH, compare_orders, observe
+from npulab.testing.synthetic_cann import make_synthetic_install
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
-"""npulab.smi: every real sample, hand-made edge cases (marked as such), fuzzing, and the command line.
+"""npulab.ascend_tools.smi: every real sample, hand-made edge cases (marked as such), fuzzing, and the command line.
 
-Real outputs live in assets/data/samples/ with their sources (index.yaml). Hand-made strings below follow the
+Real outputs live in npulab/data/samples/ with their sources (index.yaml). Hand-made strings below follow the
 format rules of ascend_facts.md §5.1 (A3 dies, 5-digit ``used/ total``, wide 26.0 tables, compressed
 whitespace, Ascend 950 process header); they exercise the rules, they are not presented as captures.
 """
@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from npulab import smi
-from npulab.smi import (
+from npulab.ascend_tools import smi
+from npulab.ascend_tools.smi import (
     SmiParseError,
     SmiUnsupported,
     detect,
@@ -34,10 +34,10 @@ from npulab.smi import (
     parse_watch,
     samples,
 )
-from npulab.smi.info import CHIP_FIELDS, PROCESS_FIELDS
-from npulab.smi.queries import parse_help, types
-from npulab.smi.render import render
-from npulab.smi.triage import ecc_findings, health_findings, pcie_findings, worst
+from npulab.ascend_tools.smi.info import CHIP_FIELDS, PROCESS_FIELDS
+from npulab.ascend_tools.smi.queries import parse_help, types
+from npulab.ascend_tools.smi.render import render
+from npulab.ascend_tools.smi.triage import ecc_findings, health_findings, pcie_findings, worst
 
 FUZZ = settings(max_examples=int(os.environ.get("NPULAB_FUZZ_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -7,9 +7,8 @@ import sys
 import matplotlib
 import pytest
 
-from npulab import strategy
-from npulab.migrate import effort, scan, scan_source
-from npulab.paths import REPO_ROOT
+from npulab.core.paths import REPO_ROOT
+from npulab.migrate import effort, scan, scan_source, strategy
 
 matplotlib.use("Agg")
 GPU_PROJECT = REPO_ROOT / "chapters" / "06_advanced" / "examples" / "gpu_project"

@@ -1,8 +1,8 @@
 import pytest
 
-from npulab import timing
-from npulab.device import Device
-from npulab.timing import benchmark, matmul_flop
+from npulab.core import timing
+from npulab.core.device import Device
+from npulab.core.timing import benchmark, matmul_flop
 
 
 class FakeAsync:
@@ -28,8 +28,11 @@ def test_benchmark_synchronises_before_every_clock_read(monkeypatch):
     assert t.median == 2
     assert t.best == 1
     assert t.spread == pytest.approx((9 - 1) / 2)
-    assert t.device == "npu:0"
+    assert t.device == Device("npu", "fake") and t.device_name == "npu:0"  # the Device is kept, not just its name
     assert fake.calls == 6
+    figure = t.figure("一次调用")
+    assert figure.value == 2000 and figure.unit == "ms" and "npu:0 (fake)" in figure.origin
+    assert t.rate_figure("吞吐", 10, "次/s").value == 5
 
 
 def test_without_sync_an_async_device_would_look_free(monkeypatch):
@@ -63,3 +66,16 @@ def test_run_matmul_reports_gflops_on_cpu():
     (r,) = run_matmul(Device("cpu", "cpu"), [64], warmup=1, repeats=3)
     assert r.n == 64 and r.dtype == "float32"
     assert r.gflops == pytest.approx(matmul_flop(64) / r.timing.median / 1e9)
+
+
+def test_derived_figures_are_computed_from_the_formula_they_show():
+    from npulab.core.provenance import Kind, derive, evaluate, measured
+
+    t_cpu = measured("CPU", 351.01, "s", "cpu")
+    f = derive("加速比", "t_cpu / t_npu", "×", t_cpu=t_cpu, t_npu=2.13)
+    assert f.kind is Kind.DERIVED and f.value == 164.8
+    assert f.origin.startswith("t_cpu / t_npu") and "351.01 s" in f.origin and "2.13" in f.origin
+    assert evaluate("max(a, b) * 2", a=1, b=3) == 6
+    for bad in ("__import__('os')", "a.b", "open('x')", "c + 1"):
+        with pytest.raises(ValueError):
+            evaluate(bad, a=1)

@@ -8,8 +8,9 @@ import sys
 import pytest
 import torch
 
-from npulab import provenance, train
-from npulab.device import Device
+from npulab.core import provenance
+from npulab.core.device import Device
+from npulab.pytorch import train
 
 CPU = Device("cpu", "test CPU")
 

@@ -1,4 +1,4 @@
-"""Tests of npulab.visible: parsing, validating and mapping ASCEND_RT_VISIBLE_DEVICES."""
+"""Tests of npulab.env.visible_devices: parsing, validating and mapping ASCEND_RT_VISIBLE_DEVICES."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from npulab.visible import ENV_NAME, from_environ, logical_to_physical, parse_visible
+from npulab.env.visible_devices import ENV_NAME, from_environ, logical_to_physical, parse_visible
 
 
 def test_unset_means_all_devices_identity_mapping():

@@ -3,8 +3,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from npulab.paths import REPO_ROOT
-from npulab.workshop import RosterError, agenda, assign_devices
+from npulab.core.paths import REPO_ROOT
+from npulab.course.workshop import RosterError, agenda, assign_devices
 
 
 def test_assignment_is_deterministic_and_respects_capacity():

@@ -8,7 +8,7 @@
 import os
 from pathlib import Path
 
-from npulab.workshop import assign_devices
+from npulab.course.workshop import assign_devices
 
 c = get_config()  # noqa: F821  (provided by JupyterHub when it loads this file)
 

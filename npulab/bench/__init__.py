@@ -2,7 +2,7 @@
 
 Each benchmark module offers ``add_arguments(parser)`` (its own options; ``--device`` and ``--json``
 are added here for all) and ``run(args) -> int``, and follows the
-method of ``npulab.timing``: warm-up, device synchronisation before reading the clock, repeats,
+method of ``npulab.core.timing``: warm-up, device synchronisation before reading the clock, repeats,
 median. Add a benchmark by adding its module to ``BENCHMARKS``.
 """
 

@@ -2,7 +2,7 @@
 
 ``python -m npulab bench allreduce --nproc N`` starts N processes on this host (spawned, one per device: hccl
 on NPUs, nccl on CUDA, gloo on the CPU), all-reduces float32 buffers of each size and reports, per size, the
-median over repeats of the slowest rank's time. Bandwidths follow nccl-tests (``npulab.collectives``):
+median over repeats of the slowest rank's time. Bandwidths follow nccl-tests (``npulab.hw.collectives``):
 algbw = bytes / time, busbw = algbw · 2(n−1)/n. The α–β ring model of chapter 02 is fitted to the measured
 times (least squares on relative error) and printed next to them.
 """
@@ -19,8 +19,8 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 
-from npulab.cli import EXIT_FAIL, UsageError
-from npulab.collectives import algbw, allreduce_time, busbw
+from npulab.core.cli import EXIT_FAIL, UsageError
+from npulab.hw.collectives import algbw, allreduce_time, busbw
 
 MAX_CPU_PROCESSES = 16
 DEFAULT_TIMEOUT_S = 600.0
@@ -68,7 +68,7 @@ def fit_ring(nbytes: list[int], seconds: list[float], n: int) -> tuple[float, fl
 
     Two-point estimate: the smallest message is almost all latency, so it gives α; the largest is almost all
     transfer, so what remains of its time after the α term gives β. Both coefficients come from
-    ``npulab.collectives.allreduce_time`` itself.
+    ``npulab.hw.collectives.allreduce_time`` itself.
 
     >>> alpha, beta = fit_ring([1024, 1 << 24], [1e-4, 1e-4 + 2 * (1 << 24) / 2 / 1e9], 2)
     >>> round(alpha * 1e6, 1), round(beta / 1e9, 3)
@@ -99,8 +99,8 @@ def _worker(rank: int, nproc: int, kind: str, sizes: list[int], repeats: int | N
     import torch
     import torch.distributed as dist
 
-    from npulab import distributed
-    from npulab.device import pick_device, synchronize
+    from npulab.core.device import pick_device, synchronize
+    from npulab.pytorch import distributed
 
     if kind == "cpu":
         torch.set_num_threads(1)
@@ -140,7 +140,7 @@ def _worker(rank: int, nproc: int, kind: str, sizes: list[int], repeats: int | N
 def run_allreduce(nproc: int, sizes: list[int], *, device: str | None = None, repeats: int | None = None,
                   timeout_s: float = DEFAULT_TIMEOUT_S) -> Report:
     """Measure AllReduce with ``nproc`` local processes for every size in ``sizes`` (bytes, multiples of 4)."""
-    from npulab.device import pick_device
+    from npulab.core.device import pick_device
 
     kind = pick_device(device).kind
     _check(nproc, sizes, kind)
@@ -166,7 +166,7 @@ def run_allreduce(nproc: int, sizes: list[int], *, device: str | None = None, re
             raw = json.load(f)
     rows = tuple(Row(b, s, r, algbw(b, s), busbw(algbw(b, s), nproc, "allreduce")) for b, s, r in raw["rows"])
     alpha, beta = fit_ring([r.nbytes for r in rows], [r.seconds for r in rows], nproc)
-    from npulab.distributed import backend_for
+    from npulab.pytorch.distributed import backend_for
 
     return Report(backend_for(kind), raw["device"], nproc, rows, alpha, beta)
 
@@ -221,7 +221,7 @@ def _gb(value: float) -> str:
 
 
 def run(args) -> int:
-    from npulab.device import pick_device
+    from npulab.core.device import pick_device
 
     if args.repeats < 0:
         raise UsageError("--repeats 须 ≥ 1（0 表示按大小自动选择）")

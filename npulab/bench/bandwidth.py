@@ -8,7 +8,7 @@
   on a CPU there is no such link, so the function refuses instead of reporting a meaningless number.
 - ``run_sweep``: the same measurement over a range of sizes; ``Sweep.saturation()`` is where the curve flattens.
 
-Every measurement uses ``npulab.timing.benchmark``: warm-up calls, device synchronisation before each clock
+Every measurement uses ``npulab.core.timing.benchmark``: warm-up calls, device synchronisation before each clock
 read, repeats, median. Small buffers are copied ``copies`` times per timed call so one call lasts long enough
 to time (the result divides by ``copies``).
 """
@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from npulab.bench.sweep import geometric_sizes, saturation_point
-from npulab.device import Device
-from npulab.timing import Timing, benchmark
+from npulab.core.device import Device
+from npulab.core.timing import Timing, benchmark
 
 HOST_DEVICE_ON_CPU = ("主机↔设备带宽只在加速器上有意义：在 CPU 上数据本来就在主机内存里，没有 PCIe（或 HCCS）"
                       "链路可测；CPU 上能测的是内存带宽（d2d）。")
@@ -158,8 +158,9 @@ def run(args) -> int:
     import json
 
     from npulab.bench.matmul import _int_list
-    from npulab.cli import UsageError
-    from npulab.device import by_device, pick_device
+    from npulab.core.cli import UsageError
+    from npulab.core.device import pick_device
+    from npulab.core.sizes import problem_size
 
     if args.repeats < 1:
         raise UsageError("--repeats 须 ≥ 1")
@@ -167,7 +168,7 @@ def run(args) -> int:
     if not tests or set(tests) - {"d2d", *DIRECTIONS}:
         raise UsageError(f"--tests 只能取 d2d、h2d、d2h，收到 {args.tests!r}")
     device = pick_device(args.device or None)
-    mib = _int_list(args.mib) if args.mib else by_device(device, cpu=[16, 64, 256], accelerator=[64, 256, 1024])
+    mib = _int_list(args.mib) if args.mib else problem_size("copy_bandwidth", device, show=False)["mib"]
     sizes = (geometric_sizes(4 * 2**10, max(mib) * 2**20) if args.sweep else [m * 2**20 for m in mib])
     pinned_modes = {"both": [True, False], "pinned": [True], "pageable": [False]}[args.host_memory]
     notes = []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from npulab.device import Device
-from npulab.timing import Timing, benchmark, matmul_flop
+from npulab.core.device import Device
+from npulab.core.timing import Timing, benchmark, matmul_flop
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ def run_matmul(device: Device, sizes: list[int], dtype: str = "float32", *, warm
 
 
 def _int_list(text: str) -> list[int]:
-    from npulab.cli import UsageError
+    from npulab.core.cli import UsageError
 
     try:
         values = [int(v) for v in text.split(",") if v.strip()]
@@ -60,13 +60,14 @@ def run(args) -> int:
     import torch
 
     from npulab.bench.sweep import saturation_point
-    from npulab.cli import UsageError
-    from npulab.device import by_device, pick_device
+    from npulab.core.cli import UsageError
+    from npulab.core.device import pick_device
+    from npulab.core.sizes import problem_size
 
     if args.repeats < 1:
         raise UsageError("--repeats 须 ≥ 1")
     device = pick_device(args.device or None)
-    sizes = _int_list(args.sizes) if args.sizes else by_device(device, cpu=[256, 512, 1024], accelerator=[1024, 2048, 4096, 8192])
+    sizes = _int_list(args.sizes) if args.sizes else problem_size("matmul_sweep", device, show=False)["sizes"]
     dtypes = [d.strip() for d in args.dtype.split(",") if d.strip()]
     for dtype in dtypes:
         if not isinstance(getattr(torch, dtype, None), torch.dtype):

@@ -16,18 +16,17 @@ SEED_SETUP = (64, 224)
 
 def add_arguments(parser) -> None:
     parser.add_argument("--amp", action="store_true", help="混合精度：CUDA/NPU 上 float16 + GradScaler，CPU 上 bfloat16")
-    parser.add_argument("--batch", type=int, help="batch 大小（默认：加速器 64，CPU 8）")
-    parser.add_argument("--image-size", type=int, help="图像边长（默认：加速器 224，CPU 64）")
-    parser.add_argument("--steps", type=int, help="计时的训练步数（默认：加速器 50，CPU 3）")
+    parser.add_argument("--batch", type=int, help="batch 大小（默认见 npulab.core.sizes：加速器 64，CPU 4）")
+    parser.add_argument("--image-size", type=int, help="图像边长（默认见 npulab.core.sizes：加速器 224，CPU 64）")
+    parser.add_argument("--steps", type=int, help="计时的训练步数（默认见 npulab.core.sizes：加速器 20，CPU 3）")
     parser.add_argument("--warmup", type=int, help="预热步数，含反向传播（默认：加速器 5，CPU 2）")
 
 
 def _settings(args, device) -> dict:
-    from npulab.cli import UsageError
-    from npulab.device import by_device
+    from npulab.core.cli import UsageError
+    from npulab.core.sizes import problem_size
 
-    defaults = by_device(device, cpu={"batch": 8, "image_size": 64, "steps": 3, "warmup": 2},
-                         accelerator={"batch": 64, "image_size": 224, "steps": 50, "warmup": 5})
+    defaults = problem_size("resnet50_train", device, show=False)
     settings = {key: getattr(args, key) if getattr(args, key) is not None else value for key, value in defaults.items()}
     for key, low in (("batch", 2), ("image_size", 32), ("steps", 1), ("warmup", 1)):
         if settings[key] < low:
@@ -38,9 +37,9 @@ def _settings(args, device) -> dict:
 def run(args) -> int:
     import json
 
-    from npulab import provenance
-    from npulab.device import pick_device
-    from npulab.train import FP32, amp_precision, time_training, training_flop_per_image
+    from npulab.core import provenance
+    from npulab.core.device import pick_device
+    from npulab.pytorch.train import FP32, amp_precision, time_training, training_flop_per_image
 
     device = pick_device(args.device or None)
     settings = _settings(args, device)

@@ -4,7 +4,7 @@ Python files, the code cells of notebooks and ``.cu`` sources are read with Pyth
 regular expressions over raw text). Every finding has a severity: ``auto`` (a safe rewrite exists;
 ``--diff`` shows it, ``--write`` applies it, adding ``import torch_npu`` where needed), ``manual`` (a
 person must decide; the suggestion says what) or ``blocker`` (no NPU path yet; the suggestion names
-the alternative). The rules and mappings are data (``assets/data/migration_rules.yaml``,
+the alternative). The rules and mappings are data (``npulab/data/migration_rules.yaml``,
 ``cuda_npu_symbols.yaml``, ``migration_costs.yaml``).
 
 >>> result = scan_source("x = torch.zeros(3).cuda()\\n")
@@ -20,7 +20,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from npulab.migrate.model import AUTO, BLOCKER, MANUAL, SEVERITIES, Finding, ScanError, ScanResult
+from npulab.migrate.model import AUTO, BLOCKER, MANUAL, SEVERITIES, Finding, ScanError
+from npulab.migrate.result import ScanResult
 
 __all__ = ["AUTO", "BLOCKER", "MANUAL", "SEVERITIES", "Finding", "ScanError", "ScanResult", "scan", "scan_source",
            "write", "build_parser", "run"]

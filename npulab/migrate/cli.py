@@ -10,17 +10,8 @@ import json
 import sys
 from pathlib import Path
 
-from npulab.cli import EXIT_FAIL, EXIT_OK, UsageError
-from npulab.migrate.effort import describe
-from npulab.migrate.model import SEVERITY_NAMES, ScanResult
-
-TRANSFER_NOTE = (
-    "一行的替代方案：在入口脚本最前面写 import torch、import torch_npu、from torch_npu.contrib import transfer_to_npu"
-    "（或在导入 torch 之前设置环境变量 TORCH_TRANSFER_TO_NPU=1）。它在运行时把 torch.cuda.* 换成 torch.npu.*、"
-    ".cuda() 换成 .npu()、nccl 换成 hccl，并替换白名单函数里的 \"cuda\" 设备参数；管不到的是自定义 CUDA 内核与扩展、"
-    "CUDA 专用的包、CUDA_VISIBLE_DEVICES 等环境变量、nvidia-smi、白名单以外的设备字符串（如 x.device.type == \"cuda\" 的比较），"
-    "而且会停用 torch.jit.script。适合先让代码跑起来；长期维护的代码建议按本报告改写。"
-)
+from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.migrate.model import SEVERITY_NAMES
 
 
 def build_parser(subparsers, name: str):
@@ -36,28 +27,6 @@ def build_parser(subparsers, name: str):
     parser.add_argument("--write", action="store_true", help="把可自动改写的部分写回文件（改写后仍须能被解析）")
     parser.set_defaults(run=run)
     return parser
-
-
-def report(result: ScanResult) -> str:
-    """The text report: findings by file, errors, summary, effort, the one-line alternative."""
-    lines = []
-    current = None
-    for f in result.findings:
-        if f.path != current:
-            current = f.path
-            lines.append(f"\n{f.path}")
-        where = f"[单元 {f.cell}] " if f.cell is not None else ""
-        lines.append(f"  {where}{f.line}:{f.col}  {SEVERITY_NAMES[f.severity]}  {f.rule}：{f.message}")
-        lines.append(f"      → {f.suggestion}")
-    if result.errors:
-        lines.append("\n未能扫描：")
-        lines += [f"  {e.path}：{e.message}" for e in result.errors]
-    lines.append(f"\n扫描了 {result.files_scanned} 个文件。")
-    summary = result.effort()
-    lines.append(describe(summary))
-    if summary["scenario"] is not None:
-        lines.append(TRANSFER_NOTE)
-    return "\n".join(lines).lstrip("\n")
 
 
 def run(args) -> int:
@@ -86,7 +55,7 @@ def run(args) -> int:
         if not diff:
             print("没有可自动改写的内容。", file=sys.stderr)
     else:
-        print(report(result))
+        print(result.report())
         if args.write:
             print(f"\n已改写 {len(written)} 个文件：{'、'.join(written) or '无'}")
             for error in write_errors:

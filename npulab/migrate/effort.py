@@ -1,12 +1,12 @@
-"""The porting-effort summary of a scan, from the corrected cost table (``assets/data/migration_costs.yaml``)."""
+"""The porting-effort summary of a scan, from the corrected cost table (``npulab/data/migration_costs.yaml``)."""
 
 from __future__ import annotations
 
 from collections import Counter
 
+from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.migrate import tables
 from npulab.migrate.model import AUTO, MANUAL, SEVERITIES
-from npulab.paths import DATA_DIR, load_yaml
 
 COSTS_FILE = DATA_DIR / "migration_costs.yaml"
 KERNEL_RULES = {"cuda-source", "cpp-extension"}

@@ -67,8 +67,8 @@ class ScanError:
 
 
 @dataclass
-class ScanResult:
-    """The outcome of :func:`npulab.migrate.scan`."""
+class ScanData:
+    """What a scan found: files, findings, errors (behaviour that needs the cost table or rewrites: ``ScanResult``)."""
 
     files_scanned: int = 0
     findings: list[Finding] = field(default_factory=list)
@@ -80,40 +80,3 @@ class ScanResult:
         """Number of findings per severity (every severity present, zeros included)."""
         counted = Counter(f.severity for f in self.findings)
         return {s: counted.get(s, 0) for s in SEVERITIES}
-
-    def effort(self) -> dict:
-        """Porting-effort summary from the corrected cost table (``assets/data/migration_costs.yaml``)."""
-        from npulab.migrate.effort import summarize
-
-        return summarize(self)
-
-    def changes(self) -> list:
-        """The files the auto rewrites change, as ``rewrite.FileChange`` (old and new text)."""
-        from npulab.migrate.rewrite import plan
-
-        return plan(self)
-
-    def diff(self) -> str:
-        """A unified diff of every auto rewrite (``import torch_npu`` included where needed)."""
-        from npulab.migrate.rewrite import unified_diff
-
-        return unified_diff(self.changes())
-
-    def report(self) -> str:
-        """The text report of the command line (findings, errors, summary, effort)."""
-        from npulab.migrate.cli import report
-
-        return report(self)
-
-    def _repr_html_(self) -> str:
-        from npulab.migrate.display import html_table
-
-        return html_table(self)
-
-    def to_dict(self, *, with_effort: bool = True) -> dict:
-        """The ``--json`` document."""
-        out = {"files_scanned": self.files_scanned, "findings": [f.to_dict() for f in self.findings],
-               "errors": [e.to_dict() for e in self.errors]}
-        if with_effort:
-            out["effort"] = self.effort()
-        return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from npulab.npu_symbols import dotted_parts
+from npulab.pytorch.torch_npu_names import dotted_parts
 
 # names a script may use without importing them in the part we see (a notebook cell, a snippet)
 IMPLICIT = {"torch": "torch"}

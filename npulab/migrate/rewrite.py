@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from npulab.migrate.model import AUTO, Edit, ScanError, ScanResult
+from npulab.migrate.model import AUTO, Edit, ScanData, ScanError
 from npulab.migrate.sources import _Unreadable, cell_chunk, parse, split_lines
 
 
@@ -60,7 +60,7 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
     return text
 
 
-def _edits(result: ScanResult) -> dict[str, dict[int | None, list[Edit]]]:
+def _edits(result: ScanData) -> dict[str, dict[int | None, list[Edit]]]:
     grouped: dict[str, dict[int | None, list[Edit]]] = {}
     for finding in result.findings:
         if finding.severity == AUTO and finding.edits:
@@ -68,7 +68,7 @@ def _edits(result: ScanResult) -> dict[str, dict[int | None, list[Edit]]]:
     return grouped
 
 
-def plan(result: ScanResult) -> list[FileChange]:
+def plan(result: ScanData) -> list[FileChange]:
     """The change each file with auto rewrites would get."""
     changes = []
     for display, by_cell in _edits(result).items():

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import io
-import json
 import os
 import re
 import tokenize
@@ -19,6 +18,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from npulab.core.notebook_cells import NotebookError, cell_magic, cell_source, parse_notebook, python_source
 from npulab.migrate.model import ScanError
 
 PYTHON_SUFFIXES = {".py", ".pyw"}
@@ -154,26 +154,9 @@ def read_python(path: Path, display: str) -> SourceFile:
     return SourceFile(path, display, "python", [chunk], encoding)
 
 
-def _cell_text(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
-def _cell_magic(raw: str) -> tuple[str, str, int] | None:
-    """(magic name, its argument line, index of its line) of a cell that starts with ``%%``."""
-    lines = raw.splitlines()
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is None or not lines[first].startswith("%%"):
-        return None
-    name, _, arg = lines[first][2:].partition(" ")
-    return name.strip(), arg.strip(), first
-
-
 def cell_chunk(raw: str) -> Chunk | None:
     """The chunk of one code cell, or None for a cell in another language (``%%html``, ``%%R`` ...)."""
-    from npulab.lint_npu import python_source  # IPython's own translation of magics and ``!`` lines
-
-    magic = _cell_magic(raw)
+    magic = cell_magic(raw)
     if magic is not None:
         name, arg, first = magic
         if name == "writefile":
@@ -190,15 +173,10 @@ def cell_chunk(raw: str) -> Chunk | None:
 
 def read_notebook(path: Path, display: str) -> tuple[SourceFile, list[ScanError]]:
     """A notebook, one chunk per code cell; cells that do not parse become errors (the others are scanned)."""
-    data = _read_bytes(path, MAX_NOTEBOOK_BYTES)
     try:
-        nb = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise _Unreadable("不是 UTF-8 文本，不是 Jupyter 笔记本") from None
-    except ValueError as err:
-        raise _Unreadable(f"不是有效的 JSON（{err}），未扫描") from None
-    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        raise _Unreadable("不是 Jupyter 笔记本（缺少 cells 列表），未扫描")
+        nb = parse_notebook(_read_bytes(path, MAX_NOTEBOOK_BYTES))
+    except NotebookError as err:
+        raise _Unreadable(f"{err}，未扫描") from None
     meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
     language = str((meta.get("kernelspec") or {}).get("language") or (meta.get("language_info") or {}).get("name")
                    or "python").lower()
@@ -210,7 +188,7 @@ def read_notebook(path: Path, display: str) -> tuple[SourceFile, list[ScanError]
             continue
         number += 1
         try:
-            chunk = cell_chunk(_cell_text(cell))
+            chunk = cell_chunk(cell_source(cell))
             if chunk is None:
                 continue
             if chunk.kind == "python":

@@ -1,11 +1,11 @@
 """The ``torch.cuda`` → ``torch.npu`` map, shipped as data so that the analyzer works offline.
 
-``assets/data/cuda_npu_symbols.yaml`` lists every public name of ``torch.cuda`` (and of its public
+``npulab/data/cuda_npu_symbols.yaml`` lists every public name of ``torch.cuda`` (and of its public
 submodules) in the installed torch, with the ``torch.npu`` name that exists in the real torch_npu
-wheel pinned in ``requirements-npu.txt`` (read by ``npulab.npu_symbols``, never imported), or null.
+wheel pinned in ``requirements-npu.txt`` (read by ``npulab.pytorch.torch_npu_names``, never imported), or null.
 Same name first (``torch.npu.<rest>``), then the same name one level up (``torch.cuda.memory.x`` →
 ``torch.npu.x``). Renamed equivalents and advice for the missing ones are hand-written in
-``assets/data/migration_rules.yaml`` (``torch_cuda_overrides``).
+``npulab/data/migration_rules.yaml`` (``torch_cuda_overrides``).
 
 Rebuild the file after changing the torch or torch_npu pin::
 
@@ -20,7 +20,7 @@ import sys
 
 import yaml
 
-from npulab.paths import DATA_DIR, load_yaml
+from npulab.core.paths import DATA_DIR, load_yaml
 
 SYMBOLS_FILE = DATA_DIR / "cuda_npu_symbols.yaml"
 SUBMODULES = ("amp", "memory", "nvtx", "graphs", "streams", "random", "comm", "jiterator", "sparse", "tunable",
@@ -43,7 +43,7 @@ def _public(module) -> list[str]:
 
 def cuda_public_names() -> list[str]:
     """Public dotted names of ``torch.cuda`` and its public submodules in the installed torch."""
-    from npulab.device import guard_torch_import
+    from npulab.core.device import guard_torch_import
 
     guard_torch_import()
     import torch
@@ -100,7 +100,7 @@ def load() -> dict:
 
 def main() -> int:
     """Rewrite ``cuda_npu_symbols.yaml`` from the installed torch and the pinned torch_npu wheel."""
-    from npulab.npu_symbols import pinned_index
+    from npulab.pytorch.torch_npu_names import pinned_index
 
     data = build(pinned_index())
     SYMBOLS_FILE.write_text(dump(data), encoding="utf-8")

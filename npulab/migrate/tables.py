@@ -1,15 +1,15 @@
 """The analyzer's data: rule texts, CUDA-only packages, environment variables, tools and the torch.cuda map.
 
-Everything a rule says or maps lives in ``assets/data/migration_rules.yaml`` (hand-written) and
-``assets/data/cuda_npu_symbols.yaml`` (generated from the real torch_npu wheel); this module reads them.
+Everything a rule says or maps lives in ``npulab/data/migration_rules.yaml`` (hand-written) and
+``npulab/data/cuda_npu_symbols.yaml`` (generated from the real torch_npu wheel); this module reads them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.migrate import symbols
-from npulab.paths import DATA_DIR, load_yaml
 
 RULES_FILE = DATA_DIR / "migration_rules.yaml"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from npulab.paths import REPO_ROOT
+from npulab.core.paths import REPO_ROOT
 
 BUILD = REPO_ROOT / "_build" / "html"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -21,8 +21,9 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
-from npulab import distributed, visible
-from npulab.device import pick_device, synchronize
+from npulab.core.device import pick_device, synchronize
+from npulab.env import visible_devices
+from npulab.pytorch import distributed
 
 
 def make_data(samples: int, features: int) -> TensorDataset:
@@ -47,7 +48,7 @@ def main() -> None:
     device = distributed.bind_device(kind, local_rank)
     backend = distributed.backend_for(kind)
     dist.init_process_group(backend=backend)
-    where = f"物理 NPU {visible.from_environ().to_physical(local_rank)}" if kind == "npu" else device
+    where = f"物理 NPU {visible_devices.from_environ().to_physical(local_rank)}" if kind == "npu" else device
     print(f"rank {rank}/{world}：LOCAL_RANK={local_rank}，设备 {device}（{where}），后端 {backend}", flush=True)
 
     data = make_data(samples=args.batch * world * 8, features=args.features)

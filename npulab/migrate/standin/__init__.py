@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from npulab.device import Device
+from npulab.core.device import Device
 
 STANDIN_DIR = Path(__file__).resolve().parent
 

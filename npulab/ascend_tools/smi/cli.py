@@ -1,0 +1,124 @@
+"""``python -m npulab smi parse|watch|report``: read npu-smi output anywhere, sample it where npu-smi exists.
+
+Exit codes (npulab.core.cli): 0 done; 1 the input was incomplete (``partial``), npu-smi said the query is not
+supported, npu-smi is missing (watch) or the report found a failure; 2 usage error (no such file, text that
+is not npu-smi output, bad arguments).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+
+
+def _read(source: str) -> str:
+    if source == "-":
+        return sys.stdin.read()
+    path = Path(source)
+    if not path.is_file():
+        raise UsageError(f"找不到文件 {source}（用 - 表示从标准输入读取）")
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as err:
+        raise UsageError(f"无法读取 {source}：{err.strerror or err}") from None
+
+
+def run_parse(args) -> int:
+    from npulab.ascend_tools.smi import KINDS, SmiParseError, SmiUnsupported, as_json, parse
+    from npulab.ascend_tools.smi.render import render
+
+    if args.kind and args.kind not in KINDS:
+        raise UsageError(f"--kind 只能是 {', '.join(KINDS)} 之一")
+    text = _read(args.file)
+    try:
+        kind, result = parse(text, args.kind or None)
+    except SmiUnsupported as err:
+        print(f"提示：{err}", file=sys.stderr)
+        if args.json:
+            print(json.dumps({"supported": False, "message": str(err)}, ensure_ascii=False))
+        return EXIT_FAIL
+    except SmiParseError as err:
+        raise UsageError(str(err)) from None
+    data = as_json(result)
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(f"[{kind}]")
+        print(render(kind, result))
+    partial = isinstance(data, dict) and data.get("partial")
+    if partial:
+        print("提示：输入不完整（可能被截断），结果只包含能读出的部分。", file=sys.stderr)
+    return EXIT_FAIL if partial else EXIT_OK
+
+
+def run_watch(args) -> int:
+    from npulab.ascend_tools.smi.common import SmiParseError
+    from npulab.ascend_tools.smi.monitor import FIELDS, samples, write_csv
+    from npulab.ascend_tools.smi.render import table
+
+    if args.count < 1:
+        raise UsageError("--count 须 ≥ 1")
+    if args.interval < 0:
+        raise UsageError("--interval 不能为负数")
+    npu_smi = shutil.which("npu-smi")
+    if npu_smi is None:
+        print("错误：找不到 npu-smi。它随昇腾驱动安装（通常在 /usr/local/sbin 或 /usr/local/bin）；"
+              "这台机器没有昇腾驱动，无法采样。要读取别处保存的输出，请用 `python -m npulab smi parse FILE`。",
+              file=sys.stderr)
+        return EXIT_FAIL
+    rows: list[dict] = []
+    try:
+        for i, batch in enumerate(samples(npu_smi, args.count, args.interval)):
+            rows += batch
+            shown = [[r[k] for k in FIELDS if k not in ("time", "hbm_total_mb", "memory_total_mb")] for r in batch]
+            print(f"# 第 {i + 1}/{args.count} 次采样 {batch[0]['time'] if batch else ''}")
+            print(table(["NPU", "Chip", "Phy", "AI Core %", "HBM 已用 MB", "内存已用 MB", "功耗 W", "温度 °C", "健康"],
+                        shown))
+            sys.stdout.flush()
+    except SmiParseError as err:
+        print(f"错误：{err}", file=sys.stderr)
+        return EXIT_FAIL
+    if args.csv:
+        write_csv(Path(args.csv), rows)
+        print(f"已写入 {args.csv}（{len(rows)} 行）")
+    return EXIT_OK
+
+
+def run_report(args) -> int:
+    from npulab.ascend_tools.smi.report import collect
+
+    try:
+        summary = collect(args.dir, root=args.root or None)
+    except OSError as err:
+        raise UsageError(f"无法写入 {args.dir}：{err.strerror or err}") from None
+    print((Path(args.dir) / "summary.md").read_text(encoding="utf-8"))
+    print(f"全部文件在 {args.dir}/")
+    return EXIT_FAIL if summary["verdict"] == "fail" else EXIT_OK
+
+
+def build_parser(subparsers, name: str) -> None:
+    parser = subparsers.add_parser(name, help="解析 npu-smi 输出、采样监控、生成诊断快照",
+                                   description="读懂 npu-smi：解析保存的输出（任何机器），或在昇腾主机上采样与诊断。")
+    subs = parser.add_subparsers(dest="smi_command", metavar="<command>", parser_class=type(parser))
+    subs.required = True
+    p = subs.add_parser("parse", help="解析 npu-smi 的输出文本（自动识别类型）", description="解析 npu-smi 的输出文本。")
+    p.add_argument("file", help="保存输出的文件；- 表示标准输入")
+    p.add_argument("--json", action="store_true", help="输出 JSON")
+    p.add_argument("--kind", default="", help="指定输出类型（默认自动识别），如 info、topo、mapping、list、health")
+    p.set_defaults(run=run_parse)
+    w = subs.add_parser("watch", help="在昇腾主机上按间隔采样 AI Core 占用、HBM、功耗与温度",
+                        description="每隔 --interval 秒运行一次 npu-smi info 并解析，共 --count 次。")
+    w.add_argument("--interval", type=float, default=1.0, help="采样间隔（秒，默认 1）")
+    w.add_argument("--count", type=int, default=5, help="采样次数（默认 5）")
+    w.add_argument("--csv", default="", help="把全部采样写入 CSV 文件")
+    w.set_defaults(run=run_watch)
+    r = subs.add_parser("report", help="把版本、健康、ECC、PCIe 错误与拓扑收集到一个目录",
+                        description="修正版的诊断脚本：缺少的工具会被记录并跳过，不会中断。")
+    r.add_argument("dir", help="输出目录（不存在时创建）")
+    r.add_argument("--root", default="", help="CANN 安装根目录（默认 /usr/local/Ascend）")
+    r.set_defaults(run=run_report)
+

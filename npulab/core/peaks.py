@@ -1,0 +1,71 @@
+"""Peak throughput of the device a lesson runs on, with its provenance — or None when unknown.
+
+A percentage of peak is only meaningful against a peak someone can check. Accelerators get the
+vendor figure from the data file (reported); a CPU gets a derived peak from its core count, clock
+and SIMD width, with the formula shown; an NPU without a sourced FP32 peak gets None, and the
+lesson says so instead of inventing one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from npulab.core.device import Device
+from npulab.core.provenance import Figure, derived, reported
+
+# device-name pattern → reported FP32 peak figure id
+_FP32_PEAKS = {
+    r"\bH(100|200)\b": "nvidia.h100_sxm.fp32_tflops",
+    r"\bA100\b": "nvidia.a100.fp32_tflops",
+}
+
+
+def _cpuinfo() -> tuple[float | None, set[str]]:
+    mhz, flags = None, set()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip().lower()
+                if key == "cpu mhz" and mhz is None:
+                    mhz = float(value)
+                elif key in ("flags", "features") and not flags:
+                    flags = set(value.split())
+    except (OSError, ValueError):
+        pass
+    return mhz, flags
+
+
+def cpu_fp32_flop_per_cycle(flags: set[str]) -> int:
+    """FP32 FLOP per cycle per core, assuming two FMA pipes: vector lanes × 2 (FMA) × 2 (pipes)."""
+    if "avx512f" in flags:
+        lanes = 16
+    elif "avx2" in flags and "fma" in flags:
+        lanes = 8
+    elif "asimd" in flags:  # aarch64 NEON
+        lanes = 4
+    else:
+        lanes = 4
+    return lanes * 2 * 2
+
+
+def fp32_peak(device: Device) -> Figure | None:
+    """FP32 peak of ``device`` in GFLOP/s as a reported or derived figure, or None if not known."""
+    if device.kind == "cpu":
+        mhz, flags = _cpuinfo()
+        if not mhz:
+            return None
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        per_cycle = cpu_fp32_flop_per_cycle(flags)
+        value = cores * mhz / 1e3 * per_cycle
+        formula = f"{cores} 核 × {mhz / 1e3:.2f} GHz × {per_cycle} FLOP/周期"
+        return derived(
+            "CPU FP32 理论峰值", round(value, 1), "GFLOP/s", formula,
+            "假设每核两条 FMA 流水线、当前时钟；虚拟机与超线程下实际可达更低",
+        )
+    for pattern, figure_id in _FP32_PEAKS.items():
+        if re.search(pattern, device.name):
+            fig = reported(figure_id)
+            return Figure(fig.label, fig.value * 1e3, "GFLOP/s", fig.kind, fig.origin, fig.note)
+    return None

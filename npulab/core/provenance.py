@@ -1,0 +1,130 @@
+"""Figures with provenance: every number a lesson shows says where it comes from.
+
+Four kinds (DESIGN.md): measured by the cell just run, recorded on real Ascend hardware,
+reported by a named source (kept in ``npulab/data/reported_figures.yaml``), or derived from
+cited numbers by a formula shown next to it.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+from npulab.core.display import Table
+from npulab.core.paths import DATA_DIR, load_yaml
+
+REPORTED_FILE = DATA_DIR / "reported_figures.yaml"
+
+
+class Kind(Enum):
+    MEASURED = "实测"
+    RECORDED = "录制"
+    REPORTED = "报告"
+    DERIVED = "推导"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One number with its unit, kind and where it comes from (device, source or formula)."""
+
+    label: str
+    value: float
+    unit: str
+    kind: Kind
+    origin: str  # measured: the device; reported: the source; derived: the formula
+    note: str = ""
+
+    def formatted(self) -> str:
+        value = f"{self.value:,.6g}" if isinstance(self.value, float) else f"{self.value:,}"
+        return f"{value} {self.unit}".strip()
+
+
+def _load_reported() -> dict:
+    return load_yaml(REPORTED_FILE)
+
+
+def reported(figure_id: str, label: str | None = None) -> Figure:
+    """A figure reported by a named source, from the course's data file."""
+    data = _load_reported()
+    try:
+        entry = data["figures"][figure_id]
+    except KeyError:
+        raise KeyError(f"报告数据中没有 {figure_id!r}；请先把它连同来源加入 {REPORTED_FILE.name}") from None
+    source = data["sources"][entry["source"]]
+    origin = f"{source['title']}；硬件：{source['hardware']}；版本：{source['versions']}"
+    return Figure(label or entry["what"], entry["value"], entry["unit"], Kind.REPORTED, origin, entry.get("method", ""))
+
+
+def reported_source(key: str) -> dict:
+    """The bibliographic entry (title, url, hardware, versions) of a source key."""
+    return dict(_load_reported()["sources"][key])
+
+
+def measured(label: str, value: float, unit: str, device: object, note: str = "") -> Figure:
+    """A figure measured by the cell just run, on ``device``."""
+    return Figure(label, value, unit, Kind.MEASURED, f"本机 {device}", note)
+
+
+def derived(label: str, value: float, unit: str, formula: str, note: str = "") -> Figure:
+    """A figure computed elsewhere from other figures by ``formula`` (shown to the reader).
+
+    Prefer :func:`derive`, which computes the value from the formula it shows, so the two cannot disagree.
+    """
+    return Figure(label, value, unit, Kind.DERIVED, formula, note)
+
+
+_ALLOWED_CALLS = {"min": min, "max": max, "abs": abs, "sqrt": math.sqrt, "log2": math.log2, "ceil": math.ceil,
+                  "floor": math.floor}
+_ALLOWED_NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.Load, ast.Call, ast.Add,
+                  ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.Mod, ast.USub, ast.UAdd)
+
+
+def _value_of(x: object) -> float:
+    return x.value if isinstance(x, Figure) else x  # type: ignore[return-value]
+
+
+def evaluate(formula: str, **inputs: object) -> float:
+    """Evaluate an arithmetic ``formula`` over named inputs (numbers or Figures; min/max/abs/sqrt/log2/ceil/floor)."""
+    tree = ast.parse(formula, mode="eval")
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED_NODES):
+            raise ValueError(f"公式里只能有算术、数字和输入名：{formula!r} 含 {type(node).__name__}")
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _ALLOWED_CALLS):
+            raise ValueError(f"公式里只能调用 {', '.join(_ALLOWED_CALLS)}：{formula!r}")
+        if isinstance(node, ast.Name) and node.id not in inputs and node.id not in _ALLOWED_CALLS:
+            raise ValueError(f"公式 {formula!r} 用到了未给出的输入 {node.id!r}")
+    names = {k: _value_of(v) for k, v in inputs.items()}
+    return eval(compile(tree, "<formula>", "eval"), {"__builtins__": {}}, {**_ALLOWED_CALLS, **names})  # noqa: S307
+
+
+def derive(label: str, formula: str, unit: str, *, digits: int | None = 4, note: str = "", **inputs: object) -> Figure:
+    """A derived figure whose value IS ``formula`` evaluated over ``inputs``; the page shows the formula and the
+    numbers put into it, so label, formula and value cannot disagree.
+
+    >>> derive("加速比", "t_cpu / t_npu", "×", t_cpu=351.01, t_npu=2.13).value
+    164.8
+    """
+    value = evaluate(formula, **inputs)
+    shown = "，".join(f"{k} = {_value_of(v):g}" + (f" {v.unit}" if isinstance(v, Figure) and v.unit else "")
+                      for k, v in inputs.items())
+    if digits is not None:
+        value = float(f"{value:.{digits}g}")
+    return Figure(label, value, unit, Kind.DERIVED, f"{formula}（{shown}）" if shown else formula, note)
+
+
+class FigureTable(Table):
+    """A table of figures: value, kind, meaning, where it comes from, note."""
+
+    columns = ("数值", "类型", "含义", "出处 / 设备 / 公式", "说明")
+
+    def __init__(self, figures: list[Figure], title: str = ""):
+        self.figures = list(figures)
+        super().__init__(self.columns, [(f.formatted(), f.kind.value, f.label, f.origin, f.note) for f in self.figures],
+                         title)
+
+
+def show(figures: list[Figure], title: str = "") -> FigureTable:
+    """Return a displayable table of ``figures`` (the last expression of a cell renders it)."""
+    return FigureTable(figures, title)

@@ -1,0 +1,107 @@
+"""Benchmarks that can be trusted: warm up, synchronise the device, repeat, report the median.
+
+Accelerators run asynchronously: a kernel launch returns before the work is done, so a clock read
+right after it measures the launch, not the work. ``benchmark`` synchronises before every clock
+read, runs warm-up calls first (one-off costs: kernel selection, caches, lazy initialisation),
+and keeps every repeat so the spread can be shown next to the median.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from npulab.core.device import Device, synchronize
+from npulab.core.provenance import Figure, measured
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Wall times of the timed repeats of one benchmark, in seconds."""
+
+    times: tuple[float, ...]
+    warmup: int
+    device: Device | str  # the Device when the caller gave one, so figures can name it
+    label: str = ""
+    extra: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    @property
+    def best(self) -> float:
+        return min(self.times)
+
+    @property
+    def spread(self) -> float:
+        """Relative spread (max − min) / median: how noisy the repeats were."""
+        return (max(self.times) - min(self.times)) / self.median if self.median > 0 else 0.0
+
+    def rate(self, work: float) -> float:
+        """Work per second at the median time, e.g. FLOP/s for ``work`` in FLOP."""
+        return work / self.median
+
+    @property
+    def device_name(self) -> str:
+        """The torch device string (``"cpu"``, ``"npu:0"`` …)."""
+        return self.device.torch if isinstance(self.device, Device) else str(self.device)
+
+    def figure(self, label: str | None = None) -> Figure:
+        """The median as a measured figure, in milliseconds, on this timing's device."""
+        return measured(label or self.label or "中位数", round(self.median * 1e3, 4), "ms", self.device,
+                        f"{len(self.times)} 次重复的中位数，预热 {self.warmup} 次，离散度 {self.spread:.0%}")
+
+    def rate_figure(self, label: str, work: float, unit: str, scale: float = 1.0) -> Figure:
+        """``work / median / scale`` as a measured figure (e.g. FLOP → GFLOP/s with ``scale=1e9``)."""
+        return measured(label, round(self.rate(work) / scale, 3), unit, self.device,
+                        f"{work:g} / 中位数 {self.median:.4g} s" + (f" / {scale:g}" if scale != 1 else ""))
+
+    def __str__(self) -> str:
+        return (
+            f"{self.label or 'benchmark'} @ {self.device_name}: 中位数 {self.median * 1e3:.3f} ms "
+            f"（{len(self.times)} 次重复，预热 {self.warmup} 次，离散度 {self.spread:.0%}）"
+        )
+
+
+def benchmark(
+    fn: Callable[[], object],
+    device: Device | str = "cpu",
+    *,
+    warmup: int = 3,
+    repeats: int = 10,
+    label: str = "",
+    clock: Callable[[], float] = time.perf_counter,
+    sync: Callable[[], object] | None = None,
+) -> Timing:
+    """Time ``fn()`` on ``device``: ``warmup`` untimed calls, then ``repeats`` timed calls.
+
+    ``sync`` waits for the device before each clock read (default ``synchronize(device)``; MindSpore
+    passes ``mindspore.runtime.synchronize``).
+
+    >>> t = benchmark(lambda: sum(range(1000)), "cpu", warmup=1, repeats=5)
+    >>> len(t.times)
+    5
+    """
+    if repeats < 1 or warmup < 0:
+        raise ValueError(f"repeats 须 ≥ 1、warmup 须 ≥ 0，收到 repeats={repeats}, warmup={warmup}")
+    wait = sync if sync is not None else (lambda: synchronize(device))
+    for _ in range(warmup):
+        fn()
+    wait()
+    times = []
+    for _ in range(repeats):
+        start = clock()
+        fn()
+        wait()  # the work queued by fn() must be finished before the clock is read
+        times.append(clock() - start)
+    return Timing(tuple(times), warmup, device, label)
+
+
+def matmul_flop(n: int, m: int | None = None, k: int | None = None) -> int:
+    """Floating-point operations of an (n×k) @ (k×m) matrix product: 2·n·m·k (one multiply + one add)."""
+    m = n if m is None else m
+    k = n if k is None else k
+    return 2 * n * m * k

@@ -1,0 +1,102 @@
+"""Generate a lab's exercise notebook from its solution notebook (the single source).
+
+In the solution, every answer sits between ``# BEGIN SOLUTION`` and ``# END SOLUTION``; the
+``# STUB: ...`` lines inside that block are what the exercise shows instead (indentation kept).
+Cells tagged ``solution`` are left out of the exercise, and so is "（参考答案）" in the title.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.core.notebook_cells import tags
+from npulab.core.paths import REPO_ROOT
+
+SOLUTIONS_DIR = REPO_ROOT / "notebooks" / "solutions"
+BEGIN, END, STUB = "# BEGIN SOLUTION", "# END SOLUTION", "# STUB:"
+TITLE_MARK = "（参考答案）"
+
+
+def strip_solution(source: str) -> str:
+    """Replace each solution block of ``source`` by its stub lines."""
+    out, inside = [], False
+    for line in source.splitlines():
+        marker = line.strip()
+        if marker == BEGIN:
+            if inside:
+                raise ValueError("BEGIN SOLUTION 嵌套了：缺少 END SOLUTION")
+            inside = True
+        elif marker == END:
+            if not inside:
+                raise ValueError("END SOLUTION 之前没有 BEGIN SOLUTION")
+            inside = False
+        elif inside:
+            if marker.startswith(STUB):
+                indent = line[: len(line) - len(line.lstrip())]
+                out.append(indent + marker[len(STUB):].strip())
+        else:
+            out.append(line)
+    if inside:
+        raise ValueError("缺少 END SOLUTION")
+    return "\n".join(out)
+
+
+def exercise_from_solution(solution):
+    """The exercise version of a solution notebook."""
+    nb = copy.deepcopy(solution)
+    cells = []
+    for cell in nb.cells:
+        if "solution" in tags(cell):
+            continue
+        if cell.cell_type == "code":
+            cell.source = strip_solution(cell.source)
+            cell.outputs, cell.execution_count = [], None
+        else:
+            cell.source = cell.source.replace(TITLE_MARK, "")
+        cells.append(cell)
+    nb.cells = cells
+    nb.metadata.setdefault("course", {})["role"] = "exercise"
+    return nb
+
+
+def exercise_path(solution_path: Path) -> Path:
+    return solution_path.parent.parent / solution_path.name.replace("_solution.ipynb", ".ipynb")
+
+
+def export_all(check_only: bool = False) -> list[Path]:
+    """Write (or, with ``check_only``, compare) every exercise; return those that were out of date."""
+    import nbformat
+
+    stale = []
+    for solution_path in sorted(SOLUTIONS_DIR.glob("*_solution.ipynb")):
+        target = exercise_path(solution_path)
+        text = nbformat.writes(exercise_from_solution(nbformat.read(str(solution_path), as_version=4))) + "\n"
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            stale.append(target)
+            if not check_only:
+                target.write_text(text, encoding="utf-8")
+    return stale
+
+
+def build_parser(subparsers, name: str) -> None:
+    parser = subparsers.add_parser(
+        name, help="由参考答案笔记本生成练习笔记本",
+        description="由 notebooks/solutions/*_solution.ipynb 生成 notebooks/ 下的练习版本。",
+    )
+    parser.add_argument("--check", action="store_true", help="只检查练习版本是否与参考答案同步，不写文件")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    try:
+        stale = export_all(check_only=args.check)
+    except ValueError as err:
+        raise UsageError(f"参考答案的标记有误：{err}") from None
+    verb = "与参考答案不同步" if args.check else "已更新"
+    for path in stale:
+        print(f"{verb}：{path.relative_to(REPO_ROOT)}")
+    if not stale:
+        print("所有练习笔记本都与参考答案同步。")
+    return EXIT_FAIL if (stale and args.check) else EXIT_OK

@@ -1,0 +1,108 @@
+"""Checks of lab 01 (environment and timing)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from npulab.course.labs import Lab
+
+
+def _check_visible(answer) -> tuple[bool, str]:
+    if not isinstance(answer, int) or isinstance(answer, bool):
+        return False, f"请给出一个整数（物理 NPU 编号），收到的是 {type(answer).__name__}。"
+    if answer == 6:
+        return True, "逻辑编号按 ASCEND_RT_VISIBLE_DEVICES 中列出的顺序从 0 开始对应物理编号。"
+    if answer == 1:
+        return False, "1 是进程内看到的逻辑编号；题目问的是它对应哪一张物理卡。"
+    if answer == 4:
+        return False, "逻辑编号从 0 开始数：npu:0 对应列表中的第一个。"
+    return False, "物理编号只能是 ASCEND_RT_VISIBLE_DEVICES 列表中的某一项。"
+
+
+def _expected_torch_npu(torch_version: str, cann: str) -> set[str]:
+    from npulab.env import compatibility
+    return {row.torch_npu for row in compatibility.torch_npu_rows() if row.pytorch == torch_version and row.cann == cann}
+
+
+def _check_pairing(answer) -> tuple[bool, str]:
+    from npulab.env import compatibility
+    expected = _expected_torch_npu("2.9.0", "9.1.0")
+    answer = str(answer).strip()
+    if answer in expected:
+        return True, "这正是配套表中 PyTorch 2.9.0 与 CANN 9.1.0 所在的那一行。"
+    rows = [row for row in compatibility.torch_npu_rows() if row.torch_npu == answer]
+    if not rows:
+        return False, "配套表中没有这个 torch_npu 安装包版本；注意 .postN 后缀也是版本的一部分。"
+    if rows[0].pytorch != "2.9.0":
+        return False, f"这个安装包配套的是 PyTorch {rows[0].pytorch}，不是 2.9.0。"
+    return False, f"这个安装包配套的是 CANN {rows[0].cann}；同一个 PyTorch 版本在不同 CANN 上对应不同的 .postN。"
+
+
+class _AsyncDevice:
+    """A pretend accelerator: work is queued by fn() and only finishes (advancing time) at sync()."""
+
+    def __init__(self, durations: list[float]):
+        self.durations = list(durations)
+        self.now = 0.0
+        self.pending = 0.0
+        self.calls = 0
+
+    def fn(self) -> None:
+        self.pending += self.durations[min(self.calls, len(self.durations) - 1)]
+        self.calls += 1
+
+    def sync(self) -> None:
+        self.now += self.pending
+        self.pending = 0.0
+
+    def clock(self) -> float:
+        return self.now
+
+
+def _check_timer(median_time: Callable) -> tuple[bool | None, str]:
+    if not callable(median_time):
+        return False, "请给出一个函数。"
+    # the first (warm-up) call is slow; the timed calls take 3, 1, 2, 9, 2 → median 2
+    device = _AsyncDevice([50, 3, 1, 2, 9, 2])
+    result = median_time(device.fn, device.sync, repeats=5, clock=device.clock)
+    if result is Ellipsis:
+        return None, "函数还没有实现（仍然返回 ...）。"
+    if result is None:
+        return False, "函数没有返回值。"
+    if device.calls != 6:
+        return False, f"fn 应被调用 1 次预热 + 5 次计时 = 6 次，实际 {device.calls} 次。"
+    if math.isclose(result, 0.0, abs_tol=1e-9):
+        return False, "测得的时间是 0：读时钟之前是否等待设备完成了任务？"
+    if math.isclose(result, 2.0):
+        return True, "预热、读时钟前同步、重复、取中位数，四步都做对了。"
+    if math.isclose(result, 3.4):
+        return False, "这是平均值；一次很慢的重复会把平均值拉高，请用中位数。"
+    if math.isclose(result, 3.0):
+        return False, "预热的那一次不应计入结果。"
+    if math.isclose(result, 1.0) or math.isclose(result, 9.0):
+        return False, "这是最快（或最慢）的一次，不是中位数。"
+    return False, "结果与预期的中位数不符：检查同步的位置（每次读时钟之前）和统计量。"
+
+
+def _check_tflops(answer) -> tuple[bool, str]:
+    try:
+        value = float(answer)
+    except (TypeError, ValueError):
+        return False, "请给出一个数字（单位 TFLOPS）。"
+    expected = 2 * 4096**3 / 2.13e-3 / 1e12
+    if math.isclose(value, expected, rel_tol=0.01):
+        return True, "一次 n×n 矩阵乘做 2n³ 次浮点运算，除以时间即得吞吐。"
+    if math.isclose(value, expected / 2, rel_tol=0.01):
+        return False, "少了一个因子 2：每次乘加算两次浮点运算。"
+    if math.isclose(value * 1e3, expected, rel_tol=0.01) or math.isclose(value / 1e3, expected, rel_tol=0.01):
+        return False, "数量级不对：检查毫秒与秒、GFLOPS 与 TFLOPS 的换算。"
+    return False, "用 4096 计算浮点运算次数，再除以以秒为单位的时间。"
+
+
+def make_lab() -> Lab:
+    """The checker object a lab notebook uses: ``lab.check("visible", answer)``."""
+    return Lab(
+        "实验 01",
+        {"visible": _check_visible, "pairing": _check_pairing, "timer": _check_timer, "tflops": _check_tflops},
+    )

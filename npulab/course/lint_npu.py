@@ -1,0 +1,294 @@
+"""``python -m npulab lint-npu``: static checks of the notebook cells that need an Ascend NPU.
+
+Cells tagged ``npu`` (and ``skip-execution``) never run in CI, so they are checked without running:
+
+- every ``npu`` cell parses (IPython magics and ``!shell`` lines are handled);
+- every ``torch_npu.X`` / ``torch.npu.X`` name exists in the pinned torch_npu wheel (npulab.pytorch.torch_npu_names);
+- an ``npu`` cell is a leaf: no later non-npu cell reads a name that only npu cells define.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from npulab.core.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ChineseArgumentParser
+from npulab.core.notebook_cells import (
+    NotebookError,
+    cell_source,
+    code_cells,
+    find_notebooks,
+    is_npu_cell,
+    parse_notebook,
+    python_source,
+)
+from npulab.core.paths import REPO_ROOT
+from npulab.pytorch.torch_npu_names import PACKAGE, SymbolIndex, dotted_parts, load_index, pinned_version
+
+STANDARD = {"torch": "torch", PACKAGE: PACKAGE}  # what these names mean before any import
+
+
+@dataclass
+class Finding:
+    """One problem in one cell; ``cell`` counts code cells from 1, as the notebook does."""
+
+    path: str
+    cell: int
+    cell_id: str | None
+    kind: str  # "unknown-name", "syntax-error" or "leaf"
+    name: str
+    message: str
+
+
+# --- cells -------------------------------------------------------------------------------------------
+
+
+def _parse(source: str) -> ast.Module | None:
+    """The AST of a cell (SyntaxError when it does not parse); None for a non-Python cell."""
+    code = python_source(source)
+    if code is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes etc. are not this tool's business
+        return ast.parse(code)
+
+
+def _symbols(source: str):
+    import symtable
+
+    code = python_source(source)
+    if code is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return symtable.symtable(code, "<cell>", "exec")
+
+
+def _descendants(table) -> list:
+    return [t for child in table.get_children() for t in (child, *_descendants(child))]
+
+
+def defined_names(source: str) -> set[str]:
+    """Names a cell binds in the notebook's namespace (assignments, imports, def/class, ``global``)."""
+    table = _symbols(source)
+    if table is None:
+        return set()
+    names = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
+    for scope in _descendants(table):
+        names |= {s.get_name() for s in scope.get_symbols() if s.is_declared_global() and s.is_assigned()}
+    return names
+
+
+def used_names(source: str) -> set[str]:
+    """Global names a cell reads, at top level or inside its functions (names it binds itself included)."""
+    table = _symbols(source)
+    if table is None:
+        return set()
+    names = {s.get_name() for s in table.get_symbols() if s.is_referenced()}
+    for scope in _descendants(table):
+        names |= {s.get_name() for s in scope.get_symbols() if s.is_global() and s.is_referenced()}
+    tree = _parse(source)
+    names |= {n.target.id for n in tree.body if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+    if "get_ipython" not in source:
+        names.discard("get_ipython")  # introduced by the magics' transformation
+    return names
+
+
+# --- checks ------------------------------------------------------------------------------------------
+
+
+def check_leaves(nb: dict, path: str = "") -> list[Finding]:
+    """Non-npu cells after an npu cell that read a name only npu cells define."""
+    cells = []
+    for number, cell in code_cells(nb):
+        try:
+            cells.append((number, cell, defined_names(cell_source(cell)), used_names(cell_source(cell))))
+        except SyntaxError:
+            cells.append((number, cell, set(), set()))
+    plain = set().union(*(defined for _, cell, defined, _ in cells if not is_npu_cell(cell)))
+    findings, npu_only = [], {}  # name -> number of the npu cell that defined it first
+    for number, cell, defined, used in cells:
+        if is_npu_cell(cell):
+            for name in sorted(defined - plain):
+                npu_only.setdefault(name, number)
+            continue
+        for name in sorted(used & npu_only.keys()):
+            findings.append(Finding(path, number, cell.get("id"), "leaf", name, (
+                f"读取了 `{name}`，它只在第 {npu_only[name]} 个代码单元（npu 单元）里定义；没有 NPU 时这些单元不运行，"
+                f"这里会 NameError。请在非 npu 单元里也定义它，或把本单元也标为 npu。")))
+    return findings
+
+
+def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "") -> tuple[list[Finding], int]:
+    """Syntax, torch_npu names and leaves of one notebook; returns (findings, npu cells checked).
+
+    ``index`` is called only when a cell names something in torch_npu, so plain notebooks need no wheel.
+    """
+    findings: list[Finding] = []
+    aliases = dict(STANDARD)  # name -> the torch_npu path it stands for ("torch" for torch itself)
+    checked = 0
+    for number, cell in code_cells(nb):
+        npu = is_npu_cell(cell)
+        checked += npu
+        try:
+            tree = _parse(cell_source(cell))
+        except SyntaxError as err:
+            if npu:
+                findings.append(Finding(path, number, cell.get("id"), "syntax-error", "",
+                                        f"第 {err.lineno} 行有语法错误：{err.msg}"))
+            continue
+        if tree is None:
+            continue
+        names = list(_imports(tree, aliases))  # consumed for every cell: imports anywhere set the aliases
+        if npu:
+            seen = set()
+            for line, written, dotted in sorted(names + _chains(tree, aliases)):
+                if written not in seen:  # one finding per name and cell
+                    seen.add(written)
+                    findings += _check_name(index, line, written, dotted, path, number, cell)
+    return sorted(findings + check_leaves(nb, path), key=lambda f: f.cell), checked
+
+
+def _canonical(parts: list[str], aliases: dict[str, str]) -> list[str] | None:
+    """``torch.npu.x`` -> torch_npu.npu.x, ``tnp.x`` -> torch_npu.x; None when not about torch_npu."""
+    root = aliases.get(parts[0])
+    if root == "torch":
+        return [PACKAGE, *parts[1:]] if len(parts) > 1 and parts[1] == "npu" else None
+    return [*root.split("."), *parts[1:]] if root else None
+
+
+def _imports(tree: ast.Module, aliases: dict[str, str]):
+    """Update ``aliases`` from a cell's imports; yield (line, written, torch_npu path) of each imported name."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                dotted = _canonical(parts, STANDARD)
+                if dotted and len(dotted) > 1:
+                    yield node.lineno, alias.name, dotted
+                if alias.asname:  # import torch_npu.profiler as prof, import torch as th
+                    target = ".".join(dotted) if dotted else STANDARD.get(alias.name)
+                    _rebind(aliases, alias.asname, target)
+                else:  # import torch_npu.profiler binds torch_npu
+                    _rebind(aliases, parts[0], STANDARD.get(parts[0]))
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                written = f"{node.module}.{alias.name}"
+                dotted = _canonical(written.split("."), STANDARD)  # from torch import npu, from torch_npu.npu import amp
+                if dotted:
+                    yield node.lineno, written, dotted
+                _rebind(aliases, alias.asname or alias.name, ".".join(dotted) if dotted else None)
+
+
+def _rebind(aliases: dict[str, str], name: str, target: str | None) -> None:
+    if target:
+        aliases[name] = target
+    else:
+        aliases.pop(name, None)
+
+
+def _chains(tree: ast.Module, aliases: dict[str, str]) -> list[tuple[int, str, list[str]]]:
+    """(line, written, torch_npu path) of each attribute chain on a torch_npu alias."""
+    chains, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Attribute) and (parts := dotted_parts(node)):
+            if not isinstance(node.ctx, ast.Load):
+                parts = parts[:-1]  # setting an attribute may create it: check where it is set
+            dotted = _canonical(parts, aliases)
+            if dotted and len(dotted) > 1:
+                chains.append((node.lineno, ".".join(parts), dotted))
+            continue  # the inner attributes are prefixes of this chain
+        stack.extend(ast.iter_child_nodes(node))
+    return chains
+
+
+def _check_name(index: Callable[[], SymbolIndex], line: int, written: str, dotted: list[str], path: str,
+                number: int, cell: dict) -> list[Finding]:
+    """A finding when the torch_npu path ``dotted`` (``written`` in the cell) does not exist."""
+    missing = index().missing(".".join(dotted))
+    if missing is None:
+        return []
+    shown = written.split(".")
+    cut = len(shown) - len(dotted) + len(missing.prefix.split("."))  # where the missing part sits in `written`
+    if cut <= 0:
+        return []  # the missing part is in an imported alias: its import line reports it
+    shown_prefix = ".".join(shown[:cut])
+    where = f"`{shown_prefix}`" + (f"（{missing.prefix}）" if shown_prefix != missing.prefix else "")
+    guesses = "、".join(f"`{shown_prefix}.{s}`" for s in missing.suggestions)
+    message = (f"第 {line} 行：`{written}` 不存在——torch_npu {index().version} 的 {where}中没有 `{missing.name}`"
+               + (f"；是不是 {guesses}？" if guesses else "。"))
+    return [Finding(path, number, cell.get("id"), "unknown-name", written, message)]
+
+
+# --- files and the command line ---------------------------------------------------------------------
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def build_parser(subparsers, name: str) -> ChineseArgumentParser:
+    """Add the ``lint-npu`` sub-command."""
+    parser = subparsers.add_parser(
+        name, help="静态检查笔记本中的 NPU 单元（语法、torch_npu 名字、叶子单元）",
+        description="检查带 npu 标签的单元：能否解析、用到的 torch_npu / torch.npu 名字在钉住的 torch_npu 版本里"
+                    "是否存在、后面的非 npu 单元是否依赖只在 npu 单元里定义的名字。退出码：0 无问题，1 有问题，2 用法错误。")
+    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                        help="笔记本或文件夹（递归）；默认为仓库里的 chapters 和 notebooks")
+    parser.add_argument("--json", action="store_true", help="以 JSON 输出结果")
+    parser.add_argument("--torch-npu-version", metavar="V", help="核对的 torch_npu 版本；默认取 requirements-npu.txt 的钉")
+    parser.add_argument("--cache-dir", type=Path, metavar="DIR",
+                        help="wheel 与符号索引的缓存目录；默认 $NPULAB_CACHE 或 ~/.cache/npulab/torch_npu")
+    parser.set_defaults(run=run)
+    return parser
+
+
+def run(args) -> int:
+    """Lint the notebooks named in ``args``; 0 clean, 1 findings, 2 usage errors."""
+    version = args.torch_npu_version or pinned_version(REPO_ROOT / "requirements-npu.txt")
+    notebooks, missing = find_notebooks(args.paths or None)
+    errors = [{"path": _shown(path), "message": reason} for path, reason in missing]
+    loaded: list[SymbolIndex] = []
+
+    def index() -> SymbolIndex:
+        if not loaded:
+            loaded.append(load_index(version, args.cache_dir))
+        return loaded[0]
+
+    findings: list[Finding] = []
+    cells = scanned = 0
+    for path in notebooks:
+        try:
+            nb = parse_notebook(path.read_bytes())
+        except OSError as err:
+            errors.append({"path": _shown(path), "message": f"读不到文件（{err.strerror}）"})
+            continue
+        except NotebookError as err:
+            errors.append({"path": _shown(path), "message": str(err)})
+            continue
+        found, checked = check_notebook(nb, index, _shown(path))
+        findings += found
+        cells += checked
+        scanned += 1
+    if args.json:
+        print(json.dumps({"torch_npu_version": version, "files_scanned": scanned, "cells_checked": cells,
+                          "findings": [asdict(f) for f in findings], "errors": errors}, ensure_ascii=False, indent=2))
+    else:
+        for error in errors:
+            print(f"错误：{error['path']}：{error['message']}", file=sys.stderr)
+        for f in findings:
+            print(f"{f.path}：第 {f.cell} 个代码单元（id {f.cell_id or '无'}）：{f.message}")
+        verdict = f"发现 {len(findings)} 个问题" if findings else "未发现问题"
+        print(f"lint-npu：检查了 {scanned} 个笔记本中的 {cells} 个 npu 单元（torch_npu {version}），{verdict}。")
+    return EXIT_USAGE if errors else EXIT_FAIL if findings else EXIT_OK

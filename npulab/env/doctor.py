@@ -1,0 +1,470 @@
+"""``python -m npulab doctor``: diagnose Python, frameworks, CANN, driver and NPU devices, with a fix for each finding.
+
+It never imports torch or MindSpore (versions come from package metadata), so it answers in well under two
+seconds; only when torch_npu is installed does it import it, in a subprocess with a timeout.
+No CANN on a CPU-only machine is not a failure: those checks are skipped and the course runs in CPU mode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.env import cann_install
+from npulab.env.compatibility import (
+    cann_for_mindspore,
+    check_alignment,
+    hdk_compatible,
+    hdk_for_cann,
+    python_for_torch,
+    torch_npu_for,
+    try_parse,
+)
+from npulab.env.visible_devices import ENV_NAME, from_environ
+
+STATUSES = ("ok", "warn", "fail", "skip")
+MARKS = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
+CPU_MODE = "课程将以 CPU 模式运行"
+CHECK_IDS = (
+    "python", "numpy", "torch", "mindspore", "cann_install", "cann_env", "driver", "device_nodes", "npu_smi",
+    "visible_devices", "torch_npu", "version_alignment", "cann_python_deps",
+)
+
+# Python packages CANN's graph engine and operator compiler (TBE) import at initialisation. Sources: the seed
+# article's TBE dependency list (seed_digest.md §3.1), the CANN 9.1.0-beta1 install guide's dependency table
+# (hiascend instg_0045) and the maintainers' answer in Ascend/pytorch issue #7 (ascend_facts.md §2.2).
+CANN_DEPS_REQUIRED = {
+    "attrs": None, "decorator": "4.4.0", "sympy": "1.5.1", "cffi": "1.12.3", "psutil": None, "scipy": None,
+    "protobuf": None, "pyyaml": None, "numpy": "1.19.2", "cloudpickle": None, "tornado": None, "ml-dtypes": None,
+}
+CANN_DEPS_RECOMMENDED = ("cython", "pathlib2", "requests", "absl-py")
+GE_CHAIN = ("缺包时 CANN 的图引擎（GE）初始化失败，例如缺 attrs 会依次报 ModuleNotFoundError: No module named 'attr'"
+            "（attr 是 attrs 包的导入名）→ GELib::InnerInitialize failed → GEInitialize failed；"
+            "看上去像 CANN 坏了，其实只是当前 Python 环境缺包。")
+
+
+@dataclass
+class Check:
+    """One diagnosis: id, status (ok/warn/fail/skip), a Chinese message and a Chinese fix (may be empty)."""
+
+    id: str
+    status: str
+    message: str
+    fix: str = ""
+
+    def as_dict(self) -> dict:
+        """The JSON form: exactly id, status, message, fix."""
+        return asdict(self)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Context shared by the checks
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Context:
+    environ: Mapping[str, str]
+    report: cann_install.CannReport | None  # None: no CANN anywhere we looked
+    searched: list[Path]
+    nodes: list[Path]
+    dist_version: Callable[[str], str | None]
+    probe_timeout: float
+
+    @property
+    def install(self) -> cann_install.Install | None:
+        return self.report.primary if self.report else None
+
+    @property
+    def has_cann(self) -> bool:
+        return self.install is not None
+
+
+def _metadata_version(name: str) -> str | None:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    except Exception:  # broken metadata must not stop the doctor
+        return None
+
+
+def _versions_lookup(overrides: Mapping[str, str | None] | None) -> Callable[[str], str | None]:
+    """Installed version by distribution name; ``overrides`` (tests, notebooks) wins over package metadata."""
+    norm = {k.lower().replace("_", "-"): v for k, v in (overrides or {}).items()}
+
+    def lookup(name: str) -> str | None:
+        key = name.lower().replace("_", "-")
+        if key in norm:
+            return norm[key]
+        return _metadata_version(name)
+
+    return lookup
+
+
+def _newer_or_equal(version: str | None, minimum: str) -> bool:
+    v, m = try_parse(version), try_parse(minimum)
+    return v is None or m is None or v >= m
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The checks
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _check_python(ctx: _Context) -> Check:
+    ver = ".".join(map(str, sys.version_info[:3]))  # npulab itself requires ≥ 3.10 (pyproject)
+    torch = ctx.dist_version("torch")
+    supported = python_for_torch(torch) if torch and try_parse(torch) else None
+    mm = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if supported is not None and mm not in supported:
+        return Check("python", "warn",
+                     f"Python {ver}：TorchNPU 配套表中 PyTorch {torch} 支持的 Python 为 {', '.join(supported)}。",
+                     f"在昇腾机器上请改用 Python {supported[-1]} 或 3.11 的虚拟环境。")
+    return Check("python", "ok", f"Python {ver}（{sys.executable}）")
+
+
+def _check_numpy(ctx: _Context) -> Check:
+    numpy = ctx.dist_version("numpy")
+    if numpy is None:
+        return Check("numpy", "fail", "未安装 numpy。", "pip install -r requirements.txt（其中固定 numpy<2）")
+    v = try_parse(numpy)
+    if v is not None and v.release_n(1) >= (2,):
+        if ctx.dist_version("mindspore"):
+            return Check("numpy", "fail",
+                         f"numpy {numpy}：MindSpore 2.10 依赖 NumPy 1.x，在 NumPy 2 下第一个算子就可能报错（且时好时坏）。",
+                         "pip install 'numpy<2' 'ml_dtypes<0.6'（ml_dtypes 0.6 需要 numpy≥2）")
+        return Check("numpy", "warn", f"numpy {numpy}：课程环境固定 numpy<2（MindSpore 2.10 不支持 NumPy 2）。",
+                     "pip install 'numpy<2'")
+    return Check("numpy", "ok", f"numpy {numpy}（<2，满足 MindSpore 2.10）")
+
+
+def _check_torch(ctx: _Context) -> Check:
+    torch = ctx.dist_version("torch")
+    if torch is None:
+        return Check("torch", "fail", "未安装 PyTorch。",
+                     "x86_64：pip install torch --index-url https://download.pytorch.org/whl/cpu；然后 pip install -r requirements.txt")
+    v = try_parse(torch)
+    local = v.local if v else None
+    note = "（CPU 构建）" if local == "cpu" else (f"（本地标签 +{local}）" if local else "")
+    return Check("torch", "ok", f"PyTorch {torch}{note}")
+
+
+def _check_mindspore(ctx: _Context) -> Check:
+    ms = ctx.dist_version("mindspore")
+    if ms is None:
+        return Check("mindspore", "warn", "未安装 MindSpore：MindSpore 章节将无法运行。", "pip install -r requirements.txt")
+    pairing = cann_for_mindspore(ms) if try_parse(ms) else []
+    if pairing:
+        text = "；".join(f"CANN {r['cann']}" + ("（待确认）" if r["uncertain"] else "") for r in pairing[:3])
+        return Check("mindspore", "ok", f"MindSpore {ms}；在昇腾上对应 {text}")
+    return Check("mindspore", "ok", f"MindSpore {ms}（CPU 可用；它在昇腾上的官方 CANN 配套未找到，见 compatibility.yaml）")
+
+
+def _check_cann_install(ctx: _Context) -> Check:
+    where = "、".join(str(p) for p in ctx.searched)
+    if ctx.report is not None and ctx.report.problems and not ctx.report.installs:
+        return Check("cann_install", "warn", f"{ctx.report.root}：" + "；".join(ctx.report.problems),
+                     "检查该目录的权限与链接，或用 --ascend-root 指定 CANN 的安装根目录。")
+    inst = ctx.install
+    if inst is None:
+        return Check("cann_install", "skip", f"未找到 CANN（查找过：{where}）：{CPU_MODE}。",
+                     "若本机有昇腾 NPU，请安装 CANN，或用 --ascend-root 指定安装根目录。")
+    layout = "CANN ≥ 8.5 的 cann/ 布局" if inst.layout == "cann" else (
+        "nnae 运行包" if inst.kind == "nnae" else "ascend-toolkit 布局（CANN ≤ 8.3）")
+    target = f"{inst.path} → {inst.home}" if inst.home and inst.home != inst.path else str(inst.path)
+    problems = ctx.report.all_problems
+    if not inst.usable:
+        return Check("cann_install", "fail", f"找到 CANN 的痕迹（{layout}），但安装不可用：" + "；".join(problems),
+                     "重新安装 CANN Toolkit（或修复 latest / cann 链接），安装后确认 set_env.sh 存在。")
+    version = inst.version or "版本未知"
+    message = f"CANN {version}（{layout}，{target}）"
+    if inst.ops_version:
+        message += f"，ops 包 {inst.ops_version}"
+    if problems or inst.version is None:
+        return Check("cann_install", "warn", message + "；问题：" + "；".join(problems),
+                     "版本文件异常时以 npu-smi 与安装包名为准；必要时重新安装 CANN。")
+    return Check("cann_install", "ok", message)
+
+
+def _check_cann_env(ctx: _Context) -> Check:
+    status = cann_install.env_status(ctx.environ)
+    inst = ctx.install
+    source = inst.source_command if inst else None
+    if not ctx.has_cann and not any(status.variables.values()):
+        return Check("cann_env", "skip", f"没有 CANN，也没有 CANN 环境变量：{CPU_MODE}。")
+    fix = (f"在启动 Python/Jupyter 的同一个 shell 里执行：{source}"
+           if source else "执行 CANN 安装目录下的 set_env.sh（source <安装路径>/set_env.sh）。")
+    if not status.loaded:
+        detail = "；".join(status.problems)
+        head = "找到了 CANN，但当前进程没有加载它的环境" if inst and not any(status.variables.values()) else "CANN 环境不完整"
+        return Check("cann_env", "fail",
+                     f"{head}（{detail}）。这样 import torch_npu 会报 libhccl.so / libascendcl.so 找不到。", fix)
+    if inst is not None and not status.points_to(inst):
+        return Check("cann_env", "warn", f"已加载的 CANN 环境指向 {status.home}，与找到的安装 {inst.path} 不是同一个。",
+                     f"确认要用哪一套 CANN；要用找到的这一套：{source}")
+    return Check("cann_env", "ok", f"CANN 环境已加载（ASCEND_HOME_PATH={status.variables['ASCEND_HOME_PATH'] or status.home}）")
+
+
+def _check_driver(ctx: _Context) -> Check:
+    if not ctx.has_cann:
+        return Check("driver", "skip", f"没有 CANN，不检查驱动：{CPU_MODE}。")
+    drv = ctx.report.driver
+    if drv is None:
+        return Check("driver", "warn", f"{ctx.report.root}/driver 不存在：未安装 NPU 驱动（容器里驱动可能挂载在别处）。",
+                     "在宿主机安装与 CANN 配套的 Ascend HDK 驱动（先驱动后固件，然后重启），容器需挂载 driver 目录。")
+    if drv.version is None:
+        return Check("driver", "warn", "驱动版本无法读取：" + "；".join(drv.problems),
+                     "用 npu-smi info 查看驱动版本（表头的 Version）。")
+    cann = ctx.install.version
+    if cann:
+        compatible = hdk_compatible(cann, drv.version)
+        if compatible is False:
+            return Check("driver", "warn", f"驱动 {drv.version} 与 CANN {cann} 在兼容矩阵中标为不兼容。",
+                         f"升级驱动；CANN {cann} 发布时配套的 HDK 为 {', '.join(hdk_for_cann(cann)) or '见发布说明'}。")
+        paired = hdk_for_cann(cann)
+        dv, pv = try_parse(drv.version), [try_parse(p.upper().removesuffix(".X")) for p in paired]
+        if compatible is None and dv and pv and all(p and dv.release_n(2) < p.release_n(2) for p in pv):
+            return Check("driver", "warn",
+                         f"驱动 {drv.version} 比 CANN {cann} 发布时配套的 HDK {', '.join(paired)} 旧，可能不兼容（兼容矩阵未覆盖此组合）。",
+                         f"把驱动与固件升级到 HDK {paired[0]} 或更新（先驱动后固件，然后重启）。")
+        hint = "（兼容矩阵：兼容）" if compatible else (f"（CANN {cann} 发布时配套 HDK {', '.join(paired)}）" if paired else "")
+        return Check("driver", "ok", f"驱动 {drv.version}{hint}")
+    return Check("driver", "ok", f"驱动 {drv.version}")
+
+
+def _check_device_nodes(ctx: _Context) -> Check:
+    nodes = ctx.nodes
+    if nodes:
+        names = ", ".join(p.name for p in nodes[:8]) + (" …" if len(nodes) > 8 else "")
+        return Check("device_nodes", "ok", f"找到 {len(nodes)} 个 NPU 设备节点：{names}")
+    if not ctx.has_cann:
+        return Check("device_nodes", "skip", f"没有 /dev/davinci* 设备节点：{CPU_MODE}。")
+    return Check("device_nodes", "warn", "找到了 CANN，但没有 /dev/davinci* 设备节点：驱动未加载，或容器没有挂载设备。",
+                 "宿主机上确认驱动已安装（npu-smi info）；docker run 时加 --device /dev/davinci0 --device /dev/davinci_manager "
+                 "--device /dev/devmm_svm --device /dev/hisi_hdc。")
+
+
+def _check_npu_smi(ctx: _Context) -> Check:
+    path = cann_install.find_npu_smi(ctx.environ)
+    if path:
+        return Check("npu_smi", "ok", f"npu-smi：{path}")
+    if not ctx.has_cann and not ctx.nodes:
+        return Check("npu_smi", "skip", f"PATH 中没有 npu-smi：{CPU_MODE}。")
+    return Check("npu_smi", "warn", "PATH 中没有 npu-smi（它随驱动安装，通常在 /usr/local/bin/npu-smi）。",
+                 "确认驱动已安装；容器中需挂载 /usr/local/bin/npu-smi 与 /usr/local/dcmi。")
+
+
+def _check_visible(ctx: _Context) -> Check:
+    vis = from_environ(ctx.environ, n_physical=len(ctx.nodes) or None)
+    if vis.raw is None:
+        return Check("visible_devices", "ok", f"{ENV_NAME} 未设置：进程可使用全部 NPU（逻辑编号 = 物理编号）。")
+    if vis.errors:
+        return Check("visible_devices", "fail", vis.describe(),
+                     f"写成逗号分隔、不重复的物理编号，例如 export {ENV_NAME}=4,5,6,7；要用全部 NPU 就 unset {ENV_NAME}。")
+    if vis.warnings:
+        return Check("visible_devices", "warn", "；".join(vis.warnings), f"unset {ENV_NAME}，或写出要用的物理编号。")
+    suffix = "" if ctx.nodes else "（本机没有 NPU，无法核对编号范围）"
+    return Check("visible_devices", "ok", vis.describe() + suffix)
+
+
+_PROBE = r"""
+import json
+try:
+    import torch_npu
+    import torch
+    out = {"ok": True, "version": getattr(torch_npu, "__version__", None)}
+    try:
+        out["available"] = bool(torch.npu.is_available())
+        out["count"] = int(torch.npu.device_count()) if out["available"] else 0
+    except Exception as err:
+        out["available"], out["error"] = False, f"{type(err).__name__}: {err}"
+except BaseException as err:
+    out = {"ok": False, "error": f"{type(err).__name__}: {err}"}
+print("NPULAB-PROBE " + json.dumps(out))
+"""
+
+
+def probe_torch_npu(environ: Mapping[str, str] | None = None, timeout: float = 30.0) -> dict:
+    """Import torch_npu in a subprocess (it can abort the process); return {ok, version, available, error, …}."""
+    env = dict(os.environ if environ is None else environ)
+    try:
+        proc = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "timeout": True, "error": f"导入 torch_npu 超过 {timeout:g} 秒仍未结束"}
+    except OSError as err:
+        return {"ok": False, "error": f"无法启动子进程：{err}"}
+    for line in proc.stdout.splitlines():
+        if line.startswith("NPULAB-PROBE "):
+            try:
+                return json.loads(line[len("NPULAB-PROBE "):])
+            except ValueError:
+                break
+    tail = (proc.stderr.strip().splitlines() or [f"退出码 {proc.returncode}"])[-1]
+    return {"ok": False, "error": f"子进程异常退出（{tail}）"}
+
+
+def _probe_fix(error: str, source: str | None) -> str:
+    """A fix for the usual torch_npu import errors."""
+    load = source or "source <CANN 安装路径>/set_env.sh"
+    if "Two accelerators" in error:
+        return "torch_npu 需要 CPU 构建的 torch：pip install torch==<版本> --index-url https://download.pytorch.org/whl/cpu"
+    if "No module named 'attr'" in error or "GEInitialize" in error:
+        return "pip install " + " ".join(CANN_DEPS_REQUIRED) + "。" + GE_CHAIN
+    if ".so" in error or "set_env" in error:
+        return f"在同一个 shell 里先加载 CANN 环境：{load}；仍失败时核对 torch_npu 与 CANN 的配套（version_alignment）。"
+    return f"先加载 CANN 环境（{load}），再核对 torch / torch_npu / CANN 的配套。"
+
+
+def _check_torch_npu(ctx: _Context) -> Check:
+    version = ctx.dist_version("torch-npu")
+    if version is None:
+        return Check("torch_npu", "skip",
+                     "未安装 torch_npu。CPU 环境不需要它，也不要安装：没有 CANN 时它会让 import torch 本身失败。")
+    if ctx.probe_timeout <= 0:
+        return Check("torch_npu", "skip", f"已安装 torch_npu {version}；按要求未做导入测试。")
+    result = probe_torch_npu(ctx.environ, ctx.probe_timeout)
+    source = ctx.install.source_command if ctx.install else None
+    if result.get("timeout"):
+        return Check("torch_npu", "warn", f"torch_npu {version}：{result['error']}。",
+                     "用 --probe-timeout 调大等待时间，或手动运行 python -c 'import torch_npu' 查看卡在哪里。")
+    if not result.get("ok"):
+        return Check("torch_npu", "fail", f"已安装 torch_npu {version}，但导入失败：{result.get('error')}",
+                     _probe_fix(str(result.get("error")), source))
+    if not result.get("available"):
+        extra = f"（{result['error']}）" if result.get("error") else ""
+        return Check("torch_npu", "warn", f"torch_npu {version} 可以导入，但 torch.npu.is_available() 为 False{extra}。",
+                     "检查驱动与设备节点（driver、device_nodes）以及 ASCEND_RT_VISIBLE_DEVICES。")
+    return Check("torch_npu", "ok", f"torch_npu {version} 导入成功，可见 {result.get('count')} 个 NPU。")
+
+
+def _check_alignment(ctx: _Context) -> Check:
+    torch, torch_npu = ctx.dist_version("torch"), ctx.dist_version("torch-npu")
+    cann = ctx.install.version if ctx.install else None
+    python = ".".join(map(str, sys.version_info[:3]))
+    if torch_npu is None and cann is None:
+        hint = ""
+        if torch and try_parse(torch):
+            rows = torch_npu_for(torch)
+            hint = (f"；到昇腾机器上，PyTorch {torch} 可配 torch_npu {rows[0]['torch_npu']} + CANN {rows[0]['cann']}"
+                    if rows else f"；PyTorch {torch} 在官方配套表中还没有对应的 torch_npu")
+        return Check("version_alignment", "skip", f"没有 torch_npu 与 CANN，无需对照{hint}：{CPU_MODE}。")
+    result = check_alignment(torch=torch, torch_npu=torch_npu, cann=cann, python=python)
+    return Check("version_alignment", result.status, result.message, result.fix)
+
+
+def _check_cann_deps(ctx: _Context) -> Check:
+    missing = [name for name in CANN_DEPS_REQUIRED if ctx.dist_version(name) is None]
+    too_old = [f"{name}（{ctx.dist_version(name)} < {low}）" for name, low in CANN_DEPS_REQUIRED.items()
+               if low and ctx.dist_version(name) and not _newer_or_equal(ctx.dist_version(name), low)]
+    optional = [name for name in CANN_DEPS_RECOMMENDED if ctx.dist_version(name) is None]
+    install = "pip install " + " ".join(missing + optional) if (missing or optional) else ""
+    if not ctx.has_cann:
+        state = f"在昇腾机器上还需安装：{', '.join(missing + optional)}" if missing or optional else "均已安装"
+        return Check("cann_python_deps", "skip", f"CANN 所需的 Python 包（TBE/图引擎）{state}；{CPU_MODE}。", install)
+    if missing or too_old:
+        return Check("cann_python_deps", "fail", "CANN 所需的 Python 包缺失或过旧：" + "、".join(missing + too_old) + "。",
+                     (install or "pip install -U " + " ".join(n.split("（")[0] for n in too_old)) + "。" + GE_CHAIN)
+    if optional:
+        return Check("cann_python_deps", "warn", "CANN 安装指南还列出这些包：" + "、".join(optional) + "。", install)
+    return Check("cann_python_deps", "ok", "CANN 所需的 Python 包均已安装：" + "、".join(CANN_DEPS_REQUIRED) + "。")
+
+
+_CHECKS: tuple[tuple[str, Callable[[_Context], Check]], ...] = (
+    ("python", _check_python), ("numpy", _check_numpy), ("torch", _check_torch), ("mindspore", _check_mindspore),
+    ("cann_install", _check_cann_install), ("cann_env", _check_cann_env), ("driver", _check_driver),
+    ("device_nodes", _check_device_nodes), ("npu_smi", _check_npu_smi), ("visible_devices", _check_visible),
+    ("torch_npu", _check_torch_npu), ("version_alignment", _check_alignment), ("cann_python_deps", _check_cann_deps),
+)
+
+
+def diagnose(
+    ascend_root: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    *,
+    dev_dir: str | Path = "/dev",
+    versions: Mapping[str, str | None] | None = None,
+    probe_timeout: float = 30.0,
+) -> list[Check]:
+    """Run every check; ``versions`` overrides installed package versions (name → version, None = absent)."""
+    env = os.environ if environ is None else environ
+    if ascend_root is not None:
+        searched = [Path(ascend_root)]
+        report = cann_install.describe(ascend_root)
+    else:
+        searched = cann_install.candidate_roots(env)
+        report = next((r for r in map(cann_install.describe, searched) if r.installs), None)
+    ctx = _Context(env, report, searched, cann_install.device_nodes(dev_dir), _versions_lookup(versions), probe_timeout)
+    checks = []
+    for check_id, func in _CHECKS:
+        try:
+            checks.append(func(ctx))
+        except Exception as err:  # a bug in one check must not hide the others
+            checks.append(Check(check_id, "warn", f"检查时出现内部错误：{type(err).__name__}: {err}",
+                                "请把这条信息报告给课程维护者。"))
+    return checks
+
+
+def exit_code(checks: list[Check]) -> int:
+    """1 when any check failed, else 0."""
+    return EXIT_FAIL if any(c.status == "fail" for c in checks) else EXIT_OK
+
+
+def render(checks: list[Check]) -> str:
+    """The human-readable report: one line per check with a ✓ / ! / ✗ / - mark, fixes indented below."""
+    width = max(len(c.id) for c in checks)
+    lines = ["昇腾 NPU 课程环境检查", ""]
+    for c in checks:
+        lines.append(f"  {MARKS[c.status]} {c.id:<{width}}  {c.message}")
+        if c.fix and c.status in ("warn", "fail"):
+            lines.append(f"    {'':<{width}}  修复：{c.fix}")
+    counts = {s: sum(c.status == s for c in checks) for s in STATUSES}
+    lines += ["", f"通过 {counts['ok']} 项，警告 {counts['warn']} 项，失败 {counts['fail']} 项，跳过 {counts['skip']} 项。",
+              "图例：✓ 通过  ! 警告  ✗ 失败  - 跳过"]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help='以 JSON 输出：{"checks": [{"id", "status", "message", "fix"}, ...]}')
+    parser.add_argument("--ascend-root", metavar="DIR",
+                        help="CANN 安装根目录（默认依次查找已加载环境所在目录、/usr/local/Ascend、~/Ascend）")
+    parser.add_argument("--probe-timeout", type=float, default=30.0, metavar="SECONDS",
+                        help="导入 torch_npu 的子进程最多等待的秒数（仅在已安装 torch_npu 时运行；0 表示不测试）")
+
+
+def build_parser(subparsers, name: str) -> None:
+    """Add the ``doctor`` sub-command."""
+    parser = subparsers.add_parser(name, help="检查 Python、框架、CANN、驱动与 NPU 环境",
+                                   description="检查课程环境并给出修复建议。没有 NPU 的机器上，与 NPU 相关的项会被跳过。")
+    _add_arguments(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    """Run the doctor for parsed arguments; print a report or JSON; return 0, 1 or 2."""
+    root = getattr(args, "ascend_root", None)
+    if root is not None:
+        path = Path(root)
+        if not path.exists():
+            raise UsageError(f"--ascend-root 指定的目录不存在：{root}")
+        if not path.is_dir():
+            raise UsageError(f"--ascend-root 应当是目录：{root}")
+    checks = diagnose(root, probe_timeout=getattr(args, "probe_timeout", 30.0))
+    if args.json:
+        print(json.dumps({"checks": [c.as_dict() for c in checks]}, ensure_ascii=False, indent=2))
+    else:
+        print(render(checks))
+    return exit_code(checks)

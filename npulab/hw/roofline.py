@@ -1,0 +1,168 @@
+"""The roofline model: attainable throughput = min(peak FLOP/s, memory bandwidth × arithmetic intensity).
+
+Arithmetic intensity is FLOP per byte moved to and from main memory (HBM/DRAM). Below the ridge point
+(peak / bandwidth) an operation is limited by memory bandwidth, above it by compute. The machines'
+figures come from ``npulab/data/reported_figures.yaml`` (reported) or are derived from it (the 910B3's
+cube peak); a learner's own device enters as measured figures. Byte counts here are the minimum traffic
+(each operand read once, each result written once), so real kernels sit at or left of these points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from npulab.core.provenance import Figure, Kind, derived, measured, reported
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A roofline: a peak (TFLOPS) and a memory bandwidth (GB/s), each a figure with its provenance."""
+
+    name: str
+    peak: Figure  # TFLOPS
+    bandwidth: Figure  # GB/s
+    note: str = ""
+
+    @property
+    def ridge(self) -> float:
+        """Arithmetic intensity (FLOP/byte) where the bandwidth slope meets the peak."""
+        return self.peak.value * 1e12 / (self.bandwidth.value * 1e9)
+
+    def attainable(self, intensity):
+        """Attainable TFLOPS at ``intensity`` FLOP/byte (scalar or numpy array)."""
+        return np.minimum(self.peak.value, self.bandwidth.value * 1e9 * np.asarray(intensity, dtype=float) / 1e12)
+
+
+def peak_910b3() -> Figure:
+    """Derived FP16/BF16 cube peak of the 910B3: cube cores × 16·16·16 MAC × 2 FLOP × cube clock."""
+    cores = reported("ini.910b3.cube_cores").value
+    edge = reported("ini.910b3.cube_mkn").value
+    mhz = reported("ini.910b3.cube_freq_mhz").value
+    value = cores * edge**3 * 2 * mhz * 1e6 / 1e12
+    return derived(
+        "910B3 FP16/BF16 Cube 理论峰值", round(value, 3), "TFLOPS",
+        f"{cores} 个 Cube 核 × {edge}·{edge}·{edge} MAC × 2 FLOP × {mhz / 1e3} GHz（Ascend910B3.ini）",
+        "由平台配置推导，不是厂商标称值",
+    )
+
+
+def bandwidth_910b3() -> Figure:
+    """The 910B3 memory roof: the seed's measured d2d bandwidth (no datasheet figure was found)."""
+    fig = reported("seed.dmi.hbm_d2d_gb_s")
+    return Figure("910B3 HBM 带宽（原文实测，作带宽屋顶）", fig.value, fig.unit, fig.kind, fig.origin,
+                  "实测值只是峰值的下界；未找到厂商数据手册中的 910B3 带宽")
+
+
+def machines() -> list[Machine]:
+    """Ascend 910B3, NVIDIA A100 SXM 80GB and H100 SXM: dense FP16/BF16 matrix peaks and HBM bandwidths."""
+    return [
+        Machine("Ascend 910B3", peak_910b3(), bandwidth_910b3(), "峰值为推导值；带宽为原文的 ascend-dmi 实测值"),
+        Machine("NVIDIA A100 SXM 80GB", reported("nvidia.a100_sxm.fp16_tensor_tflops"),
+                reported("nvidia.a100_sxm80.hbm_gb_s"), "厂商标称（稠密）"),
+        Machine("NVIDIA H100 SXM", reported("nvidia.h100_sxm.fp16_tensor_tflops"),
+                reported("nvidia.h100_sxm.hbm_gb_s"), "厂商标称（稠密）"),
+    ]
+
+
+def measured_machine(device: object, gflops: float, gb_per_s: float, dtype: str = "float32") -> Machine:
+    """A roofline for the learner's device from a measured matmul throughput and copy bandwidth."""
+    return Machine(
+        f"本机 {device}（{dtype}，实测）",
+        measured(f"{dtype} 矩阵乘吞吐（实测最大值）", round(gflops / 1e3, 4), "TFLOPS", device),
+        measured("设备内拷贝带宽（读 + 写）", round(gb_per_s, 2), "GB/s", device),
+        "实测屋顶：真实峰值只会更高",
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Workloads
+# ----------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Workload:
+    """An operation placed on the roofline: its FLOP and its minimum bytes to and from memory."""
+
+    name: str
+    flop: float
+    bytes: float
+    group: str
+
+    @property
+    def intensity(self) -> float:
+        """FLOP per byte."""
+        return self.flop / self.bytes
+
+
+def matmul(m: int, n: int, k: int, dtype_bytes: int = 2, name: str | None = None) -> Workload:
+    """C[m,n] = A[m,k]·B[k,n]: 2mnk FLOP; reads A and B once and writes C once."""
+    return Workload(name or f"matmul {m}×{k}×{n}", 2 * m * n * k, (m * k + k * n + m * n) * dtype_bytes, "矩阵乘")
+
+
+def elementwise(numel: int, dtype_bytes: int = 2, inputs: int = 2, flop_per_element: int = 1,
+                name: str | None = None) -> Workload:
+    """An element-wise op (e.g. add): ``flop_per_element`` per output; reads ``inputs`` arrays, writes one."""
+    return Workload(name or f"逐元素 {numel:,}", flop_per_element * numel, (inputs + 1) * numel * dtype_bytes, "逐元素")
+
+
+def softmax(rows: int, cols: int, dtype_bytes: int = 2) -> Workload:
+    """Row softmax: about 5 FLOP per element (max, subtract, exp, sum, divide); one read and one write."""
+    return Workload(f"softmax {rows}×{cols}", 5 * rows * cols, 2 * rows * cols * dtype_bytes, "softmax")
+
+
+def conv2d(batch: int, c_in: int, c_out: int, h_out: int, w_out: int, kernel: tuple[int, int], h_in: int, w_in: int,
+           dtype_bytes: int = 2, name: str = "conv") -> Workload:
+    """A convolution: 2·N·C_out·H_out·W_out·C_in·kh·kw FLOP; reads input and weights, writes output."""
+    kh, kw = kernel
+    flop = 2 * batch * c_out * h_out * w_out * c_in * kh * kw
+    traffic = (batch * c_in * h_in * w_in + c_out * c_in * kh * kw + batch * c_out * h_out * w_out) * dtype_bytes
+    return Workload(name, flop, traffic, "ResNet-50 卷积")
+
+
+def bound(machine: Machine, workload: Workload) -> str:
+    """'compute' when the workload sits right of the machine's ridge point, else 'memory'."""
+    return "compute" if workload.intensity >= machine.ridge else "memory"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Plot
+# ----------------------------------------------------------------------------------------------------------------
+
+_MARKERS = {"矩阵乘": "o", "逐元素": "v", "softmax": "D", "ResNet-50 卷积": "s"}
+
+
+def plot(machine_list: Sequence[Machine], workloads: Sequence[Workload] = (), *,
+         points: Sequence[tuple[str, float, float]] = (), ax=None, intensity_range: tuple[float, float] = (0.05, 5000)):
+    """Draw rooflines, place workloads on the first machine's roof, and add measured (name, FLOP/B, TFLOPS) points."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 5))
+    x = np.logspace(np.log10(intensity_range[0]), np.log10(intensity_range[1]), 400)
+    for i, machine in enumerate(machine_list):
+        style = "--" if machine.peak.kind is Kind.MEASURED else "-"
+        ax.plot(x, machine.attainable(x), style, lw=2, color=f"C{i}", label=f"{machine.name}（脊点 {machine.ridge:.0f} FLOP/B）")
+    if workloads and machine_list:
+        roof = machine_list[0]
+        groups: dict[str, list[Workload]] = {}
+        for w in workloads:
+            groups.setdefault(w.group, []).append(w)
+        for group, items in groups.items():
+            xs = [w.intensity for w in items]
+            ax.scatter(xs, roof.attainable(xs), marker=_MARKERS.get(group, "o"), s=28, zorder=3,
+                       facecolors="none", edgecolors="k", label=f"{group}（在 {roof.name} 上可达）")
+    if points:
+        ax.scatter([p[1] for p in points], [p[2] for p in points], marker="*", s=150, zorder=4, color="#c51b7d",
+                   label="实测点")
+        for label, intensity, tflops in points:
+            ax.annotate(label, (intensity, tflops), textcoords="offset points", xytext=(6, -10), fontsize=7,
+                        color="#c51b7d")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("算术强度（FLOP/字节）")
+    ax.set_ylabel("可达吞吐（TFLOPS）")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return ax

@@ -1,0 +1,1 @@
+"""Writing operators: the Ascend C vector pipeline as a runnable model (``ascendc``)."""

@@ -1,0 +1,227 @@
+"""Tiling of the ReLU kernel: how many cores, how many elements per core, how many per tile.
+
+These are the parameters that the host-side tiling function of
+``chapters/06_advanced/ascendc/relu_custom/op_host/relu_custom.cpp`` computes and hands to the kernel
+(``ReluCustomTilingData``: totalLength, blockLength, tileLength; blockDim through ``SetBlockDim``;
+BUFFER_NUM is a constant of the kernel). ``plan_tiling`` follows that C++ function step for step, and
+``ReluTiling.validate`` rejects settings the kernel cannot run with, saying why in Chinese:
+
+- every per-core slice except the last starts on a 32-byte boundary (``blockLength`` is aligned);
+- a tile fills whole 32-byte UB blocks (``tileLength`` × element size is a multiple of 32);
+- the buffers of both queues fit into the Unified Buffer: 2 queues × BUFFER_NUM × tile bytes ≤ UB;
+- blockDim does not exceed the vector cores, and the buffer count stays within ``InitBuffer``'s limit.
+
+The last core takes what is left (``totalLength − blockLength × (blockDim − 1)``), and the last tile of
+a core may be shorter than ``tileLength``; the kernel copies such tails with ``DataCopyPad``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+from npulab.kernels.ascendc.errors import AlignmentError, TilingError, UBOverflowError
+from npulab.kernels.ascendc.platform import Platform, ascend910b3
+
+# element types the kernel is registered for, with their size in bytes: the Relu vector API supports
+# half / float / int32_t on Atlas A2 (Ascend C API reference, "Relu")
+DTYPE_BYTES = {"float16": 2, "float32": 4, "int32": 4}
+QUEUE_COUNT = 2  # inQueueX (VECIN) and outQueueY (VECOUT)
+DEFAULT_BUFFER_NUM = 2  # double buffering: InitBuffer(queue, BUFFER_NUM, tileBytes)
+# every core but a lone one gets at least this much input, so that a small tensor does not wake 40 cores;
+# a tuning choice of this course (MIN_CORE_BYTES in op_host/relu_custom.cpp), not a hardware rule
+MIN_CORE_BYTES = 8192
+
+
+def ceil_div(a: int, b: int) -> int:
+    """⌈a / b⌉ for non-negative a and positive b."""
+    return -(-a // b)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def dtype_bytes(dtype: str) -> int:
+    """Size in bytes of an element type the kernel supports; TilingError (Chinese) otherwise."""
+    try:
+        return DTYPE_BYTES[str(dtype)]
+    except KeyError:
+        supported = "、".join(DTYPE_BYTES)
+        raise TilingError(f"ReluCustom 只注册了 {supported} 三种数据类型（Relu 接口在 Atlas A2 上支持 half/float/int32_t），收到 {dtype!r}") from None
+
+
+@dataclass(frozen=True)
+class ReluTiling:
+    """The kernel's tiling parameters; field names are the C++ ones in snake_case."""
+
+    total_length: int  # totalLength: elements of x
+    block_dim: int  # blockDim: cores launched (SetBlockDim)
+    block_length: int  # blockLength: elements per core (the last core takes the rest)
+    tile_length: int  # tileLength: elements per tile (the last tile of a core may be shorter)
+    dtype: str = "float16"
+    buffer_num: int = DEFAULT_BUFFER_NUM  # BUFFER_NUM: buffers per queue (2 = double buffering)
+
+    @property
+    def type_bytes(self) -> int:
+        return dtype_bytes(self.dtype)
+
+    def align_elems(self, platform: Platform | None = None) -> int:
+        """Elements per 32-byte UB block (16 for float16, 8 for float32)."""
+        return (platform or ascend910b3()).block_bytes // self.type_bytes
+
+    @property
+    def tile_bytes(self) -> int:
+        return self.tile_length * self.type_bytes
+
+    def buffer_bytes(self, platform: Platform | None = None) -> int:
+        """Bytes InitBuffer reserves per buffer: the tile rounded up to whole 32-byte blocks."""
+        block = (platform or ascend910b3()).block_bytes
+        return ceil_div(self.tile_bytes, block) * block
+
+    def ub_bytes_needed(self, platform: Platform | None = None) -> int:
+        """UB the kernel reserves on each core: QUEUE_COUNT × BUFFER_NUM × buffer bytes."""
+        return QUEUE_COUNT * self.buffer_num * self.buffer_bytes(platform)
+
+    def core_length(self, block_idx: int) -> int:
+        """Elements handled by core ``block_idx`` (the last core takes the remainder)."""
+        if not 0 <= block_idx < self.block_dim:
+            raise TilingError(f"block_idx 应在 0–{self.block_dim - 1} 之间，收到 {block_idx}")
+        if block_idx == self.block_dim - 1:
+            return self.total_length - self.block_length * (self.block_dim - 1)
+        return self.block_length
+
+    def tile_lengths(self, block_idx: int) -> list[int]:
+        """Length of every tile of core ``block_idx``, in the order the kernel processes them."""
+        length = self.core_length(block_idx)
+        if length == 0:
+            return []
+        count = ceil_div(length, self.tile_length)
+        return [self.tile_length] * (count - 1) + [length - self.tile_length * (count - 1)]
+
+    def as_tiling_data(self) -> dict[str, int | str]:
+        """The values as the C++ side names them (TilingData fields, blockDim, BUFFER_NUM)."""
+        return {
+            "totalLength": self.total_length,
+            "blockLength": self.block_length,
+            "tileLength": self.tile_length,
+            "blockDim": self.block_dim,
+            "BUFFER_NUM": self.buffer_num,
+            "dtype": self.dtype,
+        }
+
+    def validate(self, platform: Platform | None = None) -> ReluTiling:
+        """Raise TilingError / AlignmentError / UBOverflowError (Chinese) if the kernel cannot run; else self."""
+        platform = platform or ascend910b3()
+        size = self.type_bytes
+        block = platform.block_bytes
+        for name in ("total_length", "block_dim", "block_length", "tile_length", "buffer_num"):
+            value = getattr(self, name)
+            if not _is_int(value):
+                raise TilingError(f"{name} 须为整数，收到 {value!r}")
+        if self.total_length < 0:
+            raise TilingError(f"total_length 不能为负数，收到 {self.total_length}")
+        if self.buffer_num < 1:
+            raise TilingError(f"BUFFER_NUM 须 ≥ 1（1 = 单缓冲，2 = 双缓冲），收到 {self.buffer_num}")
+        if not 1 <= self.block_dim <= platform.vector_cores:
+            raise TilingError(
+                f"blockDim = {self.block_dim} 不可用：纯 Vector 算子在 {platform.name} 上最多启动 "
+                f"{platform.vector_cores} 个 Vector 核（AIV），至少 1 个"
+            )
+        if self.total_length == 0:
+            return self
+        if self.tile_length < 1 or self.block_length < 1:
+            raise TilingError(f"tileLength 与 blockLength 须 ≥ 1（收到 {self.tile_length}、{self.block_length}）")
+        if (self.tile_length * size) % block:
+            raise AlignmentError(
+                f"tileLength = {self.tile_length} 个 {self.dtype} = {self.tile_length * size} 字节，不是 {block} 字节的整数倍："
+                f"UB 按 {block} 字节块分配与访问，DataCopy 的搬运量须是整块，否则每个 tile 都只能走非对齐的 DataCopyPad。"
+                f"请取 {block // size} 的倍数（如 {ceil_div(self.tile_length, block // size) * (block // size)}）"
+            )
+        if self.block_dim > 1 and (self.block_length * size) % block:
+            raise AlignmentError(
+                f"blockLength = {self.block_length} 个 {self.dtype} = {self.block_length * size} 字节，不是 {block} 字节的整数倍："
+                f"除最后一个核外，每个核的 GM 起点都要落在 {block} 字节边界上，整块才能用 DataCopy 搬运"
+            )
+        if self.block_length * (self.block_dim - 1) >= self.total_length:
+            raise TilingError(
+                f"blockDim = {self.block_dim}、blockLength = {self.block_length} 时，前 {self.block_dim - 1} 个核已覆盖 "
+                f"{self.block_length * (self.block_dim - 1)} ≥ totalLength = {self.total_length} 个元素，最后一个核无事可做；"
+                f"请减少 blockDim（{ceil_div(self.total_length, self.block_length)} 个核就够）"
+            )
+        buffers = QUEUE_COUNT * self.buffer_num
+        if buffers > platform.max_buffers:
+            raise TilingError(f"{QUEUE_COUNT} 个队列 × BUFFER_NUM {self.buffer_num} = {buffers} 块 buffer，超过 InitBuffer 允许的 {platform.max_buffers} 块")
+        need = self.ub_bytes_needed(platform)
+        if need > platform.ub_bytes:
+            largest = platform.ub_bytes // buffers // block * block // size
+            raise UBOverflowError(
+                f"UB 放不下：{QUEUE_COUNT} 个队列 × BUFFER_NUM {self.buffer_num} × {self.buffer_bytes(platform)} 字节 = {need} 字节，"
+                f"超过 {platform.name} 每个 Vector 核的 UB 容量 {platform.ub_bytes} 字节（{platform.ub_bytes // 1024} KiB）。"
+                f"tileLength 最大可取 {largest}"
+            )
+        return self
+
+    def describe(self, platform: Platform | None = None) -> str:
+        """A few Chinese lines: cores, per-core length, tiles, UB use."""
+        platform = platform or ascend910b3()
+        last = self.block_dim - 1
+        lines = [
+            f"{self.total_length} 个 {self.dtype}（{self.total_length * self.type_bytes} 字节）分给 blockDim = {self.block_dim} 个 Vector 核",
+            f"每核 blockLength = {self.block_length} 个元素，最后一个核 {self.core_length(last)} 个",
+            f"tileLength = {self.tile_length}（{self.tile_bytes} 字节），核 0 有 {len(self.tile_lengths(0))} 个 tile，"
+            f"最后一个核有 {len(self.tile_lengths(last))} 个（末块 {(self.tile_lengths(last) or [0])[-1]} 个元素）",
+            f"UB 占用：{QUEUE_COUNT} 队列 × {self.buffer_num} buffer × {self.buffer_bytes(platform)} 字节 = "
+            f"{self.ub_bytes_needed(platform)} / {platform.ub_bytes} 字节（{self.ub_bytes_needed(platform) / platform.ub_bytes:.0%}）",
+        ]
+        return "\n".join(lines)
+
+
+def plan_tiling(
+    total_length: int,
+    dtype: str = "float16",
+    *,
+    platform: Platform | None = None,
+    buffer_num: int = DEFAULT_BUFFER_NUM,
+    core_num: int | None = None,
+    tile_length: int | None = None,
+    min_core_bytes: int = MIN_CORE_BYTES,
+) -> ReluTiling:
+    """The tiling the host function computes for ``total_length`` elements (validated).
+
+    Same steps as ``TilingFunc`` in ``op_host/relu_custom.cpp``: split the input into 32-byte blocks; use
+    one core per whole ``min_core_bytes`` of input (at least one, at most ``core_num``, default: all vector
+    cores); give every core the same whole number of blocks (the last core takes the rest); make a tile
+    as large as the UB allows (``UB / (2 queues × BUFFER_NUM)``, whole blocks), but no larger than one
+    core's share. ``tile_length`` overrides the tile size for experiments.
+
+    >>> t = plan_tiling(1000, "float32", core_num=4, min_core_bytes=32)
+    >>> (t.block_dim, t.block_length, t.core_length(3), t.tile_length)
+    (4, 256, 232, 256)
+    >>> plan_tiling(1000, "float32").block_dim   # 4000 bytes: one core is enough
+    1
+    """
+    platform = platform or ascend910b3()
+    size = dtype_bytes(dtype)
+    if not _is_int(total_length) or total_length < 0:
+        raise TilingError(f"total_length 须为非负整数，收到 {total_length!r}")
+    total_length = int(total_length)
+    cores = platform.vector_cores if core_num is None else core_num
+    if not _is_int(cores) or cores < 1:
+        raise TilingError(f"core_num 须为正整数，收到 {core_num!r}")
+    if not _is_int(min_core_bytes) or min_core_bytes < platform.block_bytes:
+        raise TilingError(f"min_core_bytes 须为 ≥ {platform.block_bytes} 的整数，收到 {min_core_bytes!r}")
+    if total_length == 0:  # an empty tensor: one core that does nothing
+        return ReluTiling(0, 1, 0, 0, dtype, buffer_num).validate(platform)
+    align = platform.block_bytes // size
+    blocks = ceil_div(total_length, align)
+    cores = max(1, min(cores, blocks // (min_core_bytes // platform.block_bytes)))
+    blocks_per_core = ceil_div(blocks, cores)
+    block_dim = ceil_div(blocks, blocks_per_core)
+    block_length = blocks_per_core * align
+    if tile_length is None:
+        tile_bytes = platform.ub_bytes // (QUEUE_COUNT * max(buffer_num, 1)) // platform.block_bytes * platform.block_bytes
+        tile_length = min(tile_bytes // size, block_length)
+    elif not _is_int(tile_length):
+        raise TilingError(f"tile_length 须为整数，收到 {tile_length!r}")
+    return ReluTiling(total_length, block_dim, block_length, int(tile_length), dtype, buffer_num).validate(platform)

@@ -1,0 +1,260 @@
+"""Fair timing of a whole training step in MindSpore (PyNative, GRAPH_MODE, PyNative + ``@ms.jit``) and PyTorch.
+
+The method is the same for every mode and both frameworks (``time_steps``):
+
+1. compile, where the mode has an explicit compile step (``Cell.compile`` in GRAPH_MODE), timed on its own;
+2. the first call, timed on its own: it still contains one-off work (the ``@ms.jit`` compile, memory pools);
+3. untimed warm-up calls;
+4. timed calls, each one ending with a device synchronisation *inside* the timed region, so that an
+   asynchronous launch (MindSpore's PyNative dispatches asynchronously, as do NPUs and GPUs) is not
+   mistaken for the work; the median is reported with all repeats kept.
+
+The seed article timed ``grad_fn(...) + optimizer(grads)`` with no synchronisation and read the loss
+only after stopping the clock, so its MindSpore step times are not comparable with its PyTorch ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import mindspore as ms
+import mindspore.dataset as msds
+import numpy as np
+from mindspore import nn
+
+from npulab.core.timing import Timing, benchmark
+from npulab.mindspore import runtime as ms_env
+
+MODES = {
+    "pynative": "PyNative（动态图，逐算子下发）",
+    "graph": "GRAPH_MODE（整个训练步编译成一张图）",
+    "jit": "PyNative + @ms.jit（整个训练步）",
+}
+
+
+@dataclass(frozen=True)
+class StepTimes:
+    """Times of one training-step benchmark, in seconds."""
+
+    label: str
+    compile_s: float | None  # an explicit compile step, measured on its own (None where the mode has none)
+    first_s: float  # the first call (includes the @ms.jit compile, lazy initialisation)
+    steady: Timing  # timed calls after warm-up, each synchronised inside the timed region
+    losses: tuple[float, ...] = ()  # loss of every call, read after the clock stopped
+
+    @property
+    def median(self) -> float:
+        return self.steady.median
+
+    @property
+    def one_off_s(self) -> float:
+        """Derived: the first call's extra time over a steady step (first − median)."""
+        return self.first_s - self.steady.median
+
+    def images_per_second(self, batch: int) -> float:
+        """Derived: batch / median step time."""
+        return batch / self.steady.median
+
+
+def time_steps(
+    step: Callable[[], object],
+    *,
+    sync: Callable[[], object],
+    warmup: int = 1,
+    repeats: int = 3,
+    compile: Callable[[], object] | None = None,
+    label: str = "",
+    device: str = "",
+    clock: Callable[[], float] = time.perf_counter,
+) -> StepTimes:
+    """Time ``step()``: optional ``compile()`` alone, the first call alone, ``warmup − 1`` more untimed calls, ``repeats`` timed ones.
+
+    ``sync()`` is called before every clock read that ends a measurement.
+    """
+    if warmup < 1:
+        raise ValueError("warmup 至少为 1：第一次调用单独计时，不计入稳态")
+    compile_s = None
+    if compile is not None:
+        start = clock()
+        compile()
+        sync()
+        compile_s = clock() - start
+    start = clock()
+    step()
+    sync()
+    first_s = clock() - start
+    steady = benchmark(step, device or "device", warmup=warmup - 1, repeats=repeats, label=label, clock=clock, sync=sync)
+    return StepTimes(label, compile_s, first_s, steady)
+
+
+def compare(a: StepTimes | Timing, a_name: str, b: StepTimes | Timing, b_name: str) -> str:
+    """Say which of two measurements is faster, but only when their repeats do not overlap (Chinese sentence)."""
+    ta = a.steady if isinstance(a, StepTimes) else a
+    tb = b.steady if isinstance(b, StepTimes) else b
+    if max(ta.times) < min(tb.times):
+        return f"{a_name} 比 {b_name} 快：中位数之比 {tb.median / ta.median:.1f} 倍（两组重复的范围不重叠）"
+    if max(tb.times) < min(ta.times):
+        return f"{b_name} 比 {a_name} 快：中位数之比 {ta.median / tb.median:.1f} 倍（两组重复的范围不重叠）"
+    return (f"{a_name}（中位数 {ta.median:.3g} s）与 {b_name}（{tb.median:.3g} s）的重复范围重叠："
+            "本次测量分不出快慢")
+
+
+@contextlib.contextmanager
+def execution_mode(mode: int) -> Iterator[None]:
+    """Temporarily switch MindSpore's execution mode (``ms.GRAPH_MODE`` / ``ms.PYNATIVE_MODE``)."""
+    previous = ms.get_context("mode")
+    ms.set_context(mode=mode)
+    try:
+        yield
+    finally:
+        ms.set_context(mode=previous)
+
+
+def train_step_fn(net: nn.Cell, loss_fn: nn.Cell, optimizer: nn.Optimizer) -> Callable[[ms.Tensor, ms.Tensor], ms.Tensor]:
+    """The whole training step as one function: forward, loss, gradients (``ms.value_and_grad``), update."""
+
+    def forward(images, labels):
+        return loss_fn(net(images), labels)
+
+    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
+
+    def train_step(images, labels):
+        loss, grads = grad_fn(images, labels)
+        optimizer(grads)
+        return loss
+
+    return train_step
+
+
+def time_ms_mode(
+    mode: str,
+    build_net: Callable[[], nn.Cell],
+    images: np.ndarray,
+    labels: np.ndarray,
+    *,
+    warmup: int = 1,
+    repeats: int = 3,
+    lr: float = 0.01,
+    momentum: float = 0.9,
+) -> StepTimes:
+    """Time a MindSpore training step (SGD with momentum, mean cross-entropy) in ``mode`` (a key of ``MODES``).
+
+    The network is built *after* the mode is set (BatchNorm is implemented differently in the two modes), and
+    compile files go to a temporary directory.
+    """
+    if mode not in MODES:
+        raise ValueError(f"未知的模式 {mode!r}；可选：{', '.join(MODES)}")
+    x, y = ms.Tensor(np.ascontiguousarray(images, np.float32)), ms.Tensor(np.asarray(labels, np.int32))
+    losses: list[ms.Tensor] = []
+    with ms_env.scratch_cwd(), execution_mode(ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE):
+        net = build_net()
+        loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        optimizer = nn.SGD(net.trainable_params(), learning_rate=lr, momentum=momentum)
+        compile_fn = None
+        if mode == "graph":
+            cell = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), optimizer)
+            cell.set_train()
+            step_fn = cell
+
+            def compile_fn():
+                return cell.compile(x, y)
+        else:
+            net.set_train()
+            step_fn = train_step_fn(net, loss_fn, optimizer)
+            if mode == "jit":
+                step_fn = ms.jit(step_fn)
+        times = time_steps(lambda: losses.append(step_fn(x, y)), sync=ms_env.synchronize, warmup=warmup,
+                           repeats=repeats, compile=compile_fn, label=f"MindSpore {MODES[mode]}",
+                           device=ms.get_context("device_target"))
+    return StepTimes(times.label, times.compile_s, times.first_s, times.steady, tuple(float(v.asnumpy()) for v in losses))
+
+
+def time_torch_step(
+    model,
+    images: np.ndarray,
+    labels: np.ndarray,
+    device,
+    *,
+    warmup: int = 1,
+    repeats: int = 3,
+    lr: float = 0.01,
+    momentum: float = 0.9,
+) -> StepTimes:
+    """Time the same training step in PyTorch (eager) on ``device`` (an ``npulab.core.device.Device``), same method.
+
+    ``model`` is moved to ``device`` and trained in place (pass a copy to keep the original weights).
+    """
+    import torch
+
+    from npulab.core.device import synchronize
+
+    model = model.to(device.torch).train()
+    x = torch.from_numpy(np.ascontiguousarray(images, np.float32)).to(device.torch)
+    y = torch.from_numpy(np.asarray(labels)).long().to(device.torch)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    losses: list = []
+
+    def step():
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach())
+
+    times = time_steps(step, sync=lambda: synchronize(device), warmup=warmup, repeats=repeats,
+                       label="PyTorch eager", device=device.torch)
+    return StepTimes(times.label, None, times.first_s, times.steady, tuple(float(v.cpu()) for v in losses))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Input pipelines
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def generator_dataset(images: np.ndarray, labels: np.ndarray, batch: int) -> msds.Dataset:
+    """A ``GeneratorDataset`` that yields one sample at a time from Python (the seed's kind of pipeline)."""
+
+    def samples():
+        for i in range(len(images)):
+            yield images[i], labels[i]
+
+    return msds.GeneratorDataset(samples, ["image", "label"], shuffle=False).batch(batch, drop_remainder=True)
+
+
+def random_generator_dataset(count: int, image_size: int, batch: int, classes: int = 1000) -> msds.Dataset:
+    """Like the seed's pipeline: every sample is drawn from NumPy's normal distribution inside the generator."""
+
+    def samples():
+        rng = np.random.default_rng(0)
+        for i in range(count):
+            yield rng.standard_normal((3, image_size, image_size), dtype=np.float32), np.int32(i % classes)
+
+    return msds.GeneratorDataset(samples, ["image", "label"], shuffle=False).batch(batch, drop_remainder=True)
+
+
+def memory_dataset(images: np.ndarray, labels: np.ndarray, batch: int) -> msds.Dataset:
+    """A ``NumpySlicesDataset`` over arrays already in memory (sliced in C++, no Python per sample)."""
+    return msds.NumpySlicesDataset({"image": images, "label": labels}, shuffle=False).batch(batch, drop_remainder=True)
+
+
+def time_pipeline(dataset: msds.Dataset, label: str = "", *, warmup: int = 1, repeats: int = 3,
+                  clock: Callable[[], float] = time.perf_counter) -> Timing:
+    """Seconds per batch to drain ``dataset`` with a consumer that does nothing (the pipeline's own throughput).
+
+    Each repeat is one full pass (a fresh iterator, so start-up and prefetching are included), divided by
+    the number of batches; ``warmup`` passes are not timed.
+    """
+    counts: list[int] = []
+
+    def one_pass() -> None:
+        counts.append(sum(1 for _ in dataset.create_tuple_iterator(num_epochs=1)))
+
+    whole = benchmark(one_pass, "host", warmup=warmup, repeats=repeats, label=label, clock=clock, sync=lambda: None)
+    batches = counts[-1]
+    if batches < 1:
+        raise ValueError("数据集里没有完整的批次")
+    return Timing(tuple(t / batches for t in whole.times), warmup, "host", label, {"batches": batches})

@@ -1,0 +1,87 @@
+"""Several devices, one job: the collective backend per device, which device a rank uses, HCCL settings.
+
+``torch.distributed`` runs the same script once per device (torchrun starts the processes and sets
+``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``). Each process picks its device from ``LOCAL_RANK`` and joins a
+process group whose backend moves the data: HCCL on Ascend NPUs (registered by torch_npu), NCCL on CUDA,
+gloo on CPU. On an NPU host ``npu:<local_rank>`` is a *logical* id; ``ASCEND_RT_VISIBLE_DEVICES`` decides
+which physical NPU it is (``npulab.env.visible_devices``). HCCL's own settings are data (``npulab/data/hccl_settings.yaml``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.env import visible_devices
+
+BACKENDS = {"npu": "hccl", "cuda": "nccl", "cpu": "gloo"}
+HCCL_FILE = DATA_DIR / "hccl_settings.yaml"
+
+
+def backend_for(kind: str) -> str:
+    """The torch.distributed backend for a device kind: hccl (npu), nccl (cuda), gloo (cpu)."""
+    try:
+        return BACKENDS[kind]
+    except KeyError:
+        raise ValueError(f"设备类型应为 {'、'.join(BACKENDS)} 之一，收到 {kind!r}") from None
+
+
+def device_for(kind: str, local_rank: int) -> str:
+    """The torch device string of a process: ``npu:<local_rank>``, ``cuda:<local_rank>`` or ``cpu``."""
+    backend_for(kind)
+    if local_rank < 0:
+        raise ValueError(f"LOCAL_RANK 不能为负数，收到 {local_rank}")
+    return "cpu" if kind == "cpu" else f"{kind}:{local_rank}"
+
+
+def bind_device(kind: str, local_rank: int) -> str:
+    """Make ``device_for(kind, local_rank)`` this process's current device (npu/cuda) and return it."""
+    device = device_for(kind, local_rank)
+    if kind != "cpu":
+        import torch
+
+        getattr(torch, kind).set_device(local_rank)
+    return device
+
+
+def rank_layout(nproc: int, environ: Mapping[str, str] | None = None, n_physical: int | None = None) -> list[dict]:
+    """For ``nproc`` local processes: rank, its logical NPU and the physical NPU behind it.
+
+    ``ASCEND_RT_VISIBLE_DEVICES`` (from ``environ``, default this process's) decides the physical id; ValueError
+    (Chinese) when it lists fewer NPUs than processes or is invalid.
+    """
+    if nproc < 1:
+        raise ValueError(f"进程数须 ≥ 1，收到 {nproc}")
+    seen = visible_devices.from_environ(environ, n_physical)
+    if not seen.ok:
+        raise ValueError(seen.describe())
+    if seen.count is not None and nproc > seen.count:
+        raise ValueError(f"{nproc} 个进程需要 {nproc} 张 NPU，但 {seen.describe()}")
+    return [{"LOCAL_RANK": r, "设备": f"npu:{r}", "物理 NPU": seen.to_physical(r)} for r in range(nproc)]
+
+
+def env_rank() -> tuple[int, int, int]:
+    """(rank, local_rank, world_size) from the variables torchrun sets (0, 0, 1 when run alone)."""
+    return (int(os.environ.get("RANK", 0)), int(os.environ.get("LOCAL_RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)))
+
+
+def _hccl() -> dict:
+    return load_yaml(HCCL_FILE)
+
+
+def hccl_settings() -> list[dict]:
+    """The HCCL settings of the data file, each with its source title and address."""
+    data = _hccl()
+    return [dict(s, source_title=data["sources"][s["source"]]["title"], source_url=data["sources"][s["source"]]["url"])
+            for s in data["settings"]]
+
+
+def hccl_table() -> str:
+    """The HCCL settings as a Markdown table (display with IPython.display.Markdown)."""
+    from npulab.core.display import records
+
+    rows = [{"变量": f"`{s['name']}`", "默认": f"{s['default']} {s['unit']}".strip() or "—", "取值": s["range"] or "—",
+             "作用": s["what"], "什么时候动它": s["when"], "来源": f"[{s['source_title']}]({s['source_url']})"}
+            for s in hccl_settings()]
+    return records(rows).markdown()

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install the course's Python packages into the virtual environment whose pip is $PIP.
+#
+# torch: on x86_64 the default PyPI wheel is the CUDA build (gigabytes, and next to torch_npu it fails with
+# "Two accelerators cannot be used at the same time"), so the CPU build is taken from the PyTorch CPU index
+# (its "+cpu" local version sorts above the plain one). Where that index cannot be reached (a mirror-only or
+# offline network), pip gives up on it after a short timeout and installs what the reachable indexes offer.
+# On aarch64 the PyPI wheel is already the CPU build.
+# CANN loaded in this shell (set_env.sh sourced) adds requirements-npu.txt, the matching torch / torch-npu pair.
+set -euo pipefail
+PIP=${PIP:?PIP must name the venv pip, e.g. .venv/bin/python -m pip}
+ARCH=${NPULAB_ARCH:-$(uname -m)}
+CPU_INDEX=${NPULAB_TORCH_CPU_INDEX:-https://download.pytorch.org/whl/cpu}
+cd "$(dirname "$0")/.."
+
+$PIP install -q --upgrade pip
+if [ "$ARCH" = x86_64 ]; then
+  torch_pin=$(grep -E '^torch==' requirements.txt | cut -d' ' -f1)
+  echo "x86_64：从 PyTorch CPU 索引安装 ${torch_pin} 的 CPU 版本（不可达时回退到可用的索引）"
+  $PIP install -q --timeout 10 --retries 1 --extra-index-url "$CPU_INDEX" "$torch_pin" \
+    || echo "PyTorch CPU 索引不可用：torch 改由可达的索引安装（x86_64 上请确认装到的是 CPU 版）"
+fi
+$PIP install -q -r requirements.txt
+if [ -n "${ASCEND_HOME_PATH:-}${ASCEND_TOOLKIT_HOME:-}" ]; then
+  echo "检测到已加载的 CANN 环境：安装 requirements-npu.txt"
+  $PIP install -q -r requirements-npu.txt
+fi
