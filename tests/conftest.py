@@ -1,9 +1,22 @@
+"""Shared fixtures of the unit tests.
+
+The real torch_npu wheel (pinned in requirements-npu.txt) is downloaded once with pip into the user's cache
+(``$NPULAB_CACHE`` or ``~/.cache/npulab/torch_npu``) and indexed there; later runs read the cached index and
+never touch the network. Offline policy: where no package registry is reachable and nothing is cached, the
+tests that need the wheel are skipped with that reason — but ``make lint`` (lint-npu) still fails, so CI never
+passes without checking the NPU cells.
+"""
+
 import pytest
 
 
 @pytest.fixture(scope="session")
 def torch_npu_symbols():
     """Names defined by the real torch_npu wheel pinned in requirements-npu.txt (downloaded once, cached)."""
+    from npulab.core.cli import UsageError
     from npulab.pytorch.torch_npu_names import pinned_index
 
-    return pinned_index()
+    try:
+        return pinned_index()
+    except UsageError as err:
+        pytest.skip(f"torch_npu wheel neither cached nor downloadable here: {err}")

@@ -9,9 +9,16 @@ def test_buffer_sizes_from_the_platform_file():
                      "L2": 192 * 2**20}
 
 
-def test_data_paths():
-    assert davinci.CUBE_PATH == ("GM", "L1", "L0A/L0B", "Cube", "L0C", "FixPipe", "GM")
-    assert davinci.VECTOR_PATH == ("GM", "UB", "Vector", "UB", "GM")
+def test_every_buffer_on_a_data_path_has_a_size_from_the_platform_file():
+    sizes = davinci.buffer_sizes()
+    for path in (davinci.CUBE_PATH, davinci.VECTOR_PATH):
+        assert path[0] == path[-1] == "GM", "data comes from and goes back to global memory"
+        buffers = {part for stage in path for part in stage.split("/")} - {"GM", "Cube", "Vector", "FixPipe"}
+        assert buffers and buffers <= set(sizes), buffers - set(sizes)
+    # the Cube reads its operands from L0A/L0B and writes L0C; the Vector unit works in UB only
+    cube = davinci.CUBE_PATH
+    assert cube.index("L0A/L0B") < cube.index("Cube") < cube.index("L0C")
+    assert set(davinci.VECTOR_PATH) & {"L0A/L0B", "L0C", "L1"} == set()
 
 
 def test_drawing_labels_capacities():

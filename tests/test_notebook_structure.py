@@ -29,8 +29,18 @@ def headings(nb, level) -> list[str]:
     return re.findall(rf"^{'#' * level} (.+)$", markdown(nb), flags=re.M)
 
 
-def test_there_are_lessons_and_labs():
-    assert LESSONS and SOLUTIONS
+def test_every_chapter_has_lessons_and_every_lab_its_exercise_and_checker():
+    from npulab.core.paths import PACKAGE_DIR
+
+    for chapter in sorted((REPO_ROOT / "chapters").iterdir()):
+        if chapter.is_dir():
+            assert len(list(chapter.glob("*.ipynb"))) >= 2, f"{chapter.name}: fewer than two lessons"
+    assert SOLUTIONS
+    for solution in SOLUTIONS:
+        name = Path(solution).name.removesuffix("_solution.ipynb")
+        assert (REPO_ROOT / "notebooks" / f"{name}.ipynb").is_file(), f"{name}: exercise missing"
+        number = name.split("_")[0]
+        assert (PACKAGE_DIR / "course" / "labs" / f"lab{number}.py").is_file(), f"{name}: checks missing"
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=ids(LESSONS))

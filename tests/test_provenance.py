@@ -55,3 +55,14 @@ def test_fp32_peaks():
     assert peaks.fp32_peak(Device("npu", "Ascend910B3")) is None  # no sourced FP32 peak: no percentage
     cpu = peaks.fp32_peak(Device("cpu", "cpu"))
     assert cpu is None or (cpu.kind is Kind.DERIVED and cpu.value > 0 and "GHz" in cpu.origin)
+
+
+def test_cpu_peak_is_derived_from_cpuinfo(monkeypatch):
+    """Whatever this machine's /proc/cpuinfo says, the formula is checked on a known one."""
+    monkeypatch.setattr(peaks, "_cpuinfo", lambda: (2600.0, {"avx2", "fma"}))
+    monkeypatch.setattr(peaks.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    cpu = peaks.fp32_peak(Device("cpu", "cpu"))
+    assert cpu.kind is Kind.DERIVED and cpu.value == 2 * 2.6 * 32  # 166.4 GFLOP/s
+    assert "2.60 GHz" in cpu.origin and "32 FLOP" in cpu.origin
+    monkeypatch.setattr(peaks, "_cpuinfo", lambda: (None, set()))
+    assert peaks.fp32_peak(Device("cpu", "cpu")) is None  # no clock, no peak

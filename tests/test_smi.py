@@ -1,7 +1,7 @@
 """npulab.ascend_tools.smi: every real sample, hand-made edge cases (marked as such), fuzzing, and the command line.
 
 Real outputs live in npulab/data/samples/ with their sources (index.yaml). Hand-made strings below follow the
-format rules of ascend_facts.md §5.1 (A3 dies, 5-digit ``used/ total``, wide 26.0 tables, compressed
+format rules of the npu-smi field tables (hiascend 300Ipro_015, atlasdg_11_0151; A3 dies, 5-digit ``used/ total``, wide 26.0 tables, compressed
 whitespace, Ascend 950 process header); they exercise the rules, they are not presented as captures.
 """
 

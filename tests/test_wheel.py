@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -18,8 +19,13 @@ from npulab.core.paths import REPO_ROOT
 def installed(tmp_path_factory) -> tuple[Path, Path]:
     """(site folder with the installed wheel, an empty working folder outside the checkout)."""
     tmp = tmp_path_factory.mktemp("wheel")
+    # build from a copy: setuptools writes build/ and *.egg-info next to the sources it builds
+    source = tmp / "source"
+    source.mkdir()
+    shutil.copy2(REPO_ROOT / "pyproject.toml", source)
+    shutil.copytree(REPO_ROOT / "npulab", source / "npulab", ignore=shutil.ignore_patterns("__pycache__"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-                    str(tmp / "dist"), str(REPO_ROOT)], check=True, timeout=300, capture_output=True)
+                    str(tmp / "dist"), str(source)], check=True, timeout=300, capture_output=True)
     wheel = next((tmp / "dist").glob("npulab-*.whl"))
     # the course's installed dependencies are reused; only npulab itself comes from the wheel
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(tmp / "site"),

@@ -1,13 +1,13 @@
 """Run an offline model (``.om``) with AscendCL's Python API (pyACL), written from the documented call sequence.
 
-Call order (ascend_facts.md §4.2; Ascend/samples acllite): ``acl.init`` → ``acl.rt.set_device`` →
+Call order (Ascend/samples ``python/common/acllite/acllite_resource.py`` and ``acllite_model.py``): ``acl.init`` → ``acl.rt.set_device`` →
 ``acl.rt.create_context`` → ``acl.rt.create_stream`` → ``acl.mdl.load_from_file`` → ``acl.mdl.create_desc`` +
 ``acl.mdl.get_desc`` → for every input: ``acl.rt.malloc`` on the device, ``acl.rt.memcpy`` host → device,
 ``acl.create_data_buffer`` + ``acl.mdl.add_dataset_buffer``; the same for outputs (without the copy) →
 ``acl.mdl.execute`` → copy each output device → host (``acl.rt.malloc_host`` + ``acl.rt.memcpy`` +
 ``acl.util.ptr_to_bytes``) → release everything in reverse order → ``acl.rt.reset_device`` → ``acl.finalize``.
 
-Two rules the seed article's snippet broke (seed_digest.md §5.1 item 4): every call's return code is checked
+Two rules the seed article's snippet broke (its pyACL inference example): every call's return code is checked
 (``load_from_file`` returns ``(model_id, ret)``, not a model description), and every resource is released
 in a ``finally`` block in reverse order of acquisition — also when a step in the middle fails, and without
 letting a failed release hide the original error. ``acl`` is imported only when ``run_om`` is called

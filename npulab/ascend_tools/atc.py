@@ -84,7 +84,7 @@ class AtcCommand:
 
     def explain(self) -> str:
         """The command, then one line per option with its reason, then warnings."""
-        from npulab.ascend_tools.smi.render import display_width
+        from npulab.core.display import display_width
 
         width = max((display_width(opt) for opt, _ in self.reasons), default=0) + 2
         lines = [self.line, ""] + [f"  {opt}{' ' * (width - display_width(opt))}{why}" for opt, why in self.reasons]

@@ -2,10 +2,10 @@
 
 Exporter choice (docs/DECISIONS.md, "ONNX export"): ``torch.onnx.export(..., dynamo=False)``, the TorchScript
 exporter, with **opset 15**. Reasons: the opsets ATC documents differ by CANN version (v9–v18 in the 7.0
-docs, v11–v15 in the 8.0.RC docs, v11–v18 in 9.1, ascend_facts.md §4.3), so the highest opset every one of
+docs, v11–v15 in the 8.0.RC docs, v11–v18 in 9.1; hiascend ATC parameter pages, atlasatcparam_16_0014), so the highest opset every one of
 them accepts is 15; the dynamo exporter starts at opset 18, needs the onnxscript package (not in the course
 environment) and writes the weights to a separate ``.onnx.data`` file by default; and it takes about 4× as
-long (calibration.md §4). The TorchScript exporter is deprecated in PyTorch and prints a DeprecationWarning;
+long (measured on the course's 2-core CI machine, 2026-11). The TorchScript exporter is deprecated in PyTorch and prints a DeprecationWarning;
 ``export_onnx`` silences exactly that warning, because the choice is deliberate. ``exporter="dynamo"`` is
 there for when onnxscript is installed.
 """

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from npulab.bench.sweep import geometric_sizes, saturation_point
 from npulab.core.device import Device
+from npulab.core.provenance import Figure
 from npulab.core.timing import Timing, benchmark
 
 HOST_DEVICE_ON_CPU = ("主机↔设备带宽只在加速器上有意义：在 CPU 上数据本来就在主机内存里，没有 PCIe（或 HCCS）"
@@ -38,6 +39,11 @@ class CopyResult:
         """Bandwidth counting the bytes read plus the bytes written (STREAM's convention for a copy)."""
         return self.timing.rate(2 * self.nbytes * self.copies) / 1e9
 
+    def figure(self, label: str | None = None) -> Figure:
+        """The copy bandwidth (read + write bytes) as a measured figure on its device."""
+        return self.timing.rate_figure(label or f"设备内拷贝带宽（{self.nbytes / 2**20:g} MiB，读 + 写）",
+                                       2 * self.nbytes * self.copies, "GB/s", scale=1e9)
+
 
 @dataclass(frozen=True)
 class TransferResult:
@@ -51,6 +57,12 @@ class TransferResult:
     def gb_per_s(self) -> float:
         """Bytes moved across the host–device link per second (each byte counted once)."""
         return self.timing.rate(self.nbytes * self.copies) / 1e9
+
+    def figure(self, label: str | None = None) -> Figure:
+        """The link bandwidth as a measured figure on its device."""
+        pinned = "锁页" if self.pinned else "可分页"
+        return self.timing.rate_figure(label or f"{self.direction} 带宽（{self.nbytes / 2**20:g} MiB，{pinned}内存）",
+                                       self.nbytes * self.copies, "GB/s", scale=1e9)
 
 
 def copies_for(nbytes: int, target: int = TARGET_BYTES, cap: int = 256) -> int:

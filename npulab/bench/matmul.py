@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from npulab.core.device import Device
+from npulab.core.provenance import Figure
 from npulab.core.timing import Timing, benchmark, matmul_flop
 
 
@@ -17,6 +18,11 @@ class MatmulResult:
     @property
     def gflops(self) -> float:
         return self.timing.rate(matmul_flop(self.n)) / 1e9
+
+    def figure(self, label: str | None = None) -> Figure:
+        """The throughput as a measured figure on the device it ran on, with the method in the note."""
+        return self.timing.rate_figure(label or f"矩阵乘 {self.n}×{self.n}（{self.dtype}）吞吐", matmul_flop(self.n),
+                                       "GFLOP/s", scale=1e9)
 
 
 def run_matmul(device: Device, sizes: list[int], dtype: str = "float32", *, warmup: int = 3,

@@ -1,5 +1,9 @@
 """Benchmarks that can be trusted: warm up, synchronise the device, repeat, report the median.
 
+``benchmark`` times a call; ``time_steps`` times a training step the same way in any framework (an explicit
+compile alone, the first call alone, warm-up, then the timed median) — PyTorch (``npulab.pytorch.train``),
+MindSpore (``npulab.mindspore.timing``) and ``torch.compile`` all use it.
+
 Accelerators run asynchronously: a kernel launch returns before the work is done, so a clock read
 right after it measures the launch, not the work. ``benchmark`` synchronises before every clock
 read, runs warm-up calls first (one-off costs: kernel selection, caches, lazy initialisation),
@@ -56,8 +60,8 @@ class Timing:
 
     def rate_figure(self, label: str, work: float, unit: str, scale: float = 1.0) -> Figure:
         """``work / median / scale`` as a measured figure (e.g. FLOP → GFLOP/s with ``scale=1e9``)."""
-        return measured(label, round(self.rate(work) / scale, 3), unit, self.device,
-                        f"{work:g} / 中位数 {self.median:.4g} s" + (f" / {scale:g}" if scale != 1 else ""))
+        return measured(label, float(f"{self.rate(work) / scale:.4g}"), unit, self.device,
+                        f"工作量 {work:.4g} ÷ 中位数 {self.median:.4g} s（{len(self.times)} 次重复，预热 {self.warmup} 次）")
 
     def __str__(self) -> str:
         return (
@@ -105,3 +109,58 @@ def matmul_flop(n: int, m: int | None = None, k: int | None = None) -> int:
     m = n if m is None else m
     k = n if k is None else k
     return 2 * n * m * k
+
+
+@dataclass(frozen=True)
+class StepTimes:
+    """Times of one training-step benchmark, in seconds."""
+
+    label: str
+    compile_s: float | None  # an explicit compile step, measured on its own (None where the mode has none)
+    first_s: float  # the first call (includes the @ms.jit compile, lazy initialisation)
+    steady: Timing  # timed calls after warm-up, each synchronised inside the timed region
+    losses: tuple[float, ...] = ()  # loss of every call, read after the clock stopped
+
+    @property
+    def median(self) -> float:
+        return self.steady.median
+
+    @property
+    def one_off_s(self) -> float:
+        """Derived: the first call's extra time over a steady step (first − median)."""
+        return self.first_s - self.steady.median
+
+    def images_per_second(self, batch: int) -> float:
+        """Derived: batch / median step time."""
+        return batch / self.steady.median
+
+
+def time_steps(
+    step: Callable[[], object],
+    *,
+    sync: Callable[[], object],
+    warmup: int = 1,
+    repeats: int = 3,
+    compile: Callable[[], object] | None = None,
+    label: str = "",
+    device: Device | str = "",
+    clock: Callable[[], float] = time.perf_counter,
+) -> StepTimes:
+    """Time ``step()``: optional ``compile()`` alone, the first call alone, ``warmup − 1`` more untimed calls, ``repeats`` timed ones.
+
+    ``sync()`` is called before every clock read that ends a measurement.
+    """
+    if warmup < 1:
+        raise ValueError("warmup 至少为 1：第一次调用单独计时，不计入稳态")
+    compile_s = None
+    if compile is not None:
+        start = clock()
+        compile()
+        sync()
+        compile_s = clock() - start
+    start = clock()
+    step()
+    sync()
+    first_s = clock() - start
+    steady = benchmark(step, device or "device", warmup=warmup - 1, repeats=repeats, label=label, clock=clock, sync=sync)
+    return StepTimes(label, compile_s, first_s, steady)

@@ -1,6 +1,6 @@
 """Describe a CANN install on disk (both layouts), the driver, device nodes and the CANN environment of a process.
 
-Layouts (sources: ascend_facts.md §2.1 and the CANN install guides):
+Layouts (sources: the CANN 8.5 environment-variable reference envref_07_0003 and the CANN install guides):
 
 - legacy (CANN ≤ 8.3): ``<root>/ascend-toolkit/{<version>/, latest -> <version>, set_env.sh}``; the version is in
   ``latest/version.cfg`` (``runtime_running_version=[7.6.0.1.220:8.0.0]``) and in

@@ -39,8 +39,8 @@ CHECK_IDS = (
 )
 
 # Python packages CANN's graph engine and operator compiler (TBE) import at initialisation. Sources: the seed
-# article's TBE dependency list (seed_digest.md §3.1), the CANN 9.1.0-beta1 install guide's dependency table
-# (hiascend instg_0045) and the maintainers' answer in Ascend/pytorch issue #7 (ascend_facts.md §2.2).
+# article's TBE dependency list, the CANN 9.1.0-beta1 install guide's dependency table
+# (hiascend instg_0045) and the maintainers' answer in https://github.com/Ascend/pytorch/issues/7.
 CANN_DEPS_REQUIRED = {
     "attrs": None, "decorator": "4.4.0", "sympy": "1.5.1", "cffi": "1.12.3", "psutil": None, "scipy": None,
     "protobuf": None, "pyyaml": None, "numpy": "1.19.2", "cloudpickle": None, "tornado": None, "ml-dtypes": None,

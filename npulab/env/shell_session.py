@@ -2,7 +2,7 @@
 
 A lesson uses ``compare_orders`` to test, rather than assert, whether the order of loading CANN and activating a
 venv matters. Activation only changes PATH, PS1 and VIRTUAL_ENV (and unsets PYTHONHOME; Python 3.11's script also
-exports VIRTUAL_ENV_PROMPT); it never touches LD_LIBRARY_PATH or PYTHONPATH (seed_digest.md §5.1 item 16). What the order does change is PATH's order, and what
+exports VIRTUAL_ENV_PROMPT); it never touches LD_LIBRARY_PATH or PYTHONPATH (CPython ``Lib/venv/scripts/common/activate``), whatever the seed article says. What the order does change is PATH's order, and what
 ``deactivate`` restores: the PATH saved at activation time.
 """
 

@@ -11,8 +11,8 @@ bandwidth in bytes/s). For AllReduce of ``nbytes`` on ``n`` devices:
 - halving_doubling (recursive halving/doubling, Rabenseifner): 2·log2(n) steps,
   T = 2·log2(n)·α + 2(n−1)/n · nbytes/β; n must be a power of two.
 
-HCCL implements Ring, Mesh and halving-doubling style algorithms over HCCS, RoCE and PCIe (reference/
-ascend_facts.md §4.1); which one it picks depends on topology and size. The formulas are the textbook
+HCCL implements Ring, Mesh and halving-doubling style algorithms over HCCS, RoCE and PCIe (hiascend
+"CANN 开发" overview, https://www.hiascend.com/cann/develop); which one it picks depends on topology and size. The formulas are the textbook
 ones (Thakur, Rabenseifner & Gropp, 2005), not HCCL's implementation.
 
 nccl-tests definitions (NVIDIA/nccl-tests ``doc/PERFORMANCE.md``): algorithm bandwidth

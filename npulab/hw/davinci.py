@@ -2,8 +2,8 @@
 
 In the separated (AIC/AIV) architecture of Atlas A2 (910B) the AI Core is split into cube cores (AIC)
 and vector cores (AIV), each with its own scalar unit and program; they exchange data through global
-memory (GM, i.e. HBM behind the shared L2). Data paths (Ascend C guide "基本架构", reference/
-ascend_facts.md §3.2):
+memory (GM, i.e. HBM behind the shared L2). Data paths (Ascend C guide "基本架构", hiascend
+atlas_ascendc_10_0008):
 
 - Cube: GM → L1 → L0A / L0B → Cube → L0C → FixPipe → GM (or back to L1)
 - Vector: GM → UB → Vector → UB → GM

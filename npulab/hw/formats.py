@@ -2,7 +2,7 @@
 
 The Cube unit multiplies 16×16 tiles ("fractals"), so CANN stores matrices tile by tile. The rules
 follow torch_npu's storage-shape code (Ascend/pytorch ``torch_npu/csrc/framework/FormatHelper.cpp``,
-summarised in reference/ascend_facts.md §3.5):
+``InferShapeNDToNZ``):
 
 - FRACTAL_NZ of an ND array ``[..., M, N]``: ``M0 = 16`` rows and ``N0 = 32 / s`` columns per
   fractal, with ``s`` the element size and 4-byte types counted as 2 (so ``N0 = 32`` for 1-byte

@@ -2,7 +2,7 @@
 
 Parsing belongs to ``npulab.ascend_tools.smi.topo.parse_topo``; this module explains and draws its result. The link
 types and their bit values are those of AscendCL's ``aclrtGetDevicesTopo`` (CANN 9.0.0 runtime API,
-``ACL_RT_DEVS_TOPOLOGY_*``; reference/ascend_facts.md §3.3); PXB and NA appear only in npu-smi's legend.
+``ACL_RT_DEVS_TOPOLOGY_*``, hiascend aclpythondevg_01_1035); PXB and NA appear only in npu-smi's legend.
 """
 
 from __future__ import annotations

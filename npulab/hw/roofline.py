@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from npulab.core.provenance import Figure, Kind, derived, measured, reported
+from npulab.core.provenance import Figure, Kind, derive, measured, reported
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,12 @@ class Machine:
     @property
     def ridge(self) -> float:
         """Arithmetic intensity (FLOP/byte) where the bandwidth slope meets the peak."""
-        return self.peak.value * 1e12 / (self.bandwidth.value * 1e9)
+        return self.ridge_figure().value
+
+    def ridge_figure(self) -> Figure:
+        """The ridge point as a derived figure: peak / bandwidth, formula and inputs shown."""
+        return derive(f"{self.name} 脊点", "peak_tflops * 1e12 / (bandwidth_gb_s * 1e9)", "FLOP/B", digits=None,
+                      peak_tflops=self.peak, bandwidth_gb_s=self.bandwidth)
 
     def attainable(self, intensity):
         """Attainable TFLOPS at ``intensity`` FLOP/byte (scalar or numpy array)."""
@@ -38,15 +43,10 @@ class Machine:
 
 def peak_910b3() -> Figure:
     """Derived FP16/BF16 cube peak of the 910B3: cube cores × 16·16·16 MAC × 2 FLOP × cube clock."""
-    cores = reported("ini.910b3.cube_cores").value
-    edge = reported("ini.910b3.cube_mkn").value
-    mhz = reported("ini.910b3.cube_freq_mhz").value
-    value = cores * edge**3 * 2 * mhz * 1e6 / 1e12
-    return derived(
-        "910B3 FP16/BF16 Cube 理论峰值", round(value, 3), "TFLOPS",
-        f"{cores} 个 Cube 核 × {edge}·{edge}·{edge} MAC × 2 FLOP × {mhz / 1e3} GHz（Ascend910B3.ini）",
-        "由平台配置推导，不是厂商标称值",
-    )
+    return derive("910B3 FP16/BF16 Cube 理论峰值", "cube_cores * edge**3 * 2 * mhz * 1e6 / 1e12", "TFLOPS", digits=None,
+                  note="由平台配置 Ascend910B3.ini 推导（每个 Cube 核每周期 16·16·16 次乘加），不是厂商标称值",
+                  cube_cores=reported("ini.910b3.cube_cores"), edge=reported("ini.910b3.cube_mkn"),
+                  mhz=reported("ini.910b3.cube_freq_mhz"))
 
 
 def bandwidth_910b3() -> Figure:

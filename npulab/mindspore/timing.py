@@ -18,14 +18,13 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import mindspore as ms
 import mindspore.dataset as msds
 import numpy as np
 from mindspore import nn
 
-from npulab.core.timing import Timing, benchmark
+from npulab.core.timing import StepTimes, Timing, benchmark, time_steps  # noqa: F401  (re-exported for lessons)
 from npulab.mindspore import runtime as ms_env
 
 MODES = {
@@ -33,61 +32,6 @@ MODES = {
     "graph": "GRAPH_MODE（整个训练步编译成一张图）",
     "jit": "PyNative + @ms.jit（整个训练步）",
 }
-
-
-@dataclass(frozen=True)
-class StepTimes:
-    """Times of one training-step benchmark, in seconds."""
-
-    label: str
-    compile_s: float | None  # an explicit compile step, measured on its own (None where the mode has none)
-    first_s: float  # the first call (includes the @ms.jit compile, lazy initialisation)
-    steady: Timing  # timed calls after warm-up, each synchronised inside the timed region
-    losses: tuple[float, ...] = ()  # loss of every call, read after the clock stopped
-
-    @property
-    def median(self) -> float:
-        return self.steady.median
-
-    @property
-    def one_off_s(self) -> float:
-        """Derived: the first call's extra time over a steady step (first − median)."""
-        return self.first_s - self.steady.median
-
-    def images_per_second(self, batch: int) -> float:
-        """Derived: batch / median step time."""
-        return batch / self.steady.median
-
-
-def time_steps(
-    step: Callable[[], object],
-    *,
-    sync: Callable[[], object],
-    warmup: int = 1,
-    repeats: int = 3,
-    compile: Callable[[], object] | None = None,
-    label: str = "",
-    device: str = "",
-    clock: Callable[[], float] = time.perf_counter,
-) -> StepTimes:
-    """Time ``step()``: optional ``compile()`` alone, the first call alone, ``warmup − 1`` more untimed calls, ``repeats`` timed ones.
-
-    ``sync()`` is called before every clock read that ends a measurement.
-    """
-    if warmup < 1:
-        raise ValueError("warmup 至少为 1：第一次调用单独计时，不计入稳态")
-    compile_s = None
-    if compile is not None:
-        start = clock()
-        compile()
-        sync()
-        compile_s = clock() - start
-    start = clock()
-    step()
-    sync()
-    first_s = clock() - start
-    steady = benchmark(step, device or "device", warmup=warmup - 1, repeats=repeats, label=label, clock=clock, sync=sync)
-    return StepTimes(label, compile_s, first_s, steady)
 
 
 def compare(a: StepTimes | Timing, a_name: str, b: StepTimes | Timing, b_name: str) -> str:

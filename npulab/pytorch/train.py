@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from npulab.core.device import Device, synchronize
 from npulab.core.provenance import Figure, derived, measured
-from npulab.core.timing import Timing, benchmark
+from npulab.core.timing import Timing, time_steps
 
 
 @dataclass(frozen=True)
@@ -122,8 +122,9 @@ class TrainTiming:
         """Throughput of the back-to-back window (the host may queue work ahead of the device)."""
         return self.batch / self.window
 
-    def figures(self, device: object) -> list[Figure]:
-        """The measurements as labelled figures for ``npulab.core.provenance.show``."""
+    def figures(self, device: object = None) -> list[Figure]:
+        """The measurements as labelled figures for ``npulab.core.provenance.show`` (on the timing's device)."""
+        device = self.timing.device if device is None else device
         what = f"{self.precision}，batch {self.batch}，{self.image_size}×{self.image_size}"
         rows = [
             measured(f"首个训练步（{what}）", round(self.first_step * 1e3, 1), "ms", device, "新建模型后的第一步，含一次性开销"),
@@ -172,13 +173,9 @@ def time_training(device: Device, *, precision: Precision = FP32, batch: int | N
     losses = []
 
     synchronize(device)
-    start = clock()
-    losses.append(step())
-    synchronize(device)
-    first = clock() - start
-
-    timing = benchmark(lambda: losses.append(step()), device, warmup=warmup - 1, repeats=steps,
-                       label=f"ResNet-50 训练步 {precision.name}", clock=clock)
+    times = time_steps(lambda: losses.append(step()), sync=lambda: synchronize(device), warmup=warmup, repeats=steps,
+                       label=f"ResNet-50 训练步 {precision.name}", device=device, clock=clock)
+    first, timing = times.first_s, times.steady
     start = clock()
     for _ in range(steps):
         losses.append(step())

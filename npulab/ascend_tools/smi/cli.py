@@ -58,7 +58,7 @@ def run_parse(args) -> int:
 def run_watch(args) -> int:
     from npulab.ascend_tools.smi.common import SmiParseError
     from npulab.ascend_tools.smi.monitor import FIELDS, samples, write_csv
-    from npulab.ascend_tools.smi.render import table
+    from npulab.core.display import text_table as table
 
     if args.count < 1:
         raise UsageError("--count 须 ≥ 1")

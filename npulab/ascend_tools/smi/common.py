@@ -2,7 +2,7 @@
 
 npu-smi output changes width between driver versions, so nothing here uses character offsets: columns are
 separated by runs of two or more spaces (or tabs), a ``used / total`` pair may lose its spaces
-(``26838/ 32768``), and ``NA``, ``N/A``, ``-`` and an empty cell all mean "no value" (ascend_facts.md §5.1).
+(``26838/ 32768``), and ``NA``, ``N/A``, ``-`` and an empty cell all mean "no value" (hiascend npu-smi field tables 300Ipro_015, atlasdg_11_0151, and the captures in ``npulab/data/samples``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``npu-smi info``: the default table (version line, two text rows per chip) and the process table.
 
-Format rules this parser relies on (ascend_facts.md §5.1, npu_smi_samples.txt header), never on offsets:
+Format rules this parser relies on (hiascend 300Ipro_015 and atlasdg_11_0151, and the captures in ``npulab/data/samples``), never on offsets:
 
 - a table line starts with ``|`` and its cells are separated by ``|``; separator lines start with ``+``
   (``+===…`` before a new NPU, ``+---…`` before the next chip or die of the same NPU);

@@ -1,6 +1,6 @@
 """``npu-smi info -t <type>`` and ``npu-smi info -l``: the ``Label : value`` outputs.
 
-Rules (from the documented examples in npu_smi_samples.txt and the MindCluster collection guide):
+Rules (from the documented examples kept in ``npulab/data/samples`` and the MindCluster collection guide):
 
 - each line is ``Label : value`` split at the first colon (a value may hold colons, e.g. ``0000:61:00.0``),
   indented by spaces or a tab; some lines hold several pairs separated by ≥ 2 spaces

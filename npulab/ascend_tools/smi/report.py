@@ -1,6 +1,6 @@
 """``python -m npulab smi report DIR``: a diagnostic snapshot of an Ascend host, written into one folder.
 
-The seed article's ``diag.sh`` does this job with three mistakes (seed_digest.md §3.4, §5.1 item 2):
+The seed article's ``diag.sh`` does this job with three mistakes (its section on diagnostics collection):
 it saves ``npu-smi info -l`` as its "topology" (``-l`` lists cards; the link matrix is ``-t topo``), counts
 cards with ``grep -c "NPU\\|Chip"`` on that output (two matching lines per card: ``NPU ID`` and
 ``Chip Count``), and assumes NPU ids run 0 … n-1. Here card ids come from the parsed ``-l`` output, chip ids

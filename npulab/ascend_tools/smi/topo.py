@@ -5,7 +5,7 @@ products, other endpoints such as ``NIC0``), then one row per NPU with the link 
 (``X`` = itself, ``HCCS``, ``PIX``, ``PHB``, ``SYS``, ``SIO``, ``HCCS_SW``, ``UB`` …) and, where printed, a
 ``CPU Affinity`` column, followed by a legend. Rows are read by whitespace, never by character offset.
 On products without the query npu-smi prints one sentence instead (``SmiUnsupported``).
-Note that ``npu-smi info -l`` is *not* the topology: it lists cards (seed_digest.md §5.1 item 2).
+Note that ``npu-smi info -l`` is *not* the topology: it lists cards (hiascend npusmi_005: ``-l`` is the card list, ``-t topo`` the link matrix).
 """
 
 from __future__ import annotations

@@ -4,11 +4,11 @@ Thresholds and their origin:
 
 - Health (``-t health``; also the Health column of ``npu-smi info``): ``OK`` is healthy; ``Warning`` is a
   minor alarm; ``Alarm``/``Critical`` are major/critical alarms; ``UNKNOWN`` means the device is absent or
-  not started (ascend_facts.md §5.1, hiascend npu-smi field tables).
+  not started (hiascend npu-smi field tables, 300Ipro_015).
 - ECC (``-t ecc``): a *double-bit* (multi-bit) error cannot be corrected — any count above 0 calls for a
   hardware check; *single-bit* errors are corrected — watch their rate (the seed article's rule of thumb:
   worth attention above about 1000 a day, which needs two readings a day apart); *isolated pages* are
-  memory pages the driver has retired — a count that grows means the HBM is degrading (seed_digest.md §3.9).
+  memory pages the driver has retired — a count that grows means the HBM is degrading (hiascend npu-smi ``-t ecc`` reference, npusmi_009 and neighbours).
 - PCIe errors (``-t pcie-err``): every counter should be 0 on a healthy link; non-zero counters point at
   the slot, riser or signal quality (``ascend-dmi --sq``).
 """

@@ -1,7 +1,7 @@
 """A Python model of the Ascend C vector pipeline that runs the course's ReLU kernel.
 
-The model mirrors the objects a vector kernel uses (reference/ascend_facts.md §6 and the Ascend C API
-reference): Global Memory tensors (``GlobalTensor`` with ``set_global_buffer``), one ``TPipe`` per core
+The model mirrors the objects a vector kernel uses (the vector Add sample, Ascend/samples
+``cplusplus/level1_single_api/4_op_dev/6_ascendc_custom_op/kernel_invocation/Add``, and the Ascend C API reference): Global Memory tensors (``GlobalTensor`` with ``set_global_buffer``), one ``TPipe`` per core
 that carves the core's Unified Buffer into queue buffers (``init_buffer``), ``TQue`` queues with a
 declared depth (``alloc_tensor`` / ``en_que`` / ``de_que`` / ``free_tensor``), and the three instructions
 the kernel needs: ``data_copy`` (MTE2 GM→UB or MTE3 UB→GM), ``data_copy_pad`` (the same for lengths that

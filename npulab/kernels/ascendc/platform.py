@@ -1,6 +1,6 @@
 """The numbers of one Ascend SoC that a vector kernel depends on, read from the course's data file.
 
-The values come from CANN's platform file ``Ascend910B3.ini`` (reference/ascend_facts.md §3.1), kept once
+The values come from CANN's platform file ``Ascend910B3.ini`` (``<arch>-linux/data/platform_config/``), kept once
 in ``npulab/data/reported_figures.yaml``: 192 KiB of Unified Buffer per vector core, 32-byte UB blocks,
 40 vector cores (AIV). ``Platform`` can also describe a made-up chip for experiments.
 """
