@@ -187,7 +187,7 @@ def softmax_kernel(x_ptr, out_ptr, n_rows, n_cols, x_row_stride, out_row_stride,
     step = tl.num_programs(axis=0)
     cols = tl.arange(0, BLOCK_SIZE)
     mask = cols < n_cols
-    for row in tl.range(pid, n_rows, step):
+    for row in range(pid, n_rows, step):
         # masked lanes read -inf, so they add exp(-inf) = 0 to the sum and never win the max
         x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=-float("inf")).to(tl.float32)
         x = x - tl.max(x, axis=0)
@@ -198,13 +198,13 @@ def softmax_kernel(x_ptr, out_ptr, n_rows, n_cols, x_row_stride, out_row_stride,
 
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, PRECISION: tl.constexpr):
     # C is cut into BLOCK_M x BLOCK_N tiles numbered row by row; program pid computes tiles pid, pid + P, ...
     pid = tl.program_id(axis=0)
     step = tl.num_programs(axis=0)
     tiles_n = tl.cdiv(N, BLOCK_N)
     n_tiles = tl.cdiv(M, BLOCK_M) * tiles_n
-    for tile in tl.range(pid, n_tiles, step):
+    for tile in range(pid, n_tiles, step):
         rm = (tile // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
         rn = (tile % tiles_n) * BLOCK_N + tl.arange(0, BLOCK_N)
         rk = tl.arange(0, BLOCK_K)
@@ -215,7 +215,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                         mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
             b = tl.load(b_ptr + kk[:, None] * stride_bk + rn[None, :] * stride_bn,
                         mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
-            acc = tl.dot(a, b, acc, input_precision="ieee")
+            acc = tl.dot(a, b, acc, input_precision=PRECISION)
         tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc.to(c_ptr.dtype.element_ty),
                  mask=(rm[:, None] < M) & (rn[None, :] < N))
 
@@ -319,8 +319,14 @@ def triton_matmul(a: torch.Tensor, b: torch.Tensor, programs: int | None = None,
         tiles = triton.cdiv(M, block_m) * triton.cdiv(N, block_n)
         kernel("matmul", a.device)[(_programs(programs, tiles),)](
             a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-            BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k)
+            BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, PRECISION=dot_precision(a.device))
     return c
+
+
+def dot_precision(device: torch.device | str) -> str | None:
+    """``tl.dot``'s input_precision: "ieee" (true float32) on CPU and CUDA, where the default would be TF32;
+    None (the backend's default) elsewhere, e.g. on an NPU with triton-ascend."""
+    return "ieee" if torch.device(device).type in ("cpu", "cuda") else None
 
 
 def matmul_tiles(m: int, n: int, block_m: int = 32, block_n: int = 32) -> int:

@@ -173,7 +173,7 @@ class LaunchReport:
         lines += [f"  [{f.level}] {f.message}" for f in self.findings] or ["  没有发现问题。"]
         if self.suggested_programs is not None:
             lines.append(f"  建议：grid = ({self.suggested_programs},)，核函数内用 "
-                         "`for i in tl.range(tl.program_id(0), n, tl.num_programs(0))` 循环处理其余工作")
+                         "`for i in range(tl.program_id(0), n, tl.num_programs(0))` 循环处理其余工作")
         return "\n".join(lines)
 
     def _repr_pretty_(self, p, cycle) -> None:  # IPython shows describe()
