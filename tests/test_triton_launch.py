@@ -123,3 +123,36 @@ def test_decision_table_draws():
     matplotlib.use("Agg")
     fig = kernel_paths.draw()
     assert len(fig.axes[0].patches) == 2 * len(kernel_paths.paths())
+
+
+# --- command line ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv, code, words", [
+    (["softmax", "4096", "1000"], 1, "103 轮"),
+    (["softmax", "4096", "1000", "--programs", "40"], 0, "没有发现问题"),
+    (["matmul", "100", "70", "90", "--programs", "2"], 1, "空闲"),
+    (["add", "98432", "--block", "1024"], 1, "3 轮"),
+    (["add", "1", "2"], 2, "1 个正整数"),
+    (["softmax", "4", "4", "--dtype", "float128"], 2, "数据类型"),
+    (["matmul", "64", "64", "64", "--block", "32"], 2, "3 个值"),
+    (["softmax", "4", "4", "--block", "8"], 2, "不接受 --block"),
+    (["softmax", "4", "4", "--programs", "0"], 2, "正整数"),
+])
+def test_command_line(argv, code, words, capsys):
+    from npulab.__main__ import main
+
+    assert main(["triton-launch", *argv]) == code
+    captured = capsys.readouterr()
+    assert words in captured.out + captured.err and "Traceback" not in captured.err
+
+
+def test_command_line_json(capsys):
+    import json
+
+    from npulab.__main__ import main
+
+    assert main(["triton-launch", "matmul", "2048", "2048", "2048", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert (out["cores"], out["rounds"], out["suggested_programs"]) == (20, 205, 20)
+    assert out["findings"][0]["code"] == "rounds"

@@ -22,6 +22,7 @@ the tiles the caller lists; the compiler's own allocation can differ.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass, field
@@ -277,3 +278,70 @@ def matmul_launch(m: int, n: int, k: int, dtype: str = "float16", programs: int 
     tiles_total = -(-int(m) // block_m) * -(-int(n) // block_n)
     return Launch("triton_matmul", (programs or tiles_total,), "cube", (), (block_m, block_n, block_k), dtype,
                   work_items=tiles_total)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# command line: python -m npulab triton-launch softmax 4096 1000 [--programs 40] [--json]
+
+_SHAPES = {"add": ("n",), "softmax": ("rows", "cols"), "matmul": ("m", "n", "k")}
+
+
+def build_parser(subparsers, name: str) -> None:
+    parser = subparsers.add_parser(
+        name, help="检查本课程的 Triton 核函数在 Ascend 910B3 上的启动配置",
+        description="检查 vector_add / triton_softmax / triton_matmul 的一次启动在 Ascend 910B3 上是否合适"
+                    "（grid 与物理核数、coreDim 上限、UB 与双缓冲、对齐、Cube 块）。发现错误或警告时退出码为 1。")
+    parser.add_argument("kernel", choices=sorted(_SHAPES), help="add：元素数 N；softmax：行数 列数；matmul：M N K")
+    parser.add_argument("shape", nargs="+", type=int, metavar="尺寸")
+    parser.add_argument("--dtype", default=None, help="数据类型（默认 add/softmax 为 float32，matmul 为 float16）")
+    parser.add_argument("--programs", type=int, default=None, help="grid 大小（默认按 GPU 习惯：每份工作一个 program）")
+    parser.add_argument("--block", type=int, nargs="+", default=None, metavar="B",
+                        help="块大小：add 一个值（默认 1024），matmul 三个值 BLOCK_M BLOCK_N BLOCK_K（默认 32 32 32）")
+    parser.add_argument("--json", action="store_true", help="输出 JSON")
+    parser.set_defaults(run=run)
+
+
+def _launch_from_args(args) -> Launch:
+    from npulab.cli import UsageError
+
+    names = _SHAPES[args.kernel]
+    if len(args.shape) != len(names) or any(v < 1 for v in args.shape):
+        raise UsageError(f"{args.kernel} 需要 {len(names)} 个正整数尺寸（{' '.join(names)}），收到 {args.shape}")
+    if args.programs is not None and args.programs < 1:
+        raise UsageError(f"--programs 须是正整数，收到 {args.programs}")
+    wanted = {"add": 1, "matmul": 3}.get(args.kernel)
+    if args.block is not None and len(args.block) != wanted:
+        raise UsageError(f"{args.kernel} 的 --block 要 {wanted} 个值，收到 {len(args.block)} 个" if wanted
+                         else "softmax 的块宽由列数决定（不小于列数的 2 的幂），不接受 --block")
+    if args.block is not None and any(b < 1 for b in args.block):
+        raise UsageError(f"--block 须是正整数，收到 {args.block}")
+    try:
+        if args.dtype is not None:
+            dtype_bytes(args.dtype)
+        if args.kernel == "add":
+            (block,) = args.block or [1024]
+            launch = vector_add_launch(args.shape[0], block, args.dtype or "float32")
+            return dataclasses.replace(launch, grid=(args.programs,)) if args.programs else launch
+        if args.kernel == "softmax":
+            return softmax_launch(*args.shape, args.dtype or "float32", programs=args.programs)
+        bm, bn, bk = args.block or [32, 32, 32]
+        return matmul_launch(*args.shape, args.dtype or "float16", args.programs, bm, bn, bk)
+    except ValueError as err:  # a bad dtype
+        raise UsageError(str(err)) from None
+
+
+def run(args) -> int:
+    import json
+
+    from npulab.cli import EXIT_FAIL, EXIT_OK
+
+    report = check_launch(_launch_from_args(args))
+    if args.json:
+        print(json.dumps({
+            "kernel": report.launch.kernel, "grid": list(report.launch.grid), "target": report.target.name,
+            "programs": report.programs, "cores": report.cores, "rounds": report.rounds, "ub_bytes": report.ub_bytes,
+            "ub_limit": report.target.platform.ub_bytes, "suggested_programs": report.suggested_programs,
+            "findings": [dataclasses.asdict(f) for f in report.findings]}, ensure_ascii=False, indent=2))
+    else:
+        print(report.describe())
+    return EXIT_FAIL if report.findings and any(f.level != INFO for f in report.findings) else EXIT_OK
