@@ -6,11 +6,14 @@ NumPy on the CPU, program by program.
 
 Triton decides between compiler and interpreter **when ``@triton.jit`` decorates a function**: ``triton.jit``
 reads ``triton.knobs.runtime.interpret``, which reads the environment variable ``TRITON_INTERPRET`` at that
-moment, and returns either a ``JITFunction`` (compiled at launch) or an ``InterpretedFunction``; nothing reads
-the variable at launch (``triton/runtime/jit.py`` and ``triton/knobs.py`` in triton 3.7.1). So this module
-never sets the variable globally: :func:`interpreter` sets it only around a decoration and restores the
-previous value, and :func:`jit_for` decorates for one device (interpreted for ``cpu``, compiled otherwise).
-Other lessons that import triton are not affected.
+moment, and returns either a ``JITFunction`` (compiled at its first launch) or an ``InterpretedFunction``; a
+launch does not consult the variable again (``python/triton/runtime/jit.py`` and ``python/triton/knobs.py`` in
+triton 3.7.1). Triton's own library functions (``tl.max``, ``tl.sum``, ``tl.cdiv`` …) are ``@jit`` functions too,
+decorated once at ``import triton``. So this module never sets the variable for the process: :func:`interpreter`
+sets it only around a decoration and restores the previous value; :func:`jit_for` decorates for one device
+(interpreted for ``cpu``, compiled otherwise), and a CPU launch temporarily swaps in interpreted twins of the
+library functions (:class:`_LibraryTwins`) in case triton was first imported in compiled mode (``torch.compile``
+imports it, even on a CPU). Other lessons that use triton are not affected.
 
 The public launchers take torch tensors and pick the kernel variant from the tensors' device:
 
