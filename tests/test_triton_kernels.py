@@ -154,3 +154,21 @@ def test_learner_kernels_may_use_the_triton_library_and_member_functions():
     row_sums[(4,)](x, out, 7, BLOCK=8)
     torch.testing.assert_close(out, x.sum(1))
     assert "解释器" in tk.mode("cpu") and "cuda" in tk.mode("cuda")
+
+
+def test_the_lesson_defines_the_same_add_kernel_as_npulab():
+    """The lesson says its add_kernel "is the same code" as tk.add_kernel; keep that true."""
+    import ast
+    import inspect
+
+    from npulab.notebooks import read
+    from npulab.paths import REPO_ROOT
+
+    def body(source: str, name: str) -> str:
+        fn = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == name)
+        fn.decorator_list = []
+        return ast.dump(fn)
+
+    nb = read(REPO_ROOT / "chapters" / "06_advanced" / "02_triton_kernels.ipynb")
+    cell = next(c.source for c in nb.cells if c.cell_type == "code" and "def add_kernel" in c.source)
+    assert body(cell, "add_kernel") == body(inspect.getsource(tk.add_kernel), "add_kernel")
