@@ -10,7 +10,8 @@ Grouped by concern, not by chapter (most modules serve several chapters). Lower 
                     workshop support, the labs' automatic checks
 - ``env``           CANN install inspection, compatibility tables, the CANN stack, shell sessions, visible devices, doctor
 - ``hw``            Da Vinci core, Cube unit, data formats, roofline, interconnect, collectives (α–β model)
-- ``kernels``       the Ascend C vector pipeline as a runnable model
+- ``kernels``       writing operators: the Ascend C vector pipeline as a runnable model, Triton kernels run by the
+                    interpreter, the Ascend launch checker and the kernel-path decision table
 - ``pytorch``       the shared ResNet-50, training-step timing, distributed set-up
 - ``mindspore``     runtime (log level set once, on import), ResNet-50, weight conversion, API pairs, step timing
 - ``ascend_tools``  npu-smi parsers, ascend-dmi, ATC command lines, ONNX export, the pyACL pipeline
@@ -27,7 +28,7 @@ Chapter → modules:
 - 03 PyTorch: ``migrate``, ``pytorch.resnet``, ``pytorch.train``
 - 04 MindSpore: ``mindspore.*``
 - 05 tools: ``ascend_tools.*``, ``bench``
-- 06 advanced: ``kernels.ascendc``, ``migrate.strategy``, ``pytorch.distributed``, ``hw.collectives``
+- 06 advanced: ``kernels.ascendc``, ``kernels.triton_kernels``, ``kernels.triton_launch``, ``kernels.kernel_paths``, ``migrate.strategy``, ``pytorch.distributed``, ``hw.collectives``
 - workshops and labs: ``course.workshop``, ``course.labs``
 
 The command line is ``python -m npulab <tool> ...`` (tools are imported only when asked for).

@@ -21,6 +21,7 @@ TOOLS = {
     "migrate": ("npulab.migrate", "找出 CUDA 专用写法并给出 NPU 改法"),
     "smi": ("npulab.ascend_tools.smi", "解析 npu-smi 输出；在昇腾主机上采样与收集诊断信息"),
     "strategy": ("npulab.migrate.strategy", "GPU→NPU 迁移决策"),
+    "triton-launch": ("npulab.kernels.triton_launch", "检查 Triton 核函数在昇腾芯片上的启动配置（grid、块大小、UB）"),
 }
 
 

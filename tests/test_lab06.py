@@ -87,3 +87,77 @@ def test_assessment(capsys):
     assert not ok and "apex" in out and "replaceable" not in out
     ok, out = check("assessment", {"framework": "hf"}, capsys)
     assert not ok and "还没有回答" in out
+
+
+# --- questions 6 and 7: Triton ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("answer, ok, hint", [
+    ((205, 40), True, "Vector 核数"),
+    ((204, 40), False, "向上取整"),
+    ((410, 40), False, "纯 Vector"),
+    ((205, 20), False, "不用 Cube"),
+    ((205, 8192), False, "核内循环"),
+    ((7, 40), False, "轮数不对"),
+    (205, False, "元组"),
+])
+def test_triton_launch(answer, ok, hint, capsys):
+    result, out = check("launch", answer, capsys)
+    assert result is ok and hint in out
+
+
+def _launcher(kernel):
+    import torch
+    import triton
+
+    def bias_gelu(x, bias):
+        y = torch.empty_like(x)
+        kernel[(x.shape[0],)](x, bias, y, x.shape[1], BLOCK=triton.next_power_of_2(x.shape[1]))
+        return y
+
+    return bias_gelu
+
+
+def _kernels():
+    # the interpreter re-executes a kernel's source with the module's globals, so each variant is written out
+    # (a kernel cannot call a Python function it closes over)
+    import triton.language as tl
+
+    from npulab.kernels import triton_kernels as tk
+
+    @tk.jit_for("cpu")
+    def right(x_ptr, b_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        v = tl.load(x_ptr + row * n_cols + cols, mask=mask) + tl.load(b_ptr + cols, mask=mask)
+        tl.store(y_ptr + row * n_cols + cols, 0.5 * v * (1 + tl.erf(v * 0.7071067811865476)), mask=mask)
+
+    @tk.jit_for("cpu")
+    def no_bias(x_ptr, b_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        v = tl.load(x_ptr + row * n_cols + cols, mask=mask)
+        tl.store(y_ptr + row * n_cols + cols, 0.5 * v * (1 + tl.erf(v * 0.7071067811865476)), mask=mask)
+
+    return _launcher(right), _launcher(no_bias)
+
+
+def test_bias_gelu_right_and_typical_mistakes(capsys):
+    import torch
+
+    erf_gelu, no_bias = _kernels()
+    cases = [
+        (erf_gelu, True, "一致"),
+        (no_bias, False, "偏置"),
+        (lambda x, bias: torch.nn.functional.gelu(x + bias), False, "没有启动 Triton"),
+        (lambda x, bias: torch.nn.functional.gelu(x + bias, approximate="tanh"), False, "tanh"),
+        (lambda x, bias: x.flatten(), False, "同形状"),
+        ("not a function", False, "函数"),
+    ]
+    for answer, ok, hint in cases:
+        result, out = check("bias_gelu", answer, capsys)
+        assert result is ok and hint in out, out
+    result, out = check("bias_gelu", lambda x, bias: ..., capsys)
+    assert result is False and "尚未作答" in out

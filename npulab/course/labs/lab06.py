@@ -1,4 +1,4 @@
-"""Checks of lab 06 (Ascend C tiling and pipeline, migration assessment, collective bandwidth)."""
+"""Checks of lab 06 (Ascend C tiling and pipeline, migration assessment, collective bandwidth, Triton kernels)."""
 
 from __future__ import annotations
 
@@ -146,10 +146,69 @@ def _check_busbw(answer) -> tuple[bool, str]:
     return False, "与预期不符：先算 algbw（字节 / 秒），再乘因子，最后换算成 GB/s（10^9 字节每秒）。"
 
 
+# question 6: a GPU-style softmax launch the learner checks for 910B3
+TRITON_LAUNCH = {"n_rows": 8192, "n_cols": 2048, "dtype": "float16"}
+
+
+def _check_launch(answer) -> tuple[bool, str]:
+    from npulab.kernels import triton_launch
+
+    try:
+        rounds, programs = (int(v) for v in answer)
+    except (TypeError, ValueError):
+        return False, "请给出两个整数组成的元组：(按行启动时的轮数, 改写后的 grid 大小)。"
+    target = triton_launch.ascend910b3_target()
+    report = triton_launch.check_launch(triton_launch.softmax_launch(**TRITON_LAUNCH), target)
+    cores = target.cores_for("vector")
+    if rounds != report.rounds:
+        if rounds == report.programs // cores:
+            return False, "轮数要向上取整：最后一轮哪怕只有几个 program 也要单独下发。"
+        if rounds == -(-report.programs // target.cube_cores):
+            return False, "softmax 没有 tl.dot，是纯 Vector 核函数：按 Vector 核的数量算，不是 AI Core（Cube 核）。"
+        return False, "轮数不对：program 数（grid 等于行数）除以物理核数，向上取整。"
+    if programs == target.cube_cores:
+        return False, "改写后的 grid 要等于纯 Vector 核函数可用的核数；softmax 不用 Cube。"
+    if programs != cores:
+        return False, "改写后的 grid 应当让每个物理核恰好一个 program，其余行在核内循环处理。"
+    return True, "GPU 习惯的一行一个 program 要分很多轮下发；grid 固定为 Vector 核数、核内循环即可。"
+
+
+def _check_bias_gelu(bias_gelu: Callable) -> tuple[bool | None, str]:
+    import torch
+
+    from npulab.core.device import pick_device
+    from npulab.kernels import triton_kernels
+
+    if not callable(bias_gelu):
+        return False, "请给出一个函数 bias_gelu(x, bias)。"
+    dev = pick_device().torch  # the device the learner's kernel was decorated for
+    g = torch.Generator().manual_seed(6)
+    launches = triton_kernels.CpuKernel.launches
+    for rows, cols in [(1, 1), (3, 7), (5, 128), (9, 129), (16, 300)]:
+        x, bias = (torch.randn(rows, cols, generator=g) * 3).to(dev), torch.randn(cols, generator=g).to(dev)
+        got = bias_gelu(x, bias)
+        if got is Ellipsis:
+            return None, "函数还没有实现（仍然返回 ...）。"
+        if not isinstance(got, torch.Tensor) or got.shape != x.shape:
+            return False, f"对 {rows}×{cols} 的输入应返回同形状的张量，收到 {getattr(got, 'shape', type(got).__name__)}。"
+        want = torch.nn.functional.gelu(x + bias)
+        if not torch.allclose(got, want, atol=1e-5, rtol=1e-5):
+            if torch.allclose(got, torch.nn.functional.gelu(x), atol=1e-5, rtol=1e-5):
+                return False, "结果里没有加上偏置：每一行都要加同一个 bias（按列下标读取）。"
+            if torch.allclose(got, torch.nn.functional.gelu(x + bias, approximate="tanh"), atol=1e-5, rtol=1e-5):
+                return False, "这是 GELU 的 tanh 近似；题目要的是 erf 形式 0.5·v·(1 + erf(v/√2))。"
+            bad = (got - want).abs()
+            return False, (f"{rows}×{cols} 时有 {int((bad > 1e-5).sum())} 个元素不对：检查列掩码、行偏移"
+                           f"（row × n_cols）和块宽是否覆盖整行。")
+    if triton_kernels.needs_interpreter(dev) and triton_kernels.CpuKernel.launches == launches:
+        return False, "结果正确，但没有启动 Triton 核函数：用 @tk.jit_for(dev) 装饰核函数，再用 kernel[grid](...) 启动。"
+    return True, "融合的 bias + GELU 在各种形状上与 torch 一致：一次读、一次写。"
+
+
 def make_lab() -> Lab:
     """The checker a lab notebook uses: ``lab.check("tiling", answer)``."""
     return Lab(
         "实验 06",
         {"tiling": _check_tiling, "copy_out": _check_copy_out, "speedup": _check_speedup,
-         "assessment": _check_answers, "busbw": _check_busbw},
+         "assessment": _check_answers, "busbw": _check_busbw, "launch": _check_launch, "bias_gelu": _check_bias_gelu},
     )
