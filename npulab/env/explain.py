@@ -175,7 +175,7 @@ def clean(data: bytes) -> bytes:
 
 
 def _raw_chunks(stream: BinaryIO, chunk_size: int) -> Iterator[bytes]:
-    head = stream.read(chunk_size)
+    head = stream.read(max(chunk_size, 4))
     if head[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with a byte-order mark: transcode to UTF-8 on the fly
         text = io.TextIOWrapper(io.BufferedReader(_Prepend(head, stream)), encoding="utf-16", errors="replace")
         while piece := text.read(chunk_size):
