@@ -345,3 +345,31 @@ def ex_doctor_checks():
 def test_stream_reader_reads_from_any_binary_stream():
     report = ex.explain_stream(io.BufferedReader(io.BytesIO(f"{OOM}\n".encode())))
     assert report.categories == ["npu_oom"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Lab 01 questions 5 and 6 (explain on a real log)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_lab01_root_cause_and_first_error_checks(monkeypatch, capsys):
+    from npulab.labs import lab01
+
+    monkeypatch.delenv("NPULAB_LAB_STRICT", raising=False)  # wrong answers print feedback instead of raising
+    lab = lab01.make_lab()
+    assert lab.check("root_cause", "env_not_loaded")
+    assert not lab.check("root_cause", "mindspore_target") and "表面症状" in capsys.readouterr().out
+    assert not lab.check("root_cause", "no_such_category")
+
+    def right(log):
+        report = explain_text(log)
+        return min((e.line for f in report.findings for e in f.evidence), default=None)
+
+    def first_finding_only(log):
+        report = explain_text(log)
+        return report.findings[0].evidence[0].line if report.findings else None
+
+    assert lab.check("first_error", right)
+    assert not lab.check("first_error", first_finding_only) and "最早的一行" in capsys.readouterr().out
+    assert not lab.check("first_error", lambda log: 1)
+    assert lab.check("first_error", lambda log: ...) is False and lab.results["first_error"] is None
