@@ -39,6 +39,8 @@ Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0
 ***** train metrics *****
   epoch                    =        3.0
   train_loss               =     0.8123
+  train_samples            =     207004
+  train_loss_std           =     0.107020
 """
 USER_ERROR = """\
 Traceback (most recent call last):
@@ -103,6 +105,13 @@ def test_healthy_training_log_and_ordinary_python_errors_give_nothing():
     assert explain_text(HEALTHY + USER_ERROR).findings == []
 
 
+def test_numeric_codes_need_their_context():
+    assert explain_text("step 207004 done, lr 0.107020").findings == []
+    found = explain_text("aclrtSetDevice: open device 4 failed, runtime result = 207004.")
+    assert found.categories == ["visible_devices"] and found.findings[0].codes == ["207004"]
+    assert explain_text("rtStreamSynchronize failed, ErrCode=107020").categories == ["hccl_timeout"]
+
+
 def test_codes_are_reported_with_the_finding():
     report = explain_text(ex.load_catalog()[0].examples[0]["log"])  # X-Oscar: libhccl + ERR00008
     assert report.findings[0].category == "env_not_loaded" and report.findings[0].codes == ["ERR00008"]
@@ -158,6 +167,14 @@ def test_mixed_encodings_crlf_ansi_and_bom_in_one_file():
     assert env.category == "env_not_loaded" and env.evidence[0].line == 3 and env.evidence[0].text == HCCL
     compile_finding = next(f for f in report.findings if f.category == "first_run_compile")
     assert compile_finding.evidence[0].line == 2 and compile_finding.evidence[0].text == GBK_LINE
+
+
+def test_windows_ansi_code_page_line_is_found_and_shown_readably():
+    line = "Fehler – Ausführung: RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB"
+    report = explain_bytes(line.encode("cp1252") + b"\r\n")
+    evidence = report.findings[0].evidence[0]
+    assert report.categories == ["npu_oom"] and evidence.line == 1
+    assert "NPU out of memory" in evidence.text and "Fehler" in evidence.text
 
 
 def test_binary_junk_around_an_error_line():
