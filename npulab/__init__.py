@@ -10,7 +10,7 @@ Foundation (every chapter):
 - ``provenance``, ``peaks``, ``plotting``, ``envinfo``, ``paths``, ``cli``, ``labs``  figures labelled measured /
   recorded / reported / derived, CJK plots, the first-cell summary, command-line plumbing, lab checks
 
-01 environment: ``cann``, ``compat``, ``shellenv``, ``visible``, ``doctor``, ``apimap``
+01 environment: ``cann``, ``compat``, ``shellenv``, ``visible``, ``doctor``, ``apimap``, ``env.explain`` (error logs → causes and fixes)
 02 architecture: ``davinci``, ``formats``, ``cube``, ``roofline``, ``interconnect``, ``collectives``, ``cann_stack``
 03 PyTorch: ``migrate`` (CUDA→NPU analyzer), ``resnet``, ``train``
 04 MindSpore: ``ms_env``, ``ms_models``, ``ms_convert``, ``ms_pairs``, ``ms_timing``
