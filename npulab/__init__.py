@@ -8,7 +8,8 @@ Grouped by concern, not by chapter (most modules serve several chapters). Lower 
                     paths and package data, notebook cells (the ``npu`` tag), environment summary, CLI plumbing
 - ``course``        the ``%%npu`` magic, lint-npu against the real torch_npu wheel, recording on Ascend hardware,
                     workshop support, the labs' automatic checks
-- ``env``           CANN install inspection, compatibility tables, the CANN stack, shell sessions, visible devices, doctor
+- ``env``           CANN install inspection, compatibility tables, the CANN stack, shell sessions, visible devices,
+                    doctor, explain (error logs → causes and fixes)
 - ``hw``            Da Vinci core, Cube unit, data formats, roofline, interconnect, collectives (α–β model)
 - ``kernels``       writing operators: the Ascend C vector pipeline as a runnable model, Triton kernels run by the
                     interpreter, the Ascend launch checker and the kernel-path decision table
@@ -23,7 +24,7 @@ Grouped by concern, not by chapter (most modules serve several chapters). Lower 
 Chapter → modules:
 
 - 01 environment: ``env.cann_install``, ``env.compatibility``, ``env.shell_session``, ``env.visible_devices``,
-  ``env.doctor``, ``migrate.api_map``, ``core.timing``, ``core.peaks``
+  ``env.doctor``, ``env.explain``, ``migrate.api_map``, ``core.timing``, ``core.peaks``
 - 02 architecture: ``hw.*``, ``env.cann_stack``
 - 03 PyTorch: ``migrate``, ``pytorch.resnet``, ``pytorch.train``
 - 04 MindSpore: ``mindspore.*``

@@ -9,7 +9,7 @@ def test_unanswered_is_reported_not_failed(monkeypatch, capsys):
     lab = lab01.make_lab()
     assert lab.check("visible", ...) is False
     assert "尚未作答" in capsys.readouterr().out
-    assert lab.report() == {"correct": 0, "wrong": 0, "unanswered": 4}
+    assert lab.report() == {"correct": 0, "wrong": 0, "unanswered": 6}  # questions 5-6 (explain) added in issue 12
 
 
 def test_wrong_answer_gives_hint_and_raises_only_in_strict_mode(monkeypatch, capsys):

@@ -585,3 +585,28 @@ def test_cli_report_degrades_and_finds(tmp_path):
     assert (tmp_path / "rep" / "topo.json").exists() and (tmp_path / "rep" / "ecc_npu4.json").exists()
     assert any(f["field"] == "hbm_double_bit_error_count" and f["where"] == "NPU 4 芯片 1" for f in summary["findings"])
     assert any(f["field"] == "health_status" and f["value"] == "Warning" for f in summary["findings"])
+
+
+def test_random_bytes_are_rejected_not_parsed(tmp_path):
+    """Issue 12: 200 KB of random bytes used to come back as a "chip" whose health was the garbage read."""
+    import random
+
+    rng = random.Random(12)
+    junk = tmp_path / "random.bin"
+    junk.write_bytes(bytes(rng.getrandbits(8) for _ in range(200_000)))
+    done = cli("parse", str(junk), "--json")
+    assert done.returncode == 2 and done.stdout == "" and "无法识别" in done.stderr and "Traceback" not in done.stderr
+    for seed in range(50):  # short random snippets, decoded the way the CLI decodes files
+        blob = bytes(random.Random(seed).getrandbits(8) for _ in range(3000)).decode("utf-8", errors="replace")
+        with pytest.raises(SmiParseError):
+            smi.parse(blob)
+
+
+def test_table_rows_without_a_header_must_look_like_npu_smi():
+    with pytest.raises(SmiParseError, match="没有表头行"):
+        parse_info("| hello | world |\n| foo | bar |\n")
+    with pytest.raises(SmiParseError):  # prose with a colon in every other line is not a -t query
+        smi.parse("Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: bad\n")
+    tail = A3_TWO_DIES[A3_TWO_DIES.index("| 4     Ascend910"):]  # the output's bottom half: still parses
+    info = parse_info(tail)
+    assert info.chips and info.chips[0].npu_id == 4 and any("表头" in w for w in info.warnings)

@@ -31,6 +31,7 @@ from npulab.env.compatibility import (
 from npulab.env.visible_devices import ENV_NAME, from_environ
 
 STATUSES = ("ok", "warn", "fail", "skip")
+EXPLAIN_HINT = "程序已经报错？把日志交给 `python -m npulab explain 日志文件`：它指出是哪一类问题、证据在哪一行、怎么修。"
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
 CPU_MODE = "课程将以 CPU 模式运行"
 CHECK_IDS = (
@@ -428,7 +429,8 @@ def render(checks: list[Check]) -> str:
             lines.append(f"    {'':<{width}}  修复：{c.fix}")
     counts = {s: sum(c.status == s for c in checks) for s in STATUSES}
     lines += ["", f"通过 {counts['ok']} 项，警告 {counts['warn']} 项，失败 {counts['fail']} 项，跳过 {counts['skip']} 项。",
-              "图例：✓ 通过  ! 警告  ✗ 失败  - 跳过"]
+              "图例：✓ 通过  ! 警告  ✗ 失败  - 跳过",
+              EXPLAIN_HINT]
     return "\n".join(lines)
 
 

@@ -87,10 +87,31 @@ def _kv_kind(keys: set[str]) -> str:
     return "kv"
 
 
+_BINARY = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
+
+
+def _binary_share(text: str) -> float:
+    """Share of characters that no npu-smi text contains (undecodable bytes, control characters; ESC allowed)."""
+    sample = text[:65536]
+    return len(_BINARY.findall(sample)) / max(len(sample), 1)
+
+
+_LABEL_PAIR = re.compile(r"^\s*[A-Za-z][\w ()%/.-]*?\s*:")
+
+
+def _mostly_pairs(lines: list[str]) -> bool:
+    """Generic ``Label : value`` text (no field npu-smi is known for): at least 2 lines and 80 % of them pairs."""
+    pairs = sum(1 for ln in lines if _LABEL_PAIR.match(ln))
+    return pairs >= 2 and pairs >= 0.8 * len(lines)
+
+
 def detect(text: str) -> str:
     """Which npu-smi output ``text`` is: one of ``KINDS``; ``SmiParseError`` (Chinese) when none."""
     if not isinstance(text, str) or not text.strip():
         raise SmiParseError("输入为空：请提供 npu-smi 的输出文本。")
+    if _binary_share(text) > 0.05:
+        raise SmiParseError("无法识别这段输入：它不是 npu-smi 的输出，其中有大量无法解码的字节或控制字符，像是二进制数据"
+                            "（npu-smi 只输出文本；请保存 `npu-smi info > smi.txt` 的结果再解析）。")
     if unsupported_sentence(text):
         return "unsupported"
     if re.search(r"Usage:\s*npu-smi", text):
@@ -111,9 +132,11 @@ def detect(text: str) -> str:
     if any(ln.lstrip().startswith("|") for ln in lines) and any(ln.lstrip().startswith("+") for ln in lines):
         return "info"
     try:
-        return _kv_kind(all_keys(parse_kv(text)))
+        kind = _kv_kind(all_keys(parse_kv(text)))
     except SmiParseError:
-        pass
+        kind = None
+    if kind is not None and (kind != "kv" or _mostly_pairs(lines)):
+        return kind
     raise SmiParseError("无法识别这段文本：它不像任何一种 npu-smi 输出（npu-smi info 表格、-t topo 矩阵、-m 映射表、"
                         "watch 列表或“字段 : 值”形式的 -t 查询结果）。")
 

@@ -226,6 +226,14 @@ def _row_kind(cells: list[str], waiting_for_chip: bool) -> str:
     return "chip" if waiting_for_chip else "npu"
 
 
+def _looks_like_data_row(cells: list[str]) -> bool:
+    """A row read without a header must look like npu-smi's: an id, then a health word or a Bus-Id."""
+    if len(cells) < 2 or not re.match(r"\s*\d+(\s|$)", cells[0]):
+        return False
+    second = cells[1].strip()
+    return bool(_BDF.fullmatch(second)) or second.upper() in HEALTH_WORDS or second.upper() in ("NA", "-", "N/A")
+
+
 def _make_chip(fields: dict[str, str], extra: dict[str, str], warnings: list[str]) -> Chip:
     hp_used, hp_total = used_total(fields.get("hugepages"))
     mem_used, mem_total = used_total(fields.get("memory"))
@@ -266,6 +274,7 @@ def parse_info(text: str) -> SmiInfo:
     waiting_for_chip = False
     last_line = None  # "sep" | "row": the kind of the last table line seen
     seen_table = False
+    skipped = 0  # table-like rows rejected because no header says how to read them
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or is_command_line(stripped) or is_annotation(stripped):
@@ -306,6 +315,9 @@ def parse_info(text: str) -> SmiInfo:
                 continue
             info.processes.append(_make_process(cells, proc_header, proc_cells))
             continue
+        if header1 is None and section in (None, "chips") and not _looks_like_data_row(cells):
+            skipped += 1  # without a header, only rows shaped like npu-smi's NPU or chip rows count
+            continue
         if section is None:  # the input starts below the header rows
             warn.append("没有找到表头行：按 Atlas A2 的列顺序解读数据行")
             section = "chips"
@@ -331,6 +343,11 @@ def parse_info(text: str) -> SmiInfo:
             merged = {**(npu_fields or {}), **chip_fields}
             info.chips.append(_make_chip(merged, {**npu_extra, **chip_extra}, warn))
             waiting_for_chip = False
+    if skipped and header1 is None and header2 is None and proc_header is None and not info.chips:
+        raise SmiParseError(f"这不是 `npu-smi info` 的输出：读到 {skipped} 行以 | 开头的文本，但没有表头行，"
+                            "也没有一行像 NPU 行（编号 | 健康状态 | …）或芯片行（编号 | Bus-Id | …）。")
+    if skipped:
+        warn.append(f"跳过了 {skipped} 行不像 npu-smi 数据行的表格行")
     if not seen_table or (section is None and not info.chips):
         raise SmiParseError("这不是 `npu-smi info` 的输出：没有找到以 | 分隔的表格行"
                             "（应包含 NPU / Name / Health 表头或芯片数据行）。")

@@ -100,9 +100,61 @@ def _check_tflops(answer) -> tuple[bool, str]:
     return False, "用 4096 计算浮点运算次数，再除以以秒为单位的时间。"
 
 
+# Question 5: a real MindSpore log (mindspore-lab/mindyolo issue #273) whose surface error is not its root cause
+MINDSPORE_LOG = (
+    "RuntimeError: Unsupported device target Ascend. This process only supports one of the ['CPU']. Please check "
+    "whether the Ascend environment is installed and configured correctly, and check whether current mindspore "
+    'wheel package was built with "-e Ascend". For details, please refer to "Device load error message".\n'
+    "Load dynamic library: libmindspore_ascend.so.2 failed. libge_runner.so: cannot open shared object file: "
+    "No such file or directory\n"
+)
+
+
+def _check_root_cause(answer) -> tuple[bool, str]:
+    from npulab.env.explain import CATEGORIES
+
+    answer = str(answer).strip()
+    if answer == "env_not_loaded":
+        return True, ("第二行说明 Ascend 后端库加载失败是因为找不到 CANN 的 libge_runner.so：先 source set_env.sh，"
+                      "再核对 MindSpore 与 CANN 的版本配套。")
+    if answer == "mindspore_target":
+        return False, "这是第一行的表面症状；再看第二行：后端库为什么加载失败？explain 把哪一类排在最前？"
+    if answer not in CATEGORIES:
+        return False, f"请给出 explain 的类别 id 之一，例如 {', '.join(CATEGORIES[:3])} …"
+    return False, "这个类别与日志里的两行都对不上；用 ex.explain_text(MINDSPORE_LOG) 看看识别出了哪些类。"
+
+
+_FIRST_LINE_CASES = (
+    ("", None),
+    ("epoch 1\n{'loss': 1.2, 'grad_norm': 0.8}\n", None),
+    ("a\nb\nRuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\nc\n"
+     "ImportError: libhccl.so: cannot open shared object file: No such file or directory\n", 3),
+    ("starting\r\n\x1b[31mRuntimeError: Distributed package doesn't have NCCL built in\x1b[0m\r\n", 2),
+    (MINDSPORE_LOG, 1),
+)
+
+
+def _check_first_error(first_error_line: Callable) -> tuple[bool | None, str]:
+    if not callable(first_error_line):
+        return False, "请给出一个函数。"
+    for log, expected in _FIRST_LINE_CASES:
+        got = first_error_line(log)
+        if got is Ellipsis:
+            return None, "函数还没有实现（仍然返回 ...）。"
+        if got != expected:
+            shown = repr(log[:60]) + ("…" if len(log) > 60 else "")
+            if expected is None:
+                return False, f"日志 {shown} 里没有识别出问题，应返回 None，你返回了 {got!r}。"
+            if got == 5 and expected == 3:
+                return False, "你返回的是排在最前的那类问题的证据行；题目要的是所有证据中最早的一行。"
+            return False, f"日志 {shown} 的最早证据在第 {expected} 行，你返回了 {got!r}。"
+    return True, "报告里每个 finding 的 evidence 都带行号；最早的一行通常就是该先读的那条报错。"
+
+
 def make_lab() -> Lab:
     """The checker object a lab notebook uses: ``lab.check("visible", answer)``."""
     return Lab(
         "实验 01",
-        {"visible": _check_visible, "pairing": _check_pairing, "timer": _check_timer, "tflops": _check_tflops},
+        {"visible": _check_visible, "pairing": _check_pairing, "timer": _check_timer, "tflops": _check_tflops,
+         "root_cause": _check_root_cause, "first_error": _check_first_error},
     )
