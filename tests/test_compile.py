@@ -1,0 +1,208 @@
+"""npulab.pytorch.compile and ``bench compile``: compile time kept out of the steady-state median, sync before the
+clock, compilations counted, buckets, graph breaks, and the training-step memory formula against real tensors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from npulab.bench import compile as bench_compile
+from npulab.device import Device
+from npulab.provenance import Kind
+from npulab.pytorch import compile as cc
+from npulab.timing import Timing
+
+CPU = Device("cpu", "test CPU")
+
+
+class FakeAsync:
+    """fn() queues work on a fake device; the clock advances only when the device is synchronised."""
+
+    def __init__(self, durations):
+        self.durations, self.now, self.pending, self.calls, self.syncs = list(durations), 0.0, 0.0, 0, 0
+
+    def fn(self):
+        self.pending += self.durations[self.calls]
+        self.calls += 1
+
+    def sync(self):
+        self.syncs += 1
+        self.now += self.pending
+        self.pending = 0.0
+
+
+def test_first_call_is_timed_alone_and_kept_out_of_the_median():
+    fake = FakeAsync([100.0, 5.0, 5.0, 2.0, 3.0, 2.0, 2.0])  # the first call compiles
+    fake.pending = 50.0  # work queued before the measurement must not be billed to the first call
+    r = cc.time_first_and_steady(fake.fn, "npu", warmup=2, repeats=4, clock=lambda: fake.now, sync=fake.sync)
+    assert r.first_call == 100.0
+    assert r.steady.times == (2.0, 3.0, 2.0, 2.0) and r.steady.warmup == 2
+    assert r.steady.median == 2.0 and 100.0 not in r.steady.times
+    assert r.one_off == 98.0
+    assert fake.calls == 7
+
+
+def test_without_sync_the_first_call_would_look_free():
+    fake = FakeAsync([100.0, 1.0, 1.0])
+    r = cc.time_first_and_steady(fake.fn, "npu", warmup=0, repeats=2, clock=lambda: fake.now, sync=lambda: None)
+    assert r.first_call == 0.0  # the pitfall: an asynchronous launch returns at once
+
+
+def _run(first, times):
+    return cc.FirstAndSteady("x", first, Timing(tuple(times), 2, "cpu"))
+
+
+def test_comparison_arithmetic_and_figures():
+    c = cc.CompileComparison(_run(0.05, [0.010] * 3), _run(2.004, [0.004] * 3))
+    assert c.compile_time == pytest.approx(2.0)
+    assert c.speedup == pytest.approx(2.5)
+    assert c.saving == pytest.approx(0.006)
+    assert c.break_even_steps == pytest.approx(2.0 / 0.006)
+    figures = c.figures(CPU)
+    assert [f.kind for f in figures] == [Kind.MEASURED] * 4 + [Kind.DERIVED] * 3
+    assert figures[-1].value == round(2.0 / 0.006)
+    slower = cc.CompileComparison(_run(0.05, [0.010] * 3), _run(2.0, [0.020] * 3))
+    assert slower.break_even_steps is None and slower.speedup == pytest.approx(0.5)
+    assert slower.figures(CPU)[-1].value == float("inf")
+
+
+def test_compare_compile_runs_both_from_the_same_weights():
+    torch.manual_seed(0)
+    model = cc.mlp_model(16, 32, 1)
+    x, target = torch.randn(4, 16), torch.randn(4, 16)
+    r = cc.compare_compile(model, x, target, CPU, backend="eager", warmup=1, repeats=2)
+    assert len(r.eager.steady.times) == 2 and len(r.compiled.steady.times) == 2
+    assert r.compiled.first_call > 0 and r.backend == "eager"
+
+
+def _gelu2(x):
+    return torch.nn.functional.gelu(x) * 2
+
+
+SIZES = (8, 16, 24, 32)
+
+
+def test_changing_shapes_recompile_once_then_go_dynamic():
+    log = cc.count_compilations(_gelu2, [torch.randn(n, 4) for n in SIZES])
+    assert log.graphs_after == (1, 2, 2, 2)  # static first, then automatically dynamic
+    assert log.signatures[0] == "(8, 4)" and log.signatures[1].startswith("(s")
+
+
+def test_static_shapes_recompile_for_every_shape_and_mark_dynamic_compiles_once():
+    assert cc.count_compilations(_gelu2, [torch.randn(n, 4) for n in SIZES], dynamic=False).graphs_after == (1, 2, 3, 4)
+    log = cc.count_compilations(_gelu2, [torch.randn(n, 4) for n in SIZES], mark_dynamic_dim=0)
+    assert log.compilations == 1 and log.signatures[0].startswith("(s")
+
+
+def test_buckets_bound_the_number_of_shapes():
+    assert cc.bucket_size(5, (16, 8)) == 8 and cc.bucket_size(8, (8, 16)) == 8 and cc.bucket_size(9, (8, 16)) == 16
+    with pytest.raises(ValueError, match="超过了最大的桶"):
+        cc.bucket_size(17, (8, 16))
+    x = torch.ones(5, 3)
+    padded = cc.pad_to_bucket(x, (8, 16))
+    assert padded.shape == (8, 3) and padded[:5].eq(1).all() and padded[5:].eq(0).all()
+    assert cc.pad_to_bucket(torch.ones(8, 3), (8, 16)).shape == (8, 3)
+    inputs = [cc.pad_to_bucket(torch.randn(n, 4), (16, 32)) for n in (5, 9, 16, 17, 30)]
+    assert cc.count_compilations(_gelu2, inputs, dynamic=False).compilations == 2
+
+
+def test_explain_finds_the_data_dependent_branch_and_its_fix():
+    def branchy(x):
+        y = x.sin()
+        if y.sum() > 0:
+            return y * 2
+        return y - 1
+
+    def branchless(x):
+        y = x.sin()
+        return torch.where(y.sum() > 0, y * 2, y - 1)
+
+    broken = cc.explain(branchy, torch.randn(8))
+    assert broken.breaks == 1 and broken.graphs == 2 and len(broken.reasons) == 1
+    fixed = cc.explain(branchless, torch.randn(8))
+    assert fixed.breaks == 0 and fixed.graphs == 1
+    x = torch.randn(8)
+    assert torch.equal(branchy(x), branchless(x))
+
+
+def test_launch_overhead_and_cuda_graph_guard():
+    r = cc.launch_overhead(CPU, steps=10, warmup=1, repeats=3)
+    assert r.ops == 20 and r.per_op == pytest.approx(r.timing.median / 20) and r.per_op > 0
+    assert torch.allclose(cc.op_chain(torch.ones(1), 2), torch.ones(1) * 1.0001 * 1.0001 + 0.0001 * 1.0001 + 0.0001)
+    with pytest.raises(ValueError, match="CUDA"):
+        cc.cuda_graph_replay(CPU)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_graph_replay_live():
+    r = cc.cuda_graph_replay(Device("cuda", "gpu"), steps=50, warmup=2, repeats=5)
+    assert r.replay.ops == r.eager.ops == 100 and r.speedup > 0
+
+
+@pytest.mark.parametrize(("dim", "hidden", "depth", "batch"), [(16, 64, 1, 4), (32, 48, 3, 5)])
+@pytest.mark.parametrize("optimizer", ["sgd", "momentum", "adam"])
+def test_memory_formula_matches_the_tensors_of_a_real_step(dim, hidden, depth, batch, optimizer):
+    torch.manual_seed(0)
+    model = cc.mlp_model(dim, hidden, depth)
+    assert sum(p.numel() for p in model.parameters()) == cc.mlp_parameters(dim, hidden, depth)
+    opt = {"sgd": lambda p: torch.optim.SGD(p, lr=0.1), "momentum": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9),
+           "adam": lambda p: torch.optim.Adam(p)}[optimizer](model.parameters())
+    measured = cc.measure_step_memory(model, opt, torch.randn(batch, dim), torch.randn(batch, dim), CPU)
+    assert measured.counted == cc.mlp_step_memory(dim, hidden, depth, batch, optimizer=optimizer)
+    assert measured.peak_allocated is None  # a CPU has no allocator statistics
+
+
+def test_memory_formula_values_and_errors():
+    m = cc.mlp_step_memory(256, 1024, 2, 64)
+    p = 2 * (2 * 256 + 256 * 1024 + 1024 + 1024 * 256 + 256)
+    assert m.weights == m.gradients == 4 * p and m.optimizer_state == 8 * p + 4 * 12
+    assert m.activations == 4 * (2 * 64 * (2 * 256 + 2 * 1024 + 2) + 2 * 64 * 256)
+    assert m.as_dict()["total"] == m.total == m.weights * 2 + m.optimizer_state + m.activations
+    assert cc.mlp_step_memory(8, 8, 1, 1, bytes_per_value=2).weights == 2 * cc.mlp_parameters(8, 8, 1)
+    with pytest.raises(ValueError, match="optimizer"):
+        cc.mlp_step_memory(8, 8, 1, 1, optimizer="lion")
+
+
+def test_saved_activations_exclude_the_weights():
+    w = torch.randn(4, 4, requires_grad=True)
+    x = torch.randn(2, 4, requires_grad=True)  # both need gradients, so matmul saves both
+    assert cc.saved_activation_bytes(lambda: (x @ w).sum(), exclude=[w]) == x.numel() * 4
+    assert cc.saved_activation_bytes(lambda: (x @ w).sum()) == (x.numel() + w.numel()) * 4
+
+
+def test_default_backend_needs_a_cpp_compiler_on_cpu(monkeypatch):
+    assert bench_compile.default_backend(Device("cuda", "gpu")) == "inductor"
+    monkeypatch.setattr(bench_compile.shutil, "which", lambda name: None)
+    assert bench_compile.default_backend(CPU) == "aot_eager"
+    monkeypatch.setattr(bench_compile.shutil, "which", lambda name: "/usr/bin/g++")
+    assert bench_compile.default_backend(CPU) == "inductor"
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "npulab", "bench", "compile", *args], capture_output=True, text=True,
+                          env={**__import__("os").environ, "NPULAB_DEVICE": "cpu"})
+
+
+def test_cli_json_shape():
+    r = _cli("--json", "--backend", "aot_eager", "--dim", "16", "--hidden", "32", "--depth", "1", "--batch", "4",
+             "--repeats", "3")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["device"].startswith("cpu") and doc["repeats"] == 3 and doc["backend"] == "aot_eager"
+    assert doc["size"] == {"dim": 16, "hidden": 32, "depth": 1, "batch": 4}
+    assert [row["mode"] for row in doc["results"]] == ["eager", "compiled"]
+    compiled = doc["results"][1]
+    assert doc["compile_ms"] == pytest.approx(compiled["first_call_ms"] - compiled["median_ms"])
+    assert doc["speedup"] == pytest.approx(doc["results"][0]["median_ms"] / compiled["median_ms"])
+
+
+def test_cli_text_and_usage_errors():
+    r = _cli("--backend", "eager", "--dim", "8", "--hidden", "8", "--depth", "1", "--batch", "2", "--repeats", "2")
+    assert r.returncode == 0 and "编译耗时" in r.stdout and "回本步数" in r.stdout and "Traceback" not in r.stderr
+    for bad in (["--repeats", "0"], ["--dim", "-3"], ["--backend", "tvm"]):
+        r = _cli(*bad)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, bad
