@@ -3,7 +3,9 @@
 Cells tagged ``npu`` (and ``skip-execution``) never run in CI, so they are checked without running:
 
 - every ``npu`` cell parses (IPython magics and ``!shell`` lines are handled);
-- every ``torch_npu.X`` / ``torch.npu.X`` name exists in the pinned torch_npu wheel (npulab.npu_symbols);
+- every ``torch_npu.X`` / ``torch.npu.X`` name exists in the pinned torch_npu wheel (npulab.npu_symbols), and so
+  does every ``torchair.X`` / ``npugraph_ex.X`` (shipped inside the wheel as ``torch_npu/dynamo/torchair`` and
+  ``torch_npu/dynamo/npugraph_ex``);
 - an ``npu`` cell is a leaf: no later non-npu cell reads a name that only npu cells define.
 """
 
@@ -21,13 +23,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from npulab.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ChineseArgumentParser, UsageError
-from npulab.npu_symbols import PACKAGE, SymbolIndex, dotted_parts, load_index, pinned_version
+from npulab.npu_symbols import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts, load_index, pinned_version
 from npulab.paths import REPO_ROOT
 
 DEFAULT_DIRS = ("chapters", "notebooks")
 SKIP_DIRS = {"_build", ".venv", ".ipynb_checkpoints"}
 NPU_TAG = "npu"
-STANDARD = {"torch": "torch", PACKAGE: PACKAGE}  # what these names mean before any import
+STANDARD = {"torch": "torch", PACKAGE: PACKAGE, **TOP_LEVEL}  # what these names mean before any import
 # cell magics whose body is Python (the course's %%npu gate, timing, capturing); any other is not Python
 PYTHON_CELL_MAGICS = {"npu", "time", "timeit", "capture", "prun"}
 _TIMED_LINE = re.compile(r"^(\s*)%(?:time|timeit|prun)\s+(?!-)(.*)$")

@@ -92,6 +92,12 @@ def test_changing_shapes_recompile_once_then_go_dynamic():
     assert log.signatures[0] == "(8, 4)" and log.signatures[1].startswith("(s")
 
 
+def test_signatures_of_a_module_show_the_data_not_the_weights():
+    log = cc.count_compilations(cc.MLPBlock(8, 16), [torch.randn(n, 8) for n in (3, 5)])
+    assert log.graphs_after == (1, 2) and log.signatures[0] == "(3, 8)" and log.signatures[1].startswith("(s")
+    assert log.signatures[1].endswith(", 8)")
+
+
 def test_static_shapes_recompile_for_every_shape_and_mark_dynamic_compiles_once():
     assert cc.count_compilations(_gelu2, [torch.randn(n, 4) for n in SIZES], dynamic=False).graphs_after == (1, 2, 3, 4)
     log = cc.count_compilations(_gelu2, [torch.randn(n, 4) for n in SIZES], mark_dynamic_dim=0)
@@ -135,6 +141,12 @@ def test_launch_overhead_and_cuda_graph_guard():
     assert torch.allclose(cc.op_chain(torch.ones(1), 2), torch.ones(1) * 1.0001 * 1.0001 + 0.0001 * 1.0001 + 0.0001)
     with pytest.raises(ValueError, match="CUDA"):
         cc.cuda_graph_replay(CPU)
+
+
+def test_count_ops_counts_dispatched_operators():
+    x = torch.ones(3)
+    assert cc.count_ops(lambda: cc.op_chain(x, 5)) == 10
+    assert cc.count_ops(lambda: None) == 0
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -206,3 +218,92 @@ def test_cli_text_and_usage_errors():
     for bad in (["--repeats", "0"], ["--dim", "-3"], ["--backend", "tvm"]):
         r = _cli(*bad)
         assert r.returncode == 2 and "Traceback" not in r.stderr, bad
+
+
+# --- lint-npu knows torchair and npugraph_ex (shipped inside the torch_npu wheel) -------------------------------
+
+TORCHAIR_FILES = {
+    "torch_npu/__init__.py": "from . import dynamo\n",
+    "torch_npu/dynamo/__init__.py": "import sys\n",
+    "torch_npu/dynamo/torchair/__init__.py": (
+        "__all__ = ['get_npu_backend', 'CompilerConfig']\nfrom torchair.npu_fx_compiler import get_npu_backend\n"
+        "from torchair.configs.compiler_config import CompilerConfig\nimport torchair.inference\n"),
+    "torch_npu/dynamo/torchair/npu_fx_compiler.py": "def get_npu_backend(compiler_config=None):\n    pass\n",
+    "torch_npu/dynamo/torchair/configs/__init__.py": "",
+    "torch_npu/dynamo/torchair/configs/compiler_config.py": (
+        "class CompilerConfig:\n    def __init__(self):\n        self.mode = 'max-autotune'\n\n    def as_dict(self):\n"
+        "        return {}\n"),
+    "torch_npu/dynamo/torchair/inference/__init__.py": "from torchair.inference._cache import cache_compile\n",
+    "torch_npu/dynamo/torchair/inference/_cache.py": "def cache_compile(fn):\n    return fn\n",
+    "torch_npu/dynamo/npugraph_ex/__init__.py": "from npugraph_ex.npu_fx_compiler import compile_fx\n",
+    "torch_npu/dynamo/npugraph_ex/npu_fx_compiler.py": "def compile_fx(gm, inputs):\n    return gm\n",
+    "torch_npu-9.9.8.dist-info/METADATA": "Name: torch_npu\nVersion: 9.9.8\n",
+}
+
+
+@pytest.fixture(scope="module")
+def torchair_cache(tmp_path_factory):
+    import zipfile
+
+    cache = tmp_path_factory.mktemp("cache")
+    with zipfile.ZipFile(cache / "torch_npu-9.9.8-cp311-cp311-manylinux_2_28_x86_64.whl", "w") as zf:
+        for name, text in TORCHAIR_FILES.items():
+            zf.writestr(name, text)
+    return cache
+
+
+def test_index_follows_torchairs_absolute_imports(torchair_cache):
+    from npulab.npu_symbols import load_index, torch_npu_path
+
+    assert torch_npu_path("torchair.get_npu_backend") == "torch_npu.dynamo.torchair.get_npu_backend"
+    assert torch_npu_path("npugraph_ex") == "torch_npu.dynamo.npugraph_ex" and torch_npu_path("torchairx.y") is None
+    index = load_index("9.9.8", torchair_cache)
+    for name in ("torchair.get_npu_backend", "torchair.CompilerConfig", "torchair.CompilerConfig.as_dict",
+                 "torchair.inference.cache_compile", "npugraph_ex.compile_fx", "torch_npu.dynamo.torchair.CompilerConfig"):
+        assert index.resolve(name), name
+    assert index.namespaces["torch_npu.dynamo.torchair"].names["CompilerConfig"] == \
+        "torch_npu.dynamo.torchair.configs.compiler_config:CompilerConfig"  # not opaque: its members are checked
+    assert index.resolve("torchair.CompilerConfig.as_dcit") is None
+    assert "as_dict" in index.missing("torchair.CompilerConfig.as_dcit").suggestions
+    assert "get_npu_backend" in index.missing("torchair.get_npu_bakend").suggestions
+
+
+def _lint_cell(tmp_path, source, cache, version):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell(source, metadata={"tags": ["npu", "skip-execution"]})
+    nb.cells = [cell]
+    nbformat.write(nb, tmp_path / "lesson.ipynb")
+    return subprocess.run([sys.executable, "-m", "npulab", "lint-npu", "lesson.ipynb", "--torch-npu-version", version,
+                           "--cache-dir", str(cache)], capture_output=True, text=True, cwd=tmp_path)
+
+
+def test_lint_checks_torchair_names_in_npu_cells(tmp_path, torchair_cache):
+    good = ("%%npu\nimport torch\nimport torch_npu\nimport torchair\nimport torchair as tng\n"
+            "from torchair.configs.compiler_config import CompilerConfig\n"
+            "config = torchair.CompilerConfig()\nbackend = tng.get_npu_backend(compiler_config=config)\n"
+            "f = torchair.inference.cache_compile\n")
+    r = _lint_cell(tmp_path, good, torchair_cache, "9.9.8")
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = _lint_cell(tmp_path, "%%npu\nimport torchair\nbackend = torchair.get_npu_bakend()\n", torchair_cache, "9.9.8")
+    assert r.returncode == 1 and "`torchair.get_npu_backend`" in r.stdout and "torch_npu.dynamo.torchair" in r.stdout
+    r = _lint_cell(tmp_path, "%%npu\nfrom torchair.configs.compiler_confg import CompilerConfig\n", torchair_cache, "9.9.8")
+    assert r.returncode == 1 and "compiler_confg" in r.stdout
+
+
+REAL_TORCHAIR_NAMES = [
+    "torchair.get_npu_backend", "torchair.CompilerConfig", "torchair.inference.cache_compile",
+    "torchair.configs.compiler_config.CompilerConfig", "torchair.use_internal_format_weight", "torchair.logger",
+    "npugraph_ex.get_npu_backend", "npugraph_ex.CompilerConfig", "torch.npu.NPUGraph", "torch.npu.graph",
+    "torch.npu.make_graphed_callables", "torch.npu.graph_pool_handle", "torch.npu.memory_summary",
+    "torch.npu.memory_snapshot", "torch.npu.memory_stats", "torch.npu.reset_peak_memory_stats",
+    "torch.npu.memory._record_memory_history", "torch.npu.memory._dump_snapshot",
+]
+
+
+@pytest.mark.parametrize("name", REAL_TORCHAIR_NAMES)
+def test_real_wheel_has_the_lessons_graph_and_memory_names(name):
+    from npulab.npu_symbols import pinned_index
+
+    assert pinned_index().resolve(name), name  # the pinned torch_npu wheel, downloaded once into the user's cache

@@ -176,6 +176,8 @@ def compare_compile(model: nn.Module, x: torch.Tensor, target: torch.Tensor, dev
 class CompileCounter:
     """A ``torch.compile`` backend that counts the graphs it receives and runs each as it is (no code generation).
 
+    ``signatures`` keeps, per graph, the shapes of its tensor inputs other than parameters.
+
     >>> counter = CompileCounter()
     >>> f = torch.compile(lambda x: x.sin() + 1, backend=counter)
     >>> _ = f(torch.ones(3)); _ = f(torch.ones(3))
@@ -189,9 +191,10 @@ class CompileCounter:
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[object]):
         self.graphs += 1
         shapes = []
-        for node in gm.graph.nodes:  # the graph's inputs as Dynamo traced them: a symbol such as s0 is a dynamic size
-            value = node.meta.get("example_value") if node.op == "placeholder" else None
-            if isinstance(value, torch.Tensor):
+        placeholders = [node for node in gm.graph.nodes if node.op == "placeholder"]
+        for node, example in zip(placeholders, example_inputs, strict=False):
+            value = node.meta.get("example_value")  # as Dynamo traced it: a symbol such as s0 is a dynamic size
+            if isinstance(value, torch.Tensor) and not isinstance(example, nn.Parameter):  # data, not weights
                 shapes.append("(" + ", ".join(str(s) for s in value.shape) + ")")
         self.signatures.append(", ".join(shapes))
         return gm.forward
@@ -291,6 +294,22 @@ def launch_overhead(device: Device, *, steps: int = 100, warmup: int = 3, repeat
     x = torch.ones(1, device=device.torch)
     timing = benchmark(lambda: op_chain(x, steps), device, warmup=warmup, repeats=repeats, label=f"{2 * steps} 个小算子")
     return LaunchOverhead(2 * steps, timing)
+
+
+def count_ops(fn: Callable[[], object]) -> int:
+    """Operators (ATen calls) that ``fn()`` dispatches: in eager mode each is one launch on an accelerator."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _Count(TorchDispatchMode):
+        calls = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            _Count.calls += 1
+            return func(*args, **(kwargs or {}))
+
+    with _Count():
+        fn()
+    return _Count.calls
 
 
 @dataclass(frozen=True)
