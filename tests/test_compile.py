@@ -307,3 +307,40 @@ def test_real_wheel_has_the_lessons_graph_and_memory_names(name):
     from npulab.npu_symbols import pinned_index
 
     assert pinned_index().resolve(name), name  # the pinned torch_npu wheel, downloaded once into the user's cache
+
+
+# --- lab 03, questions 6 and 7 ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def lab(monkeypatch):
+    from npulab.labs import lab03
+
+    monkeypatch.delenv("NPULAB_LAB_STRICT", raising=False)
+    return lab03.make_lab()
+
+
+def test_lab_recompiles_is_checked_against_dynamo(lab, capsys):
+    from npulab.labs import lab03
+
+    truth = lab03.expected_recompiles()
+    assert truth == {"default": (1, 1, 2, 2, 2), "static": (1, 1, 2, 3, 3)}
+    assert lab.check("recompiles", {"default": ..., "static": ...}) is False and lab.results["recompiles"] is None
+    assert not lab.check("recompiles", {"default": truth["static"], "static": truth["static"]})
+    assert "自动动态形状" in capsys.readouterr().out
+    assert not lab.check("recompiles", {"default": truth["default"], "static": (1, 2, 3, 4, 5)})
+    assert "已经见过的形状" in capsys.readouterr().out
+    assert not lab.check("recompiles", [1, 2])
+    assert lab.check("recompiles", {"default": list(truth["default"]), "static": truth["static"]})
+
+
+def test_lab_memory_hints_name_the_missing_term(lab, capsys):
+    from npulab.labs import lab03
+
+    m = cc.mlp_step_memory(**lab03.MEMORY_CASE)
+    assert lab.check("memory", ...) is False and lab.results["memory"] is None
+    for wrong, hint in ((m.total - m.optimizer_state, "优化器状态"), (m.total - m.optimizer_state / 2, "几份状态"),
+                        (m.total - m.activations, "少了激活"), (m.total / 2**20, "字节数"), ("many", "数字")):
+        assert not lab.check("memory", wrong)
+        assert hint in capsys.readouterr().out
+    assert lab.check("memory", m.total) and lab.check("memory", m.total - 4 * 6 * 3)
