@@ -4,7 +4,7 @@ Notebooks import what they teach with from here; each module holds one concern.
 
 Foundation (every chapter):
 - ``device``, ``timing``, ``bench``  device selection npu → cuda → cpu; benchmarks that warm up, synchronise,
-  repeat and report the median (``bench``: matmul, bandwidth, resnet50, allreduce)
+  repeat and report the median (``bench``: matmul, bandwidth, resnet50, allreduce, compile)
 - ``gating``, ``notebooks``, ``lint_npu``, ``npu_symbols``, ``record``  NPU-only cells: the ``%%npu`` magic, tags,
   static checks against the real torch_npu wheel, recording on Ascend hardware
 - ``provenance``, ``peaks``, ``plotting``, ``envinfo``, ``paths``, ``cli``, ``labs``  figures labelled measured /
@@ -12,7 +12,7 @@ Foundation (every chapter):
 
 01 environment: ``cann``, ``compat``, ``shellenv``, ``visible``, ``doctor``, ``apimap``
 02 architecture: ``davinci``, ``formats``, ``cube``, ``roofline``, ``interconnect``, ``collectives``, ``cann_stack``
-03 PyTorch: ``migrate`` (CUDA→NPU analyzer), ``resnet``, ``train``
+03 PyTorch: ``migrate`` (CUDA→NPU analyzer), ``resnet``, ``train``, ``pytorch.compile`` (torch.compile, graphs, memory)
 04 MindSpore: ``ms_env``, ``ms_models``, ``ms_convert``, ``ms_pairs``, ``ms_timing``
 05 tools: ``smi`` (npu-smi parsers), ``dmi``, ``onnx_tools``, ``atc``, ``acl_infer`` (+ ``acl_fake`` for tests)
 06 advanced: ``ascendc`` (vector pipeline model), ``strategy``, ``distributed``
