@@ -186,8 +186,11 @@ def test_saved_activations_exclude_the_weights():
     assert cc.saved_activation_bytes(lambda: (x @ w).sum()) == (x.numel() + w.numel()) * 4
 
 
-def test_default_backend_needs_a_cpp_compiler_on_cpu(monkeypatch):
+def test_default_backend_needs_a_cpp_compiler_on_cpu_and_triton_on_accelerators(monkeypatch):
+    monkeypatch.setattr(bench_compile.importlib.util, "find_spec", lambda name: object() if name == "triton" else None)
     assert bench_compile.default_backend(Device("cuda", "gpu")) == "inductor"
+    monkeypatch.setattr(bench_compile.importlib.util, "find_spec", lambda name: None)
+    assert bench_compile.default_backend(Device("npu", "Ascend910B3")) == "aot_eager"
     monkeypatch.setattr(bench_compile.shutil, "which", lambda name: None)
     assert bench_compile.default_backend(CPU) == "aot_eager"
     monkeypatch.setattr(bench_compile.shutil, "which", lambda name: "/usr/bin/g++")

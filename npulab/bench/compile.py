@@ -7,6 +7,7 @@ the steady-state median; every clock read follows a device sync (``npulab.pytorc
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 
 CPU_SIZE = {"dim": 256, "hidden": 1024, "depth": 2, "batch": 64}
@@ -15,10 +16,14 @@ BACKENDS = ("inductor", "aot_eager", "eager")
 
 
 def default_backend(device) -> str:
-    """inductor, except on a CPU without a C++ compiler (inductor's CPU code generation needs one): aot_eager."""
-    if device.kind == "cpu" and shutil.which("g++") is None and shutil.which("c++") is None:
-        return "aot_eager"
-    return "inductor"
+    """inductor where it can generate code, else aot_eager (capture only, no code generation).
+
+    On a CPU inductor writes and compiles C++ (needs ``g++``); on a GPU or an NPU it generates Triton kernels, which
+    needs the ``triton`` package (on the NPU the Triton-Ascend build that matches torch_npu).
+    """
+    if device.kind == "cpu":
+        return "inductor" if shutil.which("g++") or shutil.which("c++") else "aot_eager"
+    return "inductor" if importlib.util.find_spec("triton") is not None else "aot_eager"
 
 
 def run_compile(device, *, dim: int, hidden: int, depth: int, batch: int, backend: str = "inductor",
@@ -49,7 +54,7 @@ def as_json(device, size: dict, result, repeats: int) -> dict:
 
 def add_arguments(parser) -> None:
     parser.add_argument("--backend", default="", choices=["", *BACKENDS],
-                        help="torch.compile 后端（默认 inductor；CPU 上没有 C++ 编译器时用 aot_eager）")
+                        help="torch.compile 后端（默认 inductor；CPU 上没有 C++ 编译器、加速器上没有 triton 时用 aot_eager）")
     for name in ("dim", "hidden", "depth", "batch"):
         parser.add_argument(f"--{name}", type=int, default=0,
                             help=f"MLP 的 {name}（默认：CPU {CPU_SIZE[name]}，加速器 {ACCELERATOR_SIZE[name]}）")
