@@ -305,11 +305,16 @@ REAL_TORCHAIR_NAMES = [
 ]
 
 
-@pytest.mark.parametrize("name", REAL_TORCHAIR_NAMES)
-def test_real_wheel_has_the_lessons_graph_and_memory_names(name):
+@pytest.fixture(scope="module")
+def real_index():
     from npulab.npu_symbols import pinned_index
 
-    assert pinned_index().resolve(name), name  # the pinned torch_npu wheel, downloaded once into the user's cache
+    return pinned_index()  # the pinned torch_npu wheel, downloaded once into the user's cache
+
+
+@pytest.mark.parametrize("name", REAL_TORCHAIR_NAMES)
+def test_real_wheel_has_the_lessons_graph_and_memory_names(real_index, name):
+    assert real_index.resolve(name), name
 
 
 # --- lab 03, questions 6 and 7 ------------------------------------------------------------------------------
