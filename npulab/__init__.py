@@ -13,11 +13,12 @@ Grouped by concern, not by chapter (most modules serve several chapters). Lower 
 - ``hw``            Da Vinci core, Cube unit, data formats, roofline, interconnect, collectives (α–β model)
 - ``kernels``       writing operators: the Ascend C vector pipeline as a runnable model, Triton kernels run by the
                     interpreter, the Ascend launch checker and the kernel-path decision table
-- ``pytorch``       the shared ResNet-50, training-step timing, distributed set-up
+- ``pytorch``       the shared ResNet-50, training-step timing, torch.compile / graphs / device memory,
+                    distributed set-up, the torch_npu name index
 - ``mindspore``     runtime (log level set once, on import), ResNet-50, weight conversion, API pairs, step timing
 - ``ascend_tools``  npu-smi parsers, ascend-dmi, ATC command lines, ONNX export, the pyACL pipeline
 - ``migrate``       the CUDA → NPU analyzer, the CUDA → NPU API map, the GPU → NPU strategy tool
-- ``bench``         ``python -m npulab bench …``: matmul, bandwidth, resnet50, allreduce
+- ``bench``         ``python -m npulab bench …``: matmul, bandwidth, resnet50, allreduce, compile
 - ``testing``       test doubles: a synthetic CANN tree, a recording stand-in for pyACL
 - ``data``          the data files (tables with their public sources, real tool outputs), shipped with the package
 
@@ -26,7 +27,7 @@ Chapter → modules:
 - 01 environment: ``env.cann_install``, ``env.compatibility``, ``env.shell_session``, ``env.visible_devices``,
   ``env.doctor``, ``env.explain``, ``migrate.api_map``, ``core.timing``, ``core.peaks``
 - 02 architecture: ``hw.*``, ``env.cann_stack``
-- 03 PyTorch: ``migrate``, ``pytorch.resnet``, ``pytorch.train``
+- 03 PyTorch: ``migrate``, ``pytorch.resnet``, ``pytorch.train``, ``pytorch.compile``
 - 04 MindSpore: ``mindspore.*``
 - 05 tools: ``ascend_tools.*``, ``bench``
 - 06 advanced: ``kernels.ascendc``, ``kernels.triton_kernels``, ``kernels.triton_launch``, ``kernels.kernel_paths``, ``migrate.strategy``, ``pytorch.distributed``, ``hw.collectives``

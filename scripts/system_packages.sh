@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# System packages the course needs: a CJK font (Chinese in plots and pages) and Chromium (site checks).
+# System packages the course needs: a CJK font (Chinese in plots and pages), Chromium (site checks) and a C++
+# compiler (torch.compile's inductor backend generates and compiles C++ on a CPU; chapter 03, lesson 3).
 # Installs them when run as root on Debian/Ubuntu; otherwise prints the exact command to run.
 set -euo pipefail
 need=()
 fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || need+=(fonts-noto-cjk)
+command -v g++ >/dev/null 2>&1 || need+=(g++)
 if [ "${NPULAB_SKIP_BROWSER:-0}" != 1 ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi
@@ -18,5 +20,5 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 else
   echo "缺少系统软件包：${need[*]}"
   echo "请运行：sudo apt-get install -y --no-install-recommends ${need[*]}"
-  echo "（没有中文字体时图中的中文显示为方框；没有 chromium 时网站检查无法运行。）"
+  echo "（没有中文字体时图中的中文显示为方框；没有 chromium 时网站检查无法运行；没有 g++ 时 torch.compile 在 CPU 上只能用 aot_eager。）"
 fi

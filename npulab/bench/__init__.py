@@ -17,6 +17,7 @@ BENCHMARKS = {
     "bandwidth": ("npulab.bench.bandwidth", "设备内拷贝与主机↔设备带宽（尺寸扫描）"),
     "resnet50": ("npulab.bench.resnet50", "ResNet-50 训练吞吐（FP32 / AMP）"),
     "allreduce": ("npulab.bench.allreduce", "AllReduce 算法带宽与总线带宽"),
+    "compile": ("npulab.bench.compile", "训练步：eager 与 torch.compile 的编译耗时和稳态步时"),
 }
 
 

@@ -3,7 +3,9 @@
 Cells tagged ``npu`` (and ``skip-execution``) never run in CI, so they are checked without running:
 
 - every ``npu`` cell parses (IPython magics and ``!shell`` lines are handled);
-- every ``torch_npu.X`` / ``torch.npu.X`` name exists in the pinned torch_npu wheel (npulab.pytorch.torch_npu_names);
+- every ``torch_npu.X`` / ``torch.npu.X`` name exists in the pinned torch_npu wheel (npulab.pytorch.torch_npu_names), and so
+  does every ``torchair.X`` / ``npugraph_ex.X`` (shipped inside the wheel as ``torch_npu/dynamo/torchair`` and
+  ``torch_npu/dynamo/npugraph_ex``);
 - an ``npu`` cell is a leaf: no later non-npu cell reads a name that only npu cells define.
 """
 
@@ -28,9 +30,9 @@ from npulab.core.notebook_cells import (
     python_source,
 )
 from npulab.core.paths import REPO_ROOT
-from npulab.pytorch.torch_npu_names import PACKAGE, SymbolIndex, dotted_parts, load_index, pinned_version
+from npulab.pytorch.torch_npu_names import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts, load_index, pinned_version
 
-STANDARD = {"torch": "torch", PACKAGE: PACKAGE}  # what these names mean before any import
+STANDARD = {"torch": "torch", PACKAGE: PACKAGE, **TOP_LEVEL}  # what these names mean before any import
 
 
 @dataclass

@@ -28,8 +28,11 @@ from pathlib import Path
 from npulab.core.cli import UsageError
 
 PACKAGE = "torch_npu"
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 OPAQUE = ""
+# top-level modules torch_npu registers in sys.modules on import (torch_npu/dynamo/__init__.py: ``import torchair``
+# and ``import npugraph_ex`` work after ``import torch_npu``); their own sources import themselves by these names
+TOP_LEVEL = {"torchair": f"{PACKAGE}.dynamo.torchair", "npugraph_ex": f"{PACKAGE}.dynamo.npugraph_ex"}
 _PIN = re.compile(r"^torch[-_]npu\s*==\s*([\w.+!-]+)\s*$", re.IGNORECASE)
 _EXTENSION = re.compile(r"^(torch_npu/.+?)\.(?:cpython-[^/]*|abi3)\.(?:so|pyd)$")
 _OPS_YAML = re.compile(r"^torch_npu/csrc/aten/npu_native_functions[^/]*\.ya?ml$")
@@ -91,9 +94,13 @@ def download_wheel(version: str, dest: Path) -> Path:
 
 
 def torch_npu_path(dotted: str) -> str | None:
-    """``torch.npu.x`` -> ``torch_npu.npu.x`` (torch_npu installs itself as torch.npu); None outside torch_npu."""
+    """``torch.npu.x`` -> ``torch_npu.npu.x`` (torch_npu installs itself as torch.npu), ``torchair.x`` ->
+    ``torch_npu.dynamo.torchair.x`` (likewise ``npugraph_ex``); None outside torch_npu."""
     if dotted == "torch.npu" or dotted.startswith("torch.npu."):
         return f"{PACKAGE}{dotted[len('torch'):]}"
+    head, dot, rest = dotted.partition(".")
+    if head in TOP_LEVEL:
+        return TOP_LEVEL[head] + dot + rest
     return dotted if dotted == PACKAGE or dotted.startswith(f"{PACKAGE}.") else None
 
 
@@ -486,19 +493,20 @@ class _ModuleReader:
         pairs = []
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
-                inside = alias.name == PACKAGE or alias.name.startswith(f"{PACKAGE}.")
+                name = _in_package(alias.name)
+                inside = name == PACKAGE or name.startswith(f"{PACKAGE}.")
                 if alias.asname:
-                    pairs.append((alias.asname, alias.name if inside else OPAQUE))
+                    pairs.append((alias.asname, name if inside else OPAQUE))
                 else:
                     root = alias.name.split(".")[0]
-                    pairs.append((root, root if inside else OPAQUE))
+                    pairs.append((root, _in_package(root) if inside else OPAQUE))
             return pairs
         if stmt.level:
             base = self.package.split(".")
             base = base[: len(base) - (stmt.level - 1)]
             source = ".".join(base + ([stmt.module] if stmt.module else []))
         else:
-            source = stmt.module or ""
+            source = _in_package(stmt.module or "")
         inside = source == PACKAGE or source.startswith(f"{PACKAGE}.")
         for alias in stmt.names:
             if alias.name == "*":
@@ -562,6 +570,12 @@ class _ModuleReader:
                 return  # the inner attributes are prefixes of this chain
         for child in ast.iter_child_nodes(node):
             self.visit(child, loops)
+
+
+def _in_package(module: str) -> str:
+    """``torchair.x`` -> ``torch_npu.dynamo.torchair.x`` (TOP_LEVEL); any other module name unchanged."""
+    head, dot, rest = module.partition(".")
+    return TOP_LEVEL[head] + dot + rest if head in TOP_LEVEL else module
 
 
 def _join(ref: str, chain: list[str]) -> str:

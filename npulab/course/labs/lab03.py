@@ -1,4 +1,4 @@
-"""Checks of lab 03 (migrating CUDA code, mixed precision, measuring training)."""
+"""Checks of lab 03 (migrating CUDA code, mixed precision, measuring training, torch.compile and memory)."""
 
 from __future__ import annotations
 
@@ -125,7 +125,72 @@ def _check_bn(answer) -> tuple[bool, str]:
     return False, "再看一次：比较前向前后的 running_mean。no_grad 关掉的是什么？"
 
 
+RECOMPILE_SIZES = (4, 4, 6, 10, 6)  # batch sizes of question 6, in call order
+
+
+@functools.lru_cache(maxsize=1)
+def expected_recompiles() -> dict[str, tuple[int, ...]]:
+    """Cumulative compilations after each call, counted live by ``npulab.pytorch.compile.count_compilations``."""
+    import torch
+
+    from npulab.pytorch.compile import MLPBlock, count_compilations
+
+    block = MLPBlock(16, 32)
+    return {"default": count_compilations(block, [torch.randn(n, 16) for n in RECOMPILE_SIZES]).graphs_after,
+            "static": count_compilations(block, [torch.randn(n, 16) for n in RECOMPILE_SIZES], dynamic=False).graphs_after}
+
+
+def _check_recompiles(answer) -> tuple[bool | None, str]:
+    if not isinstance(answer, dict) or set(answer) != {"default", "static"}:
+        return False, "请给出一个字典，键为 default 和 static，值为 5 个整数的元组。"
+    if any(v is Ellipsis for v in answer.values()):
+        return None, "还有 ...：把它换成 5 个整数的元组（每次调用之后的累计编译次数）。"
+    got = {k: tuple(v) if isinstance(v, (list, tuple)) else v for k, v in answer.items()}
+    if any(not isinstance(v, tuple) or len(v) != len(RECOMPILE_SIZES) for v in got.values()):
+        return False, f"每个值应有 {len(RECOMPILE_SIZES)} 个数：每次调用之后累计编译了几张图。"
+    truth = expected_recompiles()
+    if got == truth:
+        return True, "与 Dynamo 的真实行为一致：默认设置下第二种形状触发一次动态形状的重编译；dynamic=False 每种新形状编译一次。"
+    hints = []
+    if got["default"] != truth["default"]:
+        hints.append("default：第二次遇到不同的 batch 大小时，Dynamo 编译的是什么样的图？之后还需要再编译吗？"
+                     if got["default"] != truth["static"] else "default 与 dynamic=False 的行为不一样：想想自动动态形状")
+    if got["static"] != truth["static"]:
+        hints.append("static：已经见过的形状会再编译吗？")
+    return False, "；".join(hints)
+
+
+MEMORY_CASE = {"dim": 512, "hidden": 2048, "depth": 3, "batch": 32}  # question 7: fp32, Adam
+
+
+def _check_memory(answer) -> tuple[bool | None, str]:
+    from npulab.pytorch.compile import mlp_step_memory
+
+    if answer is Ellipsis:
+        return None, "把 ... 换成字节数。"
+    try:
+        value = float(answer)
+    except (TypeError, ValueError):
+        return False, "请给出一个数字（字节数）。"
+    m = mlp_step_memory(**MEMORY_CASE, optimizer="adam")
+    close = lambda target: math.isclose(value, target, rel_tol=0.005)  # noqa: E731  (the Adam step counters may be left out)
+    if close(m.total):
+        return True, "权重 + 梯度 + Adam 的两份状态 + 激活：静态部分是权重的 4 倍，激活随 batch 增长。"
+    if close(m.total / 2**20) or close(m.total / 1e6):
+        return False, "这是 MiB 或 MB，题目要的是字节数。"
+    if close(m.total - m.optimizer_state):
+        return False, "少了优化器状态：Adam 为每个参数保存什么？"
+    if close(m.total - m.optimizer_state / 2):
+        return False, "Adam 每个参数保存几份状态？"
+    if close(m.total - m.gradients):
+        return False, "少了梯度。"
+    if close(m.total - m.activations):
+        return False, "少了激活：前向为反向保存的张量也占内存。"
+    return False, "逐项算：权重 P·4、梯度 P·4、Adam 状态 2·P·4、激活 (L·B·(2d + 2h + 2) + 2·B·d)·4。"
+
+
 def make_lab() -> Lab:
     """The checker object of lab 03: ``lab.check("severity", answer)``."""
     return Lab("实验 03", {"severity": _check_severity, "backend": _check_backend, "scales": _check_scales,
-                          "mfu": _check_mfu, "bn": _check_bn})
+                          "mfu": _check_mfu, "bn": _check_bn, "recompiles": _check_recompiles,
+                          "memory": _check_memory})
