@@ -112,3 +112,18 @@ def test_bfloat16_errors_exceed_float16_errors_in_range():
 def test_finfo_rows_show_the_float16_limit():
     rows = {r[0]: r for r in precision.finfo_rows()}
     assert rows["float16"][2] == "65504" and rows["bfloat16"][1] == 16
+
+
+@pytest.mark.skipif(not __import__("npulab.pytorch.msprobe_cpu", fromlist=["x"]).available(),
+                    reason="mindstudio-probe 未安装")
+def test_msprobe_dump_and_compare_on_cpu(tmp_path):
+    from npulab.pytorch import msprobe_cpu
+
+    run = msprobe_cpu.dump_and_compare(workdir=tmp_path)
+    outputs = run.outputs()
+    assert [r["NPU Name"].split(".forward")[0] for r in outputs] == [
+        "Module.0.Linear", "Module.1.GELU", "Module.2.Linear", "Module.3.LayerNorm", "Module.4.Linear"]
+    assert msprobe_cpu.percentage(outputs[0]["NormRelativeErr"]) == 0.0  # identical before the GELU
+    assert run.first_over(0.0)["NPU Name"].startswith("Module.1.GELU")  # the tanh approximation differs
+    assert {"step0/…/dump.json", "step1/…/dump.json"} <= set(run.dump_files)
+    assert msprobe_cpu.percentage("N/A") is None
