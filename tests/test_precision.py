@@ -127,3 +127,14 @@ def test_msprobe_dump_and_compare_on_cpu(tmp_path):
     assert run.first_over(0.0)["NPU Name"].startswith("Module.1.GELU")  # the tanh approximation differs
     assert {"step0/…/dump.json", "step1/…/dump.json"} <= set(run.dump_files)
     assert msprobe_cpu.percentage("N/A") is None
+
+
+def test_dtype_support_data_names_public_sources():
+    data = precision.dtype_support()
+    sources = data["sources"]
+    assert all(s["url"].startswith("https://") for s in sources.values())
+    used = [p["source"] for p in data["product_lines"]] + [s["source"] for s in data["hf32"]["switches"]]
+    used += [data["hf32"]["default_source"], data["float64"]["source"]]
+    assert set(used) <= set(sources)
+    bf16 = {p["name"].split("（")[0]: p["bf16"] for p in data["product_lines"]}
+    assert bf16["Atlas 训练系列"] is False and bf16["Atlas 推理系列"] is False and bf16["Atlas A2 训练/推理系列"]

@@ -210,3 +210,10 @@ def compare_layers(model: nn.Module, *inputs: Any, dtype: torch.dtype = torch.bf
             continue
         result.rows.append(LayerError(name, kind, relative_error(out_t, ref_t), float(ref_t.abs().max())))
     return result
+
+
+def dtype_support() -> dict:
+    """The course's sourced table of BF16 / HF32 / FP64 support on Ascend (``assets/data/dtype_support.yaml``)."""
+    from npulab.paths import DATA_DIR, load_yaml
+
+    return load_yaml(DATA_DIR / "dtype_support.yaml")
