@@ -125,7 +125,8 @@ def test_msprobe_dump_and_compare_on_cpu(tmp_path):
         "Module.0.Linear", "Module.1.GELU", "Module.2.Linear", "Module.3.LayerNorm", "Module.4.Linear"]
     assert msprobe_cpu.percentage(outputs[0]["NormRelativeErr"]) == 0.0  # identical before the GELU
     assert run.first_over(0.0)["NPU Name"].startswith("Module.1.GELU")  # the tanh approximation differs
-    assert {"step0/…/dump.json", "step1/…/dump.json"} <= set(run.dump_files)
+    assert {"step0/…/dump.json", "step1/…/dump.json", "step2/…/dump.json"} <= set(run.dump_files)
+    assert run.overflow_ops and "linear" in run.overflow_ops[0].lower()  # the float16 run overflows in Linear 0
     assert msprobe_cpu.percentage("N/A") is None
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -30,6 +31,7 @@ import sys
 
 import torch
 from torch import nn
+from msprobe.msprobe import main
 from msprobe.pytorch import PrecisionDebugger
 
 
@@ -44,18 +46,27 @@ config = {"task": "statistics", "dump_path": "dump", "rank": [], "step": [], "le
           "statistics": {"scope": [], "list": [], "data_mode": ["forward"], "summary_mode": "statistics"}}
 with open("config.json", "w") as f:
     json.dump(config, f)
-debugger = PrecisionDebugger(config_path="config.json")
-for approximate in ("none", "tanh"):  # step0: the golden run; step1: the run under test
-    model = build(approximate)
+debugger = PrecisionDebugger(config_path="config.json")  # one debugger per process: the runs are its steps
+
+
+def dump(model, inputs):
     debugger.start(model)
     with torch.no_grad():
-        model(x)
+        model(inputs)
     debugger.stop()
     debugger.step()
 
-from msprobe.msprobe import main
+
+dump(build("none"), x)  # step0: the golden run (exact GELU)
+dump(build("tanh"), x)  # step1: the run under test (tanh-approximated GELU)
+big = build("none").half()  # step2: float16 with large weights and inputs, so the first Linear overflows
+with torch.no_grad():
+    big[0].weight.mul_(100)
+dump(big, (x * 1000).half())
 
 sys.argv = ["msprobe", "compare", "-tp", "dump/step1", "-gp", "dump/step0", "-o", "compare"]
+main()
+sys.argv = ["msprobe", "overflow_check", "-i", "dump/step2", "-o", "overflow"]
 main()
 '''
 
@@ -83,10 +94,11 @@ class CompareRun:
     rows: list[dict[str, str]]
     seconds: float
     dump_files: list[str]
+    overflow_ops: list[str]  # op_name of each anomaly msprobe overflow_check reported for the float16 run
 
     def outputs(self) -> list[dict[str, str]]:
-        """Only the module outputs (not inputs or parameters), in execution order."""
-        return [r for r in self.rows if ".output." in r["NPU Name"]]
+        """Only the module outputs (not API rows, inputs or parameters), in execution order."""
+        return [r for r in self.rows if r["NPU Name"].startswith("Module.") and ".output." in r["NPU Name"]]
 
     def first_over(self, percent: float) -> dict[str, str] | None:
         """The first module output whose NormRelativeErr exceeds ``percent`` (msprobe writes it in %)."""
@@ -105,8 +117,12 @@ def percentage(text: str) -> float | None:
         return None
 
 
-def dump_and_compare(level: str = "L0", workdir: str | os.PathLike | None = None, timeout: float = 600) -> CompareRun:
-    """Dump a golden and a test run of a small model with msprobe on the CPU, then run ``msprobe compare``."""
+def dump_and_compare(level: str = "mix", workdir: str | os.PathLike | None = None, timeout: float = 600) -> CompareRun:
+    """Dump three runs of a small model with msprobe on the CPU, compare two, check the third for overflow.
+
+    step0 (exact GELU) is the golden run, step1 (tanh GELU) the run under test, step2 a float16 run built to
+    overflow in its first Linear; then ``msprobe compare`` (step1 vs step0) and ``msprobe overflow_check`` (step2).
+    """
     if not available():
         raise RuntimeError("没有安装 msprobe：pip install mindstudio-probe（与课程的 requirements.txt 一起安装，以保持 numpy<2）")
     work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="msprobe-"))
@@ -122,6 +138,11 @@ def dump_and_compare(level: str = "L0", workdir: str | os.PathLike | None = None
         raise RuntimeError(f"msprobe 运行失败（返回码 {proc.returncode}）：{tail}")
     with open(found[-1], encoding="utf-8-sig", newline="") as f:
         rows = [{k: r.get(k, "") for k in COLUMNS} for r in csv.DictReader(f)]
+    overflow_ops = []
+    for report in sorted((work / "overflow").glob("*.json")):
+        data = json.loads(report.read_text(encoding="utf-8"))
+        for entries in data.values():
+            overflow_ops += [e.get("op_name", "") for e in entries if isinstance(e, dict)]
     dumps = sorted(str(p.relative_to(work / "dump")).split("/proc")[0] + "/…/" + p.name
                    for p in (work / "dump").rglob("*.json"))
-    return CompareRun(rows, seconds, dumps)
+    return CompareRun(rows, seconds, dumps, overflow_ops)
