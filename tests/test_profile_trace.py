@@ -44,7 +44,7 @@ def test_dominant_operator_by_self_time(sleepy_trace):
 
 def test_sleep_shows_as_one_gap_per_step(sleepy_trace):
     u = pt.utilisation(sleepy_trace, min_gap_us=0.75 * SLEEP_S * 1e6)
-    assert u.basis == "host operators"
+    assert u.basis == "顶层主机算子"
     assert len(u.gaps) == 3 and all(g.dur >= SLEEP_S * 1e6 * 0.99 for g in u.gaps)
     assert all(g.after == "aten::matmul" for g in u.gaps)
     assert u.idle_ratio >= 3 * SLEEP_S * 1e6 / u.window_us * 0.99
@@ -91,7 +91,7 @@ def test_device_trace_busy_gaps_and_host_only_ops(tmp_path):
     path.write_text(json.dumps(device_trace()), encoding="utf-8")
     trace = pt.load(path)
     u = pt.utilisation(trace, min_gap_us=100)
-    assert u.basis == "device kernels" and u.window_us == 2000 and u.busy_us == 800
+    assert u.basis == "设备 kernel" and u.window_us == 2000 and u.busy_us == 800
     assert u.idle_ratio == pytest.approx(0.6)
     assert [(g.start, g.end, g.before, g.after) for g in u.gaps][:2] == [(340, 840, "gemm_kernel", "relu_kernel"),
                                                                         (940, 1040, "relu_kernel", "gemm_kernel")]

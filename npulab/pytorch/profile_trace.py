@@ -198,7 +198,7 @@ class Gap:
 class Utilisation:
     """How busy the device (or, without one, the host's operators) was over the profiled window."""
 
-    basis: str  # "device kernels" | "host operators"
+    basis: str  # "设备 kernel" | "顶层主机算子"
     window_us: float
     busy_us: float
     gaps: list[Gap]
@@ -224,8 +224,8 @@ def busy_basis(trace: Trace) -> tuple[str, list[Event]]:
     """What counts as busy: device kernels when the trace has any, else top-level host operators."""
     kernels = _in_window(trace, trace.kernels)
     if kernels:
-        return "device kernels", kernels
-    return "host operators", top_level(_in_window(trace, trace.ops))
+        return "设备 kernel", kernels
+    return "顶层主机算子", top_level(_in_window(trace, trace.ops))
 
 
 def utilisation(trace: Trace, min_gap_us: float = 100.0) -> Utilisation:
