@@ -125,3 +125,29 @@ def test_timeline_plot_draws_lanes(sleepy_trace):
     assert len(ax.patches) >= 2  # the shaded gaps
     ax2 = pt.plot_timeline(pt.load(device_trace()))
     assert len(ax2.get_yticklabels()) == 3
+
+
+def test_cli_summarises_a_chrome_trace(tmp_path, capsys):
+    from npulab.__main__ import main
+
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(device_trace()), encoding="utf-8")
+    assert main(["trace", str(path), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["busy_basis"] == "设备 kernel" and summary["idle_ratio"] == 0.6
+    assert summary["host_only_ops"] == [{"name": "aten::nonzero", "calls": 2, "us": 1200.0}]
+    assert main(["trace", str(path)]) == 0
+    assert "aten::nonzero" in capsys.readouterr().out
+
+
+def test_cli_usage_errors_are_chinese_and_exit_2(tmp_path, capsys):
+    from npulab.__main__ import main
+
+    assert main(["trace", str(tmp_path / "missing.json")]) == 2
+    assert "不存在" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    assert main(["trace", str(bad)]) == 2
+    assert "不是可读的 Chrome trace" in capsys.readouterr().err
+    assert main(["trace", str(tmp_path)]) == 2  # a folder without ASCEND_PROFILER_OUTPUT
+    assert "ASCEND_PROFILER_OUTPUT" in capsys.readouterr().err

@@ -93,3 +93,14 @@ def test_trace_view_counts_the_hardware_timeline_as_device(out_dir):
     trace = po.load_trace_view(out_dir / "host_123_20261201_ascend_pt")
     assert [e.name for e in trace.kernels] == ["MatMulV2"]
     assert trace.kernels[0].ts == 1000.0
+
+
+def test_cli_summarises_an_ascend_folder(out_dir, capsys):
+    from npulab.__main__ import main
+
+    assert main(["trace", str(out_dir), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["kernel_types"][0]["type"] == "MatMulV2" and summary["ai_cpu"][0]["type"] == "NonZero"
+    assert summary["steps"][0]["free_ratio"] == 0.45
+    assert main(["trace", str(out_dir)]) == 0
+    assert "AI CPU 上的算子：NonZero×1" in capsys.readouterr().out
