@@ -80,6 +80,9 @@ def device_trace() -> dict:
                _x("cudaLaunchKernel", "cuda_runtime", base + 20, 10, correlation=base + 1),
                _x("gemm_kernel", "kernel", base + 40, 300, pid=0, tid=7, **{"External id": base + 1}),
                _x("aten::nonzero", "cpu_op", base + 100, 600, **{"External id": base + 2}),
+               _x("cudaMemcpyAsync", "cuda_runtime", base + 110, 5),  # a fallback copies, but computes nothing
+               _x("Memcpy DtoH (Device -> Pinned)", "gpu_memcpy", base + 112, 3, pid=0, tid=7,
+                  **{"External id": base + 2}),
                _x("aten::relu", "cpu_op", base + 750, 20, **{"External id": base + 3}),
                _x("cudaLaunchKernel", "cuda_runtime", base + 755, 5),
                _x("relu_kernel", "kernel", base + 840, 100, pid=0, tid=7)]

@@ -2,7 +2,7 @@
 
 Column names follow the CANN profiling reference ("timeline和summary数据", atlasprofiling_16_1149; "op_statistic",
 atlasprofiling_16_0068) and torch_npu's own header list
-(Ascend/pytorch ``torch_npu/profiler/analysis/prof_common_func/_csv_headers.py``). Files differ between
+(Ascend/pytorch ``torch_npu/profiler/analysis/prof_common_func/_csv_headers.py``, e.g. at commit 1e849b0). Files differ between
 versions (``Block Dim`` vs ``Block Num``, ``Step Id`` vs ``Step ID``, an optional ``Device_id`` column, extra
 columns with ``aic_metrics``), so every reader looks columns up by name, accepts the known aliases and
 ignores columns it does not know. ``N/A`` and empty cells become None.

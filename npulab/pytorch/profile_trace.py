@@ -284,17 +284,24 @@ class HostOnly:
     total_us: float
 
 
-def host_only_ops(trace: Trace, min_us: float = 0.0) -> list[HostOnly] | None:
-    """Top-level operators that launched no device work; None when the trace has no device activity at all.
+COPY_PATTERN = re.compile(r"(?i)memcpy|memset|copy")
 
-    An operator launched device work when a kernel carries its ``External id`` or a runtime launch event
-    (``cuda_runtime`` / ``privateuse1_runtime`` …) lies inside it on the same thread. On an NPU, an
-    operator that torch_npu sends to the CPU fallback shows exactly this: host time, no kernel.
+
+def _is_compute(e: Event) -> bool:
+    return e.cat.lower() not in {"gpu_memcpy", "gpu_memset"} and not COPY_PATTERN.search(e.name)
+
+
+def host_only_ops(trace: Trace, min_us: float = 0.0) -> list[HostOnly] | None:
+    """Top-level operators that launched no device *compute* work; None when the trace has no device activity.
+
+    An operator launched compute work when a compute kernel (not a memcpy/memset) carries its ``External id``,
+    or a kernel-launch runtime event (``cudaLaunchKernel`` …, not a memcpy) lies inside it on the same thread.
+    torch_npu's CPU fallback shows exactly this: host time, copies between device and host, no compute kernel.
     """
     if not trace.kernels:
         return None
-    kernel_ids = {e.args.get("External id") for e in trace.kernels} - {None}
-    launches = trace.by_cat(LAUNCH_CATS)
+    kernel_ids = {e.args.get("External id") for e in trace.kernels if _is_compute(e)} - {None}
+    launches = [e for e in trace.by_cat(LAUNCH_CATS) if _is_compute(e)]
     ops = top_level(_in_window(trace, trace.ops))
     by_thread = defaultdict(list)
     for la in launches:
