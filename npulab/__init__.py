@@ -14,9 +14,11 @@ Grouped by concern, not by chapter (most modules serve several chapters). Lower 
 - ``kernels``       writing operators: the Ascend C vector pipeline as a runnable model, Triton kernels run by the
                     interpreter, the Ascend launch checker and the kernel-path decision table
 - ``pytorch``       the shared ResNet-50, training-step timing, torch.compile / graphs / device memory,
-                    distributed set-up, the torch_npu name index
+                    profiler traces, precision (first non-finite module, layer-by-layer compare), msprobe on the
+                    CPU, distributed set-up, the torch_npu name index
 - ``mindspore``     runtime (log level set once, on import), ResNet-50, weight conversion, API pairs, step timing
-- ``ascend_tools``  npu-smi parsers, ascend-dmi, ATC command lines, ONNX export, the pyACL pipeline
+- ``ascend_tools``  npu-smi parsers, ascend-dmi, ATC command lines, ONNX export, the pyACL pipeline,
+                    ASCEND_PROFILER_OUTPUT readers and the ``trace`` tool
 - ``migrate``       the CUDA → NPU analyzer, the CUDA → NPU API map, the GPU → NPU strategy tool
 - ``bench``         ``python -m npulab bench …``: matmul, bandwidth, resnet50, allreduce, compile
 - ``testing``       test doubles: a synthetic CANN tree, a recording stand-in for pyACL
@@ -29,7 +31,7 @@ Chapter → modules:
 - 02 architecture: ``hw.*``, ``env.cann_stack``
 - 03 PyTorch: ``migrate``, ``pytorch.resnet``, ``pytorch.train``, ``pytorch.compile``
 - 04 MindSpore: ``mindspore.*``
-- 05 tools: ``ascend_tools.*``, ``bench``
+- 05 tools: ``ascend_tools.*``, ``bench``, ``pytorch.profile_trace``, ``pytorch.precision``
 - 06 advanced: ``kernels.ascendc``, ``kernels.triton_kernels``, ``kernels.triton_launch``, ``kernels.kernel_paths``, ``migrate.strategy``, ``pytorch.distributed``, ``hw.collectives``
 - workshops and labs: ``course.workshop``, ``course.labs``
 

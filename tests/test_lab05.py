@@ -6,6 +6,7 @@ import pytest
 
 from npulab.ascend_tools import smi
 from npulab.course.labs import lab05
+from npulab.pytorch import profile_trace
 
 
 @pytest.fixture
@@ -21,7 +22,9 @@ def test_right_answers(lab):
     assert lab.check("om", 51.1)
     assert lab.check("shape", "pixel_values:1,3,32,32")
     assert lab.check("release", [lab05.RELEASES[c] for c in reversed(lab05.ACQUIRED)])
-    assert lab.report() == {"correct": 6, "wrong": 0, "unanswered": 0}
+    assert lab.check("hot_op", profile_trace.top_ops(lab05.lab_trace(), 1)[0].name)
+    assert lab.check("overflow", "block.proj")
+    assert lab.report() == {"correct": 8, "wrong": 0, "unanswered": 0}
 
 
 @pytest.mark.parametrize(("question", "answer", "hint"), [
@@ -38,6 +41,12 @@ def test_right_answers(lab):
     ("shape", "pixel_values:1,3,64,64", "固定为 32"),
     ("release", list(lab05.RELEASES.values()), "申请的顺序"),
     ("release", ["acl.rt.free"], "缺少"),
+    ("hot_op", "aten::conv2d", "没有这个算子"),
+    ("hot_op", 3, "字符串"),
+    ("overflow", "block", "外层"),
+    ("overflow", None, "float16"),
+    ("overflow", "head", "更早"),
+    ("overflow", "block.nothing", "没有这个名字"),
 ])
 def test_mistakes_get_hints(lab, capsys, question, answer, hint):
     result = lab.check(question, answer)
@@ -47,3 +56,10 @@ def test_mistakes_get_hints(lab, capsys, question, answer, hint):
     else:
         assert result is False and hint in out
     assert "31.5" not in out and "pixel_values:1,3,32,32" not in out
+
+
+def test_hot_op_by_total_time_gets_the_self_time_hint(lab, capsys):
+    stats = profile_trace.top_ops(lab05.lab_trace(), 1000)
+    by_total = max(stats, key=lambda s: s.total_us).name
+    assert by_total != stats[0].name  # the trace has a wrapper (aten::linear) around the hot kernel
+    assert lab.check("hot_op", by_total) is False and "总耗时" in capsys.readouterr().out

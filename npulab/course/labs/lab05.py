@@ -152,7 +152,88 @@ def _check_release(answer) -> tuple[bool, str]:
     return False, "有几项的位置不对：一个资源要在它所依赖的资源（设备、上下文）之前释放。"
 
 
+# --- profiling and precision (lesson 05/04) -----------------------------------------------------------
+
+@functools.lru_cache(maxsize=1)
+def lab_trace():
+    """A real torch.profiler trace of three steps of a small inference loop (recorded once per process)."""
+    import torch
+    from torch import nn
+
+    from npulab.pytorch import profile_trace
+
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    x = torch.randn(256, 512)
+
+    def step():
+        with torch.no_grad():
+            net(x).softmax(dim=-1)
+
+    return profile_trace.profile_steps(step, steps=3)
+
+
+def _check_hot_op(answer) -> tuple[bool, str]:
+    from npulab.pytorch import profile_trace
+
+    if not isinstance(answer, str):
+        return False, "请给出算子名字符串，例如 \"aten::xxx\"。"
+    trace = lab_trace()
+    top_self = profile_trace.top_ops(trace, 1)[0].name
+    if answer == top_self:
+        return True, "按自身耗时排序：它的时间不包含被调用的子算子，这才是真正干活的算子。"
+    stats = profile_trace.top_ops(trace, 1000)
+    by_total = max(stats, key=lambda s: s.total_us).name
+    if answer == by_total:
+        return False, "这是总耗时最多的算子：总耗时包含它调用的子算子。题目问的是自身耗时（self time）。"
+    if answer not in {s.name for s in stats}:
+        return False, "trace 里没有这个算子名：用 profile_trace.top_ops(trace) 看看有哪些。"
+    return False, "还有自身耗时更多的算子：用 profile_trace.top_ops 排序。"
+
+
+def lab_overflow_model():
+    """A small model whose float16 run overflows in one known place (the weights are scaled on purpose)."""
+    from collections import OrderedDict
+
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    block = nn.Sequential(OrderedDict(proj=nn.Linear(32, 32), act=nn.GELU(), out=nn.Linear(32, 32)))
+    with torch.no_grad():
+        block.proj.weight.mul_(1e5)
+    return nn.Sequential(OrderedDict(stem=nn.Linear(8, 32), block=block, head=nn.Linear(32, 4)))
+
+
+def lab_overflow_input():
+    import torch
+
+    return torch.randn(4, 8, generator=torch.Generator().manual_seed(0)) * 10
+
+
+def _check_overflow(answer) -> tuple[bool, str]:
+    import torch
+
+    from npulab.pytorch import precision
+
+    if answer is not None and not isinstance(answer, str):
+        return False, "请给出模块的限定名（字符串，写法同 model.named_modules()）。"
+    model = lab_overflow_model()
+    expected = precision.first_nonfinite(model, lab_overflow_input(), dtype=torch.float16)
+    if answer == expected:
+        return True, "钩子在模块结束时触发，里层先结束：报告的是问题最先出现的最里层模块。"
+    if answer is None:
+        return False, "在 float32 下确实没有问题；题目问的是 float16（dtype=torch.float16）。"
+    if expected and expected.startswith(answer + ".") or answer == "":
+        return False, "这是外层的容器模块：inf 最先出现在它里面的某个子模块。"
+    names = [n for n, _ in model.named_modules()]
+    if answer not in names:
+        return False, "模型里没有这个名字：用 [n for n, _ in model.named_modules()] 看看有哪些。"
+    return False, "这个模块的输出确实可能含 inf，但更早执行的模块已经溢出了：找第一个。"
+
+
 def make_lab() -> Lab:
     """The checker object a lab notebook uses: ``lab.check("cards", count_cards)``."""
     return Lab("实验 05", {"cards": _check_cards, "phy": _check_phy, "pcie": _check_pcie, "om": _check_om,
-                          "shape": _check_shape, "release": _check_release})
+                          "shape": _check_shape, "release": _check_release, "hot_op": _check_hot_op,
+                          "overflow": _check_overflow})

@@ -1,0 +1,148 @@
+"""MindStudio Probe (``msprobe``, PyPI ``mindstudio-probe``) without an NPU: dump two runs and compare them.
+
+What the course found (mindstudio-probe 26.2.0, torch 2.13 CPU, no CANN): the package installs with the
+course's numpy<2 pin (pip then picks pandas 3.0.x); ``msprobe -h`` and ``msprobe compare`` run (they log one
+"Please verify that the CANN environment" error line and go on); ``PrecisionDebugger`` dumps statistics of
+a PyTorch model on the CPU at levels L0 (modules), L1 (APIs) and mix. ``PrecisionDebugger`` is a singleton
+in a process, so the two runs are two *steps* of one debugger (step0, step1).
+
+The demonstration runs in a subprocess: importing msprobe patches Triton and prints log lines with
+paths, none of which should reach the notebook's kernel or the rendered page. The two runs differ in one
+real way a device port can differ — the GELU implementation (exact erf vs the tanh approximation) — so
+the comparison has a known first divergent module.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SCRIPT = r'''
+import json
+import sys
+
+import torch
+from torch import nn
+from msprobe.msprobe import main
+from msprobe.pytorch import PrecisionDebugger
+
+
+def build(approximate):
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(16, 32), nn.GELU(approximate=approximate), nn.Linear(32, 32),
+                         nn.LayerNorm(32), nn.Linear(32, 4))
+
+
+x = torch.randn(8, 16, generator=torch.Generator().manual_seed(1)) * 3
+config = {"task": "statistics", "dump_path": "dump", "rank": [], "step": [], "level": sys.argv[1],
+          "statistics": {"scope": [], "list": [], "data_mode": ["forward"], "summary_mode": "statistics"}}
+with open("config.json", "w") as f:
+    json.dump(config, f)
+debugger = PrecisionDebugger(config_path="config.json")  # one debugger per process: the runs are its steps
+
+
+def dump(model, inputs):
+    debugger.start(model)
+    with torch.no_grad():
+        model(inputs)
+    debugger.stop()
+    debugger.step()
+
+
+dump(build("none"), x)  # step0: the golden run (exact GELU)
+dump(build("tanh"), x)  # step1: the run under test (tanh-approximated GELU)
+big = build("none").half()  # step2: float16 with large weights and inputs, so the first Linear overflows
+with torch.no_grad():
+    big[0].weight.mul_(100)
+dump(big, (x * 1000).half())
+
+sys.argv = ["msprobe", "compare", "-tp", "dump/step1", "-gp", "dump/step0", "-o", "compare"]
+main()
+sys.argv = ["msprobe", "overflow_check", "-i", "dump/step2", "-o", "overflow"]
+main()
+'''
+
+COLUMNS = ("NPU Name", "NPU Dtype", "Bench Dtype", "MaxRelativeErr", "NormRelativeErr", "Result")
+
+
+def available() -> bool:
+    """True when the msprobe package is importable (without importing it)."""
+    return importlib.util.find_spec("msprobe") is not None
+
+
+def version() -> str | None:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("mindstudio-probe")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+@dataclass
+class CompareRun:
+    """The rows of msprobe's compare CSV (the columns in ``COLUMNS``), how long it took and the dump files."""
+
+    rows: list[dict[str, str]]
+    seconds: float
+    dump_files: list[str]
+    overflow_ops: list[str]  # op_name of each anomaly msprobe overflow_check reported for the float16 run
+
+    def outputs(self) -> list[dict[str, str]]:
+        """Only the module outputs (not API rows, inputs or parameters), in execution order."""
+        return [r for r in self.rows if r["NPU Name"].startswith("Module.") and ".output." in r["NPU Name"]]
+
+    def first_over(self, percent: float) -> dict[str, str] | None:
+        """The first module output whose NormRelativeErr exceeds ``percent`` (msprobe writes it in %)."""
+        for r in self.outputs():
+            value = percentage(r["NormRelativeErr"])
+            if value is not None and value > percent:
+                return r
+        return None
+
+
+def percentage(text: str) -> float | None:
+    """'0.25%' → 0.25; 'N/A' → None."""
+    try:
+        return float(text.strip().rstrip("%"))
+    except (ValueError, AttributeError):
+        return None
+
+
+def dump_and_compare(level: str = "mix", workdir: str | os.PathLike | None = None, timeout: float = 600) -> CompareRun:
+    """Dump three runs of a small model with msprobe on the CPU, compare two, check the third for overflow.
+
+    step0 (exact GELU) is the golden run, step1 (tanh GELU) the run under test, step2 a float16 run built to
+    overflow in its first Linear; then ``msprobe compare`` (step1 vs step0) and ``msprobe overflow_check`` (step2).
+    """
+    if not available():
+        raise RuntimeError("没有安装 msprobe：pip install mindstudio-probe（与课程的 requirements.txt 一起安装，以保持 numpy<2）")
+    work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="msprobe-"))
+    (work / "run.py").write_text(SCRIPT, encoding="utf-8")
+    env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "run.py", level], cwd=work, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    seconds = time.perf_counter() - start
+    found = sorted((work / "compare").glob("compare_result_*.csv"))
+    if proc.returncode != 0 or not found:
+        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-5:])
+        raise RuntimeError(f"msprobe 运行失败（返回码 {proc.returncode}）：{tail}")
+    with open(found[-1], encoding="utf-8-sig", newline="") as f:
+        rows = [{k: r.get(k, "") for k in COLUMNS} for r in csv.DictReader(f)]
+    overflow_ops = []
+    for report in sorted((work / "overflow").glob("*.json")):
+        data = json.loads(report.read_text(encoding="utf-8"))
+        for entries in data.values():
+            overflow_ops += [e.get("op_name", "") for e in entries if isinstance(e, dict)]
+    dumps = sorted(str(p.relative_to(work / "dump")).split("/proc")[0] + "/…/" + p.name
+                   for p in (work / "dump").rglob("*.json"))
+    return CompareRun(rows, seconds, dumps, overflow_ops)
