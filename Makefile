@@ -8,7 +8,7 @@ export GLOG_v := 4
 export KINETO_LOG_LEVEL := 6
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv book test lab serve record-npu lint lab-export clean
+.PHONY: help venv book test lab serve record-npu lint lab-export clean workshop-deps workshop-check
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html"
@@ -16,6 +16,7 @@ help:
 	@echo "make lab         在课程目录启动 JupyterLab（中文界面）"
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
 	@echo "make record-npu  在昇腾主机上录制 NPU 单元的真实输出"
+	@echo "make workshop-check  在 127.0.0.1 上真实启动工作坊 JupyterHub 并测试（约 1 分钟内）"
 
 # --- set-up ----------------------------------------------------------------------------------
 $(STAMP): requirements.txt requirements-npu.txt pyproject.toml
@@ -31,6 +32,14 @@ $(STAMP): requirements.txt requirements-npu.txt pyproject.toml
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+# configurable-http-proxy (npm) for the workshop JupyterHub; the version is pinned in workshop/package-lock.json
+CHP := workshop/node_modules/.bin/configurable-http-proxy
+$(CHP): workshop/package.json workshop/package-lock.json
+	npm ci --prefix workshop --no-audit --no-fund --loglevel=error
+	touch $(CHP)
+
+workshop-deps: $(CHP)
 
 # --- the book ----------------------------------------------------------------------------------
 book: venv
@@ -50,11 +59,14 @@ lint: venv
 	$(BIN)/python -m npulab lint-npu
 	$(BIN)/python -m npulab lab-export --check
 
-test: venv lint
-	$(BIN)/pytest tests --ignore=tests/site
+test: venv lint workshop-deps
+	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= chapters notebooks
 	$(BIN)/jupyter-book build . -W --keep-going
 	$(BIN)/pytest tests/site
+
+workshop-check: venv workshop-deps
+	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests/workshop tests/test_workshop.py tests/test_preflight.py
 
 lab-export: venv
 	$(BIN)/python -m npulab lab-export

@@ -1,38 +1,240 @@
-"""Workshop support: give each participant an NPU (or a share of one) and build the agenda from the lessons.
+"""Workshop support: seats on NPUs, CANN's environment for every participant, container options, the agenda.
 
-On a shared Ascend server, JupyterHub starts one single-user server per participant; setting
-``ASCEND_RT_VISIBLE_DEVICES`` in its environment decides which physical NPU that participant's
-kernels see (as ``npu:0``). ``assign_devices`` makes that mapping deterministic and refuses a roster
-that does not fit; ``agenda`` reads each notebook's ``course.minutes`` so the timetable cannot drift
-from the lessons.
+On a shared Ascend server, JupyterHub starts one single-user server per participant (``workshop/``).
+
+- ``SeatPool`` gives each participant an NPU (or a share of one) from a pool, in roster order or first come,
+  and refuses a participant beyond capacity with a Chinese message; ``assign_devices`` is its whole-roster form.
+- ``read_set_env`` runs CANN's ``set_env.sh`` once, at hub start, and returns the variables it sets.
+  JupyterHub passes a spawned server only the hub variables named in ``Spawner.env_keep`` (for the local
+  spawners of JupyterHub 6.1: PATH, PYTHONPATH, LD_LIBRARY_PATH, LANG, LC_ALL, CONDA_*, VIRTUAL_ENV,
+  JUPYTERHUB_SINGLEUSER_APP; for the base ``Spawner``, such as DockerSpawner, only the last), so every
+  ``ASCEND_*`` variable is dropped unless it is listed in ``Spawner.environment``: ``seat_environment``
+  builds that list.
+- ``ASCEND_RT_VISIBLE_DEVICES`` is advice, not isolation: a participant's own process can unset it and
+  open another NPU. ``container_options`` gives a container only its ``/dev/davinciN`` plus the management
+  devices and driver mounts (DockerSpawner), which *is* isolation.
+- ``agenda`` reads each notebook's ``course.minutes`` so the timetable cannot drift from the lessons.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.notebooks import iter_notebooks, read
 from npulab.paths import REPO_ROOT
 
+VISIBLE_ENV = "ASCEND_RT_VISIBLE_DEVICES"
+# Variables CANN's set_env.sh exports (CANN environment-variable reference; npulab.cann writes the same list into
+# its synthetic installs). Used when the hub itself was started with CANN loaded and no set_env.sh is named.
+CANN_VARIABLES = (
+    "ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH", "ASCEND_OPP_PATH", "ASCEND_AICPU_PATH", "TOOLCHAIN_HOME",
+    "LD_LIBRARY_PATH", "PYTHONPATH", "PATH",
+)
+# set_env.sh also sets variables that describe the shell, not CANN; never hand these to a participant's server
+_SHELL_NOISE = frozenset({"_", "SHLVL", "PWD", "OLDPWD", "BASH_EXECUTION_STRING"})
+# Container access to one NPU: its /dev/davinciN plus the management devices, and the driver read-only.
+# Source: hiascend MindIE Turbo 2.0.RC2 quick start, "启动容器" (mindieturbomindie_quickstart_0006), whose
+# `docker run` passes exactly these devices and mounts; Ascend Docker Runtime mounts the same set by default
+# (MindX DL 5.0.0 dlruntime_ug_023).
+NPU_CONTROL_DEVICES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
+NPU_DRIVER_MOUNTS = ("/usr/local/Ascend/driver", "/usr/local/dcmi", "/usr/local/bin/npu-smi")
+
 
 class RosterError(ValueError):
     """A roster that cannot be seated on the devices given (the message says why, in Chinese)."""
 
 
-def assign_devices(users: list[str], devices: list[int], per_device: int = 1) -> dict[str, int]:
-    """Map each user to a physical NPU id, ``per_device`` users per NPU, in roster order."""
+def _check_pool(devices: list[int], per_device: int) -> None:
     if per_device < 1:
         raise RosterError(f"每张 NPU 的学员数须 ≥ 1，收到 {per_device}")
+    if not devices:
+        raise RosterError("设备池为空：至少给出一张 NPU 的编号")
+    if len(set(devices)) != len(devices) or any(d < 0 for d in devices):
+        raise RosterError(f"设备编号须为不重复的非负整数，收到 {devices}")
+
+
+def assign_devices(users: list[str], devices: list[int], per_device: int = 1) -> dict[str, int]:
+    """Map each user to a physical NPU id, ``per_device`` users per NPU, in roster order."""
+    _check_pool(devices, per_device)
     duplicates = sorted({u for u in users if users.count(u) > 1})
     if duplicates:
         raise RosterError(f"名单中有重复的用户：{', '.join(duplicates)}")
-    if len(set(devices)) != len(devices) or any(d < 0 for d in devices):
-        raise RosterError(f"设备编号须为不重复的非负整数，收到 {devices}")
     capacity = len(devices) * per_device
     if len(users) > capacity:
         raise RosterError(f"{len(users)} 位学员超出容量：{len(devices)} 张 NPU × 每张 {per_device} 人 = {capacity}")
     return {user: devices[i // per_device] for i, user in enumerate(users)}
+
+
+class SeatError(RuntimeError):
+    """A participant who cannot be given a seat (the pool is full); the message is shown to them, in Chinese."""
+
+
+class SeatPool:
+    """Seats on a pool of NPUs: ``per_device`` seats per NPU; roster names first (in order), others first come.
+
+    A participant keeps their seat for the whole workshop (also across hub restarts when ``state_file`` is
+    given). Beyond capacity, ``seat`` raises ``SeatError`` with a message for the participant.
+
+    >>> pool = SeatPool([4, 5], per_device=1)
+    >>> pool.seat("alice"), pool.seat("bob"), pool.seat("alice")
+    (4, 5, 4)
+    """
+
+    def __init__(self, devices: Iterable[int], per_device: int = 1, roster: Iterable[str] = (),
+                 state_file: Path | str | None = None):
+        self.devices = [int(d) for d in devices]
+        self.per_device = int(per_device)
+        _check_pool(self.devices, self.per_device)
+        roster = list(roster)
+        capacity = self.capacity
+        self.overflow = roster[capacity:]  # named in the roster but beyond capacity: refused at spawn
+        self._seats: dict[str, int] = assign_devices(roster[:capacity], self.devices, self.per_device)
+        self.state_file = Path(state_file) if state_file else None
+        self._lock = threading.Lock()
+        if self.state_file and self.state_file.exists():
+            saved = json.loads(self.state_file.read_text(encoding="utf-8"))
+            for user, device in saved.items():
+                if user not in self._seats and int(device) in self.devices:
+                    self._seats[user] = int(device)
+
+    @property
+    def capacity(self) -> int:
+        return len(self.devices) * self.per_device
+
+    def seats(self) -> dict[str, int]:
+        """Participant → physical NPU id, for everyone seated so far."""
+        return dict(self._seats)
+
+    def free(self) -> list[int]:
+        """One entry per free seat: the NPU id it is on, in pool order."""
+        taken = list(self._seats.values())
+        out = []
+        for device in self.devices:
+            out += [device] * (self.per_device - taken.count(device))
+        return out
+
+    def seat(self, user: str) -> int:
+        """The NPU id of ``user``'s seat, giving them the next free one if they have none yet."""
+        with self._lock:
+            if user in self._seats:
+                return self._seats[user]
+            free = self.free()
+            if user in self.overflow or not free:
+                raise SeatError(
+                    f"抱歉，{user}：本场工作坊的 {self.capacity} 个座位（{len(self.devices)} 张 NPU × 每张 "
+                    f"{self.per_device} 人）已全部分配，无法再为你启动服务器。请联系讲师：可以和别人结对，"
+                    f"或在自己的电脑上以 CPU 模式学习（课程的每个笔记本都能在 CPU 上运行）。")
+            self._seats[user] = free[0]
+            if self.state_file:
+                tmp = self.state_file.with_suffix(".tmp")
+                tmp.write_text(json.dumps(self._seats, ensure_ascii=False, indent=1), encoding="utf-8")
+                tmp.replace(self.state_file)
+            return free[0]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# CANN's environment for every participant
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _env_dump(script: str, base: Mapping[str, str], timeout: float) -> dict[str, str]:
+    done = subprocess.run(["bash", "-c", script + "\nenv -0"], capture_output=True, env=dict(base),
+                          timeout=timeout, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.decode(errors="replace").strip() or f"bash 退出码 {done.returncode}")
+    pairs = (item.split("=", 1) for item in done.stdout.decode(errors="replace").split("\0") if "=" in item)
+    return dict(pairs)
+
+
+def read_set_env(set_env: Path | str, base: Mapping[str, str] | None = None, timeout: float = 30.0) -> dict[str, str]:
+    """Variables that ``source set_env.sh`` adds or changes, starting from ``base`` (default: this process)."""
+    path = Path(set_env)
+    if not path.is_file():
+        raise FileNotFoundError(f"找不到 CANN 的环境脚本：{path}")
+    base = dict(os.environ if base is None else base)
+    before = _env_dump(":", base, timeout)
+    after = _env_dump(f"source {shlex.quote(str(path))} >/dev/null 2>&1 || exit 3", base, timeout)
+    return {k: v for k, v in after.items() if before.get(k) != v and k not in _SHELL_NOISE}
+
+
+def find_set_env(environ: Mapping[str, str] | None = None) -> Path | None:
+    """CANN's set_env.sh: ``WORKSHOP_CANN_SET_ENV`` if set, else the ≥ 8.5 layout, else the legacy one."""
+    env = os.environ if environ is None else environ
+    if env.get("WORKSHOP_CANN_SET_ENV"):
+        return Path(env["WORKSHOP_CANN_SET_ENV"])
+    for candidate in ("/usr/local/Ascend/cann/set_env.sh", "/usr/local/Ascend/ascend-toolkit/set_env.sh"):
+        if Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+def inherited_cann_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The CANN variables of an already loaded environment (the hub started after ``source set_env.sh``)."""
+    env = os.environ if environ is None else environ
+    return {k: env[k] for k in CANN_VARIABLES if k in env}
+
+
+def seat_environment(cann_env: Mapping[str, str], device: int, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``Spawner.environment`` for one seat: CANN's variables, the seat's NPU and any extra settings."""
+    env = dict(extra or {})
+    env.update(cann_env)
+    env[VISIBLE_ENV] = str(device)
+    return env
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Containers: real isolation
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def container_options(device: int, *, dev_dir: str = "/dev", mounts: Iterable[str] = NPU_DRIVER_MOUNTS) -> dict:
+    """DockerSpawner settings giving one container one NPU: ``extra_host_config`` (devices) and ``volumes``.
+
+    Only ``/dev/davinci{device}`` is passed, so processes in the container cannot open a neighbour's NPU
+    whatever they set; the driver, ``dcmi`` and ``npu-smi`` are mounted read-only from the host.
+    """
+    if int(device) < 0:
+        raise ValueError(f"NPU 编号须为非负整数，收到 {device}")
+    nodes = [f"{dev_dir}/davinci{int(device)}", *(f"{dev_dir}/{Path(n).name}" for n in NPU_CONTROL_DEVICES)]
+    return {
+        "extra_host_config": {"devices": [f"{n}:{n}:rwm" for n in nodes]},
+        "volumes": {m: {"bind": m, "mode": "ro"} for m in mounts},
+    }
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The course, delivered to each participant without the solutions
+# ---------------------------------------------------------------------------------------------------------------
+
+COURSE_PARTS = ("intro.md", "chapters", "notebooks")  # what a participant gets (npulab comes from the hub's venv)
+WITHHELD = ("solutions",)  # folder names never copied to a participant
+
+
+def copy_course(source: Path | str, home: Path | str, folder: str = "course") -> Path | None:
+    """Copy the course into ``home/folder`` once (a participant's later edits are kept); solutions stay behind.
+
+    Returns the new folder, or None when it already existed.
+    """
+    src, dest = Path(source), Path(home) / folder
+    if dest.exists():
+        return None
+    ignore = shutil.ignore_patterns(*WITHHELD, "*.pyc", "__pycache__", ".ipynb_checkpoints", "_build", "build",
+                                    "rank_0", "kernel_meta")
+    dest.mkdir(parents=True)
+    for part in COURSE_PARTS:
+        if (src / part).is_dir():
+            shutil.copytree(src / part, dest / part, ignore=ignore)
+        elif (src / part).is_file():
+            shutil.copy2(src / part, dest / part)
+    return dest
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# System packages the course needs: a CJK font (Chinese in plots and pages) and Chromium (site checks).
+# System packages the course needs: a CJK font (Chinese in plots and pages), Chromium (site checks) and Node.js
+# with npm (configurable-http-proxy for the workshop JupyterHub and its live test).
 # Installs them when run as root on Debian/Ubuntu; otherwise prints the exact command to run.
 set -euo pipefail
 need=()
@@ -7,6 +8,7 @@ fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || need+=(fonts-noto-cjk)
 if [ "${NPULAB_SKIP_BROWSER:-0}" != 1 ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi
+command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "安装系统软件包：${need[*]}"
@@ -18,5 +20,5 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 else
   echo "缺少系统软件包：${need[*]}"
   echo "请运行：sudo apt-get install -y --no-install-recommends ${need[*]}"
-  echo "（没有中文字体时图中的中文显示为方框；没有 chromium 时网站检查无法运行。）"
+  echo "（没有中文字体时图中的中文显示为方框；没有 chromium 时网站检查无法运行；没有 npm 时工作坊的 JupyterHub 无法启动。）"
 fi
