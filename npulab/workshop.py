@@ -257,3 +257,40 @@ def agenda(paths: list[Path | str] | None = None) -> list[Session]:
         sessions.append(Session(str(path.relative_to(REPO_ROOT)), title, int(course.get("minutes", 0)),
                                 "npu" in course.get("requires", [])))
     return sessions
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Command line: python -m npulab workshop preflight|agenda
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _run_agenda(args) -> int:
+    sessions = agenda()
+    total = sum(s.minutes for s in sessions)
+    if args.json:
+        print(json.dumps([s.__dict__ for s in sessions], ensure_ascii=False, indent=2))
+    else:
+        for s in sessions:
+            print(f"{s.minutes:>4} 分钟  {s.title}  （{s.path}）")
+        print(f"合计 {total} 分钟")
+    return 0
+
+
+def build_parser(subparsers, name: str) -> None:
+    """Add ``workshop`` with its sub-commands ``preflight`` and ``agenda``."""
+    from npulab.cli import ChineseArgumentParser
+
+    parser = subparsers.add_parser(name, help="工作坊：课前检查每个座位、生成议程",
+                                   description="在共享昇腾服务器上办工作坊的辅助工具。")
+    inner = parser.add_subparsers(dest="workshop_tool", metavar="<command>", parser_class=ChineseArgumentParser)
+    inner.required = True
+    pre = inner.add_parser("preflight", help="课前检查：每个座位的 NPU 健康、显存、进程，以及主机环境",
+                           description="逐个座位检查 NPU 的健康、显存与进程（npu-smi），再检查 doctor、磁盘和笔记本；"
+                                       "有座位未就绪时退出码为 1。")
+    from npulab.course import preflight
+
+    preflight.build_parser(pre)
+    pre.set_defaults(run=preflight.run)
+    ag = inner.add_parser("agenda", help="列出课程各节与计划用时")
+    ag.add_argument("--json", action="store_true", help="以 JSON 输出")
+    ag.set_defaults(run=_run_agenda)
