@@ -8,10 +8,11 @@ export GLOG_v := 4
 export KINETO_LOG_LEVEL := 6
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv book test lab serve record-npu lint lab-export clean workshop-deps workshop-check
+.PHONY: help venv book test lab serve record-npu lint lab-export clean workshop-deps workshop-check book-public
 
 help:
-	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html"
+	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
+	@echo "make book-public 同上，但网站不含参考答案（给学员的公开站点）"
 	@echo "make test        同样的准备，然后运行全部测试（失败时返回非零）"
 	@echo "make lab         在课程目录启动 JupyterLab（中文界面）"
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
@@ -44,6 +45,11 @@ workshop-deps: $(CHP)
 # --- the book ----------------------------------------------------------------------------------
 book: venv
 	$(BIN)/jupyter-book build . -W --keep-going
+
+# the public site: the same book without the solutions part (the default build, `make book`, is the instructor's)
+book-public: venv
+	$(BIN)/python -m npulab workshop public-toc --output _build/_toc_public.yml
+	$(BIN)/jupyter-book build . --toc _build/_toc_public.yml -W --keep-going
 
 serve:
 	@test -f _build/html/index.html || { echo "还没有生成网站：先运行 make book"; exit 2; }
