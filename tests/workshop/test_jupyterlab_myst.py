@@ -1,4 +1,5 @@
-"""The lessons' MyST answers render folded in JupyterLab too (jupyterlab-myst), checked in a real browser.
+"""The lessons' MyST answers render folded in JupyterLab too (jupyterlab-myst), and the chapter quizzes give
+feedback there: checked in a real JupyterLab with a real browser.
 
 Starts a real JupyterLab (the course's venv) on 127.0.0.1 and opens, with Playwright and the system Chromium, a
 notebook whose one Markdown cell holds every lesson and lab cell that uses a MyST directive (``:::{admonition}``
@@ -40,8 +41,9 @@ def _directive_cells() -> list[str]:
             if c.cell_type == "markdown" and DIRECTIVE.search(c.source)]
 
 
-@pytest.fixture
-def jupyterlab(tmp_path):
+@pytest.fixture(scope="module")
+def jupyterlab(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("jupyterlab")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -103,5 +105,37 @@ def test_dropdown_answers_render_folded_in_jupyterlab(jupyterlab):
             assert not answer.is_visible()
             page.locator(".jp-MarkdownCell details summary").first.click()
             answer.wait_for(state="visible", timeout=10_000)
+        finally:
+            browser.close()
+
+
+def test_quiz_gives_feedback_in_jupyterlab(jupyterlab):
+    """A learner runs a quiz cell in JupyterLab: the quiz appears and its 「检查」 button grades the answer."""
+    _require(BROWSER is not None, "no chromium here (scripts/system_packages.sh installs it)")
+    playwright = pytest.importorskip("playwright.sync_api")
+    from npulab.course import quiz as qz
+
+    base, root = jupyterlab
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('from npulab.course import quiz\nquiz.show("01")')])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, root / "quiz.ipynb")
+    first = qz.load("01").questions[0]
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=BROWSER, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{base}/lab/tree/quiz.ipynb", timeout=90_000)
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
+            page.locator(".jp-CodeCell .jp-InputArea-editor").first.click()
+            page.keyboard.press("Shift+Enter")
+            block = page.locator(".jp-OutputArea .npulab-quiz .q").first
+            block.wait_for(state="visible", timeout=60_000)
+            block.locator("input").nth((first.answer + 1) % len(first.options)).check()
+            block.locator("button.check").click()
+            page.wait_for_function("document.querySelector('.npulab-quiz .fb').textContent.length > 0", timeout=10_000)
+            assert block.locator(".fb").inner_text().startswith("✗"), "the quiz script ran in JupyterLab"
+            block.locator("input").nth(first.answer).check()
+            block.locator("button.check").click()
+            assert block.locator(".fb").inner_text().startswith("✓")
         finally:
             browser.close()
