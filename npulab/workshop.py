@@ -19,7 +19,9 @@ On a shared Ascend server, JupyterHub starts one single-user server per particip
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -237,26 +239,158 @@ def copy_course(source: Path | str, home: Path | str, folder: str = "course") ->
     return dest
 
 
+TIMES_FILE = REPO_ROOT / "assets" / "data" / "notebook_times.yaml"
+# Estimates, stated with their basis (shown next to every agenda): reading speed for Chinese technical prose,
+# and working time per exercise item / per lab check / per quiz question. Change them to suit the audience.
+READING_CHARS_PER_MIN = 300   # assumption: careful reading of technical Chinese with code, ~300 字/分钟
+MINUTES_PER_EXERCISE = 5      # assumption: one short exercise item in a lesson's 练习 section
+MINUTES_PER_LAB_CHECK = 6     # assumption: one lab question (read, write a few lines, run the check)
+MINUTES_PER_QUIZ_QUESTION = 1
+DESIGN_RUN_MINUTES = 1.0      # DESIGN.md: every notebook runs in about one minute on a 2-core CPU (used when unmeasured)
+
+
 @dataclass(frozen=True)
 class Session:
+    """One notebook in the agenda: planned minutes and how they are made up."""
+
     path: str
     title: str
-    minutes: int
+    minutes: int                  # the author's estimate in the notebook metadata (course.minutes)
     needs_npu: bool
+    run_s: float | None = None    # measured execution time on CPU (None: not measured yet)
+    npu_run_s: float | None = None  # recorded execution time on an Ascend NPU (make record-npu), if any
+    reading_min: float = 0.0      # estimate: characters of prose ÷ READING_CHARS_PER_MIN
+    exercise_min: float = 0.0     # estimate: exercise items × minutes per item
+
+    @property
+    def run_min(self) -> float:
+        return (self.run_s / 60) if self.run_s is not None else DESIGN_RUN_MINUTES
+
+    @property
+    def planned_min(self) -> int:
+        """Run time (measured, else the design target) + reading + exercises (estimates), rounded up to 5 min."""
+        return max(5, math.ceil((self.run_min + self.reading_min + self.exercise_min) / 5) * 5)
 
 
-def agenda(paths: list[Path | str] | None = None) -> list[Session]:
-    """Lessons and labs in course order with their planned minutes (from notebook metadata)."""
+def load_times(path: Path | str = TIMES_FILE) -> dict:
+    """The measured notebook times (``{"machine", "date", "source", "seconds": {path: s}}``); empty if none yet."""
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        return {"seconds": {}}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data.setdefault("seconds", {})
+    return data
+
+
+def _exercise_items(nb, path: Path) -> int:
+    if path.stem.endswith("_lab"):
+        return sum(1 for c in nb.cells if c.cell_type == "code" and "lab.check(" in c.source)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    match = re.search(r"^## 练习\n(.*?)(?=^:::|^## )", text, flags=re.S | re.M)
+    return len(re.findall(r"^\d+\. ", match.group(1), flags=re.M)) if match else 0
+
+
+def agenda(paths: list[Path | str] | None = None, times: dict | None = None) -> list[Session]:
+    """Lessons, labs and quizzes in course order, each with measured run time and estimated reading/exercise time."""
+    measured = (load_times() if times is None else times).get("seconds", {})
     sessions = []
     for path in iter_notebooks(paths):
-        if path.parent.name == "solutions":
+        if path.parent.name == "solutions" or path.stem == "instructor_guide":
             continue
         nb = read(path)
         course = nb.metadata.get("course", {})
+        rel = str(path.relative_to(REPO_ROOT))
         title = next((c.source.splitlines()[0].lstrip("# ").strip() for c in nb.cells if c.cell_type == "markdown"), path.stem)
-        sessions.append(Session(str(path.relative_to(REPO_ROOT)), title, int(course.get("minutes", 0)),
-                                "npu" in course.get("requires", [])))
+        prose = sum(len(re.sub(r"\s", "", c.source)) for c in nb.cells if c.cell_type == "markdown")
+        if path.stem == "quizzes":
+            from npulab.course import quiz
+
+            exercise = MINUTES_PER_QUIZ_QUESTION * sum(len(quiz.load(ch).questions) for ch in quiz.chapters())
+        elif path.stem.endswith("_lab"):
+            exercise = MINUTES_PER_LAB_CHECK * _exercise_items(nb, path)
+        else:
+            exercise = MINUTES_PER_EXERCISE * _exercise_items(nb, path)
+        recorded = course.get("npu_recording", {}).get("seconds") if isinstance(course.get("npu_recording"), dict) else None
+        # a lab is timed by its solution: that is the notebook a participant ends up running in full
+        solution = f"notebooks/solutions/{path.stem}_solution.ipynb" if path.stem.endswith("_lab") else rel
+        sessions.append(Session(rel, title, int(course.get("minutes", 0)), "npu" in course.get("requires", []),
+                                run_s=measured.get(solution, measured.get(rel)), npu_run_s=recorded,
+                                reading_min=round(prose / READING_CHARS_PER_MIN, 1), exercise_min=exercise))
     return sessions
+
+
+def workshop_order(sessions: list[Session]) -> list[Session]:
+    """Each chapter's lessons, then its lab; the quizzes last (course order within a chapter)."""
+    def key(s: Session):
+        m = re.search(r"(?:chapters/|notebooks/)(\d\d)", s.path)
+        chapter = int(m.group(1)) if m else 99
+        return (chapter, s.path.startswith("notebooks/"), s.path)
+    return sorted(sessions, key=key)
+
+
+def timetable(sessions: list[Session], budget_min: int, *, start: str = "09:00", break_every: int = 90,
+              break_min: int = 15, lunch_after: int | None = None, lunch_min: int = 60) -> tuple[list[tuple[str, str, int]], list[Session]]:
+    """Fit sessions in order into ``budget_min`` minutes (breaks included, lunch not): (clock, item, minutes) rows
+    and the sessions that did not fit. A break comes before a session that would run past ``break_every`` minutes
+    without one; lunch (if ``lunch_after`` is given) replaces the first break after that many minutes."""
+    hours, minutes = map(int, start.split(":"))
+    clock, rows, left = hours * 60 + minutes, [], []
+    since_break = used = 0
+    lunched = lunch_after is None
+
+    def stamp(t: int) -> str:
+        return f"{t // 60:02d}:{t % 60:02d}"
+
+    for s in sessions:
+        if left:
+            left.append(s)
+            continue
+        pause, pause_min = None, 0
+        if not lunched and used >= lunch_after:
+            pause, pause_min = "午休", lunch_min
+        elif since_break > 0 and since_break + s.planned_min > break_every:
+            pause, pause_min = "休息", break_min
+        counted = pause_min if pause == "休息" else 0
+        if used + counted + s.planned_min > budget_min:
+            left.append(s)
+            continue
+        if pause:
+            rows.append((stamp(clock), pause, pause_min))
+            clock, since_break, used = clock + pause_min, 0, used + counted
+            lunched = lunched or pause == "午休"
+        rows.append((stamp(clock), s.title, s.planned_min))
+        clock, since_break, used = clock + s.planned_min, since_break + s.planned_min, used + s.planned_min
+    return rows, left
+
+
+def times_from_cache(cache_dir: Path | str) -> dict[str, float]:
+    """Notebook → seconds, from the Jupyter Book execution cache that ``make test``'s nbval run fills."""
+    from jupyter_cache import get_cache
+
+    out = {}
+    for record in get_cache(str(cache_dir)).list_cache_records():
+        seconds = (record.data or {}).get("execution_seconds")
+        uri = Path(record.uri)
+        if seconds is not None and uri.is_absolute() and REPO_ROOT in uri.parents:
+            out[str(uri.relative_to(REPO_ROOT))] = round(float(seconds), 1)
+    return out
+
+
+def machine_description() -> str:
+    """CPU model and core count of this machine (for the label of measured times)."""
+    import platform
+
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}，{os.cpu_count()} 核"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -302,11 +436,39 @@ def _run_agenda(args) -> int:
     sessions = agenda()
     total = sum(s.minutes for s in sessions)
     if args.json:
-        print(json.dumps([s.__dict__ for s in sessions], ensure_ascii=False, indent=2))
+        print(json.dumps([{**s.__dict__, "planned_min": s.planned_min} for s in sessions], ensure_ascii=False, indent=2))
     else:
         for s in sessions:
-            print(f"{s.minutes:>4} 分钟  {s.title}  （{s.path}）")
-        print(f"合计 {total} 分钟")
+            run = f"{s.run_s:.0f} s 实测" if s.run_s is not None else "未实测"
+            print(f"{s.planned_min:>4} 分钟  {s.title}  （运行 {run}，阅读约 {s.reading_min:.0f} 分钟，练习约 "
+                  f"{s.exercise_min:.0f} 分钟；{s.path}）")
+        print(f"合计 {sum(s.planned_min for s in sessions)} 分钟（作者估计合计 {total} 分钟）")
+    return 0
+
+
+def _run_times(args) -> int:
+    import datetime as dt
+
+    import yaml
+
+    from npulab.cli import UsageError
+
+    cache = Path(args.cache)
+    if not cache.is_dir():
+        raise UsageError(f"找不到执行缓存 {cache}：先运行 make test（nbval 会把每个笔记本的运行时间写进缓存）")
+    seconds = times_from_cache(cache)
+    if not seconds:
+        raise UsageError(f"{cache} 里没有带运行时间的笔记本")
+    old = load_times(args.output)
+    merged = {**old.get("seconds", {}), **seconds} if args.merge else seconds
+    data = {"source": "make test 的 nbval 运行（每个笔记本一个内核，从第一个单元开始计时到最后一个单元结束）",
+            "machine": machine_description(), "date": dt.date.today().isoformat(),
+            **({"note": args.note} if args.note else {}),
+            "seconds": dict(sorted(merged.items()))}
+    header = ("# Measured execution time of each notebook on CPU, written by `python -m npulab workshop times`\n"
+              "# from the execution cache of a `make test` run. Never edit by hand; rerun after a change.\n")
+    Path(args.output).write_text(header + yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    print(f"已写出 {args.output}：{len(seconds)} 个笔记本的实测运行时间（{data['machine']}）")
     return 0
 
 
@@ -323,7 +485,7 @@ def _run_public_toc(args) -> int:
 
 
 def build_parser(subparsers, name: str) -> None:
-    """Add ``workshop`` with its sub-commands ``preflight``, ``agenda`` and ``public-toc``."""
+    """Add ``workshop`` with its sub-commands ``preflight``, ``agenda``, ``times`` and ``public-toc``."""
     from npulab.cli import ChineseArgumentParser
 
     parser = subparsers.add_parser(name, help="工作坊：课前检查每个座位、生成议程",
@@ -340,6 +502,12 @@ def build_parser(subparsers, name: str) -> None:
     ag = inner.add_parser("agenda", help="列出课程各节与计划用时")
     ag.add_argument("--json", action="store_true", help="以 JSON 输出")
     ag.set_defaults(run=_run_agenda)
+    tm = inner.add_parser("times", help="从 make test 的执行缓存写出各笔记本的实测运行时间（议程用）")
+    tm.add_argument("--cache", default="_build/.jupyter_cache", metavar="DIR", help="执行缓存目录（默认 _build/.jupyter_cache）")
+    tm.add_argument("--output", default=str(TIMES_FILE), metavar="FILE", help="输出的数据文件")
+    tm.add_argument("--merge", action="store_true", help="保留文件中缓存里没有的笔记本")
+    tm.add_argument("--note", help="附注（例如测量时机器的负载）")
+    tm.set_defaults(run=_run_times)
     pt = inner.add_parser("public-toc", help="写出不含参考答案的目录文件（公开站点用：make book-public）")
     pt.add_argument("--output", default="_build/_toc_public.yml", metavar="FILE", help="输出文件（默认 _build/_toc_public.yml）")
     pt.set_defaults(run=_run_public_toc)

@@ -15,8 +15,12 @@ from npulab.workshop import (
     assign_devices,
     container_options,
     copy_course,
+    load_times,
     read_set_env,
     seat_environment,
+    times_from_cache,
+    timetable,
+    workshop_order,
 )
 
 
@@ -38,6 +42,7 @@ def test_agenda_lists_lessons_and_exercises_but_not_solutions():
     assert "notebooks/01_environment_lab.ipynb" in paths
     assert not any("solutions" in p for p in paths)
     assert all(s.minutes > 0 and s.title for s in sessions)
+    assert "notebooks/quizzes.ipynb" in paths
 
 
 def test_seat_pool_roster_first_then_first_come_and_a_clear_refusal(tmp_path):
@@ -146,3 +151,46 @@ def test_jupyterhub_config_docker_mode_isolates_the_npu(tmp_path, monkeypatch):
     assert "/dev/davinci2:/dev/davinci2:rwm" in dan.extra_host_config["devices"]
     assert "ASCEND_RT_VISIBLE_DEVICES" not in dan.environment  # the container sees only its own NPU
     assert "/usr/local/Ascend/driver" in dan.volumes
+
+
+def test_agenda_adds_measured_run_time_to_estimated_reading_and_exercises():
+    plain = {s.path: s for s in agenda(times={"seconds": {}})}
+    lab = plain["notebooks/01_environment_lab.ipynb"]
+    assert lab.run_s is None and lab.run_min == 1.0  # unmeasured: the design target
+    assert lab.exercise_min == 4 * 6  # four checked questions
+    timed = {s.path: s for s in agenda(times={"seconds": {"notebooks/solutions/01_environment_lab_solution.ipynb": 600}})}
+    assert timed["notebooks/01_environment_lab.ipynb"].run_s == 600  # a lab is timed by its solution
+    assert timed["notebooks/01_environment_lab.ipynb"].planned_min >= lab.planned_min + 5
+    lesson = plain["chapters/01_environment/02_hello_npu.ipynb"]
+    assert lesson.exercise_min == 15 and lesson.reading_min > 5  # three exercise items, real prose
+    assert all(s.planned_min % 5 == 0 and s.planned_min >= 5 for s in plain.values())
+    assert "notebooks/quizzes.ipynb" in plain and "notebooks/instructor_guide.ipynb" not in plain
+
+
+def test_workshop_order_and_timetable_with_breaks_and_leftovers():
+    sessions = workshop_order(agenda(times={"seconds": {}}))
+    paths = [s.path for s in sessions]
+    assert paths.index("notebooks/01_environment_lab.ipynb") < paths.index("chapters/02_ascend_architecture/01_davinci_910b3.ipynb")
+    assert paths[-1] == "notebooks/quizzes.ipynb"
+    rows, later = timetable(sessions, 210)
+    items = [r[1] for r in rows]
+    assert "休息" in items and later, "half a day does not hold the whole course"
+    used = sum(r[2] for r in rows)
+    assert used <= 210 and rows[0][0] == "09:00"
+    full, _ = timetable(sessions, 420, lunch_after=180)
+    assert "午休" in [r[1] for r in full]
+    assert sum(r[2] for r in full if r[1] != "午休") <= 420
+    assert timetable(sessions, 10000)[1] == []
+
+
+def test_times_from_a_real_jupyter_cache(tmp_path):
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    nb_path = REPO_ROOT / "notebooks" / "quizzes.ipynb"
+    cache = get_cache(str(tmp_path / "cache"))
+    cache.cache_notebook_bundle(CacheBundleIn(nbformat.read(nb_path, as_version=4), str(nb_path),
+                                              data={"execution_seconds": 12.34}), check_validity=False)
+    assert times_from_cache(tmp_path / "cache") == {"notebooks/quizzes.ipynb": 12.3}
+    assert load_times(tmp_path / "none.yaml") == {"seconds": {}}
