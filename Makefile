@@ -72,7 +72,7 @@ test: venv lint workshop-deps
 	$(BIN)/pytest tests/site
 
 workshop-check: venv workshop-deps
-	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests/workshop tests/test_workshop.py tests/test_preflight.py
+	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests/workshop tests/test_workshop.py tests/test_preflight.py tests/test_quiz.py tests/test_workshop_course.py
 
 lab-export: venv
 	$(BIN)/python -m npulab lab-export

@@ -9,6 +9,7 @@ where no NPU is usable, so no NPU output can come from anywhere else.
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,8 +69,6 @@ def record(path: Path, stamp: dict[str, str], execute: Callable = execute_all_ce
     if not any(is_npu_cell(c) for c in nb.cells):
         return 0
     import nbformat
-
-    import time
 
     start = time.perf_counter()
     executed = execute(nb, path.parent)
