@@ -321,20 +321,25 @@ def agenda(paths: list[Path | str] | None = None, times: dict | None = None) -> 
     return sessions
 
 
-def workshop_order(sessions: list[Session]) -> list[Session]:
-    """Each chapter's lessons, then its lab; the quizzes last (course order within a chapter)."""
-    def key(s: Session):
-        m = re.search(r"(?:chapters/|notebooks/)(\d\d)", s.path)
-        chapter = int(m.group(1)) if m else 99
-        return (chapter, s.path.startswith("notebooks/"), s.path)
-    return sorted(sessions, key=key)
+def chapter_of(session: Session) -> str | None:
+    """``"01"`` … ``"06"`` for a chapter's lessons and lab; None for the quizzes."""
+    m = re.search(r"(?:chapters/|notebooks/)(\d\d)", session.path)
+    return m.group(1) if m else None
+
+
+def workshop_order(sessions: list[Session], chapters: Iterable[str] | None = None) -> list[Session]:
+    """Each chapter's lessons, then its lab, the quizzes last; only ``chapters`` (e.g. ``["01", "03"]``) if given."""
+    keep = set(chapters) if chapters is not None else None
+    chosen = [s for s in sessions if keep is None or chapter_of(s) in keep]
+    return sorted(chosen, key=lambda s: (chapter_of(s) or "99", s.path.startswith("notebooks/"), s.path))
 
 
 def timetable(sessions: list[Session], budget_min: int, *, start: str = "09:00", break_every: int = 90,
               break_min: int = 15, lunch_after: int | None = None, lunch_min: int = 60) -> tuple[list[tuple[str, str, int]], list[Session]]:
     """Fit sessions in order into ``budget_min`` minutes (breaks included, lunch not): (clock, item, minutes) rows
-    and the sessions that did not fit. A break comes before a session that would run past ``break_every`` minutes
-    without one; lunch (if ``lunch_after`` is given) replaces the first break after that many minutes."""
+    and the sessions that did not fit (skipped; later, shorter ones may still fit). A break comes before a session
+    that would run past ``break_every`` minutes without one; lunch (if ``lunch_after`` is given) comes before the
+    first session that starts after that many minutes."""
     hours, minutes = map(int, start.split(":"))
     clock, rows, left = hours * 60 + minutes, [], []
     since_break = used = 0
@@ -344,9 +349,6 @@ def timetable(sessions: list[Session], budget_min: int, *, start: str = "09:00",
         return f"{t // 60:02d}:{t % 60:02d}"
 
     for s in sessions:
-        if left:
-            left.append(s)
-            continue
         pause, pause_min = None, 0
         if not lunched and used >= lunch_after:
             pause, pause_min = "午休", lunch_min

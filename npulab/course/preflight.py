@@ -95,7 +95,7 @@ class Preflight:
             core = "—" if s.aicore_pct is None else f"{s.aicore_pct:g} %"
             lines.append(f"| {s.user} | {s.npu} | {s.health or '—'} | {s.memory()} | {core} | {len(s.processes)} | "
                          f"{STATUS_WORDS[s.status]} | {'；'.join(s.notes) or '—'} |")
-        lines += ["", "主机："]
+        lines += ["", "主机：" + ("" if self.host else "未检查")]
         lines += [f"  {HOST_MARKS[h.status]} {h.id}: {h.message}" for h in self.host]
         ready = sum(s.ready for s in self.seats)
         verdict = "全部就绪" if self.ready else "未就绪：先处理上面标为占用、故障或 ✗ 的项"
