@@ -34,7 +34,7 @@ CHP = REPO_ROOT / "workshop" / "node_modules" / ".bin" / "configurable-http-prox
 HUB = Path(sys.executable).with_name("jupyterhub")
 PASSWORD = "workshop-test-password"
 ADMIN_PASSWORD = "an-instructor-password-of-32-chars-or-more"
-BUDGET_S = 90  # the whole scenario, start to clean-up (measured: 45 s on this 2-core machine at load average 7)
+BUDGET_S = 120  # the whole scenario, start to clean-up (measured on this shared 2-core machine: 45 s at load 7, 74 s at load 14)
 
 
 def _require(condition: bool, why: str) -> None:
