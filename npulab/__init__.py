@@ -16,7 +16,8 @@ Foundation (every chapter):
 04 MindSpore: ``ms_env``, ``ms_models``, ``ms_convert``, ``ms_pairs``, ``ms_timing``
 05 tools: ``smi`` (npu-smi parsers), ``dmi``, ``onnx_tools``, ``atc``, ``acl_infer`` (+ ``acl_fake`` for tests)
 06 advanced: ``ascendc`` (vector pipeline model), ``strategy``, ``distributed``
-Workshops: ``workshop`` (one NPU per participant, agenda from notebook metadata)
+Workshops: ``workshop`` (seat pool, CANN environment for the hub, container options, agenda from measured times),
+``course.preflight`` (``python -m npulab workshop preflight``), ``course.quiz`` (chapter quizzes)
 
 The command line is ``python -m npulab <tool> ...``.
 """
