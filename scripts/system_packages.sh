@@ -8,7 +8,9 @@ fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || need+=(fonts-noto-cjk)
 if [ "${NPULAB_SKIP_BROWSER:-0}" != 1 ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi
-command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
+if [ "${NPULAB_SKIP_NODE:-0}" != 1 ]; then
+  command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
+fi
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "安装系统软件包：${need[*]}"
