@@ -198,3 +198,24 @@ def test_times_from_a_real_jupyter_cache(tmp_path):
                                               data={"execution_seconds": 12.34}), check_validity=False)
     assert times_from_cache(tmp_path / "cache") == {"notebooks/quizzes.ipynb": 12.3}
     assert load_times(tmp_path / "none.yaml") == {"seconds": {}}
+
+
+def test_workshop_cli_agenda_times_public_toc(tmp_path, capsys):
+    import json as _json
+
+    import yaml
+
+    from npulab.__main__ import main
+
+    assert main(["workshop", "agenda", "--json"]) == 0
+    rows = _json.loads(capsys.readouterr().out)
+    assert rows and all(r["planned_min"] >= 5 for r in rows)
+    assert main(["workshop", "times", "--cache", str(tmp_path / "none")]) == 2
+    assert "make test" in capsys.readouterr().err
+    out = tmp_path / "toc.yml"
+    assert main(["workshop", "public-toc", "--output", str(out)]) == 0
+    toc = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert "notebooks/solutions/" not in out.read_text(encoding="utf-8") and toc["root"] == "intro"
+    with pytest.raises(SystemExit) as usage:
+        main(["workshop"])
+    assert usage.value.code == 2
