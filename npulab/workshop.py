@@ -6,8 +6,8 @@ On a shared Ascend server, JupyterHub starts one single-user server per particip
   and refuses a participant beyond capacity with a Chinese message; ``assign_devices`` is its whole-roster form.
 - ``read_set_env`` runs CANN's ``set_env.sh`` once, at hub start, and returns the variables it sets.
   JupyterHub passes a spawned server only the hub variables named in ``Spawner.env_keep`` (for the local
-  spawners of JupyterHub 6.1: PATH, PYTHONPATH, LD_LIBRARY_PATH, LANG, LC_ALL, CONDA_*, VIRTUAL_ENV,
-  JUPYTERHUB_SINGLEUSER_APP; for the base ``Spawner``, such as DockerSpawner, only the last), so every
+  spawners of JupyterHub 6.1: PATH, PYTHONPATH, LD_LIBRARY_PATH, LANG, LC_ALL, CONDA_DEFAULT_ENV, CONDA_ROOT,
+  VIRTUAL_ENV, JUPYTERHUB_SINGLEUSER_APP; for the base ``Spawner``, such as DockerSpawner, only the last), so every
   ``ASCEND_*`` variable is dropped unless it is listed in ``Spawner.environment``: ``seat_environment``
   builds that list.
 - ``ASCEND_RT_VISIBLE_DEVICES`` is advice, not isolation: a participant's own process can unset it and
