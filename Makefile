@@ -12,14 +12,16 @@ export GLOG_v := 4
 export KINETO_LOG_LEVEL := 6
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv book test lab serve record-npu lint lab-export clean FORCE
+.PHONY: help venv book test lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public
 
 help:
-	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html"
+	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
+	@echo "make book-public 同上，但网站不含参考答案（给学员的公开站点）"
 	@echo "make test        同样的准备，然后运行全部测试（失败时返回非零）"
 	@echo "make lab         在课程目录启动 JupyterLab（中文界面）"
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
 	@echo "make record-npu  在昇腾主机上录制 NPU 单元的真实输出"
+	@echo "make workshop-check  在 127.0.0.1 上真实启动工作坊 JupyterHub 并测试（约 1 分钟内）"
 
 # --- set-up ----------------------------------------------------------------------------------
 $(CANN_STATE): FORCE
@@ -36,9 +38,22 @@ $(STAMP): requirements.txt requirements-npu.txt pyproject.toml scripts/python_pa
 
 venv: $(STAMP)
 
+# configurable-http-proxy (npm) for the workshop JupyterHub; the version is pinned in workshop/package-lock.json
+CHP := workshop/node_modules/.bin/configurable-http-proxy
+$(CHP): workshop/package.json workshop/package-lock.json
+	npm ci --prefix workshop --no-audit --no-fund --loglevel=error
+	touch $(CHP)
+
+workshop-deps: $(CHP)
+
 # --- the book ----------------------------------------------------------------------------------
 book: venv
 	$(BIN)/jupyter-book build . -W --keep-going
+
+# the public site: the same book without the solutions part (the default build, `make book`, is the instructor's)
+book-public: venv
+	$(BIN)/python -m npulab workshop public-toc --output _build/_toc_public.yml
+	$(BIN)/jupyter-book build . --toc _build/_toc_public.yml -W --keep-going
 
 serve:
 	@test -f _build/html/index.html || { echo "还没有生成网站：先运行 make book"; exit 2; }
@@ -54,11 +69,14 @@ lint: venv
 	$(BIN)/python -m npulab lint-npu
 	$(BIN)/python -m npulab lab-export --check
 
-test: venv lint
-	$(BIN)/pytest tests --ignore=tests/site
+test: venv lint workshop-deps
+	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= chapters notebooks
 	$(BIN)/jupyter-book build . -W --keep-going
 	$(BIN)/pytest tests/site
+
+workshop-check: venv workshop-deps
+	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests/workshop tests/test_workshop.py tests/test_preflight.py tests/test_quiz.py tests/test_workshop_course.py
 
 lab-export: venv
 	$(BIN)/python -m npulab lab-export

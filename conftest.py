@@ -76,13 +76,16 @@ class _BookCacheStager:
         self.cells = defaultdict(dict)  # notebook path -> {cell_num: item}
         self.failed = set()
         self.started = {}
+        self.finished = {}
 
     def note_item(self, item):
         path = Path(str(item.parent.fspath))
         self.cells[path][item.cell_num] = item
         self.started.setdefault(path, time.monotonic())
+        self.finished[path] = time.monotonic()
 
     def note_report(self, item, report):
+        self.finished[Path(str(item.parent.fspath))] = time.monotonic()  # the notebook's last cell so far
         if report.failed:
             self.failed.add(Path(str(item.parent.fspath)))
 
@@ -112,7 +115,7 @@ class _BookCacheStager:
                         out["execution_count"] = count
                     if out.get("output_type") in ("display_data", "execute_result"):
                         out.setdefault("metadata", {})
-            seconds = time.monotonic() - self.started[path]
+            seconds = self.finished[path] - self.started[path]  # first cell's setup to last cell's report
             cache.cache_notebook_bundle(
                 CacheBundleIn(nb, str(path), data={"execution_seconds": seconds}),
                 check_validity=False, overwrite=True,

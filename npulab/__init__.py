@@ -7,7 +7,7 @@ Grouped by concern, not by chapter (most modules serve several chapters). Lower 
 - ``core``          device (npu → cuda → cpu), timing (warm-up, sync, median), provenance, peaks, plotting,
                     paths and package data, notebook cells (the ``npu`` tag), environment summary, CLI plumbing
 - ``course``        the ``%%npu`` magic, lint-npu against the real torch_npu wheel, recording on Ascend hardware,
-                    workshop support, the labs' automatic checks
+                    workshop support (seat pool, hub environment, preflight, agenda), quizzes, the labs' checks
 - ``env``           CANN install inspection, compatibility tables, the CANN stack, shell sessions, visible devices,
                     doctor, explain (error logs → causes and fixes)
 - ``hw``            Da Vinci core, Cube unit, data formats, roofline, interconnect, collectives (α–β model)
@@ -33,7 +33,7 @@ Chapter → modules:
 - 04 MindSpore: ``mindspore.*``
 - 05 tools: ``ascend_tools.*``, ``bench``, ``pytorch.profile_trace``, ``pytorch.precision``
 - 06 advanced: ``kernels.ascendc``, ``kernels.triton_kernels``, ``kernels.triton_launch``, ``kernels.kernel_paths``, ``migrate.strategy``, ``pytorch.distributed``, ``hw.collectives``
-- workshops and labs: ``course.workshop``, ``course.labs``
+- workshops and labs: ``course.workshop``, ``course.preflight``, ``course.quiz``, ``course.labs``
 
 The command line is ``python -m npulab <tool> ...`` (tools are imported only when asked for).
 """

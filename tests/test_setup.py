@@ -23,7 +23,7 @@ def _fake_bin(tmp_path: Path, uid: int, fonts: str) -> Path:
 def _run(tmp_path, uid, fonts=""):
     bin_dir = _fake_bin(tmp_path, uid, fonts)
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), "APT_LOG": str(tmp_path / "apt.log"),
-           "NPULAB_SKIP_BROWSER": "1"}
+           "NPULAB_SKIP_BROWSER": "1", "NPULAB_SKIP_NODE": "1"}
     return subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, env=env)
 
 

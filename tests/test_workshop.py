@@ -1,10 +1,27 @@
+import os
 import runpy
 from types import SimpleNamespace
 
 import pytest
+from tornado.web import HTTPError
 
 from npulab.core.paths import REPO_ROOT
-from npulab.course.workshop import RosterError, agenda, assign_devices
+from npulab.course.workshop import (
+    RosterError,
+    SeatError,
+    SeatPool,
+    agenda,
+    assign_devices,
+    container_options,
+    copy_course,
+    load_times,
+    read_set_env,
+    seat_environment,
+    times_from_cache,
+    timetable,
+    workshop_order,
+)
+from npulab.testing.synthetic_cann import make_synthetic_install
 
 
 def test_assignment_is_deterministic_and_respects_capacity():
@@ -25,24 +42,182 @@ def test_agenda_lists_lessons_and_exercises_but_not_solutions():
     assert "notebooks/01_environment_lab.ipynb" in paths
     assert not any("solutions" in p for p in paths)
     assert all(s.minutes > 0 and s.title for s in sessions)
+    assert "notebooks/quizzes.ipynb" in paths
 
 
-def test_jupyterhub_config_gives_each_user_their_own_npu(tmp_path, monkeypatch):
-    (tmp_path / "roster.txt").write_text("alice\nbob\n")
-    monkeypatch.setenv("WORKSHOP_ROSTER", str(tmp_path / "roster.txt"))
-    monkeypatch.setenv("WORKSHOP_NPUS", "6,7")
+def test_seat_pool_roster_first_then_first_come_and_a_clear_refusal(tmp_path):
+    state = tmp_path / "seats.json"
+    pool = SeatPool([4, 5], per_device=2, roster=["ann", "ben", "cat"], state_file=state)
+    assert pool.seats() == {"ann": 4, "ben": 4, "cat": 5}
+    assert pool.seat("dan") == 5 and pool.seat("ann") == 4 and pool.seat("dan") == 5
+    with pytest.raises(SeatError, match="4 个座位（2 张 NPU × 每张 2 人）已全部分配"):
+        pool.seat("eve")
+    # a restarted hub keeps the first-come seats
+    again = SeatPool([4, 5], per_device=2, roster=["ann", "ben", "cat"], state_file=state)
+    assert again.seats()["dan"] == 5 and again.free() == []
+    # roster names beyond capacity are refused even while a seat looks free
+    small = SeatPool([0], per_device=1, roster=["a", "b"])
+    with pytest.raises(SeatError):
+        small.seat("b")
+    with pytest.raises(RosterError, match="为空"):
+        SeatPool([], per_device=1)
 
-    class Config(SimpleNamespace):
-        def __getattr__(self, name):
-            value = Config()
-            setattr(self, name, value)
-            return value
 
-    c = Config()
+def test_read_set_env_returns_what_cann_sets(tmp_path):
+    root = make_synthetic_install(tmp_path / "Ascend")
+    env = read_set_env(root / "ascend-toolkit" / "set_env.sh", base={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert env["ASCEND_OPP_PATH"] == env["ASCEND_HOME_PATH"] + "/opp"
+    assert env["PATH"].endswith(":/usr/bin:/bin") and "/driver/lib64" in env["LD_LIBRARY_PATH"]
+    assert "HOME" not in env and "SHLVL" not in env  # only what the script changed
+    seat = seat_environment(env, 3, {"GLOG_v": "4"})
+    assert seat["ASCEND_RT_VISIBLE_DEVICES"] == "3" and seat["GLOG_v"] == "4"
+    with pytest.raises(FileNotFoundError, match="找不到"):
+        read_set_env(tmp_path / "missing.sh")
+
+
+def test_container_options_pass_one_npu_and_the_driver_read_only():
+    opts = container_options(6)
+    devices = opts["extra_host_config"]["devices"]
+    assert devices[0] == "/dev/davinci6:/dev/davinci6:rwm"
+    assert [d.split(":")[0] for d in devices[1:]] == ["/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc"]
+    assert not any(d.startswith("/dev/davinci") and d.split(":")[0][len("/dev/davinci"):].isdigit()
+                   for d in devices[1:]), "no other NPU"
+    assert opts["volumes"]["/usr/local/Ascend/driver"] == {"bind": "/usr/local/Ascend/driver", "mode": "ro"}
+    assert all(v["mode"] == "ro" for v in opts["volumes"].values())
+    with pytest.raises(ValueError):
+        container_options(-1)
+
+
+def test_copy_course_withholds_solutions_and_keeps_edits(tmp_path):
+    dest = copy_course(REPO_ROOT, tmp_path / "home")
+    assert (dest / "notebooks" / "01_environment_lab.ipynb").exists()
+    assert (dest / "chapters" / "01_environment" / "index.md").exists()
+    assert not list(dest.rglob("*solution*")), "no solution reaches a participant"
+    (dest / "notebooks" / "01_environment_lab.ipynb").write_text("edited")
+    assert copy_course(REPO_ROOT, tmp_path / "home") is None
+    assert (dest / "notebooks" / "01_environment_lab.ipynb").read_text() == "edited"
+
+
+class _Config(SimpleNamespace):
+    def __getattr__(self, name):
+        value = _Config()
+        setattr(self, name, value)
+        return value
+
+
+def _load_config(tmp_path, monkeypatch, **env):
+    for key in [k for k in os.environ if k.startswith(("WORKSHOP_", "ASCEND_"))]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    c = _Config()
     ns = runpy.run_path(str(REPO_ROOT / "workshop" / "jupyterhub_config.py"), init_globals={"get_config": lambda: c})
-    assert ns["SEATS"] == {"alice": 6, "bob": 7}
-    assert c.Authenticator.allowed_users == {"alice", "bob"}
-    spawner = SimpleNamespace(user=SimpleNamespace(name="bob"), environment=dict(c.Spawner.environment))
-    c.Spawner.pre_spawn_hook(spawner)
-    assert spawner.environment["ASCEND_RT_VISIBLE_DEVICES"] == "7"
-    assert c.Spawner.environment == {"GLOG_v": "4"}  # the shared config was not mutated
+    return c, ns
+
+
+def _spawner(name, environment=None):
+    return SimpleNamespace(user=SimpleNamespace(name=name), environment=dict(environment or {}),
+                           extra_host_config={}, volumes={})
+
+
+def test_jupyterhub_config_seats_users_passes_cann_and_refuses_beyond_capacity(tmp_path, monkeypatch):
+    (tmp_path / "roster.txt").write_text("alice\nbob\ncarol\n")
+    root = make_synthetic_install(tmp_path / "Ascend")
+    c, ns = _load_config(tmp_path, monkeypatch, WORKSHOP_ROSTER=str(tmp_path / "roster.txt"), WORKSHOP_NPUS="6,7",
+                         WORKSHOP_PASSWORD="12345678", WORKSHOP_STATE_DIR=str(tmp_path / "state"),
+                         WORKSHOP_CANN_SET_ENV=str(root / "ascend-toolkit" / "set_env.sh"))
+    assert ns["POOL"].seats() == {"alice": 6, "bob": 7}
+    assert c.Authenticator.allowed_users == {"alice", "bob", "carol"}
+    assert c.JupyterHub.authenticator_class == "shared-password" and c.JupyterHub.spawner_class == "simple"
+    assert any("shutdown_no_activity_timeout=3600" in a for a in c.Spawner.args)
+    bob = _spawner("bob")
+    c.Spawner.pre_spawn_hook(bob)
+    assert bob.environment["ASCEND_RT_VISIBLE_DEVICES"] == "7" and bob.environment["GLOG_v"] == "4"
+    assert bob.environment["ASCEND_HOME_PATH"].startswith(str(root))
+    assert (tmp_path / "state" / "homes" / "bob" / "course" / "notebooks").is_dir()
+    with pytest.raises(HTTPError) as refused:
+        c.Spawner.pre_spawn_hook(_spawner("carol"))
+    assert refused.value.status_code == 403 and "已全部分配" in refused.value.log_message
+
+
+def test_jupyterhub_config_docker_mode_isolates_the_npu(tmp_path, monkeypatch):
+    c, _ = _load_config(tmp_path, monkeypatch, WORKSHOP_NPUS="2", WORKSHOP_SPAWNER="docker",
+                        WORKSHOP_IMAGE="course:latest", WORKSHOP_STATE_DIR=str(tmp_path / "state"),
+                        WORKSHOP_ADMIN_PASSWORD="x" * 32)
+    assert c.JupyterHub.spawner_class == "docker" and c.Authenticator.allow_all is True
+    assert c.Authenticator.admin_users == {"instructor"}
+    dan = _spawner("dan")
+    c.Spawner.pre_spawn_hook(dan)
+    assert "/dev/davinci2:/dev/davinci2:rwm" in dan.extra_host_config["devices"]
+    assert "ASCEND_RT_VISIBLE_DEVICES" not in dan.environment  # the container sees only its own NPU
+    assert "/usr/local/Ascend/driver" in dan.volumes
+
+
+def test_agenda_adds_measured_run_time_to_estimated_reading_and_exercises():
+    plain = {s.path: s for s in agenda(times={"seconds": {}})}
+    lab = plain["notebooks/01_environment_lab.ipynb"]
+    assert lab.run_s is None and lab.run_min == 1.0  # unmeasured: the design target
+    from npulab.course.labs import lab01
+
+    assert lab.exercise_min == 6 * len(lab01.make_lab().checks)  # six minutes per checked question
+    timed = {s.path: s for s in agenda(times={"seconds": {"notebooks/solutions/01_environment_lab_solution.ipynb": 600}})}
+    assert timed["notebooks/01_environment_lab.ipynb"].run_s == 600  # a lab is timed by its solution
+    assert timed["notebooks/01_environment_lab.ipynb"].planned_min >= lab.planned_min + 5
+    lesson = plain["chapters/01_environment/02_hello_npu.ipynb"]
+    assert lesson.exercise_min == 15 and lesson.reading_min > 5  # three exercise items, real prose
+    assert all(s.planned_min % 5 == 0 and s.planned_min >= 5 for s in plain.values())
+    assert "notebooks/quizzes.ipynb" in plain and "notebooks/instructor_guide.ipynb" not in plain
+
+
+def test_workshop_order_and_timetable_with_breaks_and_leftovers():
+    sessions = workshop_order(agenda(times={"seconds": {}}))
+    paths = [s.path for s in sessions]
+    assert paths.index("notebooks/01_environment_lab.ipynb") < paths.index("chapters/02_ascend_architecture/01_davinci_910b3.ipynb")
+    assert paths[-1] == "notebooks/quizzes.ipynb"
+    rows, later = timetable(sessions, 210)
+    items = [r[1] for r in rows]
+    assert "休息" in items and later, "half a day does not hold the whole course"
+    track = workshop_order(sessions, chapters=["01", "03"])
+    assert {s.path.split("/")[1][:2] for s in track} == {"01", "03"}
+    skipped_rows, skipped = timetable([track[0], SimpleNamespace(planned_min=500, title="big"), track[1]], 200)
+    assert [r[1] for r in skipped_rows] == [track[0].title, track[1].title] and skipped[0].title == "big"
+    used = sum(r[2] for r in rows)
+    assert used <= 210 and rows[0][0] == "09:00"
+    full, _ = timetable(sessions, 420, lunch_after=180)
+    assert "午休" in [r[1] for r in full]
+    assert sum(r[2] for r in full if r[1] != "午休") <= 420
+    assert timetable(sessions, 10000)[1] == []
+
+
+def test_times_from_a_real_jupyter_cache(tmp_path):
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    nb_path = REPO_ROOT / "notebooks" / "quizzes.ipynb"
+    cache = get_cache(str(tmp_path / "cache"))
+    cache.cache_notebook_bundle(CacheBundleIn(nbformat.read(nb_path, as_version=4), str(nb_path),
+                                              data={"execution_seconds": 12.34}), check_validity=False)
+    assert times_from_cache(tmp_path / "cache") == {"notebooks/quizzes.ipynb": 12.3}
+    assert load_times(tmp_path / "none.yaml") == {"seconds": {}}
+
+
+def test_workshop_cli_agenda_times_public_toc(tmp_path, capsys):
+    import json as _json
+
+    import yaml
+
+    from npulab.__main__ import main
+
+    assert main(["workshop", "agenda", "--json"]) == 0
+    rows = _json.loads(capsys.readouterr().out)
+    assert rows and all(r["planned_min"] >= 5 for r in rows)
+    assert main(["workshop", "times", "--cache", str(tmp_path / "none")]) == 2
+    assert "make test" in capsys.readouterr().err
+    out = tmp_path / "toc.yml"
+    assert main(["workshop", "public-toc", "--output", str(out)]) == 0
+    toc = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert "notebooks/solutions/" not in out.read_text(encoding="utf-8") and toc["root"] == "intro"
+    with pytest.raises(SystemExit) as usage:
+        main(["workshop"])
+    assert usage.value.code == 2

@@ -1,0 +1,348 @@
+"""``python -m npulab workshop preflight``: is every seat ready, the evening before the workshop?
+
+One table, one row per seat (participant → NPU): the NPU's health, memory in use and running processes, read
+through the npu-smi parsers (``npulab.ascend_tools.smi``) from a live ``npu-smi info`` or a saved copy; then the host: the
+doctor (CANN / torch_npu / driver alignment), free disk for the participants' homes, and the course's notebooks
+(valid, a ``python3`` kernel to run them, and optionally one notebook executed on each seat's NPU).
+
+A seat is **ready** when its NPU is listed, healthy (``OK``; ``Warning`` is a minor alarm and only noted) and
+idle; **busy** when processes run on it, its AI Cores are working or more of its memory is in use than an idle
+card shows; **fault** when it is missing or its health is an alarm. Exit code 1 when any seat is not ready or a
+host check failed, 0 otherwise, 2 for bad arguments.
+
+Thresholds (choices, stated so they can be changed): an idle card is one with no process, AI Core use at most
+``MAX_IDLE_AICORE_PCT`` and at most ``MAX_IDLE_MEMORY_FRACTION`` of its memory in use. For scale: the recorded
+idle 8 × 910B3 table (``npulab/data/samples/info_910b3_8card_24.1.rc1.txt``) shows 3314 of 65536 MB HBM in use
+(5 %) and 0 % AI Core on every NPU; that reserve belongs to the driver, not to a user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from npulab.ascend_tools.smi.info import Chip, SmiInfo, parse_info
+
+MAX_IDLE_AICORE_PCT = 5
+MAX_IDLE_MEMORY_FRACTION = 0.10
+DISK_PER_SEAT_GB = 2.0  # a participant's copy of the course is under 1 MB; this leaves room for outputs and caches
+STATUS_WORDS = {"ready": "就绪", "busy": "占用", "fault": "故障"}
+HOST_MARKS = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
+
+
+@dataclass
+class SeatReport:
+    """One seat: who, which NPU, what npu-smi says about it, and the verdict."""
+
+    user: str
+    npu: int
+    health: str | None = None
+    memory_used_mb: int | None = None
+    memory_total_mb: int | None = None
+    aicore_pct: float | None = None
+    processes: list[str] = field(default_factory=list)
+    status: str = "ready"
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ready(self) -> bool:
+        return self.status == "ready"
+
+    def memory(self) -> str:
+        if self.memory_total_mb is None or self.memory_used_mb is None:
+            return "—"
+        return f"{self.memory_used_mb} / {self.memory_total_mb} MB"
+
+
+@dataclass
+class HostCheck:
+    """A check of the server as a whole: id, status (ok/warn/fail/skip) and a Chinese message."""
+
+    id: str
+    status: str
+    message: str
+
+
+@dataclass
+class Preflight:
+    seats: list[SeatReport]
+    host: list[HostCheck]
+    source: str = ""
+
+    @property
+    def ready(self) -> bool:
+        return all(s.ready for s in self.seats) and not any(h.status == "fail" for h in self.host)
+
+    def exit_code(self) -> int:
+        return 0 if self.ready else 1
+
+    def to_dict(self) -> dict:
+        return {"ready": self.ready, "source": self.source,
+                "seats": [{**asdict(s), "ready": s.ready} for s in self.seats],
+                "host": [asdict(h) for h in self.host]}
+
+    def render(self) -> str:
+        """A Markdown table of the seats, then the host checks and a one-line verdict."""
+        lines = [f"工作坊课前检查（npu-smi 数据：{self.source or '未知'}）", "",
+                 "| 学员 | NPU | 健康 | 显存已用 / 总量 | AI Core | 进程 | 状态 | 说明 |",
+                 "|---|---|---|---|---|---|---|---|"]
+        for s in self.seats:
+            core = "—" if s.aicore_pct is None else f"{s.aicore_pct:g} %"
+            lines.append(f"| {s.user} | {s.npu} | {s.health or '—'} | {s.memory()} | {core} | {len(s.processes)} | "
+                         f"{STATUS_WORDS[s.status]} | {'；'.join(s.notes) or '—'} |")
+        lines += ["", "主机：" + ("" if self.host else "未检查")]
+        lines += [f"  {HOST_MARKS[h.status]} {h.id}: {h.message}" for h in self.host]
+        ready = sum(s.ready for s in self.seats)
+        verdict = "全部就绪" if self.ready else "未就绪：先处理上面标为占用、故障或 ✗ 的项"
+        lines += ["", f"{ready}/{len(self.seats)} 个座位就绪；{verdict}。"]
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Seats, from the parsed npu-smi table
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _memory(chips: list[Chip]) -> tuple[int | None, int | None]:
+    """HBM where the table has it (training cards), else the Memory column (inference cards); summed over dies."""
+    for used_key, total_key in (("hbm_used_mb", "hbm_total_mb"), ("memory_used_mb", "memory_total_mb")):
+        pairs = [(getattr(c, used_key), getattr(c, total_key)) for c in chips]
+        if pairs and all(u is not None and t for u, t in pairs):
+            return sum(u for u, _ in pairs), sum(t for _, t in pairs)
+    return None, None
+
+
+def assess_seat(user: str, npu: int, info: SmiInfo, *, sharing: int = 1) -> SeatReport:
+    """The verdict for one seat on NPU ``npu`` (``sharing`` seats share that NPU)."""
+    report = SeatReport(user, npu)
+    chips = [c for c in info.chips if c.npu_id == npu]
+    if not chips:
+        listed = ", ".join(map(str, info.npu_ids())) or "无"
+        report.status = "fault"
+        report.notes.append(f"npu-smi 没有列出 NPU {npu}（列出的是：{listed}）")
+        return report
+    healths = [str(c.health) for c in chips if c.health]
+    report.health = "/".join(dict.fromkeys(healths)) or None
+    report.memory_used_mb, report.memory_total_mb = _memory(chips)
+    cores = [c.aicore_pct for c in chips if c.aicore_pct is not None]
+    report.aicore_pct = max(cores) if cores else None
+    report.processes = [f"{p.pid} {p.name or '?'} ({p.memory_mb if p.memory_mb is not None else '?'} MB)"
+                        for p in info.processes if p.npu_id == npu]
+
+    bad = [h for h in healths if h.upper() != "OK" and "WARNING" not in h.upper()]
+    if bad:
+        report.status = "fault"
+        report.notes.append(f"健康状态为 {bad[0]}：先用 npu-smi info -t health -i {npu} 查告警码，不要把学员分到这张卡")
+    elif any("WARNING" in h.upper() for h in healths):
+        report.notes.append("一般告警（Warning）：可以使用，课前再看一次是否消失")
+    if not healths:
+        report.notes.append("表中没有健康列")
+    if report.status == "fault":
+        return report
+    if report.processes:
+        report.status = "busy"
+        report.notes.append(f"已有 {len(report.processes)} 个进程在用这张卡：{'，'.join(report.processes)}")
+    if report.aicore_pct is not None and report.aicore_pct > MAX_IDLE_AICORE_PCT:
+        report.status = "busy"
+        report.notes.append(f"AI Core 占用 {report.aicore_pct:g} %（空闲卡应不超过 {MAX_IDLE_AICORE_PCT} %）")
+    used, total = report.memory_used_mb, report.memory_total_mb
+    if used is not None and total and used / total > MAX_IDLE_MEMORY_FRACTION:
+        report.status = "busy"
+        report.notes.append(f"显存已用 {used / total:.0%}（空闲卡应不超过 {MAX_IDLE_MEMORY_FRACTION:.0%}）")
+    if sharing > 1 and total:
+        report.notes.append(f"与另外 {sharing - 1} 人共用，每人约 {(total - (used or 0)) // sharing} MB")
+    if not info.processes and not info.idle_npus:
+        report.notes.append("输出里没有进程表，无法确认没有进程")
+    return report
+
+
+def assess_seats(seats: Mapping[str, int], info: SmiInfo) -> list[SeatReport]:
+    """One report per seat, in seat order."""
+    sharing = {npu: list(seats.values()).count(npu) for npu in seats.values()}
+    return [assess_seat(user, npu, info, sharing=sharing[npu]) for user, npu in seats.items()]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The host
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def doctor_check(diagnose: Callable[[], list] | None = None) -> HostCheck:
+    """The doctor's verdict in one line: its failed checks, else its warnings, else ok."""
+    if diagnose is None:
+        from npulab.env.doctor import diagnose
+    checks = diagnose()
+    failed = [c for c in checks if c.status == "fail"]
+    warned = [c for c in checks if c.status == "warn"]
+    if failed:
+        return HostCheck("doctor", "fail", "；".join(f"{c.id}：{c.message}" for c in failed)
+                         + "（详情：python -m npulab doctor）")
+    if warned:
+        return HostCheck("doctor", "warn", "；".join(f"{c.id}：{c.message}" for c in warned))
+    skipped = sum(c.status == "skip" for c in checks)
+    return HostCheck("doctor", "ok", f"{len(checks) - skipped} 项通过" + (f"，{skipped} 项跳过" if skipped else ""))
+
+
+def disk_check(path: Path | str, seats: int, per_seat_gb: float = DISK_PER_SEAT_GB) -> HostCheck:
+    """Free space where the participants' homes go: at least ``per_seat_gb`` per seat."""
+    target = Path(path)
+    while not target.exists() and target != target.parent:
+        target = target.parent
+    free_gb = shutil.disk_usage(target).free / 1e9
+    need = per_seat_gb * seats
+    status = "ok" if free_gb >= need else "fail"
+    return HostCheck("disk", status, f"{target} 可用 {free_gb:.1f} GB，{seats} 个座位按每人 {per_seat_gb:g} GB 需要 "
+                                     f"{need:.1f} GB")
+
+
+def notebooks_check(paths: list[Path] | None = None) -> HostCheck:
+    """Every course notebook is valid nbformat and a ``python3`` kernel exists to run it."""
+    import nbformat
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    from npulab.core.notebook_cells import iter_notebooks
+
+    notebooks = list(iter_notebooks(paths))
+    broken = []
+    for path in notebooks:
+        try:
+            nbformat.validate(nbformat.read(path, as_version=4))
+        except Exception as err:  # any unreadable notebook is reported, not raised
+            broken.append(f"{path.name}（{type(err).__name__}）")
+    try:
+        spec = KernelSpecManager().get_kernel_spec("python3")
+        kernel = spec.argv[0]
+    except NoSuchKernel:
+        return HostCheck("notebooks", "fail", "没有名为 python3 的内核，笔记本无法运行（pip install ipykernel）")
+    if broken:
+        return HostCheck("notebooks", "fail", f"{len(broken)} 个笔记本无法读取：{'，'.join(broken)}")
+    return HostCheck("notebooks", "ok", f"{len(notebooks)} 个笔记本格式有效；python3 内核：{kernel}")
+
+
+def execute_check(notebook: Path | str, devices: list[int], cann_env: Mapping[str, str] | None = None,
+                  timeout: float = 600.0) -> HostCheck:
+    """Run ``notebook`` top to bottom once per NPU, with ``ASCEND_RT_VISIBLE_DEVICES`` set as a seat would have it."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    path = Path(notebook)
+    failures, seconds = [], []
+    for device in devices:
+        nb = nbformat.read(path, as_version=4)
+        env = {**os.environ, **(cann_env or {}), "ASCEND_RT_VISIBLE_DEVICES": str(device)}
+        old = dict(os.environ)
+        os.environ.update(env)  # nbclient starts the kernel with this process's environment
+        try:
+            start = time.perf_counter()
+            NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                           resources={"metadata": {"path": str(path.parent)}}).execute()
+            seconds.append(time.perf_counter() - start)
+        except Exception as err:
+            failures.append(f"NPU {device}：{type(err).__name__}: {str(err).splitlines()[0][:160] if str(err) else ''}")
+        finally:
+            os.environ.clear()
+            os.environ.update(old)
+    if failures:
+        return HostCheck("execute", "fail", f"{path.name} 运行失败：{'；'.join(failures)}")
+    return HostCheck("execute", "ok", f"{path.name} 在 {len(devices)} 张 NPU 上各运行一遍，最长 {max(seconds):.1f} s（实测）")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Putting it together
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def read_smi(smi_file: Path | str | None = None, runner: Callable[[list[str]], object] | None = None) -> tuple[SmiInfo | None, str]:
+    """The parsed ``npu-smi info`` table and where it came from; (None, reason) when there is none."""
+    if smi_file is not None:
+        text = Path(smi_file).read_text(encoding="utf-8", errors="replace")
+        source = f"文件 {smi_file}"
+    else:
+        if runner is None:
+            from npulab.ascend_tools.smi.runner import run as runner
+        result = runner(["npu-smi", "info"])
+        if result.returncode != 0:
+            return None, f"npu-smi info 没有成功（退出码 {result.returncode}）：{result.stderr.strip()[:200]}"
+        text, source = result.stdout, "本机 npu-smi info"
+    from npulab.ascend_tools.smi.common import SmiParseError
+
+    try:
+        return parse_info(text), source
+    except SmiParseError as err:
+        return None, f"{source} 无法解析：{err}"
+
+
+def preflight(seats: Mapping[str, int], info: SmiInfo | None, *, source: str = "", host: list[HostCheck] = ()) -> Preflight:
+    """Seat reports for ``seats`` against ``info`` (every seat is a fault when there is no table), plus host checks."""
+    if info is None:
+        reports = [SeatReport(u, n, status="fault", notes=[source or "没有 npu-smi 的输出"]) for u, n in seats.items()]
+    else:
+        reports = assess_seats(seats, info)
+        if info.partial:
+            for r in reports:
+                r.notes.append("npu-smi 输出不完整")
+    return Preflight(reports, list(host), source)
+
+
+def _seats_from_args(args) -> dict[str, int]:
+    from npulab.core.cli import UsageError
+    from npulab.course.workshop import RosterError, assign_devices
+
+    try:
+        devices = [int(d) for d in args.npus.split(",") if d.strip()]
+    except ValueError:
+        raise UsageError(f"--npus 应是逗号分隔的 NPU 编号，例如 0,1,2,3；收到 {args.npus!r}") from None
+    if args.roster:
+        path = Path(args.roster)
+        if not path.is_file():
+            raise UsageError(f"找不到名单文件 {args.roster}")
+        users = [u.strip() for u in path.read_text(encoding="utf-8").splitlines() if u.strip()]
+    else:
+        count = args.seats if args.seats is not None else len(devices) * args.per_npu
+        users = [f"座位{i + 1:02d}" for i in range(count)]
+    try:
+        return assign_devices(users, devices, per_device=args.per_npu)
+    except RosterError as err:
+        raise UsageError(str(err)) from None
+
+
+def build_parser(parser) -> None:
+    """Arguments of ``workshop preflight`` (added to an existing sub-parser)."""
+    parser.add_argument("--npus", default="0,1,2,3,4,5,6,7", help="NPU 池，逗号分隔（默认 0–7）")
+    parser.add_argument("--per-npu", type=int, default=1, metavar="N", help="每张 NPU 的座位数（默认 1）")
+    who = parser.add_mutually_exclusive_group()
+    who.add_argument("--roster", metavar="FILE", help="名单文件，每行一个用户名（与 hub 的 WORKSHOP_ROSTER 相同）")
+    who.add_argument("--seats", type=int, metavar="N", help="座位数（没有名单时；默认坐满 NPU 池）")
+    parser.add_argument("--smi-file", metavar="FILE", help="读取保存下来的 npu-smi info 输出，而不是现场运行 npu-smi")
+    parser.add_argument("--home-dir", default="workshop-state", metavar="DIR", help="学员主目录所在位置（检查剩余磁盘）")
+    parser.add_argument("--execute", metavar="NOTEBOOK", help="在每个座位的 NPU 上把这个笔记本完整运行一遍")
+    parser.add_argument("--skip-doctor", action="store_true", help="不运行环境检查（doctor）")
+    parser.add_argument("--json", action="store_true", help="以 JSON 输出")
+
+
+def run(args) -> int:
+    """``python -m npulab workshop preflight``: print the table (or JSON) and return 0 (all ready) or 1."""
+    from npulab.core.cli import UsageError
+
+    seats = _seats_from_args(args)
+    if args.smi_file and not Path(args.smi_file).is_file():
+        raise UsageError(f"找不到 npu-smi 输出文件 {args.smi_file}")
+    if args.execute and not Path(args.execute).is_file():
+        raise UsageError(f"找不到笔记本 {args.execute}")
+    info, source = read_smi(args.smi_file)
+    host = [] if args.skip_doctor else [doctor_check()]
+    host += [disk_check(args.home_dir, len(seats)), notebooks_check()]
+    if args.execute:
+        host.append(execute_check(args.execute, sorted(set(seats.values()))))
+    result = preflight(seats, info, source=source, host=host)
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(result.render())
+    return result.exit_code()
+
