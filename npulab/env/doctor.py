@@ -264,15 +264,16 @@ def _check_npu_smi(ctx: _Context) -> Check:
 
 
 def _check_visible(ctx: _Context) -> Check:
-    vis = from_environ(ctx.environ, n_physical=len(ctx.nodes) or None)
+    vis = from_environ(ctx.environ, n_devices=len(ctx.nodes) or None)
     if vis.raw is None:
-        return Check("visible_devices", "ok", f"{ENV_NAME} 未设置：进程可使用全部 NPU（逻辑编号 = 物理编号）。")
+        return Check("visible_devices", "ok", f"{ENV_NAME} 未设置：进程可使用全部 NPU（npu:i 即逻辑 ID i）。")
     if vis.errors:
         return Check("visible_devices", "fail", vis.describe(),
-                     f"写成逗号分隔、不重复的物理编号，例如 export {ENV_NAME}=4,5,6,7；要用全部 NPU 就 unset {ENV_NAME}。")
+                     f"写成英文逗号分隔、不含空格、按升序排列的逻辑 ID（见 npu-smi info -m 的 Chip Logic ID），"
+                     f"例如 export {ENV_NAME}=4,5,6,7；要用全部 NPU 就 unset {ENV_NAME}。")
     if vis.warnings:
-        return Check("visible_devices", "warn", "；".join(vis.warnings), f"unset {ENV_NAME}，或写出要用的物理编号。")
-    suffix = "" if ctx.nodes else "（本机没有 NPU，无法核对编号范围）"
+        return Check("visible_devices", "warn", "；".join(vis.warnings), f"unset {ENV_NAME}，或写出要用的逻辑 ID。")
+    suffix = "" if ctx.nodes else "（本机没有 NPU，无法核对 ID 是否有效）"
     return Check("visible_devices", "ok", vis.describe() + suffix)
 
 

@@ -45,20 +45,20 @@ def bind_device(kind: str, local_rank: int) -> str:
     return device
 
 
-def rank_layout(nproc: int, environ: Mapping[str, str] | None = None, n_physical: int | None = None) -> list[dict]:
-    """For ``nproc`` local processes: rank, its logical NPU and the physical NPU behind it.
+def rank_layout(nproc: int, environ: Mapping[str, str] | None = None, n_devices: int | None = None) -> list[dict]:
+    """For ``nproc`` local processes: rank, its device index ``npu:<rank>`` and the logical device ID behind it.
 
-    ``ASCEND_RT_VISIBLE_DEVICES`` (from ``environ``, default this process's) decides the physical id; ValueError
+    ``ASCEND_RT_VISIBLE_DEVICES`` (from ``environ``, default this process's) decides the logical ID; ValueError
     (Chinese) when it lists fewer NPUs than processes or is invalid.
     """
     if nproc < 1:
         raise ValueError(f"进程数须 ≥ 1，收到 {nproc}")
-    seen = visible_devices.from_environ(environ, n_physical)
+    seen = visible_devices.from_environ(environ, n_devices)
     if not seen.ok:
         raise ValueError(seen.describe())
     if seen.count is not None and nproc > seen.count:
         raise ValueError(f"{nproc} 个进程需要 {nproc} 张 NPU，但 {seen.describe()}")
-    return [{"LOCAL_RANK": r, "设备": f"npu:{r}", "物理 NPU": seen.to_physical(r)} for r in range(nproc)]
+    return [{"LOCAL_RANK": r, "设备": f"npu:{r}", "逻辑 ID": seen.device_id(r)} for r in range(nproc)]
 
 
 def env_rank() -> tuple[int, int, int]:
