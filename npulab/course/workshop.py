@@ -1,8 +1,8 @@
 """Workshop support: give each participant an NPU (or a share of one) and build the agenda from the lessons.
 
 On a shared Ascend server, JupyterHub starts one single-user server per participant; setting
-``ASCEND_RT_VISIBLE_DEVICES`` in its environment decides which physical NPU that participant's
-kernels see (as ``npu:0``). ``assign_devices`` makes that mapping deterministic and refuses a roster
+``ASCEND_RT_VISIBLE_DEVICES`` in its environment decides which NPU (by logical device ID, the "Chip Logic ID" of
+``npu-smi info -m``) that participant's kernels see (as ``npu:0``). ``assign_devices`` makes that mapping deterministic and refuses a roster
 that does not fit; ``agenda`` reads each notebook's ``course.minutes`` so the timetable cannot drift
 from the lessons.
 """
@@ -21,7 +21,7 @@ class RosterError(ValueError):
 
 
 def assign_devices(users: list[str], devices: list[int], per_device: int = 1) -> dict[str, int]:
-    """Map each user to a physical NPU id, ``per_device`` users per NPU, in roster order."""
+    """Map each user to a logical NPU device ID, ``per_device`` users per NPU, in roster order."""
     if per_device < 1:
         raise RosterError(f"每张 NPU 的学员数须 ≥ 1，收到 {per_device}")
     duplicates = sorted({u for u in users if users.count(u) > 1})

@@ -3,8 +3,8 @@
 ``torch.distributed`` runs the same script once per device (torchrun starts the processes and sets
 ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``). Each process picks its device from ``LOCAL_RANK`` and joins a
 process group whose backend moves the data: HCCL on Ascend NPUs (registered by torch_npu), NCCL on CUDA,
-gloo on CPU. On an NPU host ``npu:<local_rank>`` is a *logical* id; ``ASCEND_RT_VISIBLE_DEVICES`` decides
-which physical NPU it is (``npulab.env.visible_devices``). HCCL's own settings are data (``npulab/data/hccl_settings.yaml``).
+gloo on CPU. On an NPU host ``npu:<local_rank>`` is an index inside the process; ``ASCEND_RT_VISIBLE_DEVICES`` (an ascending list of
+logical device IDs) decides which device it is (``npulab.env.visible_devices``). HCCL's own settings are data (``npulab/data/hccl_settings.yaml``).
 """
 
 from __future__ import annotations
