@@ -103,7 +103,10 @@ def test_dynamic_inputs_must_be_given(dynamic_model):
 
 
 def test_output_with_om_suffix_and_unreadable_model(onnx_model, tmp_path):
-    assert any(".om.om" in w for w in command(onnx_model, soc_version="Ascend910B3", output="m.om").warnings)
+    assert any("不要带 .om" in w and "_<os>_<arch>.om" in w
+               for w in command(onnx_model, soc_version="Ascend910B3", output="m.om").warnings)
+    cmd = command(onnx_model, soc_version="Ascend910B3", output="m")
+    assert cmd.om_paths == ["m.om", "m_<os>_<arch>.om"] and cmd.om_path == "m.om"  # atlasatcparam_16_0029
     missing = command(tmp_path / "missing.onnx", soc_version="Ascend910B3", input_shape="input:1,3,224,224")
     assert any("无法读取" in w for w in missing.warnings)
 
@@ -136,3 +139,12 @@ def test_data_file_is_consistent():
         assert value == "force_fp16" and why
     assert "must_keep_origin_dtype" in atc.default_precision("Ascend910B3")[1]
     assert set(atc.facts()["frameworks"]) == {0, 1, 3, 5}
+
+
+def test_force_fp32_is_documented_as_cube_fp16in_fp32out():
+    """ATC docs (atlasatcparam_16_0067): force_fp32 and cube_fp16in_fp32out have the same effect."""
+    modes = atc.facts()["precision_modes"]
+    assert modes["force_fp32"]["alias_of"] == "cube_fp16in_fp32out"
+    assert "FP16 输入" in modes["force_fp32"]["what"] and "模型不会变小" not in modes["force_fp32"]["what"]
+    assert "force_fp32" in atc.facts()["precision_defaults"]["observation"]
+    assert atc.facts()["precision_modes_v2"]["fp16"]["what"].startswith("默认值")

@@ -78,9 +78,14 @@ class AtcCommand:
 
     @property
     def om_path(self) -> str:
-        """Where ATC will write the model (it appends ``.om`` to ``--output``)."""
+        """Where ATC will usually write the model: ``--output`` with ``.om`` appended (see ``om_paths``)."""
+        return self.om_paths[0]
+
+    @property
+    def om_paths(self) -> list[str]:
+        """Both names the ATC docs give for the output: ``<output>.om`` or ``<output>_<os>_<arch>.om``."""
         out = next(a.split("=", 1)[1] for a in self.argv if a.startswith("--output="))
-        return out + ".om"
+        return [out + ".om", out + "_<os>_<arch>.om"]
 
     def explain(self) -> str:
         """The command, then one line per option with its reason, then warnings."""
@@ -227,9 +232,10 @@ def command(model: str | Path, *, soc_version: str, framework: int | None = None
     if output is None:
         output = f"{model.with_suffix('')}_{soc_version}"
     if output.endswith(".om"):
-        warnings.append(f"--output 不要带 .om：ATC 会自动加上，结果会是 {output}.om")
+        warnings.append(f"--output 不要带 .om：ATC 文档说它会自动加 .om（文件名为 <名字>.om 或 <名字>_<os>_<arch>.om），"
+                        f"没有说明名字里已有 .om 时怎样处理")
     argv.append(f"--output={output}")
-    reasons.append((f"--output={output}", "输出路径前缀，ATC 在后面加 .om"))
+    reasons.append((f"--output={output}", "输出路径与文件名，ATC 在后面加 .om（也可能是 _<os>_<arch>.om）"))
     argv.append(f"--soc_version={soc_version}")
     reasons.append((f"--soc_version={soc_version}", f"{line['name']}；OM 只能在同一 SoC 上加载（来自 npu-smi 的 Name 列加 Ascend 前缀）"))
     shapes = parse_input_shape(input_shape) if input_shape is not None else None
