@@ -55,3 +55,19 @@ def test_fp32_peaks():
     assert peaks.fp32_peak(Device("npu", "Ascend910B3")) is None  # no sourced FP32 peak: no percentage
     cpu = peaks.fp32_peak(Device("cpu", "cpu"))
     assert cpu is None or (cpu.kind is Kind.DERIVED and cpu.value > 0 and "GHz" in cpu.origin)
+    assert cpu is None or "物理核" in cpu.origin or "逻辑 CPU" in cpu.origin  # says what it counted
+
+
+def test_h100_pcie_is_not_given_the_sxm_peak():
+    assert peaks.fp32_peak(Device("cuda", "NVIDIA H100 PCIe")) is None
+    assert peaks.fp32_peak(Device("cuda", "NVIDIA H100 NVL")) is None
+    assert peaks.fp32_peak(Device("cuda", "NVIDIA H200")).value == pytest.approx(66_900)
+
+
+def test_physical_cores_ignore_hyperthread_siblings():
+    two_threads_per_core = "".join(f"processor\t: {i}\nphysical id\t: 0\ncore id\t\t: {i // 2}\n\n" for i in range(4))
+    assert peaks.physical_cores(two_threads_per_core) == 2
+    assert peaks.physical_cores(two_threads_per_core, {0, 1}) == 1
+    two_sockets = "".join(f"processor\t: {i}\nphysical id\t: {i}\ncore id\t\t: 0\n\n" for i in range(2))
+    assert peaks.physical_cores(two_sockets) == 2
+    assert peaks.physical_cores("processor\t: 0\nmodel name\t: x\n") is None  # no core id: caller falls back

@@ -14,11 +14,31 @@ import re
 from npulab.core.device import Device
 from npulab.core.provenance import Figure, derived, reported
 
-# device-name pattern → reported FP32 peak figure id
+# device-name pattern → reported FP32 peak figure id. The H100 figure is the SXM5 one: PCIe and NVL boards have
+# other clocks and SM counts, and no sourced figure here, so they get no peak (and no percentage).
 _FP32_PEAKS = {
-    r"\bH(100|200)\b": "nvidia.h100_sxm.fp32_tflops",
+    r"\bH(100|200)\b(?!.*\b(PCIe|NVL)\b)": "nvidia.h100_sxm.fp32_tflops",
     r"\bA100\b": "nvidia.a100.fp32_tflops",
 }
+
+
+def physical_cores(cpuinfo: str, allowed: set[int] | None = None) -> int | None:
+    """Distinct (physical id, core id) pairs among the logical CPUs in ``allowed`` (all when None).
+
+    None when /proc/cpuinfo has no ``core id`` lines (some VMs and architectures), so the caller can say that it
+    fell back to counting logical CPUs.
+    """
+    cores, processor, package = set(), None, "0"
+    for line in cpuinfo.splitlines() + [""]:
+        key, _, value = line.partition(":")
+        key, value = key.strip().lower(), value.strip()
+        if key == "processor":
+            processor, package = int(value), "0"
+        elif key == "physical id":
+            package = value
+        elif key == "core id" and processor is not None and (allowed is None or processor in allowed):
+            cores.add((package, value))
+    return len(cores) or None
 
 
 def _cpuinfo() -> tuple[float | None, set[str]]:
@@ -56,13 +76,25 @@ def fp32_peak(device: Device) -> Figure | None:
         mhz, flags = _cpuinfo()
         if not mhz:
             return None
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+        logical = len(allowed) if allowed is not None else (os.cpu_count() or 1)
+        try:
+            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+                physical = physical_cores(f.read(), allowed)
+        except OSError:
+            physical = None
         per_cycle = cpu_fp32_flop_per_cycle(flags)
+        if physical:
+            cores, unit = physical, "个物理核"
+            note = "物理核按 /proc/cpuinfo 的 (physical id, core id) 计数，超线程不增加峰值"
+        else:
+            cores, unit = logical, "个逻辑 CPU"
+            note = "/proc/cpuinfo 没有 core id，只能按逻辑 CPU 计数；开启超线程时这会高估峰值"
         value = cores * mhz / 1e3 * per_cycle
-        formula = f"{cores} 核 × {mhz / 1e3:.2f} GHz × {per_cycle} FLOP/周期"
+        formula = f"{cores} {unit} × {mhz / 1e3:.2f} GHz × {per_cycle} FLOP/周期"
         return derived(
             "CPU FP32 理论峰值", round(value, 1), "GFLOP/s", formula,
-            "假设每核两条 FMA 流水线、当前时钟；虚拟机与超线程下实际可达更低",
+            f"假设每核两条 FMA 流水线、当前时钟；{note}；虚拟机中实际可达更低",
         )
     for pattern, figure_id in _FP32_PEAKS.items():
         if re.search(pattern, device.name):
