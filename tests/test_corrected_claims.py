@@ -121,3 +121,16 @@ def test_parser_rejects_what_the_old_course_accepted():
 
     assert not parse_visible("6,4", 8).ok  # the old lesson showed this as a valid mapping
     assert parse_visible("1, 2,3", 8).ids == [1]  # the old parser read three devices
+
+
+@pytest.mark.parametrize("pattern, why", [
+    (r"\.om\.om", "ATC 文档（atlasatcparam_16_0029）只说自动加 .om 或 _<os>_<arch>.om"),
+    (r"7\s*条\s*HCCS(?![^。]{0,25}的说法)", "每卡 7 条 HCCS 链路没有可引用的官方出处"),
+    (r"第三方[^。]{0,12}ascend-deployer", "ascend-deployer 是华为昇腾自己的部署工具"),
+    (r"force_fp32[^。]{0,40}(?:模型不会变小|自相矛盾)", "force_fp32 与 cube_fp16in_fp32out 等价，Cube 算子仍取 FP16 输入"),
+    (r"`lambda` 会让编译失败", "只有直接写在 value_and_grad(...) 里的 lambda 会失败"),
+    (r"CANN ≥ 8\.5 的新布局没有 `version\.cfg`", "文档只给出 ascend_toolkit_install.info，没有说 version.cfg 不存在"),
+])
+def test_withdrawn_claims_stay_withdrawn(pattern, why):
+    bad = [where for where, text in UNITS if re.search(pattern, text)]
+    assert not bad, why + "：" + ", ".join(bad)
