@@ -151,6 +151,19 @@ def test_devices_and_npu_smi(tmp_path: Path, legacy: Path):
     assert run_doctor(tmp_path, legacy, environ=env, dev_dir=dev)["visible_devices"].status == "fail"
 
 
+def test_visible_devices_in_a_container_with_some_device_nodes(tmp_path: Path, legacy: Path):
+    """Nodes davinci4/davinci5 only: node numbers are physical IDs, so the logical-ID range is not checked."""
+    dev = tmp_path / "fakedev"
+    dev.mkdir()
+    for name in ("davinci4", "davinci5", "davinci_manager"):
+        (dev / name).touch()
+    env = {**loaded_environ(legacy), "ASCEND_RT_VISIBLE_DEVICES": "4,5"}
+    check = run_doctor(tmp_path, legacy, environ=env, dev_dir=dev)["visible_devices"]
+    assert check.status == "ok" and "npu-smi info -m" in check.message
+    env["ASCEND_RT_VISIBLE_DEVICES"] = "5,4"
+    assert run_doctor(tmp_path, legacy, environ=env, dev_dir=dev)["visible_devices"].status == "fail"
+
+
 def test_cann_without_devices_or_npu_smi_warns(tmp_path: Path, legacy: Path):
     checks = run_doctor(tmp_path, legacy, environ=loaded_environ(legacy))
     assert checks["device_nodes"].status == "warn" and checks["npu_smi"].status == "warn"
