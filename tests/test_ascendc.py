@@ -344,3 +344,29 @@ def test_kernel_mirrors_the_model_structure():
         assert step in kernel, step
     presets = json.loads(cpp("CMakePresets.json"))["configurePresets"][0]["cacheVariables"]
     assert presets["ASCEND_COMPUTE_UNIT"]["value"] == "ascend910b" and presets["vendor_name"]["value"] == "npulab"
+
+
+@pytest.mark.parametrize("soc", ["Ascend310P3", "Ascend910_9391", "Ascend910A", "ascend910b3", "Ascend910B"])
+def test_build_script_rejects_socs_its_presets_do_not_cover(soc):
+    """build_and_install.sh targets ascend910b only (CMakePresets.json, AddConfig): other SoCs are refused first."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "ASCEND_HOME_PATH"}
+    done = subprocess.run(["bash", str(PROJECT / "build_and_install.sh"), soc], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 2 and f"不支持 {soc}" in done.stderr and "ascend910b" in done.stderr
+    assert done.stdout == ""  # nothing was generated or built
+
+
+def test_build_script_accepts_910b_family_and_then_needs_cann():
+    import os
+    import subprocess
+
+    presets = json.loads((PROJECT / "CMakePresets.json").read_text(encoding="utf-8"))
+    assert presets["configurePresets"][0]["cacheVariables"]["ASCEND_COMPUTE_UNIT"]["value"] == "ascend910b"
+    env = {k: v for k, v in os.environ.items() if k != "ASCEND_HOME_PATH"}
+    for soc in ("Ascend910B3", "Ascend910B4-1"):
+        done = subprocess.run(["bash", str(PROJECT / "build_and_install.sh"), soc], capture_output=True, text=True,
+                              env=env, timeout=60)
+        assert done.returncode == 2 and "没有 CANN 环境" in done.stderr  # past the SoC check, stopped at CANN

@@ -44,8 +44,10 @@ def test_static_model_needs_no_input_shape_and_default_precision_is_explained(on
     assert not any(a.startswith("--input_shape") for a in cmd.argv)
     reasons = dict(cmd.reasons)
     assert "[1, 3, 32, 32]" in reasons["（不写 --input_shape）"]
-    assert "must_keep_origin_dtype" in reasons["（不写 --precision_mode）"] and cmd.warnings
-    quiet = command(onnx_model, soc_version="Ascend310P3")  # both documents say force_fp16 for inference cards
+    default_reason = reasons["（不写 --precision_mode）"]
+    assert "ATC 文档：默认 force_fp16" in default_reason and "不是 ATC 的" in default_reason  # AOE ≠ ATC
+    assert any("must_keep_origin_dtype" in w for w in cmd.warnings)  # training chip: say how to keep FP32
+    quiet = command(onnx_model, soc_version="Ascend310P3")  # inference card: FP16 is what one wants
     assert "force_fp16" in dict(quiet.reasons)["（不写 --precision_mode）"] and not quiet.warnings
 
 
@@ -103,7 +105,10 @@ def test_dynamic_inputs_must_be_given(dynamic_model):
 
 
 def test_output_with_om_suffix_and_unreadable_model(onnx_model, tmp_path):
-    assert any(".om.om" in w for w in command(onnx_model, soc_version="Ascend910B3", output="m.om").warnings)
+    assert any("不要带 .om" in w and "_<os>_<arch>.om" in w
+               for w in command(onnx_model, soc_version="Ascend910B3", output="m.om").warnings)
+    cmd = command(onnx_model, soc_version="Ascend910B3", output="m")
+    assert cmd.om_paths == ["m.om", "m_<os>_<arch>.om"] and cmd.om_path == "m.om"  # atlasatcparam_16_0029
     missing = command(tmp_path / "missing.onnx", soc_version="Ascend910B3", input_shape="input:1,3,224,224")
     assert any("无法读取" in w for w in missing.warnings)
 
@@ -112,7 +117,7 @@ def test_seed_command_line_is_checked(onnx_model):
     line = (f'atc --model={onnx_model} --framework=5 --output=resnet50_910B3 --soc_version=Ascend910B3 '
             f'--input_shape="images:1,3,32,32" --input_format=NCHW')
     cmd = atc.check_line(line)
-    assert "--output=resnet50_910B3" in cmd.argv and cmd.warnings  # no --precision_mode: documents disagree
+    assert "--output=resnet50_910B3" in cmd.argv and cmd.warnings  # no --precision_mode on a training chip
     with pytest.raises(AtcError, match="输入名"):
         atc.check_line(line.replace("images:", "input:"))
     with pytest.raises(AtcError):
@@ -134,5 +139,15 @@ def test_data_file_is_consistent():
     for soc in socs:
         value, why = atc.default_precision(soc)
         assert value == "force_fp16" and why
-    assert "must_keep_origin_dtype" in atc.default_precision("Ascend910B3")[1]
+    assert "must_keep_origin_dtype" in atc.default_precision("Ascend910B3")[1]  # named as AOE's, not ATC's
+    assert "AOE" not in atc.default_precision("Ascend310P3")[1]
     assert set(atc.facts()["frameworks"]) == {0, 1, 3, 5}
+
+
+def test_force_fp32_is_documented_as_cube_fp16in_fp32out():
+    """ATC docs (atlasatcparam_16_0067): force_fp32 and cube_fp16in_fp32out have the same effect."""
+    modes = atc.facts()["precision_modes"]
+    assert modes["force_fp32"]["alias_of"] == "cube_fp16in_fp32out"
+    assert "FP16 输入" in modes["force_fp32"]["what"] and "模型不会变小" not in modes["force_fp32"]["what"]
+    assert "force_fp32" in atc.facts()["precision_defaults"]["observation"]
+    assert atc.facts()["precision_modes_v2"]["fp16"]["what"].startswith("默认值")

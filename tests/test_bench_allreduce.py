@@ -65,7 +65,7 @@ def test_backend_and_device_per_kind():
     with pytest.raises(ValueError, match="设备类型"):
         distributed.backend_for("tpu")
     layout = distributed.rank_layout(2, {"ASCEND_RT_VISIBLE_DEVICES": "6,7"})
-    assert [row["物理 NPU"] for row in layout] == [6, 7]
+    assert [row["逻辑 ID"] for row in layout] == [6, 7]
     with pytest.raises(ValueError, match="3 个进程需要 3 张 NPU"):
         distributed.rank_layout(3, {"ASCEND_RT_VISIBLE_DEVICES": "6,7"})
     assert {s["name"] for s in distributed.hccl_settings()} >= {"HCCL_CONNECT_TIMEOUT", "HCCL_EXEC_TIMEOUT",

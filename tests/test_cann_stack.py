@@ -67,3 +67,10 @@ def test_draw_has_one_box_per_layer_and_hardware():
     ax = cann_stack.draw(highlight=["ge"])
     assert len(ax.patches) == 2 * (len(LAYER_ORDER) + 1)
     assert ax.get_title() == cann_stack.title()
+
+
+def test_hccl_ships_in_the_ops_package_since_cann_8_5():
+    """CANN 9.0 install guide (instg_0003): HCCL, HIXL, DVPP and the aclnn libraries are in the ops package."""
+    assert "ops" in cann_stack.layer("hccl").package and "HIXL" in cann_stack.layer("hccl").package
+    ascendcl = cann_stack.layer("ascendcl").package
+    assert ascendcl.startswith("CANN Toolkit") and "aclnn" in ascendcl and "DVPP" in ascendcl

@@ -146,8 +146,21 @@ def test_devices_and_npu_smi(tmp_path: Path, legacy: Path):
     checks = run_doctor(tmp_path, legacy, environ=env, dev_dir=dev)
     assert checks["device_nodes"].status == "ok" and "8 个" in checks["device_nodes"].message
     assert checks["npu_smi"].status == "ok"
-    assert checks["visible_devices"].status == "ok" and "物理 NPU 7" in checks["visible_devices"].message
+    assert checks["visible_devices"].status == "ok" and "逻辑 ID 7" in checks["visible_devices"].message
     env["ASCEND_RT_VISIBLE_DEVICES"] = "8"
+    assert run_doctor(tmp_path, legacy, environ=env, dev_dir=dev)["visible_devices"].status == "fail"
+
+
+def test_visible_devices_in_a_container_with_some_device_nodes(tmp_path: Path, legacy: Path):
+    """Nodes davinci4/davinci5 only: node numbers are physical IDs, so the logical-ID range is not checked."""
+    dev = tmp_path / "fakedev"
+    dev.mkdir()
+    for name in ("davinci4", "davinci5", "davinci_manager"):
+        (dev / name).touch()
+    env = {**loaded_environ(legacy), "ASCEND_RT_VISIBLE_DEVICES": "4,5"}
+    check = run_doctor(tmp_path, legacy, environ=env, dev_dir=dev)["visible_devices"]
+    assert check.status == "ok" and "npu-smi info -m" in check.message
+    env["ASCEND_RT_VISIBLE_DEVICES"] = "5,4"
     assert run_doctor(tmp_path, legacy, environ=env, dev_dir=dev)["visible_devices"].status == "fail"
 
 
@@ -157,12 +170,21 @@ def test_cann_without_devices_or_npu_smi_warns(tmp_path: Path, legacy: Path):
 
 
 @pytest.mark.parametrize("value, status", [("abc", "fail"), ("1,1", "fail"), ("-1", "fail"), ("", "warn"),
-                                           (" 7 ", "ok")])
+                                           (" 7 ", "fail"), ("1, 2,3", "fail"), ("6,4", "fail"), ("7", "ok"),
+                                           ("4,5,6,7", "ok")])
 def test_visible_devices(tmp_path: Path, value: str, status: str):
     check = run_doctor(tmp_path, environ={"ASCEND_RT_VISIBLE_DEVICES": value})["visible_devices"]
     assert check.status == status
+    assert "物理" not in check.message + check.fix
     if status == "fail":
-        assert "4,5,6,7" in check.fix
+        assert "4,5,6,7" in check.fix and "升序" in check.fix and "逻辑 ID" in check.fix
+
+
+def test_visible_devices_doctor_explains_what_cann_reads(tmp_path: Path):
+    check = run_doctor(tmp_path, environ={"ASCEND_RT_VISIBLE_DEVICES": "1, 2,3"})["visible_devices"]
+    assert check.status == "fail" and "只读取出错位置之前的逻辑 ID：1" in check.message
+    check = run_doctor(tmp_path, environ={"ASCEND_RT_VISIBLE_DEVICES": "6,4"})["visible_devices"]
+    assert "升序" in check.message
 
 
 # ----------------------------------------------------------------------------------------------- packages

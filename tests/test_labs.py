@@ -9,7 +9,7 @@ def test_unanswered_is_reported_not_failed(monkeypatch, capsys):
     lab = lab01.make_lab()
     assert lab.check("visible", ...) is False
     assert "尚未作答" in capsys.readouterr().out
-    assert lab.report() == {"correct": 0, "wrong": 0, "unanswered": 6}  # questions 5-6 (explain) added in issue 12
+    assert lab.report() == {"correct": 0, "wrong": 0, "unanswered": 7}  # Q1b (issue 11) and Q5-6 (explain, issue 12)
 
 
 def test_wrong_answer_gives_hint_and_raises_only_in_strict_mode(monkeypatch, capsys):
@@ -17,7 +17,7 @@ def test_wrong_answer_gives_hint_and_raises_only_in_strict_mode(monkeypatch, cap
     lab = lab01.make_lab()
     assert lab.check("visible", 1) is False
     out = capsys.readouterr().out
-    assert "逻辑编号" in out and "6" not in out  # a hint, not the answer
+    assert "索引" in out and "6" not in out and "物理" not in out  # a hint, not the answer
     monkeypatch.setenv("NPULAB_LAB_STRICT", "1")
     with pytest.raises(LabCheckFailed):
         lab.check("visible", 4)
@@ -26,8 +26,24 @@ def test_wrong_answer_gives_hint_and_raises_only_in_strict_mode(monkeypatch, cap
 def test_correct_answers():
     lab = lab01.make_lab()
     assert lab.check("visible", 6)
+    assert lab.check("visible_space", 1)
     assert lab.check("tflops", 2 * 4096**3 / 2.13e-3 / 1e12)
-    assert lab.report()["correct"] == 2
+    assert lab.report()["correct"] == 3
+
+
+@pytest.mark.parametrize("answer, hint", [(2, "英文逗号"), (0, "空格之前"), (3, "两个"), ("1", "整数")])
+def test_visible_space_hints(monkeypatch, capsys, answer, hint):
+    """Lab 01 (b): "4, 6" shows ONE device, because CANN stops reading at the space (envref_07_0028)."""
+    monkeypatch.delenv("NPULAB_LAB_STRICT", raising=False)
+    assert lab01.make_lab().check("visible_space", answer) is False
+    assert hint in capsys.readouterr().out
+
+
+def test_visible_space_answer_agrees_with_the_parser():
+    from npulab.env.visible_devices import parse_visible
+
+    assert parse_visible("4, 6", 8).ids == [4]
+    assert lab01.make_lab().check("visible_space", len(parse_visible("4, 6", 8).ids))
 
 
 @pytest.mark.parametrize("answer,hint", [(32.26, "因子 2"), (64_500, "数量级")])

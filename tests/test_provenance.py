@@ -54,15 +54,31 @@ def test_fp32_peaks():
     assert peaks.fp32_peak(Device("cuda", "NVIDIA A100-SXM4-80GB")).value == pytest.approx(19_500)
     assert peaks.fp32_peak(Device("npu", "Ascend910B3")) is None  # no sourced FP32 peak: no percentage
     cpu = peaks.fp32_peak(Device("cpu", "cpu"))
-    assert cpu is None or (cpu.kind is Kind.DERIVED and cpu.value > 0 and "GHz" in cpu.origin)
+    assert cpu is None or (cpu.kind is Kind.DERIVED and cpu.value > 0 and "ghz" in cpu.origin)
 
 
 def test_cpu_peak_is_derived_from_cpuinfo(monkeypatch):
     """Whatever this machine's /proc/cpuinfo says, the formula is checked on a known one."""
-    monkeypatch.setattr(peaks, "_cpuinfo", lambda: (2600.0, {"avx2", "fma"}))
+    cpu_block = "processor\t: {i}\nphysical id\t: 0\ncore id\t\t: {i}\ncpu MHz\t\t: 2600.000\nflags\t\t: avx2 fma\n\n"
+    monkeypatch.setattr(peaks, "read_cpuinfo", lambda: "".join(cpu_block.format(i=i) for i in range(2)))
     monkeypatch.setattr(peaks.os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
     cpu = peaks.fp32_peak(Device("cpu", "cpu"))
-    assert cpu.kind is Kind.DERIVED and cpu.value == 2 * 2.6 * 32  # 166.4 GFLOP/s
-    assert "2.60 GHz" in cpu.origin and "32 FLOP" in cpu.origin
-    monkeypatch.setattr(peaks, "_cpuinfo", lambda: (None, set()))
+    assert cpu.kind is Kind.DERIVED and cpu.value == pytest.approx(2 * 2.6 * 32)  # 166.4 GFLOP/s
+    assert "cores = 2" in cpu.origin and "ghz = 2.6" in cpu.origin and "flop_per_cycle = 32" in cpu.origin
+    monkeypatch.setattr(peaks, "read_cpuinfo", lambda: "")
     assert peaks.fp32_peak(Device("cpu", "cpu")) is None  # no clock, no peak
+
+
+def test_h100_pcie_is_not_given_the_sxm_peak():
+    assert peaks.fp32_peak(Device("cuda", "NVIDIA H100 PCIe")) is None
+    assert peaks.fp32_peak(Device("cuda", "NVIDIA H100 NVL")) is None
+    assert peaks.fp32_peak(Device("cuda", "NVIDIA H200")).value == pytest.approx(66_900)
+
+
+def test_physical_cores_ignore_hyperthread_siblings():
+    two_threads_per_core = "".join(f"processor\t: {i}\nphysical id\t: 0\ncore id\t\t: {i // 2}\n\n" for i in range(4))
+    assert peaks.physical_cores(two_threads_per_core) == 2
+    assert peaks.physical_cores(two_threads_per_core, {0, 1}) == 1
+    two_sockets = "".join(f"processor\t: {i}\nphysical id\t: {i}\ncore id\t\t: 0\n\n" for i in range(2))
+    assert peaks.physical_cores(two_sockets) == 2
+    assert peaks.physical_cores("processor\t: 0\nmodel name\t: x\n") is None  # no core id: caller falls back

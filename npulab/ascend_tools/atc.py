@@ -53,15 +53,21 @@ def soc_from_chip_name(name: str) -> str | None:
 
 
 def default_precision(soc_version: str) -> tuple[str, str]:
-    """(documented default, explanation) of ``--precision_mode`` for a SoC; the documents disagree, so say both."""
+    """(ATC's documented default, explanation) of ``--precision_mode`` for a SoC.
+
+    The ATC docs give one default for every product line (``force_fp16``; ``--precision_mode_v2`` defaults to
+    ``fp16``). The per-product-line values of the CANN 6.3.RC2 AOE page belong to the AOE tuning tool, not to ATC;
+    the explanation names them as such so that nobody mistakes them for ATC's.
+    """
     data = facts()["precision_defaults"]
     key = soc_versions()[soc_version]
     by_line = next(v for v in data["by_product_line"].values() if key in v["applies_to"])
     atc = data["atc"]["value"]
-    if by_line["value"] == atc:
-        return atc, f"ATC 参数页与按产品线的文档都给出 {atc}"
-    return atc, (f"ATC 参数页写默认 {atc}；63RC2 的 AOE 文档给这一产品线写的是 {by_line['value']}。"
-                 f"{data['observation']}。两种写法并存，所以最好显式指定")
+    why = f"ATC 文档：默认 {atc}（--precision_mode_v2 的默认值 fp16 与之同义），支持 FP16 的算子一律按 FP16 计算，权重存成 FP16"
+    if by_line["value"] != atc:
+        why += (f"。CANN 6.3.RC2 的 AOE 调优工具文档给这一产品线写的默认值是 {by_line['value']}，"
+                f"那是 AOE 的参数，不是 ATC 的")
+    return atc, why
 
 
 @dataclass
@@ -78,9 +84,14 @@ class AtcCommand:
 
     @property
     def om_path(self) -> str:
-        """Where ATC will write the model (it appends ``.om`` to ``--output``)."""
+        """Where ATC will usually write the model: ``--output`` with ``.om`` appended (see ``om_paths``)."""
+        return self.om_paths[0]
+
+    @property
+    def om_paths(self) -> list[str]:
+        """Both names the ATC docs give for the output: ``<output>.om`` or ``<output>_<os>_<arch>.om``."""
         out = next(a.split("=", 1)[1] for a in self.argv if a.startswith("--output="))
-        return out + ".om"
+        return [out + ".om", out + "_<os>_<arch>.om"]
 
     def explain(self) -> str:
         """The command, then one line per option with its reason, then warnings."""
@@ -227,9 +238,10 @@ def command(model: str | Path, *, soc_version: str, framework: int | None = None
     if output is None:
         output = f"{model.with_suffix('')}_{soc_version}"
     if output.endswith(".om"):
-        warnings.append(f"--output 不要带 .om：ATC 会自动加上，结果会是 {output}.om")
+        warnings.append("--output 不要带 .om：ATC 文档说它会自动加 .om（文件名为 <名字>.om 或 <名字>_<os>_<arch>.om），"
+                        "没有说明名字里已有 .om 时怎样处理")
     argv.append(f"--output={output}")
-    reasons.append((f"--output={output}", "输出路径前缀，ATC 在后面加 .om"))
+    reasons.append((f"--output={output}", "输出路径与文件名，ATC 在后面加 .om（也可能是 _<os>_<arch>.om）"))
     argv.append(f"--soc_version={soc_version}")
     reasons.append((f"--soc_version={soc_version}", f"{line['name']}；OM 只能在同一 SoC 上加载（来自 npu-smi 的 Name 列加 Ascend 前缀）"))
     shapes = parse_input_shape(input_shape) if input_shape is not None else None
@@ -256,8 +268,9 @@ def command(model: str | Path, *, soc_version: str, framework: int | None = None
     if precision_mode is None:
         value, why = default_precision(soc_version)
         reasons.append(("（不写 --precision_mode）", f"使用默认值：{why}"))
-        if "并存" in why:
-            warnings.append("没有显式指定 --precision_mode：文档对这一产品线的默认值说法不一，OM 的精度与大小取决于它")
+        if line["training"]:
+            warnings.append("没有显式指定 --precision_mode：ATC 默认按 FP16 计算、权重存成 FP16；"
+                            "要保持原始精度，写 --precision_mode=must_keep_origin_dtype（或 --precision_mode_v2=origin）")
     else:
         if precision_mode not in modes:
             near = difflib.get_close_matches(precision_mode, modes, n=2)

@@ -12,28 +12,57 @@ import os
 import re
 
 from npulab.core.device import Device
-from npulab.core.provenance import Figure, derived, reported
+from npulab.core.provenance import Figure, derive, reported
 
-# device-name pattern → reported FP32 peak figure id
+# device-name pattern → reported FP32 peak figure id. The H100 figure is the SXM5 one: PCIe and NVL boards have
+# other clocks and SM counts, and no sourced figure here, so they get no peak (and no percentage).
 _FP32_PEAKS = {
-    r"\bH(100|200)\b": "nvidia.h100_sxm.fp32_tflops",
+    r"\bH(100|200)\b(?!.*\b(PCIe|NVL)\b)": "nvidia.h100_sxm.fp32_tflops",
     r"\bA100\b": "nvidia.a100.fp32_tflops",
 }
 
 
-def _cpuinfo() -> tuple[float | None, set[str]]:
-    mhz, flags = None, set()
+def physical_cores(cpuinfo: str, allowed: set[int] | None = None) -> int | None:
+    """Distinct (physical id, core id) pairs among the logical CPUs in ``allowed`` (all when None).
+
+    None when /proc/cpuinfo has no ``core id`` lines (some VMs and architectures), so the caller can say that it
+    fell back to counting logical CPUs.
+    """
+    cores, processor, package = set(), None, "0"
+    for line in cpuinfo.splitlines() + [""]:
+        key, _, value = line.partition(":")
+        key, value = key.strip().lower(), value.strip()
+        if key == "processor":
+            processor, package = int(value), "0"
+        elif key == "physical id":
+            package = value
+        elif key == "core id" and processor is not None and (allowed is None or processor in allowed):
+            cores.add((package, value))
+    return len(cores) or None
+
+
+def read_cpuinfo() -> str:
+    """The text of /proc/cpuinfo ("" where there is none)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                key = key.strip().lower()
-                if key == "cpu mhz" and mhz is None:
-                    mhz = float(value)
-                elif key in ("flags", "features") and not flags:
-                    flags = set(value.split())
-    except (OSError, ValueError):
-        pass
+            return f.read()
+    except OSError:
+        return ""
+
+
+def clock_and_flags(cpuinfo: str) -> tuple[float | None, set[str]]:
+    """(first ``cpu MHz`` value, first ``flags``/``Features`` set) of a /proc/cpuinfo text."""
+    mhz, flags = None, set()
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip().lower()
+        try:
+            if key == "cpu mhz" and mhz is None:
+                mhz = float(value)
+            elif key in ("flags", "features") and not flags:
+                flags = set(value.split())
+        except ValueError:
+            pass
     return mhz, flags
 
 
@@ -53,17 +82,22 @@ def cpu_fp32_flop_per_cycle(flags: set[str]) -> int:
 def fp32_peak(device: Device) -> Figure | None:
     """FP32 peak of ``device`` in GFLOP/s as a reported or derived figure, or None if not known."""
     if device.kind == "cpu":
-        mhz, flags = _cpuinfo()
+        cpuinfo = read_cpuinfo()
+        mhz, flags = clock_and_flags(cpuinfo)
         if not mhz:
             return None
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        per_cycle = cpu_fp32_flop_per_cycle(flags)
-        value = cores * mhz / 1e3 * per_cycle
-        formula = f"{cores} 核 × {mhz / 1e3:.2f} GHz × {per_cycle} FLOP/周期"
-        return derived(
-            "CPU FP32 理论峰值", round(value, 1), "GFLOP/s", formula,
-            "假设每核两条 FMA 流水线、当前时钟；虚拟机与超线程下实际可达更低",
-        )
+        allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+        physical = physical_cores(cpuinfo, allowed)
+        if physical:
+            cores, what = physical, "物理核数"
+            note = "物理核按 /proc/cpuinfo 的 (physical id, core id) 计数，超线程不增加峰值"
+        else:
+            cores = len(allowed) if allowed is not None else (os.cpu_count() or 1)
+            what = "逻辑 CPU 数"
+            note = "/proc/cpuinfo 没有 core id，只能按逻辑 CPU 计数；开启超线程时这会高估峰值"
+        return derive("CPU FP32 理论峰值", "cores * ghz * flop_per_cycle", "GFLOP/s",
+                      note=f"cores 为{what}；假设每核两条 FMA 流水线、当前时钟；{note}；虚拟机中实际可达更低",
+                      cores=cores, ghz=mhz / 1e3, flop_per_cycle=cpu_fp32_flop_per_cycle(flags))
     for pattern, figure_id in _FP32_PEAKS.items():
         if re.search(pattern, device.name):
             fig = reported(figure_id)

@@ -64,7 +64,7 @@ def _check_pool(devices: list[int], per_device: int) -> None:
 
 
 def assign_devices(users: list[str], devices: list[int], per_device: int = 1) -> dict[str, int]:
-    """Map each user to a physical NPU id, ``per_device`` users per NPU, in roster order."""
+    """Map each user to a logical NPU device ID (``npu-smi info -m``), ``per_device`` users per NPU, in roster order."""
     _check_pool(devices, per_device)
     duplicates = sorted({u for u in users if users.count(u) > 1})
     if duplicates:
@@ -112,7 +112,7 @@ class SeatPool:
         return len(self.devices) * self.per_device
 
     def seats(self) -> dict[str, int]:
-        """Participant → physical NPU id, for everyone seated so far."""
+        """Participant → logical NPU device ID, for everyone seated so far."""
         return dict(self._seats)
 
     def free(self) -> list[int]:

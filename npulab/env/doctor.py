@@ -11,6 +11,7 @@ import argparse
 import importlib.metadata
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
@@ -265,15 +266,26 @@ def _check_npu_smi(ctx: _Context) -> Check:
 
 
 def _check_visible(ctx: _Context) -> Check:
-    vis = from_environ(ctx.environ, n_physical=len(ctx.nodes) or None)
+    numbers = sorted(int(m[1]) for p in ctx.nodes if (m := re.fullmatch(r"davinci(\d+)", p.name)))
+    # davinci0..N-1 all present (a host, or a container given every chip): IDs from N on are invalid. A partial
+    # set (a container given davinci4 and davinci5, say) says nothing reliable about the logical IDs inside.
+    contiguous = bool(numbers) and numbers == list(range(len(numbers)))
+    vis = from_environ(ctx.environ, n_devices=len(numbers) if contiguous else None)
     if vis.raw is None:
-        return Check("visible_devices", "ok", f"{ENV_NAME} 未设置：进程可使用全部 NPU（逻辑编号 = 物理编号）。")
+        return Check("visible_devices", "ok", f"{ENV_NAME} 未设置：进程可使用全部 NPU（npu:i 即逻辑 ID i）。")
     if vis.errors:
         return Check("visible_devices", "fail", vis.describe(),
-                     f"写成逗号分隔、不重复的物理编号，例如 export {ENV_NAME}=4,5,6,7；要用全部 NPU 就 unset {ENV_NAME}。")
+                     f"写成英文逗号分隔、不含空格、按升序排列的逻辑 ID（见 npu-smi info -m 的 Chip Logic ID），"
+                     f"例如 export {ENV_NAME}=4,5,6,7；要用全部 NPU 就 unset {ENV_NAME}。")
     if vis.warnings:
-        return Check("visible_devices", "warn", "；".join(vis.warnings), f"unset {ENV_NAME}，或写出要用的物理编号。")
-    suffix = "" if ctx.nodes else "（本机没有 NPU，无法核对编号范围）"
+        return Check("visible_devices", "warn", "；".join(vis.warnings), f"unset {ENV_NAME}，或写出要用的逻辑 ID。")
+    if not ctx.nodes:
+        suffix = "（本机没有 NPU，无法核对 ID 是否有效）"
+    elif not contiguous:
+        suffix = ("（设备节点的编号不是从 0 起连续的，可能是容器只挂载了部分 NPU：节点名里的是物理 ID，"
+                  "这里的值要写逻辑 ID，请在容器里用 npu-smi info -m 核对）")
+    else:
+        suffix = ""
     return Check("visible_devices", "ok", vis.describe() + suffix)
 
 

@@ -3,8 +3,8 @@
 ``torch.distributed`` runs the same script once per device (torchrun starts the processes and sets
 ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``). Each process picks its device from ``LOCAL_RANK`` and joins a
 process group whose backend moves the data: HCCL on Ascend NPUs (registered by torch_npu), NCCL on CUDA,
-gloo on CPU. On an NPU host ``npu:<local_rank>`` is a *logical* id; ``ASCEND_RT_VISIBLE_DEVICES`` decides
-which physical NPU it is (``npulab.env.visible_devices``). HCCL's own settings are data (``npulab/data/hccl_settings.yaml``).
+gloo on CPU. On an NPU host ``npu:<local_rank>`` is an index inside the process; ``ASCEND_RT_VISIBLE_DEVICES`` (an ascending list of
+logical device IDs) decides which device it is (``npulab.env.visible_devices``). HCCL's own settings are data (``npulab/data/hccl_settings.yaml``).
 """
 
 from __future__ import annotations
@@ -45,20 +45,20 @@ def bind_device(kind: str, local_rank: int) -> str:
     return device
 
 
-def rank_layout(nproc: int, environ: Mapping[str, str] | None = None, n_physical: int | None = None) -> list[dict]:
-    """For ``nproc`` local processes: rank, its logical NPU and the physical NPU behind it.
+def rank_layout(nproc: int, environ: Mapping[str, str] | None = None, n_devices: int | None = None) -> list[dict]:
+    """For ``nproc`` local processes: rank, its device index ``npu:<rank>`` and the logical device ID behind it.
 
-    ``ASCEND_RT_VISIBLE_DEVICES`` (from ``environ``, default this process's) decides the physical id; ValueError
+    ``ASCEND_RT_VISIBLE_DEVICES`` (from ``environ``, default this process's) decides the logical ID; ValueError
     (Chinese) when it lists fewer NPUs than processes or is invalid.
     """
     if nproc < 1:
         raise ValueError(f"进程数须 ≥ 1，收到 {nproc}")
-    seen = visible_devices.from_environ(environ, n_physical)
+    seen = visible_devices.from_environ(environ, n_devices)
     if not seen.ok:
         raise ValueError(seen.describe())
     if seen.count is not None and nproc > seen.count:
         raise ValueError(f"{nproc} 个进程需要 {nproc} 张 NPU，但 {seen.describe()}")
-    return [{"LOCAL_RANK": r, "设备": f"npu:{r}", "物理 NPU": seen.to_physical(r)} for r in range(nproc)]
+    return [{"LOCAL_RANK": r, "设备": f"npu:{r}", "逻辑 ID": seen.device_id(r)} for r in range(nproc)]
 
 
 def env_rank() -> tuple[int, int, int]:

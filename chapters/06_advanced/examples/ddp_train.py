@@ -48,7 +48,7 @@ def main() -> None:
     device = distributed.bind_device(kind, local_rank)
     backend = distributed.backend_for(kind)
     dist.init_process_group(backend=backend)
-    where = f"物理 NPU {visible_devices.from_environ().to_physical(local_rank)}" if kind == "npu" else device
+    where = f"逻辑 ID {visible_devices.from_environ().device_id(local_rank)}" if kind == "npu" else device
     print(f"rank {rank}/{world}：LOCAL_RANK={local_rank}，设备 {device}（{where}），后端 {backend}", flush=True)
 
     data = make_data(samples=args.batch * world * 8, features=args.features)

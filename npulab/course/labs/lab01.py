@@ -10,14 +10,28 @@ from npulab.course.labs import Lab
 
 def _check_visible(answer) -> tuple[bool, str]:
     if not isinstance(answer, int) or isinstance(answer, bool):
-        return False, f"请给出一个整数（物理 NPU 编号），收到的是 {type(answer).__name__}。"
+        return False, f"请给出一个整数（逻辑设备 ID），收到的是 {type(answer).__name__}。"
     if answer == 6:
-        return True, "逻辑编号按 ASCEND_RT_VISIBLE_DEVICES 中列出的顺序从 0 开始对应物理编号。"
+        return True, ("进程内的索引 npu:i 对应 ASCEND_RT_VISIBLE_DEVICES 列表中的第 i 项（从 0 数起），"
+                      "列表里写的是逻辑 ID（npu-smi info -m 中的 Chip Logic ID）。")
     if answer == 1:
-        return False, "1 是进程内看到的逻辑编号；题目问的是它对应哪一张物理卡。"
+        return False, "1 是进程内的索引；题目问的是它背后的逻辑设备 ID。"
     if answer == 4:
-        return False, "逻辑编号从 0 开始数：npu:0 对应列表中的第一个。"
-    return False, "物理编号只能是 ASCEND_RT_VISIBLE_DEVICES 列表中的某一项。"
+        return False, "索引从 0 开始数：npu:0 对应列表中的第一项。"
+    return False, "答案只能是 ASCEND_RT_VISIBLE_DEVICES 列表中的某一项。"
+
+
+def _check_visible_space(answer) -> tuple[bool, str]:
+    if not isinstance(answer, int) or isinstance(answer, bool):
+        return False, f"请给出一个整数（进程能看到的 NPU 个数），收到的是 {type(answer).__name__}。"
+    if answer == 1:
+        return True, ("CANN 只读取第一个非法字符（这里是空格）之前的 ID，所以只有逻辑 ID 4 可见；"
+                      "python -m npulab doctor 会把这种写法报为失败。")
+    if answer == 2:
+        return False, "再读一遍 CANN 环境变量参考对分隔符的要求：ID 之间只能是英文逗号，遇到其他字符会怎样？"
+    if answer == 0:
+        return False, "空格之前的那一项仍然会被读取。"
+    return False, "列表里一共只写了两个 ID。"
 
 
 def _expected_torch_npu(torch_version: str, cann: str) -> set[str]:
@@ -155,6 +169,6 @@ def make_lab() -> Lab:
     """The checker object a lab notebook uses: ``lab.check("visible", answer)``."""
     return Lab(
         "实验 01",
-        {"visible": _check_visible, "pairing": _check_pairing, "timer": _check_timer, "tflops": _check_tflops,
-         "root_cause": _check_root_cause, "first_error": _check_first_error},
+        {"visible": _check_visible, "visible_space": _check_visible_space, "pairing": _check_pairing,
+         "timer": _check_timer, "tflops": _check_tflops, "root_cause": _check_root_cause, "first_error": _check_first_error},
     )

@@ -16,6 +16,16 @@ SOC_VERSION="${1:-Ascend910B3}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 WORK="${HERE}/build/ReluCustom"
 
+# CMakePresets.json (ASCEND_COMPUTE_UNIT=ascend910b) and op_host's AddConfig("ascend910b") cover the Atlas A2
+# (Ascend910B) family only; any other SoC would build a package that cannot run there, so refuse it up front.
+case "${SOC_VERSION}" in
+    Ascend910B1|Ascend910B2|Ascend910B2C|Ascend910B3|Ascend910B4|Ascend910B4-1) ;;
+    *)
+        echo "错误：不支持 ${SOC_VERSION}。本工程的 CMakePresets.json（ASCEND_COMPUTE_UNIT=ascend910b）与 op_host 中的 AddConfig(\"ascend910b\") 只覆盖 Atlas A2（Ascend910B1/B2/B2C/B3/B4/B4-1）；其他芯片要先改这两处" >&2
+        exit 2
+        ;;
+esac
+
 if [ -z "${ASCEND_HOME_PATH:-}" ]; then
     echo "错误：没有 CANN 环境。请先 source /usr/local/Ascend/cann/set_env.sh（CANN 8.5 之前是 ascend-toolkit/set_env.sh）" >&2
     exit 2
