@@ -26,7 +26,7 @@ ACCELERATOR_SIZE = {"hidden_size": 2048, "intermediate_size": 5632, "num_hidden_
 
 
 def lesson_config(device: Device | None = None, **overrides: Any):
-    """A ``transformers.LlamaConfig`` sized for ``device`` (CPU: about 5 M parameters; NPU/GPU: about 1 B)."""
+    """A ``transformers.LlamaConfig`` sized for ``device`` (CPU: about 5 M parameters; NPU/GPU: about 0.85 B)."""
     from transformers import LlamaConfig
 
     size = dict(CPU_SIZE if device is None else by_device(device, cpu=CPU_SIZE, accelerator=ACCELERATOR_SIZE))
