@@ -17,6 +17,7 @@ TOOLS = {
     "migrate": "npulab.migrate",
     "smi": "npulab.smi",
     "strategy": "npulab.strategy",
+    "llm-plan": "npulab.llm.plan_cli",
 }
 
 

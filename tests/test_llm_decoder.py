@@ -12,6 +12,15 @@ TINY = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_atte
             vocab_size=100)
 
 
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny models: one thread avoids OpenMP spin-waiting on a busy 2-core machine (100× slower there)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="module")
 def tiny():
     config = decoder.lesson_config(None, **TINY)
