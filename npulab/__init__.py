@@ -15,7 +15,8 @@ Foundation (every chapter):
 03 PyTorch: ``migrate`` (CUDA→NPU analyzer), ``resnet``, ``train``
 04 MindSpore: ``ms_env``, ``ms_models``, ``ms_convert``, ``ms_pairs``, ``ms_timing``
 05 tools: ``smi`` (npu-smi parsers), ``dmi``, ``onnx_tools``, ``atc``, ``acl_infer`` (+ ``acl_fake`` for tests)
-06 advanced: ``ascendc`` (vector pipeline model), ``strategy``, ``distributed``
+06 advanced: ``ascendc`` (vector pipeline model), ``strategy``, ``distributed``, ``llm`` (``kv_cache``: KV cache and
+  HBM planner; ``decoder``: the small transformers decoder, LoRA; ``plan_cli``: ``llm-plan``)
 Workshops: ``workshop`` (one NPU per participant, agenda from notebook metadata)
 
 The command line is ``python -m npulab <tool> ...``.
