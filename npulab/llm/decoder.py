@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,7 +71,7 @@ class GenerationRun:
 
     batch: int
     prompt_len: int
-    prefill_seconds: float
+    prefill_seconds: float  # median of the timed prefills
     step_seconds: list[float]
     cache_bytes: int  # measured after the last step
     device: str
@@ -78,8 +79,6 @@ class GenerationRun:
 
     @property
     def decode_step_median(self) -> float:
-        import statistics
-
         return statistics.median(self.step_seconds)
 
     @property
@@ -93,8 +92,11 @@ class GenerationRun:
 
 
 def prefill_decode(model, batch: int, prompt_len: int, new_tokens: int, device: Device | str = "cpu",
-                   seed: int = 0, warmup: bool = True) -> GenerationRun:
-    """Prefill ``batch`` random prompts of ``prompt_len`` tokens, then decode ``new_tokens`` greedily with the cache."""
+                   seed: int = 0, warmup: bool = True, prefill_repeats: int = 3) -> GenerationRun:
+    """Prefill ``batch`` random prompts of ``prompt_len`` tokens, then decode ``new_tokens`` greedily with the cache.
+
+    The prefill is timed ``prefill_repeats`` times (median), each decode step once (median over the steps).
+    """
     import torch
     from transformers import DynamicCache
 
@@ -102,14 +104,17 @@ def prefill_decode(model, batch: int, prompt_len: int, new_tokens: int, device: 
     vocab = model.config.vocab_size
     prompt = torch.randint(0, vocab, (batch, prompt_len), generator=torch.Generator().manual_seed(seed)).to(target)
 
-    def run(steps: int):
-        cache = DynamicCache(config=model.config)
-        synchronize(device)
-        start = time.perf_counter()
-        out = model(input_ids=prompt, cache=cache, use_cache=True)
-        nxt = out.logits[:, -1:].argmax(-1)
-        synchronize(device)
-        prefill = time.perf_counter() - start
+    def run(steps: int, prefills: int = 1):
+        prefill_times = []
+        for _ in range(prefills):  # each on a fresh cache; decoding continues from the last one
+            cache = DynamicCache(config=model.config)
+            synchronize(device)
+            start = time.perf_counter()
+            out = model(input_ids=prompt, cache=cache, use_cache=True)
+            nxt = out.logits[:, -1:].argmax(-1)
+            synchronize(device)
+            prefill_times.append(time.perf_counter() - start)
+        prefill = statistics.median(prefill_times)
         times, generated = [], [nxt]
         for _ in range(steps):
             start = time.perf_counter()
@@ -123,7 +128,7 @@ def prefill_decode(model, batch: int, prompt_len: int, new_tokens: int, device: 
     with torch.inference_mode():
         if warmup:
             run(2)  # one-off costs: allocator, kernel selection, lazy initialisation
-        prefill, times, cache, tokens = run(new_tokens)
+        prefill, times, cache, tokens = run(new_tokens, prefill_repeats)
     name = device.torch if isinstance(device, Device) else str(device)
     return GenerationRun(batch, prompt_len, prefill, times, cache_bytes(cache), name, tokens.cpu())
 
