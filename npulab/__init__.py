@@ -19,6 +19,8 @@ Grouped by concern, not by chapter (most modules serve several chapters). Lower 
 - ``mindspore``     runtime (log level set once, on import), ResNet-50, weight conversion, API pairs, step timing
 - ``ascend_tools``  npu-smi parsers, ascend-dmi, ATC command lines, ONNX export, the pyACL pipeline,
                     ASCEND_PROFILER_OUTPUT readers and the ``trace`` tool
+- ``llm``           large language models: KV-cache bytes for MHA/GQA/MQA/MLA configs, the HBM planner and
+                    ``llm-plan``, the small transformers decoder and LoRA helpers of the capstone lesson
 - ``migrate``       the CUDA → NPU analyzer, the CUDA → NPU API map, the GPU → NPU strategy tool
 - ``bench``         ``python -m npulab bench …``: matmul, bandwidth, resnet50, allreduce, compile
 - ``testing``       test doubles: a synthetic CANN tree, a recording stand-in for pyACL
@@ -32,7 +34,7 @@ Chapter → modules:
 - 03 PyTorch: ``migrate``, ``pytorch.resnet``, ``pytorch.train``, ``pytorch.compile``
 - 04 MindSpore: ``mindspore.*``
 - 05 tools: ``ascend_tools.*``, ``bench``, ``pytorch.profile_trace``, ``pytorch.precision``
-- 06 advanced: ``kernels.ascendc``, ``kernels.triton_kernels``, ``kernels.triton_launch``, ``kernels.kernel_paths``, ``migrate.strategy``, ``pytorch.distributed``, ``hw.collectives``
+- 06 advanced: ``kernels.ascendc``, ``kernels.triton_kernels``, ``kernels.triton_launch``, ``kernels.kernel_paths``, ``llm.kv_cache``, ``llm.decoder``, ``migrate.strategy``, ``pytorch.distributed``, ``hw.collectives``
 - workshops and labs: ``course.workshop``, ``course.preflight``, ``course.quiz``, ``course.labs``
 
 The command line is ``python -m npulab <tool> ...`` (tools are imported only when asked for).

@@ -1,0 +1,413 @@
+"""KV-cache size and HBM planning for large language models, from a Hugging Face ``config.json``.
+
+During decoding every layer keeps the keys and values of all earlier tokens (the KV cache), so that a new
+token attends to them without recomputing them. Its size per token, summed over the ``L`` layers:
+
+- multi-head (MHA), grouped-query (GQA) and multi-query attention (MQA):
+  ``2 (K and V) × L × num_key_value_heads × head_dim × bytes``. MHA has as many KV heads as query heads,
+  GQA fewer (a group of query heads shares one), MQA one. ``head_dim`` is the config's own value when it has
+  one (Qwen3-32B: 128, although hidden_size / heads = 80), else ``hidden_size // num_attention_heads``;
+- DeepSeek's multi-head latent attention (MLA): one compressed latent vector of ``kv_lora_rank`` plus the
+  shared rotary key of ``qk_rope_head_dim`` per layer, ``L × (kv_lora_rank + qk_rope_head_dim) × bytes``.
+  This latent cache is what ``transformers`` (5.x, checked by the tests) and serving engines with MLA kernels
+  keep. An implementation that expands the latent back into per-head keys and values before caching (the
+  ``attn_impl = "naive"`` path of DeepSeek's reference ``inference/model.py``) keeps
+  ``L × heads × (qk_nope_head_dim + qk_rope_head_dim + v_head_dim) × bytes`` instead: ``mla="expanded"``.
+
+Every layer is assumed to cache every token: sliding-window layers (Mistral, Gemma) would cache less.
+
+The planner puts weights, the KV cache and a reserve on one card's HBM, the way vLLM sizes its cache: the
+engine may use ``utilization`` × HBM (vLLM's ``gpu_memory_utilization``, default 0.9); from that it takes the
+weights and the activations of a profiling run (here a stated reserve, ``activation_bytes``), and the rest
+holds the KV cache. Under tensor parallelism (TP) each card keeps 1/TP of the weights and 1/TP of the KV
+heads (at least one head: with fewer KV heads than cards, heads are replicated); an MLA latent cache is not
+split by heads, so every card keeps all of it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from npulab.core.provenance import Figure, derived, reported
+
+GiB = 2**30
+
+# bytes per element of the dtypes a weight or a KV cache is stored in
+DTYPE_BYTES: dict[str, float] = {
+    "float32": 4, "fp32": 4, "float": 4,
+    "bfloat16": 2, "bf16": 2, "float16": 2, "fp16": 2, "half": 2,
+    "float8": 1, "fp8": 1, "float8_e4m3fn": 1, "float8_e5m2": 1, "int8": 1,
+    "int4": 0.5,
+}
+
+# card name -> reported HBM capacity figure (npulab/data/reported_figures.yaml) and its unit in bytes
+CARDS: dict[str, tuple[str, int]] = {
+    "910B3": ("ini.910b3.hbm_gib", GiB),
+    "910B1": ("smi.910b1.hbm_mib", 2**20),
+    "A3 (每个 die)": ("smi.a3_die.hbm_mib", 2**20),
+}
+
+_LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers")
+_HEAD_KEYS = ("num_attention_heads", "n_head")
+_HIDDEN_KEYS = ("hidden_size", "n_embd", "d_model")
+
+
+class ConfigError(ValueError):
+    """The config lacks a value the formula needs, or a setting cannot be applied to it."""
+
+
+def as_dict(config: Any) -> dict:
+    """A config as a plain dict: a dict as it is, a ``transformers`` config via ``to_dict()``.
+
+    Multimodal configs keep the language model under ``text_config``; that part is returned.
+    """
+    if hasattr(config, "to_dict"):
+        config = config.to_dict()
+    if not isinstance(config, Mapping):
+        raise ConfigError(f"config 应为 config.json 解析出的字典（或 transformers 的配置对象），收到 {type(config).__name__}")
+    config = dict(config)
+    if isinstance(config.get("text_config"), Mapping) and not any(k in config for k in _LAYER_KEYS):
+        config = dict(config["text_config"])
+    return config
+
+
+def _get(config: dict, keys: tuple[str, ...], what: str) -> int:
+    for key in keys:
+        if config.get(key) is not None:
+            return int(config[key])
+    raise ConfigError(f"config 中缺少{what}（{' / '.join(keys)}）")
+
+
+def model_name(config: Any) -> str:
+    """The model's name as the config states it (``_name_or_path``, else the architecture)."""
+    cfg = as_dict(config)
+    name = cfg.get("_name_or_path") or (cfg.get("architectures") or [None])[0] or cfg.get("model_type")
+    return str(name or "未命名模型")
+
+
+def dtype_bytes(dtype: Any) -> float:
+    """Bytes per element of ``dtype``: a name such as ``"bfloat16"``, a ``torch.dtype``, or a number of bytes."""
+    if isinstance(dtype, (int, float)) and not isinstance(dtype, bool):
+        if dtype <= 0:
+            raise ConfigError(f"每个元素的字节数应为正数，收到 {dtype!r}")
+        return float(dtype)
+    name = str(dtype).removeprefix("torch.").lower()
+    if name not in DTYPE_BYTES:
+        raise ConfigError(f"不认识的数据类型 {dtype!r}；可选：{'、'.join(DTYPE_BYTES)}，或直接给出每个元素的字节数")
+    return DTYPE_BYTES[name]
+
+
+def is_mla(config: Any) -> bool:
+    """True for DeepSeek-style multi-head latent attention (the config has ``kv_lora_rank``)."""
+    return as_dict(config).get("kv_lora_rank") is not None
+
+
+def num_layers(config: Any) -> int:
+    return _get(as_dict(config), _LAYER_KEYS, "层数")
+
+
+def num_kv_heads(config: Any) -> int:
+    """KV heads per layer: ``num_key_value_heads`` (or ``num_kv_heads``); 1 with ``multi_query``; else all heads."""
+    cfg = as_dict(config)
+    for key in ("num_key_value_heads", "num_kv_heads"):
+        if cfg.get(key) is not None:
+            return int(cfg[key])
+    if cfg.get("multi_query"):
+        return 1
+    return _get(cfg, _HEAD_KEYS, "注意力头数")
+
+
+def head_dim(config: Any) -> int:
+    """Per-head dimension: the config's ``head_dim`` if given, else ``hidden_size // num_attention_heads``."""
+    cfg = as_dict(config)
+    if cfg.get("head_dim") is not None:
+        return int(cfg["head_dim"])
+    heads = _get(cfg, _HEAD_KEYS, "注意力头数")
+    hidden = _get(cfg, _HIDDEN_KEYS, "隐藏维度")
+    if hidden % heads:
+        raise ConfigError(f"hidden_size = {hidden} 不能被注意力头数 {heads} 整除，而 config 没有给出 head_dim")
+    return hidden // heads
+
+
+def attention_kind(config: Any) -> str:
+    """``"MLA"``, ``"MQA"`` (one KV head), ``"GQA"`` (fewer KV heads than query heads) or ``"MHA"``."""
+    cfg = as_dict(config)
+    if is_mla(cfg):
+        return "MLA"
+    kv, heads = num_kv_heads(cfg), _get(cfg, _HEAD_KEYS, "注意力头数")
+    if kv == 1 and heads > 1:
+        return "MQA"
+    return "GQA" if kv < heads else "MHA"
+
+
+def kv_elements_per_token(config: Any, *, mla: str = "latent") -> int:
+    """Elements the KV cache keeps per token, summed over all layers."""
+    cfg = as_dict(config)
+    layers = num_layers(cfg)
+    if is_mla(cfg):
+        if mla == "latent":
+            return layers * (int(cfg["kv_lora_rank"]) + _get(cfg, ("qk_rope_head_dim",), " qk_rope_head_dim"))
+        if mla == "expanded":
+            heads = _get(cfg, _HEAD_KEYS, "注意力头数")
+            per_head = sum(_get(cfg, (k,), f" {k}") for k in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"))
+            return layers * heads * per_head
+        raise ConfigError(f"mla 应为 'latent'（压缩的潜向量，vLLM 的做法）或 'expanded'（展开成每个头的 K、V），收到 {mla!r}")
+    return 2 * layers * num_kv_heads(cfg) * head_dim(cfg)
+
+
+def kv_cache_bytes(config: Any, tokens: int, dtype: Any = "bfloat16", *, mla: str = "latent") -> int:
+    """Bytes the KV cache of ``tokens`` tokens occupies across all layers (``tokens`` = batch × context).
+
+    >>> llama2_7b = {"num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096}
+    >>> kv_cache_bytes(llama2_7b, 1)          # 2 × 32 layers × 32 heads × 128 × 2 B
+    524288
+    """
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+        raise ConfigError(f"tokens 应为非负整数（批大小 × 上下文长度），收到 {tokens!r}")
+    return math.ceil(kv_elements_per_token(config, mla=mla) * tokens * dtype_bytes(dtype))
+
+
+def kv_formula(config: Any, dtype: Any = "bfloat16", *, mla: str = "latent") -> str:
+    """The per-token formula with this config's numbers, e.g. ``2 × 32 层 × 8 个 KV 头 × 128 维 × 2 B``."""
+    cfg = as_dict(config)
+    size = dtype_bytes(dtype)
+    layers = num_layers(cfg)
+    per_token = kv_elements_per_token(cfg, mla=mla) * size
+    if is_mla(cfg) and mla == "latent":
+        terms = f"{layers} 层 × ({cfg['kv_lora_rank']} + {cfg['qk_rope_head_dim']}) × {size:g} B"
+    elif is_mla(cfg):
+        terms = (f"{layers} 层 × {_get(cfg, _HEAD_KEYS, '')} 个头 × ({cfg['qk_nope_head_dim']} + "
+                 f"{cfg['qk_rope_head_dim']} + {cfg['v_head_dim']}) × {size:g} B")
+    else:
+        terms = f"2 × {layers} 层 × {num_kv_heads(cfg)} 个 KV 头 × {head_dim(cfg)} 维 × {size:g} B"
+    return f"{terms} = {per_token:,.0f} B/token"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Parameter count (for the weights' bytes)
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _dense_mlp(hidden: int, inter: int, bias: bool = False) -> int:
+    return 3 * hidden * inter + (2 * inter + hidden if bias else 0)  # gate, up (hidden→inter) and down
+
+
+def param_count(config: Any) -> int:
+    """Parameters of a decoder-only model from its config (Llama / Mistral / Qwen2 / Qwen3 / Qwen3-MoE / DeepSeek-V3).
+
+    Counts embeddings, attention and MLP (or MoE) weights, norms and the output head as the ``transformers``
+    model builds them; DeepSeek-V3's multi-token-prediction module (``num_nextn_predict_layers``) is not part
+    of it. Other architectures raise ``ConfigError``: give the planner ``weights_bytes`` instead.
+    """
+    cfg = as_dict(config)
+    mtype = str(cfg.get("model_type", ""))
+    if mtype not in ("llama", "mistral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3", "deepseek_v2"):
+        raise ConfigError(f"param_count 只支持 Llama、Mistral、Qwen2/3 与 DeepSeek-V2/V3 的 config，收到 model_type={mtype!r}；"
+                          "请改为直接给出权重字节数（weights_bytes）")
+    hidden = _get(cfg, _HIDDEN_KEYS, "隐藏维度")
+    layers = num_layers(cfg)
+    heads = _get(cfg, _HEAD_KEYS, "注意力头数")
+    vocab = _get(cfg, ("vocab_size",), "词表大小")
+    embed = vocab * hidden * (1 if cfg.get("tie_word_embeddings", False) else 2)
+    total = embed + hidden  # + the final norm
+    for layer in range(layers):
+        total += 2 * hidden  # input and post-attention norms
+        total += _attention_params(cfg, mtype, hidden, heads)
+        total += _mlp_params(cfg, mtype, hidden, layer)
+    return total
+
+
+def _attention_params(cfg: dict, mtype: str, hidden: int, heads: int) -> int:
+    if mtype.startswith("deepseek"):
+        nope, rope, v = (int(cfg[k]) for k in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"))
+        kv_rank, q_rank = int(cfg["kv_lora_rank"]), cfg.get("q_lora_rank")
+        q = hidden * heads * (nope + rope) if not q_rank else hidden * q_rank + q_rank + q_rank * heads * (nope + rope)
+        kv = hidden * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v)  # kv_a_proj, its norm, kv_b_proj
+        return q + kv + heads * v * hidden
+    d, kv_heads = head_dim(cfg), num_kv_heads(cfg)
+    qkv_bias = mtype == "qwen2" or bool(cfg.get("attention_bias", False))
+    o_bias = mtype != "qwen2" and bool(cfg.get("attention_bias", False))
+    params = hidden * heads * d + 2 * hidden * kv_heads * d + heads * d * hidden
+    params += (heads * d + 2 * kv_heads * d if qkv_bias else 0) + (hidden if o_bias else 0)
+    if mtype.startswith("qwen3"):
+        params += 2 * d  # q_norm and k_norm over head_dim
+    return params
+
+
+def _mlp_params(cfg: dict, mtype: str, hidden: int, layer: int) -> int:
+    inter = _get(cfg, ("intermediate_size",), " intermediate_size")
+    bias = bool(cfg.get("mlp_bias", False))
+    if mtype.startswith("deepseek"):
+        dense_first = int(cfg.get("first_k_dense_replace", 0))
+        freq = int(cfg.get("moe_layer_freq", 1))
+        if cfg.get("n_routed_experts") is None or layer < dense_first or layer % freq:
+            return _dense_mlp(hidden, inter)
+        experts, shared = int(cfg["n_routed_experts"]), int(cfg.get("n_shared_experts") or 0)
+        moe_inter = int(cfg["moe_intermediate_size"])
+        router = experts * hidden + (experts if cfg.get("topk_method") == "noaux_tc" else 0)
+        return (experts + shared) * _dense_mlp(hidden, moe_inter) + router
+    if mtype == "qwen3_moe":
+        sparse_step = int(cfg.get("decoder_sparse_step", 1))
+        dense_layers = set(cfg.get("mlp_only_layers") or [])
+        if layer not in dense_layers and cfg.get("num_experts") and (layer + 1) % sparse_step == 0:
+            experts = int(cfg["num_experts"])
+            return experts * _dense_mlp(hidden, int(cfg["moe_intermediate_size"])) + experts * hidden
+    return _dense_mlp(hidden, inter, bias)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Cards and the planner
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def card_hbm(card: str) -> Figure:
+    """HBM capacity of one card (in GiB) as a reported figure with its source."""
+    if card not in CARDS:
+        raise ConfigError(f"没有 {card!r} 的 HBM 数据；可选：{'、'.join(CARDS)}")
+    figure_id, unit = CARDS[card]
+    fig = reported(figure_id)
+    return Figure(f"{card} 的 HBM 容量", fig.value * unit / GiB, "GiB", fig.kind, fig.origin, fig.note)
+
+
+def kv_heads_per_card(config: Any, tp: int) -> int:
+    """KV heads each of ``tp`` cards keeps: heads / tp, or 1 (replicated) when there are fewer heads than cards."""
+    cfg = as_dict(config)
+    heads, kv = _get(cfg, _HEAD_KEYS, "注意力头数"), num_kv_heads(cfg)
+    if heads % tp:
+        raise ConfigError(f"张量并行度 {tp} 须整除注意力头数 {heads}")
+    if kv >= tp:
+        if kv % tp:
+            raise ConfigError(f"张量并行度 {tp} 须整除 KV 头数 {kv}（或是它的整数倍）")
+        return kv // tp
+    if tp % kv:
+        raise ConfigError(f"KV 头数 {kv} 少于张量并行度 {tp} 时，{tp} 须是 {kv} 的整数倍（每个 KV 头复制到几张卡上）")
+    return 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Weights, reserve and KV cache of one model on ``tp`` cards of one kind; every figure derived."""
+
+    model: str
+    card: str
+    tp: int
+    hbm: Figure  # per card, GiB (reported)
+    weight_dtype: str
+    kv_dtype: str
+    params: int
+    weights_bytes: int  # whole model
+    kv_bytes_per_token: float  # per card
+    kv_per_token_formula: str
+    utilization: float
+    activation_bytes: int  # per card (stated assumption)
+
+    @property
+    def hbm_bytes(self) -> int:
+        return int(self.hbm.value * GiB)
+
+    @property
+    def usable_bytes(self) -> int:
+        """What the engine may use on one card: HBM × utilization."""
+        return int(self.hbm_bytes * self.utilization)
+
+    @property
+    def weights_per_card(self) -> int:
+        return math.ceil(self.weights_bytes / self.tp)
+
+    @property
+    def kv_budget_per_card(self) -> int:
+        """Bytes left for the KV cache on one card (negative: the weights do not fit)."""
+        return self.usable_bytes - self.weights_per_card - self.activation_bytes
+
+    @property
+    def fits(self) -> bool:
+        return self.max_tokens > 0
+
+    @property
+    def max_tokens(self) -> int:
+        """The largest batch × context (tokens in the cache at once) that fits."""
+        budget = self.kv_budget_per_card
+        return int(budget // self.kv_bytes_per_token) if budget > 0 else 0
+
+    def max_batch(self, context: int) -> int:
+        """How many sequences of ``context`` tokens fit at once."""
+        if context <= 0:
+            raise ConfigError(f"上下文长度应为正整数，收到 {context!r}")
+        return self.max_tokens // context
+
+    def figures(self) -> list[Figure]:
+        """The plan as figures, each with the formula it comes from."""
+        gib = GiB
+        return [
+            self.hbm,
+            derived("每张卡可用（HBM × 利用率）", round(self.usable_bytes / gib, 2), "GiB",
+                    f"{self.hbm.value:g} GiB × {self.utilization:g}", "利用率对应 vLLM 的 gpu_memory_utilization"),
+            derived(f"权重（{self.weight_dtype}），每张卡", round(self.weights_per_card / gib, 2), "GiB",
+                    f"{self.params:,} 个参数 × {dtype_bytes(self.weight_dtype):g} B / TP {self.tp}"),
+            derived("激活与运行时预留，每张卡", round(self.activation_bytes / gib, 2), "GiB", "假设值（vLLM 用一次试运行测得）"),
+            derived("留给 KV cache 的空间，每张卡", round(self.kv_budget_per_card / gib, 2), "GiB", "可用 − 权重 − 预留",
+                    "" if self.kv_budget_per_card > 0 else "为负：权重放不下，需要更大的张量并行度"),
+            derived(f"KV cache（{self.kv_dtype}），每 token 每张卡", round(self.kv_bytes_per_token), "B",
+                    self.kv_per_token_formula),
+            derived("最多同时缓存的 token 数（批大小 × 上下文）", self.max_tokens, "token", "KV 空间 ÷ 每 token 字节数（向下取整）"),
+        ]
+
+
+def plan(config: Any, card: str = "910B3", *, tp: int = 1, weight_dtype: Any = "bfloat16",
+         kv_dtype: Any = "bfloat16", utilization: float = 0.9, activation_bytes: int = 2 * GiB,
+         weights_bytes: int | None = None, mla: str = "latent") -> Plan:
+    """Place a model on ``tp`` cards of kind ``card``: weights / tp + reserve + KV cache ≤ HBM × utilization."""
+    cfg = as_dict(config)
+    if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
+        raise ConfigError(f"张量并行度 tp 应为正整数，收到 {tp!r}")
+    if not 0 < utilization <= 1:
+        raise ConfigError(f"utilization 应在 (0, 1] 之间，收到 {utilization!r}")
+    if activation_bytes < 0:
+        raise ConfigError(f"activation_bytes 不能为负，收到 {activation_bytes!r}")
+    hbm = card_hbm(card)
+    params = param_count(cfg) if weights_bytes is None else 0
+    weights = math.ceil(params * dtype_bytes(weight_dtype)) if weights_bytes is None else int(weights_bytes)
+    size = dtype_bytes(kv_dtype)
+    if is_mla(cfg):
+        per_token = kv_elements_per_token(cfg, mla=mla) * size
+        formula = kv_formula(cfg, kv_dtype, mla=mla) + ("（潜向量不按头切分，每张卡都存全部）" if tp > 1 else "")
+    else:
+        layers, per_card, d = num_layers(cfg), kv_heads_per_card(cfg, tp), head_dim(cfg)
+        per_token = 2 * layers * per_card * d * size
+        formula = f"2 × {layers} 层 × {per_card} 个 KV 头（{num_kv_heads(cfg)} / TP {tp}）× {d} 维 × {size:g} B"
+    return Plan(model_name(cfg), card, tp, hbm, str(weight_dtype), str(kv_dtype), params, weights, per_token, formula,
+                utilization, int(activation_bytes))
+
+
+def smallest_tp(config: Any, card: str = "910B3", *, tokens: int = 1, candidates: tuple[int, ...] = (1, 2, 4, 8, 16, 32),
+                **kwargs) -> Plan | None:
+    """The plan with the smallest TP degree (among ``candidates`` valid for the config) that caches ``tokens``."""
+    for tp in candidates:
+        try:
+            p = plan(config, card, tp=tp, **kwargs)
+        except ConfigError:
+            continue  # tp does not divide the heads
+        if p.max_tokens >= tokens:
+            return p
+    return None
+
+
+def cards_needed(config: Any, card: str = "910B3", *, tp: int = 1, tokens: int = 1, **kwargs) -> tuple[int, Figure]:
+    """Cards for ``tokens`` cached tokens at TP degree ``tp``, adding pipeline stages (PP) until they fit.
+
+    With PP stages each card keeps 1/(TP·PP) of the weights and the KV cache of 1/PP of the layers:
+    PP = ⌈(weights / TP + tokens × KV per token per card) / (usable − reserve)⌉, cards = TP × PP.
+    """
+    p = plan(config, card, tp=tp, **kwargs)
+    room = p.usable_bytes - p.activation_bytes
+    if room <= 0:
+        raise ConfigError("预留空间已经超过了每张卡的可用 HBM")
+    need = p.weights_bytes / tp + tokens * p.kv_bytes_per_token
+    stages = max(1, math.ceil(need / room))
+    fig = derived(f"TP {tp} 时需要的卡数（{tokens:,} 个 token）", tp * stages, "张",
+                  f"TP × ⌈(权重 / TP + token 数 × 每 token KV) / (可用 − 预留)⌉ = {tp} × ⌈{need / GiB:.1f} GiB / "
+                  f"{room / GiB:.1f} GiB⌉", "流水线并行（PP）把层分到多组卡上；假设各级负载均匀")
+    return tp * stages, fig
