@@ -1,0 +1,147 @@
+"""The site's build helpers without building the site: NPU-cell notes, path scrubbing, HTML post-processing,
+the status page's data."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+
+import nbformat
+import pytest
+
+from npulab.course import site_postprocess, sphinx_site, status_page
+from npulab.paths import REPO_ROOT
+
+STAMP = {"device": "Ascend910B3", "driver": "25.3.rc1", "cann": "9.1.0", "torch": "2.12.0",
+         "torch_npu": "2.12.0", "date": "2026-12-01"}
+
+
+# ---- NPU cells ------------------------------------------------------------------------------------------------
+
+def test_npu_note_uses_the_cells_own_pointer_until_recorded():
+    note = sphinx_site.npu_note("%%npu 本节第 3 节的表格\nimport torch_npu", has_output=False, stamp=None)
+    assert note.startswith("尚未在昇腾硬件上录制输出") and note.endswith("参考：本节第 3 节的表格。")
+
+
+def test_npu_note_without_pointer_names_the_surrounding_text():
+    assert "参考：本单元前后的正文说明。" in sphinx_site.npu_note("%%npu\nx = 1", has_output=False, stamp=None)
+
+
+def test_npu_note_shows_the_stamp_once_recorded():
+    note = sphinx_site.npu_note("%%npu\nx", has_output=True, stamp=STAMP)
+    for value in ("Ascend910B3", "驱动 25.3.rc1", "CANN 9.1.0", "torch_npu 2.12.0", "2026-12-01"):
+        assert value in note
+
+
+def test_output_without_stamp_is_not_called_recorded():
+    # outputs with no recording stamp did not come from `make record-npu`: never present them as recorded
+    assert sphinx_site.npu_note("%%npu\nx", has_output=True, stamp=None).startswith("尚未")
+
+
+def test_badges_are_added_to_npu_cell_containers_only():
+    from docutils import nodes
+
+    doc = nodes.section()
+    for tags in (["tag_npu", "tag_skip-execution"], []):
+        cell = nodes.container(classes=["cell", *tags], nb_element="cell_code")
+        source = nodes.container(classes=["cell_input"])
+        source += nodes.literal_block(text="%%npu 见第 2 节\nprint(1)")
+        cell += source
+        doc += cell
+    assert sphinx_site.add_npu_badges(doc, None) == 1
+    badges = [n for n in doc.findall(nodes.inline) if "npu-badge" in n["classes"]]
+    assert len(badges) == 1 and badges[0].astext() == "需要昇腾 NPU"
+    assert "参考：见第 2 节。" in doc.astext()
+
+
+# ---- build-machine paths --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (f"{sys.prefix}/bin/python", "<Python 环境>/bin/python"),
+    (f"已写入 {REPO_ROOT}/assets/data/x.yaml", "已写入 <课程目录>/assets/data/x.yaml"),
+    (f"{tempfile.gettempdir()}/tmpab12_cd/model.onnx", "<临时目录>/model.onnx"),
+    ("/usr/local/Ascend/cann/set_env.sh", "/usr/local/Ascend/cann/set_env.sh"),  # a real, documented path stays
+])
+def test_scrub_paths(text, expected):
+    assert sphinx_site.scrub_paths(text) == expected
+
+
+# ---- HTML post-processing -------------------------------------------------------------------------------------
+
+PAGE = """<html><head>
+  <script defer src="../_static/scripts/fontawesome.js?digest=1"></script>
+  <script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js"></script>
+    <script src="../_static/searchtools.js"></script>
+    <script src="../_static/language_data.js"></script>
+    <script src="../searchindex.js"></script>
+</head><body><input placeholder="Search this book..."><span class="btn__text-container">Repository</span>
+<i class="fa-solid fa-bars"></i>{body}</body></html>"""
+
+
+def test_rewrite_page_drops_heavy_scripts_and_english_strings():
+    out = site_postprocess.rewrite_page(PAGE.format(body="<p>没有公式</p>"))
+    for gone in ("fontawesome.js", "mathjax", "searchindex.js", "searchtools.js", "Search this book", "Repository"):
+        assert gone not in out
+    assert "在本课程中搜索" in out and "源代码仓库" in out
+
+
+def test_rewrite_page_keeps_mathjax_where_there_is_math_and_search_on_the_search_page():
+    page = PAGE.format(body='<span class="math notranslate nohighlight">\\(x\\)</span>')
+    out = site_postprocess.rewrite_page(page, search_page=True)
+    assert "mathjax" in out and "searchindex.js" in out
+    assert site_postprocess.rewrite_page(out, search_page=True) == out  # idempotent
+
+
+def test_icon_codepoints_and_usage():
+    css = '.fa-bars:before,.fa-navicon:before{content:"\\f0c9"}.fa-moon:before{content:"\\f186"}'
+    table = site_postprocess.icon_codepoints(css)
+    assert table == {"bars": 0xF0C9, "navicon": 0xF0C9, "moon": 0xF186}
+    assert site_postprocess.used_icons(['<i class="fa-solid fa-bars">', "x.classList.add('fa-moon')"]) >= {
+        "bars", "moon", "solid"}
+
+
+def test_not_found_page_is_self_contained(tmp_path):
+    page = site_postprocess.write_not_found(tmp_path, "昇腾 NPU 编程实战", "/course").read_text(encoding="utf-8")
+    assert "页面不存在" in page and 'href="/course/intro.html"' in page and "_static" not in page
+
+
+# ---- status page data -----------------------------------------------------------------------------------------
+
+def _notebook(path, npu_cells: int, recorded: int, stamp=None):
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_markdown_cell("# 一节课\n\n正文"))
+    for i in range(npu_cells):
+        cell = nbformat.v4.new_code_cell("%%npu\nprint(1)", metadata={"tags": ["npu", "skip-execution"]})
+        if i < recorded:
+            cell.outputs = [nbformat.v4.new_output("stream", text="npu:0\n")]
+            cell.metadata["npu_recording"] = True
+        nb.cells.append(cell)
+    nb.cells.append(nbformat.v4.new_code_cell("x = 1"))
+    if stamp:
+        nb.metadata["course"] = {"npu_recording": stamp}
+    nbformat.write(nb, str(path))
+    return path
+
+
+def test_lesson_status_counts_npu_and_recorded_cells(tmp_path):
+    fresh = status_page.lesson_status(_notebook(tmp_path / "a.ipynb", 3, 0), runtime_s=12.34)
+    assert (fresh.title, fresh.npu_cells, fresh.recorded_cells, fresh.recorded_on) == ("一节课", 3, 0, "")
+    done = status_page.lesson_status(_notebook(tmp_path / "b.ipynb", 2, 2, STAMP))
+    assert done.recorded_cells == 2 and done.recorded_on.startswith("Ascend910B3") and "cann 9.1.0" in done.recorded_on
+
+
+def test_status_tables_label_and_total_the_numbers(tmp_path):
+    rows = [status_page.lesson_status(_notebook(tmp_path / "a.ipynb", 1, 0), 10.0),
+            status_page.lesson_status(_notebook(tmp_path / "b.ipynb", 0, 0), 2.5)]
+    lessons, packages, compat = status_page.tables(rows, {"torch": "2.13.0"}, {"表": "2026-11-29"})
+    assert "实测" in lessons[1][1] and lessons[2][-1] == ["合计（推导：各行之和）", "12.5", "1", "0", ""]
+    assert lessons[2][0][4] == "尚未录制" and lessons[2][1][4] == "—"  # no npu cells: nothing to record
+    assert packages[2] == [["torch", "2.13.0"]] and compat[2] == [["表", "2026-11-29"]]
+    assert "| 合计（推导：各行之和） | 12.5 |" in status_page.format_markdown(rows, {}, {})
+
+
+def test_real_course_data_feeds_the_status_page():
+    assert status_page.package_versions(("torch", "no-such-package-xyz")) == {
+        "torch": status_page.package_versions(("torch",))["torch"], "no-such-package-xyz": "未安装"}
+    snapshot = status_page.compat_snapshot()
+    assert snapshot and all(len(date) == 10 for date in snapshot.values())
