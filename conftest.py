@@ -77,6 +77,7 @@ class _BookCacheStager:
         self.cells = defaultdict(dict)  # notebook path -> {cell_num: item}
         self.failed = set()
         self.started = {}
+        self.finished = {}  # the status page reports finished - started as the notebook's execution time
 
     def note_item(self, item):
         path = Path(str(item.parent.fspath))
@@ -84,6 +85,7 @@ class _BookCacheStager:
         self.started.setdefault(path, time.monotonic())
 
     def note_report(self, item, report):
+        self.finished[Path(str(item.parent.fspath))] = time.monotonic()
         if report.failed:
             self.failed.add(Path(str(item.parent.fspath)))
 
@@ -113,7 +115,7 @@ class _BookCacheStager:
                         out["execution_count"] = count
                     if out.get("output_type") in ("display_data", "execute_result"):
                         out.setdefault("metadata", {})
-            seconds = time.monotonic() - self.started[path]
+            seconds = self.finished.get(path, time.monotonic()) - self.started[path]
             cache.cache_notebook_bundle(
                 CacheBundleIn(nb, str(path), data={"execution_seconds": seconds}),
                 check_validity=False, overwrite=True,

@@ -6,6 +6,8 @@ Idempotent: running it twice over the same ``_build/html`` changes nothing the s
   already draws the same icons from web fonts. The script tag is removed and the web fonts are cut down to the
   icons that the pages and scripts actually name (a few KB instead of ~400 KB).
 * MathJax (fetched from a CDN) is kept only on pages that contain math.
+* sphinx-thebe's script and style are dropped when live code (thebe) is off, sphinx-design's tab script on pages
+  without tabs, and the site's local style sheets are served as one bundle per page layout (one request, not ten).
 * The few interface strings that the theme's zh_CN catalogue leaves in English or in Taiwan wording are replaced.
 """
 
@@ -20,6 +22,15 @@ MATHJAX_SCRIPT = re.compile(r'\s*<script[^>]*(?:mathjax|MathJax)[^>]*>(?:[^<]*)<
 # box; with search_as_you_type off (the default) the box only submits to search.html, which loads them itself.
 SEARCH_SCRIPTS = re.compile(r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)">'
                             r'</script>')
+THEBE = re.compile(r'\s*(?:<script async="async" src="[^"]*_static/sphinx-thebe\.js[^"]*"></script>'
+                   r'|<link rel="stylesheet" type="text/css" href="[^"]*_static/sphinx-thebe\.css[^"]*" />'
+                   r'|<script>const THEBE_JS_URL[^<]*</script>)')
+DESIGN_TABS = re.compile(r'\s*<script data-sd-tabs-storage-prefix="[^"]*" src="[^"]*_static/design-tabs\.js[^"]*"></script>')
+STYLESHEET = re.compile(r'<link\b[^>]*\brel="stylesheet"[^>]*>')
+HREF = re.compile(r'href="([^"]*?)_static/([^"?]+)(?:\?[^"]*)?"')
+CSS_URL = re.compile(r"url\(\s*(['\"]?)([^'\")]+)\1\s*\)")
+CSS_IMPORT = re.compile(r"@import\s+(?:url\()?[\"']([^\"']+)[\"']\)?\s*;")
+BUNDLE_DIR = "styles"
 HAS_MATH = re.compile(r'class="[^"]*\bmath\b')
 ICON_CLASS = re.compile(r"\bfa-([a-z0-9]+(?:-[a-z0-9]+)*)")
 CSS_ICON_RULE = re.compile(r"((?:\.fa-[a-z0-9-]+:before,?)+)\{content:\"\\([0-9a-f]+)\"\}")
@@ -89,10 +100,71 @@ def subset_fonts(static: Path, codepoints: set[int]) -> list[str]:
     return rules
 
 
-def rewrite_page(html: str, search_page: bool = False) -> str:
+def _css_for_bundle(static: Path, rel_path: str, seen: set[str] | None = None) -> str:
+    """One style sheet with its @imports inlined and its url()s made relative to the bundle folder."""
+    import posixpath
+
+    seen = set() if seen is None else seen
+    if rel_path in seen:
+        return ""
+    seen.add(rel_path)
+    src_dir = posixpath.dirname(rel_path)
+    text = (static / rel_path).read_text(encoding="utf-8")
+
+    def inline(match):
+        return _css_for_bundle(static, posixpath.normpath(posixpath.join(src_dir, match.group(1))), seen)
+
+    def rebase(match):
+        target = match.group(2).strip()
+        if target.startswith(("data:", "http:", "https:", "/", "#")):
+            return match.group(0)
+        moved = posixpath.relpath(posixpath.normpath(posixpath.join(src_dir, target)), BUNDLE_DIR)
+        return f'url("{moved}")'
+
+    text = CSS_IMPORT.sub(inline, text)
+    return f"/* {rel_path} */\n" + CSS_URL.sub(rebase, text) + "\n"
+
+
+def bundle_styles(html: str, static: Path, manifest: dict[str, list[str]]) -> str:
+    """Replace the page's local style sheets by one bundle (written later by :func:`write_bundles`)."""
+    import hashlib
+
+    links = [(m, HREF.search(m.group(0))) for m in STYLESHEET.finditer(html)]
+    local = [(m, h) for m, h in links if h and "media=" not in m.group(0) and (static / h.group(2)).exists()
+             and not h.group(2).startswith(f"{BUNDLE_DIR}/bundle-")]
+    if len(local) < 2:
+        return html
+    paths = [h.group(2) for _, h in local]
+    name = f"{BUNDLE_DIR}/bundle-{hashlib.sha1('|'.join(paths).encode()).hexdigest()[:10]}.css"
+    manifest[name] = paths
+    prefix = local[0][1].group(1)
+    first = local[0][0].group(0)
+    for m, _ in local[1:]:
+        html = html.replace(m.group(0), "", 1)
+    return html.replace(first, f'<link rel="stylesheet" type="text/css" href="{prefix}_static/{name}" />', 1)
+
+
+def write_bundles(static: Path, manifest: dict[str, list[str]]) -> None:
+    """(Re)write every bundle from the current style sheets; the manifest survives incremental builds."""
+    import json
+
+    record = static / BUNDLE_DIR / "bundles.json"
+    known = json.loads(record.read_text(encoding="utf-8")) if record.exists() else {}
+    known.update(manifest)
+    for name, paths in known.items():
+        if all((static / p).exists() for p in paths):
+            (static / name).write_text("".join(_css_for_bundle(static, p) for p in paths), encoding="utf-8")
+    record.write_text(json.dumps(known, indent=1), encoding="utf-8")
+
+
+def rewrite_page(html: str, search_page: bool = False, thebe: bool = False) -> str:
     """One page: drop the Font Awesome script, MathJax where there is no math, the search index outside the
     search page (unless search-as-you-type is on), and fix interface strings."""
     html = FA_SCRIPT.sub("", html)
+    if not thebe:
+        html = THEBE.sub("", html)
+    if "sd-tab-set" not in html:
+        html = DESIGN_TABS.sub("", html)
     if not search_page and "search_as_you_type = true" not in html:
         html = SEARCH_SCRIPTS.sub("", html)
     if not HAS_MATH.search(html):
@@ -135,18 +207,13 @@ def write_not_found(outdir: Path, title: str, base: str = "/") -> Path:
     return path
 
 
-def run(outdir: Path, title: str = "昇腾 NPU 编程实战") -> dict[str, int]:
+def run(outdir: Path, title: str = "昇腾 NPU 编程实战", thebe: bool = False) -> dict[str, int]:
     """Post-process a built site in place; return counts (pages rewritten, icons kept)."""
     outdir = Path(outdir)
     static = outdir / "_static"
     pages = [p for p in outdir.rglob("*.html") if "_static" not in p.parts and p.name != "404.html"]
     changed = 0
-    for page in pages:
-        text = page.read_text(encoding="utf-8")
-        new = rewrite_page(text, search_page=page.name == "search.html" and page.parent == outdir)
-        if new != text:
-            page.write_text(new, encoding="utf-8")
-            changed += 1
+    manifest: dict[str, list[str]] = {}
     theme_css = static / "styles" / "pydata-sphinx-theme.css"
     course_css = static / "course.css"
     icons = 0
@@ -160,6 +227,14 @@ def run(outdir: Path, title: str = "昇腾 NPU 编程实战") -> dict[str, int]:
         css = course_css.read_text(encoding="utf-8").split(SUBSET_MARK)[0].rstrip("\n")
         rules = subset_fonts(static, codepoints)
         course_css.write_text(css + "\n" + SUBSET_MARK + "\n" + "\n".join(rules) + "\n", encoding="utf-8")
+    for page in pages:  # after the subset rules are in course.css, so that the bundles carry them
+        text = page.read_text(encoding="utf-8")
+        new = rewrite_page(text, search_page=page.name == "search.html" and page.parent == outdir, thebe=thebe)
+        new = bundle_styles(new, static, manifest)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+            changed += 1
+    write_bundles(static, manifest)
     import os
 
     write_not_found(outdir, title, os.environ.get("COURSE_BASE_PATH", "/"))

@@ -135,8 +135,8 @@ class CourseStatus(SphinxDirective):
         return [status_placeholder()]
 
 
-def _table(caption: str, header: list[str], rows: list[list[str]]):
-    table = nodes.table(classes=["course-status"])
+def _table(caption: str, header: list[str], rows: list[list[str]], ident: str):
+    table = nodes.table(classes=["course-status"], ids=[ident])
     table += nodes.title(text=caption)
     group = nodes.tgroup(cols=len(header))
     table += group
@@ -166,8 +166,8 @@ def status_tables(app) -> list:
             continue
         exec_data = (nb_data.get(docname) or {}).get("exec_data") or {}
         rows.append(status_page.lesson_status(path, exec_data.get("runtime")))
-    return [_table(*t) for t in status_page.tables(rows, status_page.package_versions(),
-                                                    status_page.compat_snapshot())]
+    found = status_page.tables(rows, status_page.package_versions(), status_page.compat_snapshot())
+    return [_table(*t, ident=f"course-status-{i}") for i, t in enumerate(found, 1)]
 
 
 def always_rebuild_status(app, env, added, changed, removed):
@@ -200,7 +200,9 @@ def on_build_finished(app, exception):
         return
     from npulab.course import site_postprocess
 
-    site_postprocess.run(Path(app.outdir), str(app.config.html_title or app.config.project))
+    launch = (app.config.html_theme_options or {}).get("launch_buttons", {}) or {}
+    site_postprocess.run(Path(app.outdir), str(app.config.html_title or app.config.project),
+                         thebe=bool(launch.get("thebe")))
 
 
 def setup(app):
