@@ -145,3 +145,21 @@ def test_real_course_data_feeds_the_status_page():
         "torch": status_page.package_versions(("torch",))["torch"], "no-such-package-xyz": "未安装"}
     snapshot = status_page.compat_snapshot()
     assert snapshot and all(len(date) == 10 for date in snapshot.values())
+
+
+# ---- quotation marks ------------------------------------------------------------------------------------------
+
+def test_straight_quotes_become_chinese_pairs_outside_code():
+    from docutils import nodes
+
+    para = nodes.paragraph()
+    para += nodes.Text('本节从"让 PyTorch 认出 NPU"开始，把 "')
+    para += nodes.literal(text='"cuda"')
+    para += nodes.Text('" 换成 "npu"。')
+    odd = nodes.paragraph(text='只有一个 " 的段落')
+    code = nodes.literal_block(text='print("x")')
+    doc = nodes.section()
+    doc += [para, odd, code]
+    sphinx_site.pair_quotes(doc)
+    assert para.astext() == '本节从“让 PyTorch 认出 NPU”开始，把 “"cuda"” 换成 “npu”。'
+    assert odd.astext() == '只有一个 " 的段落' and code.astext() == 'print("x")'

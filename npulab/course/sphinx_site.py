@@ -87,6 +87,54 @@ def add_npu_badges(doctree, stamp: dict | None) -> int:
 
 
 # --------------------------------------------------------------------------------------------------------------
+# Quotation marks
+# --------------------------------------------------------------------------------------------------------------
+
+NO_QUOTES = (nodes.literal, nodes.literal_block, nodes.raw, nodes.math, nodes.math_block, nodes.comment)
+
+
+def _own_texts(element) -> list:
+    """Text nodes whose nearest text-element ancestor is ``element``, outside code, math and raw HTML."""
+    found = []
+
+    def walk(node):
+        for child in node.children:
+            if isinstance(child, nodes.Text):
+                found.append(child)
+            elif isinstance(child, nodes.Inline) and not isinstance(child, NO_QUOTES):
+                walk(child)
+
+    walk(element)
+    return found
+
+
+def pair_quotes(doctree) -> int:
+    """Turn straight double quotes in prose into “…” pairs, per paragraph (Sphinx's smart quotes are off:
+    after Chinese text they produced ”…”). A paragraph with an odd number of quotes is left as it is."""
+    changed = 0
+    for element in list(doctree.findall(nodes.TextElement)):
+        if isinstance(element, NO_QUOTES + (nodes.FixedTextElement,)) or isinstance(element, nodes.Inline):
+            continue
+        texts = _own_texts(element)
+        if sum(str(t).count('"') for t in texts) % 2 or not any('"' in str(t) for t in texts):
+            continue
+        opening = True
+        for text in texts:
+            if '"' not in str(text):
+                continue
+            out = []
+            for ch in str(text):
+                if ch == '"':
+                    out.append("“" if opening else "”")
+                    opening = not opening
+                else:
+                    out.append(ch)
+            text.parent.replace(text, nodes.Text("".join(out)))
+            changed += 1
+    return changed
+
+
+# --------------------------------------------------------------------------------------------------------------
 # Build-machine paths
 # --------------------------------------------------------------------------------------------------------------
 
@@ -181,6 +229,7 @@ def always_rebuild_status(app, env, added, changed, removed):
 def on_doctree_resolved(app, doctree, docname):
     add_npu_badges(doctree, _notebook_stamp(app.env, docname))
     scrub_doctree_paths(doctree)
+    pair_quotes(doctree)
     for node in list(doctree.findall(status_placeholder)):
         node.replace_self(status_tables(app))
 
