@@ -163,3 +163,41 @@ def test_straight_quotes_become_chinese_pairs_outside_code():
     sphinx_site.pair_quotes(doc)
     assert para.astext() == '本节从“让 PyTorch 认出 NPU”开始，把 “"cuda"” 换成 “npu”。'
     assert odd.astext() == '只有一个 " 的段落' and code.astext() == 'print("x")'
+
+
+def test_pdf_link_follows_page_depth_and_disappears_without_a_pdf():
+    footer = '<p>来源说明 <a class="course-pdf" href="course.pdf">下载全书 PDF</a></p>'
+    assert 'href="../../course.pdf"' in site_postprocess.link_pdf(footer, 2, has_pdf=True)
+    assert "course-pdf" not in site_postprocess.link_pdf(footer, 0, has_pdf=False)
+
+
+# ---- publishing -----------------------------------------------------------------------------------------------
+
+def test_publish_workflow_builds_from_cache_checks_links_and_deploys():
+    import yaml
+
+    flow = yaml.safe_load((REPO_ROOT / ".github" / "workflows" / "publish.yml").read_text(encoding="utf-8"))
+    triggers = flow[True]  # YAML 1.1 reads the key `on` as True
+    assert "push" in triggers and triggers["schedule"][0]["cron"]
+    steps = flow["jobs"]["build"]["steps"]
+    by_name = {s.get("name", s.get("uses", "")): s for s in steps}
+    assert by_name["Execution cache"]["if"] == "github.event_name != 'schedule'"  # weekly: full rebuild
+    assert by_name["Check external links (reported, never fatal)"]["continue-on-error"] is True
+    assert flow["jobs"]["build"]["env"]["COURSE_PUBLISH"] == "1"
+    assert any("deploy-pages" in s.get("uses", "") for s in flow["jobs"]["deploy"]["steps"])
+
+
+def test_publishing_refuses_the_placeholder_repository(monkeypatch):
+    from types import SimpleNamespace
+
+    from sphinx.errors import ConfigError
+
+    config = SimpleNamespace(html_theme_options={"repository_url": "https://github.com/ascend-npu-course/ascend-npu-course"})
+    monkeypatch.setenv("COURSE_PUBLISH", "1")
+    with pytest.raises(ConfigError, match="repository.url"):
+        sphinx_site.check_repository(None, config)
+    config.html_theme_options["repository_url"] = "https://github.com/someone/ascend-course"
+    sphinx_site.check_repository(None, config)
+    monkeypatch.delenv("COURSE_PUBLISH")
+    config.html_theme_options["repository_url"] = "https://github.com/ascend-npu-course/ascend-npu-course"
+    sphinx_site.check_repository(None, config)  # local builds are not publishing builds

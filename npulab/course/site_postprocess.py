@@ -157,6 +157,17 @@ def write_bundles(static: Path, manifest: dict[str, list[str]]) -> None:
     record.write_text(json.dumps(known, indent=1), encoding="utf-8")
 
 
+PDF_LINK = re.compile(r'<a class="course-pdf"[^>]*>[^<]*</a>')
+PDF_NAME = "course.pdf"
+
+
+def link_pdf(html: str, depth: int, has_pdf: bool) -> str:
+    """Point the footer's PDF link at the book's PDF from a page ``depth`` folders deep; drop it without a PDF."""
+    if not has_pdf:
+        return PDF_LINK.sub("", html)
+    return PDF_LINK.sub(f'<a class="course-pdf" href="{"../" * depth}{PDF_NAME}">下载全书 PDF</a>', html)
+
+
 def rewrite_page(html: str, search_page: bool = False, thebe: bool = False) -> str:
     """One page: drop the Font Awesome script, MathJax where there is no math, the search index outside the
     search page (unless search-as-you-type is on), and fix interface strings."""
@@ -231,6 +242,7 @@ def run(outdir: Path, title: str = "昇腾 NPU 编程实战", thebe: bool = Fals
         text = page.read_text(encoding="utf-8")
         new = rewrite_page(text, search_page=page.name == "search.html" and page.parent == outdir, thebe=thebe)
         new = bundle_styles(new, static, manifest)
+        new = link_pdf(new, len(page.relative_to(outdir).parts) - 1, (outdir / PDF_NAME).exists())
         if new != text:
             page.write_text(new, encoding="utf-8")
             changed += 1
@@ -239,3 +251,9 @@ def run(outdir: Path, title: str = "昇腾 NPU 编程实战", thebe: bool = Fals
 
     write_not_found(outdir, title, os.environ.get("COURSE_BASE_PATH", "/"))
     return {"pages": len(pages), "rewritten": changed, "icons": icons}
+
+
+if __name__ == "__main__":  # `make pdf` re-runs it after copying the PDF into the site
+    import sys
+
+    print(run(Path(sys.argv[1] if len(sys.argv) > 1 else "_build/html")))
