@@ -83,12 +83,24 @@ class FigureTable:
         return [(f.formatted(), f.kind.value, f.label, f.origin, f.note) for f in self.figures]
 
     def _repr_html_(self) -> str:
+        """HTML table; each distinct source of reported figures is cited once, as a numbered note under it."""
+        notes: list[str] = []
+        rows = []
+        for figure, row in zip(self.figures, self.rows()):
+            cells = [html.escape(str(cell)) for cell in row]
+            if figure.kind is Kind.REPORTED:
+                if figure.origin not in notes:
+                    notes.append(figure.origin)
+                cells[3] = f"见注 [{notes.index(figure.origin) + 1}]"
+            rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
         head = "".join(f"<th>{c}</th>" for c in self.columns)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>" for row in self.rows()
-        )
         caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
-        return f'<table class="npulab-figures">{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        foot = ""
+        if notes:
+            items = "<br>".join(f"[{i}] {html.escape(note)}" for i, note in enumerate(notes, 1))
+            foot = f'<tfoot><tr><td colspan="{len(self.columns)}">来源：<br>{items}</td></tr></tfoot>'
+        return (f'<table class="npulab-figures">{caption}<thead><tr>{head}</tr></thead>'
+                f'<tbody>{"".join(rows)}</tbody>{foot}</table>')
 
     def __repr__(self) -> str:
         lines = [self.title] if self.title else []

@@ -55,3 +55,11 @@ def test_fp32_peaks():
     assert peaks.fp32_peak(Device("npu", "Ascend910B3")) is None  # no sourced FP32 peak: no percentage
     cpu = peaks.fp32_peak(Device("cpu", "cpu"))
     assert cpu is None or (cpu.kind is Kind.DERIVED and cpu.value > 0 and "GHz" in cpu.origin)
+
+
+def test_reported_sources_are_cited_once_per_table():
+    a = provenance.reported("seed.hello.matmul4096_cpu_ms")
+    b = provenance.reported("seed.hello.matmul4096_npu_ms")
+    html = provenance.show([a, b, provenance.measured("吞吐", 1.0, "GFLOP/s", "cpu")])._repr_html_()
+    assert html.count(a.origin.split("；")[0]) == 1  # the long citation appears once, in the table's notes
+    assert html.count("见注 [1]") == 2 and "<tfoot>" in html and "本机 cpu" in html
