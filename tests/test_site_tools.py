@@ -201,3 +201,10 @@ def test_publishing_refuses_the_placeholder_repository(monkeypatch):
     monkeypatch.delenv("COURSE_PUBLISH")
     config.html_theme_options["repository_url"] = "https://github.com/ascend-npu-course/ascend-npu-course"
     sphinx_site.check_repository(None, config)  # local builds are not publishing builds
+
+
+def test_figures_open_at_full_size_on_click():
+    page = '<p><img alt="图" src="../_images/tree.png" /></p><a href="x"><img src="../_images/logo.png" /></a>'
+    out = site_postprocess.zoomable_images(page)
+    assert out.count('class="course-zoom"') == 1 and 'href="../_images/tree.png"' in out
+    assert site_postprocess.zoomable_images(out) == out  # idempotent: the wrapped image is now inside a link

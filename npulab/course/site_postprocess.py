@@ -168,6 +168,22 @@ def link_pdf(html: str, depth: int, has_pdf: bool) -> str:
     return PDF_LINK.sub(f'<a class="course-pdf" href="{"../" * depth}{PDF_NAME}">下载全书 PDF</a>', html)
 
 
+IMAGE = re.compile(r'<img\b[^>]*\bsrc="([^"]*_images/[^"]+)"[^>]*>')
+
+
+def zoomable_images(html: str) -> str:
+    """Wrap each figure image that is not already a link in a link to the full-size file (click to enlarge)."""
+    out, last = [], 0
+    for m in IMAGE.finditer(html):
+        before = html[:m.start()]
+        inside_link = before.rfind("<a ") > before.rfind("</a>")
+        out.append(html[last:m.start()])
+        out.append(m.group(0) if inside_link else
+                   f'<a class="course-zoom" href="{m.group(1)}" title="点击查看原始尺寸">{m.group(0)}</a>')
+        last = m.end()
+    return "".join(out) + html[last:]
+
+
 def rewrite_page(html: str, search_page: bool = False, thebe: bool = False) -> str:
     """One page: drop the Font Awesome script, MathJax where there is no math, the search index outside the
     search page (unless search-as-you-type is on), and fix interface strings."""
@@ -182,7 +198,7 @@ def rewrite_page(html: str, search_page: bool = False, thebe: bool = False) -> s
         html = MATHJAX_SCRIPT.sub("", html)
     for old, new in UI_STRINGS:
         html = html.replace(old, new)
-    return html
+    return zoomable_images(html)
 
 
 NOT_FOUND = """<!DOCTYPE html>
