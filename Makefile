@@ -8,7 +8,7 @@ export GLOG_v := 4
 export KINETO_LOG_LEVEL := 6
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv book test lab serve record-npu lint lab-export clean
+.PHONY: help venv book test lab serve record-npu lint lab-export clean pdf
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html"
@@ -16,6 +16,7 @@ help:
 	@echo "make lab         在课程目录启动 JupyterLab（中文界面）"
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
 	@echo "make record-npu  在昇腾主机上录制 NPU 单元的真实输出"
+	@echo "make pdf         用 XeLaTeX 生成全书 PDF（_build/latex/course.pdf），放进网站并检查"
 
 # --- set-up ----------------------------------------------------------------------------------
 $(STAMP): requirements.txt requirements-npu.txt pyproject.toml
@@ -54,7 +55,15 @@ test: venv lint
 	$(BIN)/pytest tests --ignore=tests/site
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= chapters notebooks
 	$(BIN)/jupyter-book build . -W --keep-going
-	$(BIN)/pytest tests/site
+	$(BIN)/pytest tests/site --ignore=tests/site/test_pdf.py
+
+# --- the PDF (not part of `make test`: TeX Live costs minutes to install; docs/site.md) --------------
+pdf: venv
+	./scripts/system_packages.sh pdf
+	$(BIN)/jupyter-book build . --builder pdflatex
+	@if [ -d _build/html ]; then cp _build/latex/course.pdf _build/html/course.pdf; \
+	  $(BIN)/python -m npulab.course.site_postprocess _build/html; fi
+	$(BIN)/pytest tests/site/test_pdf.py
 
 lab-export: venv
 	$(BIN)/python -m npulab lab-export
