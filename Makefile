@@ -8,7 +8,7 @@ export GLOG_v := 4
 export KINETO_LOG_LEVEL := 6
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv book test lab serve record-npu lint lab-export clean pdf
+.PHONY: help venv book test lab serve record-npu lint lab-export clean pdf lighthouse
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html"
@@ -16,6 +16,7 @@ help:
 	@echo "make lab         在课程目录启动 JupyterLab（中文界面）"
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
 	@echo "make record-npu  在昇腾主机上录制 NPU 单元的真实输出"
+	@echo "make lighthouse  用 Lighthouse（npm）检查首页与课程页的移动端性能与无障碍得分"
 	@echo "make pdf         用 XeLaTeX 生成全书 PDF（_build/latex/course.pdf），放进网站并检查"
 
 # --- set-up ----------------------------------------------------------------------------------
@@ -64,6 +65,12 @@ pdf: venv
 	@if [ -d _build/html ]; then cp _build/latex/course.pdf _build/html/course.pdf; \
 	  $(BIN)/python -m npulab.course.site_postprocess _build/html; fi
 	$(BIN)/pytest tests/site/test_pdf.py
+
+# Lighthouse from npm (package.json, ~80 s and ~190 MB), run on the built site with the system Chromium
+lighthouse: venv
+	@test -f _build/html/index.html || { echo "还没有生成网站：先运行 make book"; exit 2; }
+	npm install --no-audit --no-fund --silent
+	$(BIN)/pytest tests/site/test_lighthouse.py
 
 lab-export: venv
 	$(BIN)/python -m npulab lab-export

@@ -79,7 +79,8 @@ PAGE = """<html><head>
 
 
 def test_rewrite_page_drops_heavy_scripts_and_english_strings():
-    out = site_postprocess.rewrite_page(PAGE.format(body="<p>没有公式</p>"))
+    out = site_postprocess.rewrite_page(PAGE.format(body="<p>没有公式</p>").replace(
+        "</head>", '<script>window.MathJax = {"options": {}}</script></head>'))
     for gone in ("fontawesome.js", "mathjax", "searchindex.js", "searchtools.js", "Search this book", "Repository"):
         assert gone not in out
     assert "在本课程中搜索" in out and "源代码仓库" in out
@@ -208,3 +209,23 @@ def test_figures_open_at_full_size_on_click():
     out = site_postprocess.zoomable_images(page)
     assert out.count('class="course-zoom"') == 1 and 'href="../_images/tree.png"' in out
     assert site_postprocess.zoomable_images(out) == out  # idempotent: the wrapped image is now inside a link
+
+
+def test_head_scripts_are_deferred_in_order():
+    head = ('<head><script data-cfasync="false">document.documentElement.dataset.mode = "light";</script>'
+            '<script src="a.js"></script><script>A.page = "x";</script><script>let hint = \'点击\';</script>'
+            '<script async="async" src="t.js"></script>'
+            '<script type="text/x-thebe-config">{}</script></head><body><script>late()</script></body>')
+    out = site_postprocess.defer_head_scripts(head)
+    assert '<script data-cfasync="false">document' in out  # before any deferred script: stays inline, runs first
+    assert '<script defer src="a.js">' in out
+    assert '<script defer src="data:text/javascript;charset=utf-8,A.page%20%3D%20%22x%22%3B"></script>' in out
+    assert "<script>let hint = '点击';</script>" in out  # a constant stays inline: deferred scripts read it
+    assert '<script async="async" src="t.js">' in out and 'x-thebe-config">{}' in out and "<script>late()" in out
+    assert site_postprocess.defer_head_scripts(out) == out
+
+
+def test_css_icon_code_points_outside_the_class_table():
+    css = ('.fa-bars:before{content:"\\f0c9"}:root{--pst-icon-info:"\uf05a"}'
+           '.admonition-title:after{content:"\\f06a";font:var(--fa-font-solid)}')
+    assert site_postprocess.css_codepoints(css) == {0xF05A, 0xF06A}

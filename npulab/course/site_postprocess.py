@@ -17,7 +17,8 @@ import re
 from pathlib import Path
 
 FA_SCRIPT = re.compile(r'\s*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>')
-MATHJAX_SCRIPT = re.compile(r'\s*<script[^>]*(?:mathjax|MathJax)[^>]*>(?:[^<]*)</script>')
+MATHJAX_SCRIPT = re.compile(r'\s*<script[^>]*(?:mathjax|MathJax)[^>]*>(?:[^<]*)</script>'
+                            r'|\s*<script>\s*window\.MathJax[^<]*</script>')
 # pydata-sphinx-theme loads Sphinx's search scripts and the whole index on every page for its search-as-you-type
 # box; with search_as_you_type off (the default) the box only submits to search.html, which loads them itself.
 SEARCH_SCRIPTS = re.compile(r'\s*<script src="[^"]*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)">'
@@ -63,6 +64,14 @@ def icon_codepoints(css: str) -> dict[str, int]:
     return table
 
 
+def css_codepoints(css: str) -> set[int]:
+    """Icon code points the CSS itself uses (admonition icons, custom properties), outside the icon-class table."""
+    rest = CSS_ICON_RULE.sub("", css)
+    points = {int(h, 16) for h in re.findall(r"\\([ef][0-9a-f]{3})(?![0-9a-f])", rest)}
+    points |= {ord(ch) for ch in rest if 0xE000 <= ord(ch) <= 0xF8FF}
+    return points
+
+
 def used_icons(texts) -> set[str]:
     """Icon names (without ``fa-``) mentioned in the given HTML/JS texts."""
     names = set()
@@ -100,7 +109,7 @@ def subset_fonts(static: Path, codepoints: set[int]) -> list[str]:
     return rules
 
 
-def _css_for_bundle(static: Path, rel_path: str, seen: set[str] | None = None) -> str:
+def _css_for_bundle(static: Path, rel_path: str, seen: set[str] | None = None, keep_icons: set[str] | None = None) -> str:
     """One style sheet with its @imports inlined and its url()s made relative to the bundle folder."""
     import posixpath
 
@@ -112,7 +121,7 @@ def _css_for_bundle(static: Path, rel_path: str, seen: set[str] | None = None) -
     text = (static / rel_path).read_text(encoding="utf-8")
 
     def inline(match):
-        return _css_for_bundle(static, posixpath.normpath(posixpath.join(src_dir, match.group(1))), seen)
+        return _css_for_bundle(static, posixpath.normpath(posixpath.join(src_dir, match.group(1))), seen, keep_icons)
 
     def rebase(match):
         target = match.group(2).strip()
@@ -122,6 +131,9 @@ def _css_for_bundle(static: Path, rel_path: str, seen: set[str] | None = None) -
         return f'url("{moved}")'
 
     text = CSS_IMPORT.sub(inline, text)
+    if keep_icons is not None:  # drop the rules of the ~2,000 icons no page uses (most of the theme's CSS weight)
+        text = CSS_ICON_RULE.sub(
+            lambda m: m.group(0) if keep_icons & set(re.findall(r"\.fa-([a-z0-9-]+):before", m.group(1))) else "", text)
     return f"/* {rel_path} */\n" + CSS_URL.sub(rebase, text) + "\n"
 
 
@@ -144,7 +156,7 @@ def bundle_styles(html: str, static: Path, manifest: dict[str, list[str]]) -> st
     return html.replace(first, f'<link rel="stylesheet" type="text/css" href="{prefix}_static/{name}" />', 1)
 
 
-def write_bundles(static: Path, manifest: dict[str, list[str]]) -> None:
+def write_bundles(static: Path, manifest: dict[str, list[str]], keep_icons: set[str] | None = None) -> None:
     """(Re)write every bundle from the current style sheets; the manifest survives incremental builds."""
     import json
 
@@ -153,7 +165,7 @@ def write_bundles(static: Path, manifest: dict[str, list[str]]) -> None:
     known.update(manifest)
     for name, paths in known.items():
         if all((static / p).exists() for p in paths):
-            (static / name).write_text("".join(_css_for_bundle(static, p) for p in paths), encoding="utf-8")
+            (static / name).write_text("".join(_css_for_bundle(static, p, keep_icons=keep_icons) for p in paths), encoding="utf-8")
     record.write_text(json.dumps(known, indent=1), encoding="utf-8")
 
 
@@ -184,6 +196,36 @@ def zoomable_images(html: str) -> str:
     return "".join(out) + html[last:]
 
 
+CONSTANTS = re.compile(r"""\s*(?:(?:let|var|const)\s+\w+\s*=\s*(?:'[^'\n]*'|"[^"\n]*"|true|false|\d+)\s*;?\s*)+""")
+HEAD_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>(?P<code>.*?)</script>", re.S)
+
+
+def defer_head_scripts(html: str) -> str:
+    """Make the scripts in <head> non-blocking while keeping their order: external ones get ``defer``; inline ones
+    after the first deferred script become deferred data: URLs (they use what the earlier scripts define)."""
+    from urllib.parse import quote
+
+    end = html.find("</head>")
+    if end < 0:
+        return html
+    head, rest = html[:end], html[end:]
+    deferring = False
+
+    def change(m):
+        nonlocal deferring
+        attrs, code = m.group("attrs"), m.group("code")
+        if "async" in attrs or "type=" in attrs and "javascript" not in attrs:
+            return m.group(0)
+        if "src=" in attrs:
+            deferring = True
+            return m.group(0) if "defer" in attrs else f"<script defer{attrs}>{code}</script>"
+        if not deferring or not code.strip() or CONSTANTS.fullmatch(code):
+            return m.group(0)  # inline constants (toggle hints, selectors) stay where they are: later scripts read them
+        return f'<script defer{attrs} src="data:text/javascript;charset=utf-8,{quote(code.strip())}"></script>'
+
+    return HEAD_SCRIPT.sub(change, head) + rest
+
+
 def rewrite_page(html: str, search_page: bool = False, thebe: bool = False) -> str:
     """One page: drop the Font Awesome script, MathJax where there is no math, the search index outside the
     search page (unless search-as-you-type is on), and fix interface strings."""
@@ -198,7 +240,7 @@ def rewrite_page(html: str, search_page: bool = False, thebe: bool = False) -> s
         html = MATHJAX_SCRIPT.sub("", html)
     for old, new in UI_STRINGS:
         html = html.replace(old, new)
-    return zoomable_images(html)
+    return defer_head_scripts(zoomable_images(html))
 
 
 NOT_FOUND = """<!DOCTYPE html>
@@ -244,12 +286,15 @@ def run(outdir: Path, title: str = "昇腾 NPU 编程实战", thebe: bool = Fals
     theme_css = static / "styles" / "pydata-sphinx-theme.css"
     course_css = static / "course.css"
     icons = 0
+    names: set[str] | None = None
     if theme_css.exists() and course_css.exists():
         table = icon_codepoints(theme_css.read_text(encoding="utf-8"))
         scripts = [p.read_text(encoding="utf-8", errors="ignore") for p in static.rglob("*.js")
                    if "fontawesome" not in p.name and p.stat().st_size < 2_000_000]
         names = used_icons([p.read_text(encoding="utf-8") for p in pages] + scripts)
         codepoints = {table[n] for n in names if n in table}
+        codepoints |= css_codepoints("".join(p.read_text(encoding="utf-8") for p in static.rglob("*.css")
+                                             if "bundle-" not in p.name))
         icons = len(codepoints)
         css = course_css.read_text(encoding="utf-8").split(SUBSET_MARK)[0].rstrip("\n")
         rules = subset_fonts(static, codepoints)
@@ -262,7 +307,7 @@ def run(outdir: Path, title: str = "昇腾 NPU 编程实战", thebe: bool = Fals
         if new != text:
             page.write_text(new, encoding="utf-8")
             changed += 1
-    write_bundles(static, manifest)
+    write_bundles(static, manifest, names)
     import os
 
     write_not_found(outdir, title, os.environ.get("COURSE_BASE_PATH", "/"))

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import gzip
 import http.server
 import threading
+from pathlib import Path
 
 import pytest
 from sitekit import BUILD, CHROMIUM, content_pages
@@ -16,16 +18,37 @@ def pages():
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site the way a static host (GitHub Pages) does: text compressed with gzip when asked for."""
+
+    COMPRESS = {".html", ".css", ".js", ".json", ".svg", ".txt", ".xml"}
+
     def log_message(self, *args):
         pass
+
+    def do_GET(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_file() and path.suffix in self.COMPRESS and "gzip" in self.headers.get("Accept-Encoding", ""):
+            body = gzip.compress(path.read_bytes(), compresslevel=6)
+            self.send_response(200)
+            self.send_header("Content-Type", self.guess_type(str(path)))
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        else:
+            super().do_GET()
+
+
+def serve(directory: Path = BUILD, port: int = 0) -> http.server.ThreadingHTTPServer:
+    """Start a local server over ``directory`` in a thread (``python tests/site/conftest.py`` runs one)."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_QuietHandler, directory=str(directory)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
 
 
 @pytest.fixture(scope="module")
 def server():
-    handler = functools.partial(_QuietHandler, directory=str(BUILD))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
+    httpd = serve()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
 
