@@ -86,7 +86,7 @@ class FigureTable:
         """HTML table; each distinct source of reported figures is cited once, as a numbered note under it."""
         notes: list[str] = []
         rows = []
-        for figure, row in zip(self.figures, self.rows()):
+        for figure, row in zip(self.figures, self.rows(), strict=True):
             cells = [html.escape(str(cell)) for cell in row]
             if figure.kind is Kind.REPORTED:
                 if figure.origin not in notes:
