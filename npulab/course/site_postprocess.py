@@ -50,6 +50,10 @@ UI_STRINGS = (
     ('aria-label="Page"', 'aria-label="本页"'),
     ('<span class="btn__text-container">Repository</span>', '<span class="btn__text-container">源代码仓库</span>'),
     ('<span class="btn__text-container">Open issue</span>', '<span class="btn__text-container">提交问题</span>'),
+    ('aria-label="Launch interactive content"', 'aria-label="启动交互环境"'),
+    ('title="Launch on Binder"', 'title="在 Binder 上启动（仅 CPU）"'),
+    ('title="Launch on JupyterHub"', 'title="在 JupyterHub 上启动"'),
+    ('title="Launch on Colab"', 'title="在 Colab 上启动"'),
     ('title="源码库"', 'title="源代码仓库"'),
     ('title="创建议题"', 'title="提交问题"'),
 )

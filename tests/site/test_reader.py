@@ -21,7 +21,8 @@ BUDGET_BYTES_GZ = 800 * 1024
 BUDGET_REQUESTS = 20
 BUDGET_PAGES = ("intro.html", "chapters/01_environment/02_hello_npu.html", "chapters/03_pytorch_npu/02_resnet50_amp.html")
 ENGLISH_UI = ("Search this book", "Toggle primary sidebar", "Toggle secondary sidebar", "System Settings",
-              '"Color mode"', ">Repository<", ">Open issue<", "Click to show", "Show code cell", "Link to this heading")
+              '"Color mode"', ">Repository<", ">Open issue<", "Click to show", "Show code cell", "Link to this heading",
+              "Launch interactive content", "Launch on Binder")
 FAKE_LINK = re.compile(r'href="https?://[^"/]*\.(?:so|sh|py|h|txt|json|yaml|om|onnx)(?:[/"#?]|$)')
 # Sphinx smart quotes after Chinese text produced two closing quotes in a row: ”…”
 BAD_QUOTES = re.compile(r"”[^“”<]{1,80}”")
