@@ -12,7 +12,7 @@ export GLOG_v := 4
 export KINETO_LOG_LEVEL := 6
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv book test lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public
+.PHONY: help venv book test lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
@@ -22,6 +22,8 @@ help:
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
 	@echo "make record-npu  在昇腾主机上录制 NPU 单元的真实输出"
 	@echo "make workshop-check  在 127.0.0.1 上真实启动工作坊 JupyterHub 并测试（约 1 分钟内）"
+	@echo "make lighthouse  用 Lighthouse（npm）检查首页与课程页的移动端性能与无障碍得分"
+	@echo "make pdf         用 XeLaTeX 生成全书 PDF（_build/latex/course.pdf），放进网站并检查"
 
 # --- set-up ----------------------------------------------------------------------------------
 $(CANN_STATE): FORCE
@@ -73,7 +75,21 @@ test: venv lint workshop-deps
 	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= chapters notebooks
 	$(BIN)/jupyter-book build . -W --keep-going
-	$(BIN)/pytest tests/site
+	$(BIN)/pytest tests/site --ignore=tests/site/test_pdf.py
+
+# --- the PDF (not part of `make test`: TeX Live costs minutes to install; docs/site.md) --------------
+pdf: venv
+	./scripts/system_packages.sh pdf
+	$(BIN)/jupyter-book build . --builder pdflatex
+	@if [ -d _build/html ]; then cp _build/latex/course.pdf _build/html/course.pdf; \
+	  $(BIN)/python -m npulab.course.site_postprocess _build/html; fi
+	$(BIN)/pytest tests/site/test_pdf.py
+
+# Lighthouse from npm (package.json, ~80 s and ~190 MB), run on the built site with the system Chromium
+lighthouse: venv
+	@test -f _build/html/index.html || { echo "还没有生成网站：先运行 make book"; exit 2; }
+	npm install --no-audit --no-fund --silent
+	$(BIN)/pytest tests/site/test_lighthouse.py
 
 workshop-check: venv workshop-deps
 	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests/workshop tests/test_workshop.py tests/test_preflight.py tests/test_quiz.py tests/test_workshop_course.py

@@ -5,13 +5,19 @@
 # Installs them when run as root on Debian/Ubuntu; otherwise prints the exact command to run.
 set -euo pipefail
 need=()
-fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || need+=(fonts-noto-cjk)
+fc-list 2>/dev/null | grep -i "Noto Sans CJK" >/dev/null || need+=(fonts-noto-cjk)  # not grep -q: with pipefail, SIGPIPE to fc-list would count as "missing"
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 if [ "${NPULAB_SKIP_BROWSER:-0}" != 1 ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
 fi
 if [ "${NPULAB_SKIP_NODE:-0}" != 1 ]; then
   command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
+fi
+if [ "${1:-}" = pdf ]; then  # `make pdf`: XeLaTeX with ctex, latexmk, pdftotext (docs/site.md: ~6 min to install)
+  command -v xelatex >/dev/null 2>&1 || need+=(texlive-xetex texlive-lang-chinese texlive-latex-extra
+                                             texlive-fonts-recommended texlive-plain-generic fonts-freefont-otf)
+  command -v latexmk >/dev/null 2>&1 || need+=(latexmk)
+  command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -82,3 +82,11 @@ def test_physical_cores_ignore_hyperthread_siblings():
     two_sockets = "".join(f"processor\t: {i}\nphysical id\t: {i}\ncore id\t\t: 0\n\n" for i in range(2))
     assert peaks.physical_cores(two_sockets) == 2
     assert peaks.physical_cores("processor\t: 0\nmodel name\t: x\n") is None  # no core id: caller falls back
+
+
+def test_reported_sources_are_cited_once_per_table():
+    a = provenance.reported("seed.hello.matmul4096_cpu_ms")
+    b = provenance.reported("seed.hello.matmul4096_npu_ms")
+    html = provenance.show([a, b, provenance.measured("吞吐", 1.0, "GFLOP/s", "cpu")])._repr_html_()
+    assert html.count(a.origin.split("；")[0]) == 1  # the long citation appears once, in the table's notes
+    assert html.count("见注 [1]") == 2 and "<tfoot>" in html and "本机 cpu" in html

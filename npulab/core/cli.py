@@ -23,8 +23,22 @@ class UsageError(Exception):
     """Bad input from the user; the message (in Chinese) is shown without a traceback."""
 
 
+class _ChineseHelpFormatter(argparse.HelpFormatter):
+    def add_usage(self, usage, actions, groups, prefix=None):
+        return super().add_usage(usage, actions, groups, "用法：" if prefix is None else prefix)
+
+
 class ChineseArgumentParser(argparse.ArgumentParser):
-    """ArgumentParser whose errors are short Chinese sentences and exit with code 2."""
+    """ArgumentParser whose help and errors are in Chinese; usage errors exit with code 2."""
+
+    def __init__(self, *args, **kwargs):
+        add_help = kwargs.pop("add_help", True)
+        kwargs.setdefault("formatter_class", _ChineseHelpFormatter)
+        super().__init__(*args, add_help=False, **kwargs)
+        self._positionals.title = "位置参数"
+        self._optionals.title = "选项"
+        if add_help:
+            self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help="显示本帮助并退出")
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)

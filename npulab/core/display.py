@@ -70,8 +70,11 @@ class Table:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.headers)
         body = "".join("<tr>" + "".join(self._html_cell(i, v) for i, v in enumerate(r)) + "</tr>" for r in self.rows)
         caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
-        notes = "".join(f"<p class=\"{CSS_CLASS}-note\">{html.escape(n)}</p>" for n in self.notes)
-        return f'<table class="{CSS_CLASS}">{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}'
+        foot = ""
+        if self.notes:
+            lines = "<br>".join(html.escape(n) for n in self.notes)
+            foot = f'<tfoot><tr><td colspan="{len(self.headers)}">{lines}</td></tr></tfoot>'
+        return f'<table class="{CSS_CLASS}">{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody>{foot}</table>'
 
     def markdown(self) -> str:
         """A Markdown (GFM / MyST) table; ``|`` inside cells is escaped."""

@@ -115,14 +115,27 @@ def derive(label: str, formula: str, unit: str, *, digits: int | None = 4, note:
 
 
 class FigureTable(Table):
-    """A table of figures: value, kind, meaning, where it comes from, note."""
+    """A table of figures: value, kind, meaning, where it comes from, note.
+
+    Each distinct source of reported figures is cited once, as a numbered note under the table, instead of the
+    same long citation in every row.
+    """
 
     columns = ("数值", "类型", "含义", "出处 / 设备 / 公式", "说明")
 
     def __init__(self, figures: list[Figure], title: str = ""):
         self.figures = list(figures)
-        super().__init__(self.columns, [(f.formatted(), f.kind.value, f.label, f.origin, f.note) for f in self.figures],
-                         title)
+        sources: list[str] = []
+        rows = []
+        for f in self.figures:
+            origin = f.origin
+            if f.kind is Kind.REPORTED:
+                if origin not in sources:
+                    sources.append(origin)
+                origin = f"见注 [{sources.index(origin) + 1}]"
+            rows.append((f.formatted(), f.kind.value, f.label, origin, f.note))
+        notes = ["来源："] + [f"[{i}] {s}" for i, s in enumerate(sources, 1)] if sources else []
+        super().__init__(self.columns, rows, title, notes=notes)
 
 
 def show(figures: list[Figure], title: str = "") -> FigureTable:

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import shutil
-import threading
-from pathlib import Path
 
 import pytest
-
-from npulab.core.paths import REPO_ROOT
-
-BUILD = REPO_ROOT / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+from sitekit import BUILD, rel
 
 # Console messages that are known, harmless and not ours (documented in docs/DECISIONS.md):
 CONSOLE_ALLOW = (
@@ -24,23 +15,6 @@ CONSOLE_ALLOW = (
 )
 INTERNAL_NOTES = re.compile(r"ascend_facts|seed_digest|toolchain_notes|calibration\.md|course_anchors")
 LOG_NOISE = re.compile(r"\[(?:WARNING|ERROR|INFO|DEBUG|CRITICAL)\] [A-Z_]+\(\d+|GetRealPath|ReadSectionDebugInfo")
-
-
-def content_pages() -> list[Path]:
-    if not (BUILD / "index.html").exists():
-        pytest.fail("还没有生成网站：先运行 `make book`（或 make test 的前几步）")
-    skip = {"genindex.html", "search.html", "index.html"}  # index.html only redirects to intro.html
-    return sorted(p for p in BUILD.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts
-                  and "reports" not in p.parts and p.name not in skip)
-
-
-def rel(p: Path) -> str:
-    return str(p.relative_to(BUILD))
-
-
-@pytest.fixture(scope="module")
-def pages():
-    return content_pages()
 
 
 def test_every_toc_page_was_built(pages):
@@ -68,35 +42,6 @@ def test_pages_are_clean(pages):
         if 'class="output stderr"' in text:
             problems.append(f"{rel(page)}: a cell writes to stderr (warnings belong fixed, not on the page)")
     assert not problems, "\n".join(problems)
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def server():
-    handler = functools.partial(_QuietHandler, directory=str(BUILD))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.fail("没有找到 chromium：sudo apt-get install -y chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"])
-        yield b
-        b.close()
 
 
 def test_every_page_loads_without_console_errors_and_images_load(server, browser, pages):
