@@ -1,5 +1,7 @@
 from IPython.core.interactiveshell import InteractiveShell
 
+from npulab.course import npu_magic
+
 
 def _shell():
     ip = InteractiveShell.instance()
