@@ -85,6 +85,13 @@ def _value_of(x: object) -> float:
     return x.value if isinstance(x, Figure) else x  # type: ignore[return-value]
 
 
+def _shown_number(x: float) -> str:
+    """Large integers with thousands separators (25,557,032; 1800 stays 1800), other numbers in short form."""
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
+        return f"{int(x):,}" if abs(x) >= 10_000 else str(int(x))
+    return f"{x:.6g}"
+
+
 def evaluate(formula: str, **inputs: object) -> float:
     """Evaluate an arithmetic ``formula`` over named inputs (numbers or Figures; min/max/abs/sqrt/log2/ceil/floor)."""
     tree = ast.parse(formula, mode="eval")
@@ -107,7 +114,7 @@ def derive(label: str, formula: str, unit: str, *, digits: int | None = 4, note:
     164.8
     """
     value = evaluate(formula, **inputs)
-    shown = "，".join(f"{k} = {_value_of(v):g}" + (f" {v.unit}" if isinstance(v, Figure) and v.unit else "")
+    shown = "，".join(f"{k} = {_shown_number(_value_of(v))}" + (f" {v.unit}" if isinstance(v, Figure) and v.unit else "")
                       for k, v in inputs.items())
     if digits is not None:
         value = float(f"{value:.{digits}g}")
