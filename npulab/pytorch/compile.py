@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from npulab.core.device import Device, synchronize
-from npulab.core.provenance import Figure, derived, measured
+from npulab.core.provenance import Figure, derive, derived, measured
 from npulab.core.timing import StepTimes, Timing, benchmark, time_steps
 
 # --- the lesson's model ---------------------------------------------------------------------------------
@@ -102,22 +102,23 @@ class CompileComparison:
         """Measured and derived figures for ``npulab.core.provenance.show``."""
         e, c = self.eager, self.compiled
         ms = 1e3
+        e_steady = measured("eager：稳态中位步时", round(e.steady.median * ms, 3), "ms", device,
+                            f"{len(e.steady.times)} 次重复，离散度 {e.steady.spread:.0%}")
+        c_first = measured(f"编译（{self.backend}）：第一步", round(c.first_s * ms, 1), "ms", device, "含 Dynamo 捕获与后端编译")
+        c_steady = measured(f"编译（{self.backend}）：稳态中位步时", round(c.steady.median * ms, 3), "ms", device,
+                            f"{len(c.steady.times)} 次重复，离散度 {c.steady.spread:.0%}")
+        compile_ms = derive("编译耗时", "t_first - t_steady", "ms", digits=5, note="编译后的第一步 − 编译后的稳态中位数",
+                            t_first=c_first, t_steady=c_steady)
         rows = [
             measured("eager：第一步", round(e.first_s * ms, 2), "ms", device, "单独计时，前后同步"),
-            measured("eager：稳态中位步时", round(e.steady.median * ms, 3), "ms", device,
-                     f"{len(e.steady.times)} 次重复，离散度 {e.steady.spread:.0%}"),
-            measured(f"编译（{self.backend}）：第一步", round(c.first_s * ms, 1), "ms", device, "含 Dynamo 捕获与后端编译"),
-            measured(f"编译（{self.backend}）：稳态中位步时", round(c.steady.median * ms, 3), "ms", device,
-                     f"{len(c.steady.times)} 次重复，离散度 {c.steady.spread:.0%}"),
-            derived("编译耗时", round(self.compile_time * ms, 1), "ms",
-                    f"{c.first_s * ms:.1f} − {c.steady.median * ms:.3f} ms（第一步 − 稳态中位数）"),
-            derived("稳态加速比", round(self.speedup, 2), "×",
-                    f"{e.steady.median * ms:.3f} / {c.steady.median * ms:.3f} ms"),
+            e_steady, c_first, c_steady, compile_ms,
+            derive("稳态加速比", "t_eager / t_compiled", "×", digits=3, t_eager=e_steady, t_compiled=c_steady),
         ]
-        steps = self.break_even_steps
-        formula = (f"{self.compile_time * ms:.1f} ms / ({e.steady.median * ms:.3f} − {c.steady.median * ms:.3f}) ms"
-                   if steps is not None else "编译后的步时不比 eager 快，编译永远收不回成本")
-        rows.append(derived("回本步数", round(steps) if steps is not None else float("inf"), "步", formula))
+        if e_steady.value > c_steady.value:
+            rows.append(derive("回本步数", "t_compile / (t_eager - t_compiled)", "步", digits=3,
+                               t_compile=compile_ms, t_eager=e_steady, t_compiled=c_steady))
+        else:  # no arithmetic to show: the saving per step is not positive, so the cost is never paid back
+            rows.append(derived("回本步数", float("inf"), "步", "编译后的步时不比 eager 快，编译永远收不回成本"))
         return rows
 
 

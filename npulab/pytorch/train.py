@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from npulab.core.device import Device, synchronize
-from npulab.core.provenance import Figure, derived, measured
+from npulab.core.provenance import Figure, derive, measured
 from npulab.core.timing import Timing, time_steps
 
 
@@ -236,17 +236,17 @@ def training_flop_per_image(image_size: int = 224) -> Figure:
     from npulab.pytorch.resnet import forward_flop_per_image
 
     forward = forward_flop_per_image(image_size)
-    return derived(f"ResNet-50 训练 FLOP/图（{image_size}×{image_size}）", round(3 * forward / 1e9, 2), "GFLOP",
-                   f"3 × 前向 {forward / 1e9:.2f} GFLOP（反向约为前向的 2 倍：对输入与对权重各求一次梯度）",
-                   "只计卷积与全连接层的乘加（每次乘加 2 FLOP）；BN、ReLU、池化与优化器的运算量不计")
+    return derive(f"ResNet-50 训练 FLOP/图（{image_size}×{image_size}）", "3 * forward_gflop", "GFLOP",
+                  note="反向约为前向的 2 倍（对输入与对权重各求一次梯度）；只计卷积与全连接层的乘加（每次乘加 2 FLOP），"
+                       "BN、ReLU、池化与优化器的运算量不计",
+                  forward_gflop=forward / 1e9)
 
 
 def mfu(images_per_s: Figure | float, flop_per_image: Figure, peak_tflops: Figure, label: str = "") -> Figure:
     """Derived model FLOPs utilisation: images/s × FLOP per image / peak."""
-    rate = images_per_s.value if isinstance(images_per_s, Figure) else images_per_s
-    achieved = rate * flop_per_image.value * 1e9 / 1e12
-    return derived(label or "模型 FLOPs 利用率（MFU）", round(100 * achieved / peak_tflops.value, 1), "%",
-                   f"{rate:g} img/s × {flop_per_image.value} GFLOP = {achieved:.3g} TFLOPS；÷ {peak_tflops.value} TFLOPS")
+    return derive(label or "模型 FLOPs 利用率（MFU）", "100 * images_per_s * gflop_per_image / 1e3 / peak_tflops", "%",
+                  digits=3, note="img/s × GFLOP/图 ÷ 1000 = 达到的 TFLOPS",
+                  images_per_s=images_per_s, gflop_per_image=flop_per_image, peak_tflops=peak_tflops)
 
 
 def profile_table(step: Callable, device: Device, *, steps: int = 2, row_limit: int = 8) -> str:
