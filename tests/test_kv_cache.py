@@ -195,6 +195,7 @@ def test_plan_llama31_8b_on_one_910b3_by_hand():
     assert p.max_tokens == budget // 131_072 == 332_943
     assert p.max_batch(4096) == 81 and p.fits
     assert [f.kind.value for f in p.figures()][0] == "报告"
+    assert [f.value for f in p.figures()[1:]] == [57.6, 14.96, 2.0, 40.64, 131_072, 332_943]  # each by its formula
 
 
 def test_plan_qwen3_32b_needs_two_cards():
@@ -229,7 +230,7 @@ def test_cards_needed_with_pipeline_stages_by_hand():
     room = int(64 * GiB * 0.9) - 2 * GiB
     need = kc.param_count(cfg) * 2 / 8 + 32_768 * 70_272
     assert cards == 8 * -(-need // room) == 24
-    assert fig.kind.value == "推导" and "TP × ⌈" in fig.origin
+    assert fig.kind.value == "推导" and fig.value == 24 and "ceil(" in fig.origin and "kv_per_token = 70272 B" in fig.origin
 
 
 def test_weights_bytes_override_and_bad_settings():

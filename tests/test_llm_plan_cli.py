@@ -15,7 +15,7 @@ def run(*args):
 def test_fits_exit_0_and_prints_the_formula():
     r = run("Llama-3.1-8B", "--batch", "8", "--context", "4096")
     assert r.returncode == 0, r.stderr
-    assert "放得下" in r.stdout and "2 × 32 层 × 8 个 KV 头" in r.stdout and "Traceback" not in r.stderr
+    assert "放得下" in r.stdout and "2 * layers * max(1, kv_heads // tp) * head_dim * bytes（layers = 32，kv_heads = 8" in r.stdout and "Traceback" not in r.stderr
 
 
 def test_does_not_fit_exit_1_and_suggests_tp():

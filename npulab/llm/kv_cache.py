@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from npulab.core.provenance import Figure, derived, reported
+from npulab.core.provenance import Figure, derive, reported
 
 GiB = 2**30
 
@@ -186,6 +186,33 @@ def kv_formula(config: Any, dtype: Any = "bfloat16", *, mla: str = "latent") -> 
     return f"{terms} = {per_token:,.0f} B/token"
 
 
+def kv_per_token_figure(config: Any, dtype: Any = "bfloat16", *, tp: int = 1, mla: str = "latent") -> Figure:
+    """The KV cache per token on each of ``tp`` cards as a derived figure: its value is the formula shown.
+
+    Under TP each card keeps ``max(1, kv_heads // tp)`` KV heads (heads are replicated when there are fewer of
+    them than cards); an MLA cache is not split by heads, so every card keeps all of it.
+    """
+    cfg = as_dict(config)
+    size = dtype_bytes(dtype)
+    label = f"KV cache（{dtype}），每 token 每张卡"
+    layers = num_layers(cfg)
+    if is_mla(cfg):
+        note = "潜向量不按头切分，每张卡都存全部" if tp > 1 else ""
+        rope = _get(cfg, ("qk_rope_head_dim",), " qk_rope_head_dim")
+        if mla == "latent":
+            return derive(label, "layers * (kv_lora_rank + qk_rope_head_dim) * bytes", "B", digits=None, note=note,
+                          layers=layers, kv_lora_rank=int(cfg["kv_lora_rank"]), qk_rope_head_dim=rope, bytes=size)
+        if mla == "expanded":
+            return derive(label, "layers * heads * (qk_nope_head_dim + qk_rope_head_dim + v_head_dim) * bytes", "B",
+                          digits=None, note=note, layers=layers, heads=_get(cfg, _HEAD_KEYS, "注意力头数"),
+                          qk_nope_head_dim=_get(cfg, ("qk_nope_head_dim",), " qk_nope_head_dim"), qk_rope_head_dim=rope,
+                          v_head_dim=_get(cfg, ("v_head_dim",), " v_head_dim"), bytes=size)
+        kv_elements_per_token(cfg, mla=mla)  # raises the error for an unknown ``mla``
+    kv_heads_per_card(cfg, tp)  # raises when tp cannot be applied to the heads
+    return derive(label, "2 * layers * max(1, kv_heads // tp) * head_dim * bytes", "B", digits=None,
+                  layers=layers, kv_heads=num_kv_heads(cfg), tp=tp, head_dim=head_dim(cfg), bytes=size)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Parameter count (for the weights' bytes)
 # ----------------------------------------------------------------------------------------------------------------
@@ -299,10 +326,14 @@ class Plan:
     kv_dtype: str
     params: int
     weights_bytes: int  # whole model
-    kv_bytes_per_token: float  # per card
-    kv_per_token_formula: str
+    kv_per_token: Figure  # KV cache bytes per token per card, derived
     utilization: float
     activation_bytes: int  # per card (stated assumption)
+
+    @property
+    def kv_bytes_per_token(self) -> float:
+        """KV cache bytes per token on each card (the value of the derived figure ``kv_per_token``)."""
+        return self.kv_per_token.value
 
     @property
     def hbm_bytes(self) -> int:
@@ -339,21 +370,31 @@ class Plan:
         return self.max_tokens // context
 
     def figures(self) -> list[Figure]:
-        """The plan as figures, each with the formula it comes from."""
-        gib = GiB
-        return [
-            self.hbm,
-            derived("每张卡可用（HBM × 利用率）", round(self.usable_bytes / gib, 2), "GiB",
-                    f"{self.hbm.value:g} GiB × {self.utilization:g}", "利用率对应 vLLM 的 gpu_memory_utilization"),
-            derived(f"权重（{self.weight_dtype}），每张卡", round(self.weights_per_card / gib, 2), "GiB",
-                    f"{self.params:,} 个参数 × {dtype_bytes(self.weight_dtype):g} B / TP {self.tp}"),
-            derived("激活与运行时预留，每张卡", round(self.activation_bytes / gib, 2), "GiB", "假设值（vLLM 用一次试运行测得）"),
-            derived("留给 KV cache 的空间，每张卡", round(self.kv_budget_per_card / gib, 2), "GiB", "可用 − 权重 − 预留",
-                    "" if self.kv_budget_per_card > 0 else "为负：权重放不下，需要更大的张量并行度"),
-            derived(f"KV cache（{self.kv_dtype}），每 token 每张卡", round(self.kv_bytes_per_token), "B",
-                    self.kv_per_token_formula),
-            derived("最多同时缓存的 token 数（批大小 × 上下文）", self.max_tokens, "token", "KV 空间 ÷ 每 token 字节数（向下取整）"),
-        ]
+        """The plan as figures, each computed by the formula it shows (GiB to 2 decimals, bytes and tokens whole)."""
+        usable = derive("每张卡可用（HBM × 利用率）", "hbm * utilization", "GiB", digits=None,
+                        note="利用率对应 vLLM 的 gpu_memory_utilization", hbm=self.hbm, utilization=self.utilization)
+        weights_label = f"权重（{self.weight_dtype}），每张卡"
+        if self.params:
+            weights = derive(weights_label, "params * bytes / tp / 2**30", "GiB", digits=None,
+                             params=self.params, bytes=dtype_bytes(self.weight_dtype), tp=self.tp)
+        else:  # weights given in bytes, not counted from the config
+            weights = derive(weights_label, "weights_bytes / tp / 2**30", "GiB", digits=None,
+                             weights_bytes=self.weights_bytes, tp=self.tp)
+        reserve = derive("激活与运行时预留，每张卡", "reserve_bytes / 2**30", "GiB", digits=None,
+                         note="假设值（vLLM 用一次试运行测得）", reserve_bytes=self.activation_bytes)
+        kv_space = derive("留给 KV cache 的空间，每张卡", "usable - weights - reserve", "GiB", digits=None,
+                          note="" if self.kv_budget_per_card > 0 else "为负：权重放不下，需要更大的张量并行度",
+                          usable=usable, weights=weights, reserve=reserve)
+        # the exact whole-byte budget, so that the floor agrees with max_tokens
+        tokens = derive("最多同时缓存的 token 数（批大小 × 上下文）", "max(0, floor(kv_space_gib * 2**30 / kv_per_token))",
+                        "token", digits=None, kv_space_gib=self.kv_budget_per_card / GiB, kv_per_token=self.kv_per_token)
+        return [self.hbm, *(_to_decimals(f, 2) for f in (usable, weights, reserve, kv_space)),
+                _to_decimals(self.kv_per_token, None), tokens]
+
+
+def _to_decimals(figure: Figure, ndigits: int | None) -> Figure:
+    """The figure with its value rounded to ``ndigits`` decimals (``None``: to a whole number) for display."""
+    return replace(figure, value=round(figure.value, ndigits))
 
 
 def plan(config: Any, card: str = "910B3", *, tp: int = 1, weight_dtype: Any = "bfloat16",
@@ -370,15 +411,8 @@ def plan(config: Any, card: str = "910B3", *, tp: int = 1, weight_dtype: Any = "
     hbm = card_hbm(card)
     params = param_count(cfg) if weights_bytes is None else 0
     weights = math.ceil(params * dtype_bytes(weight_dtype)) if weights_bytes is None else int(weights_bytes)
-    size = dtype_bytes(kv_dtype)
-    if is_mla(cfg):
-        per_token = kv_elements_per_token(cfg, mla=mla) * size
-        formula = kv_formula(cfg, kv_dtype, mla=mla) + ("（潜向量不按头切分，每张卡都存全部）" if tp > 1 else "")
-    else:
-        layers, per_card, d = num_layers(cfg), kv_heads_per_card(cfg, tp), head_dim(cfg)
-        per_token = 2 * layers * per_card * d * size
-        formula = f"2 × {layers} 层 × {per_card} 个 KV 头（{num_kv_heads(cfg)} / TP {tp}）× {d} 维 × {size:g} B"
-    return Plan(model_name(cfg), card, tp, hbm, str(weight_dtype), str(kv_dtype), params, weights, per_token, formula,
+    per_token = kv_per_token_figure(cfg, kv_dtype, tp=tp, mla=mla)
+    return Plan(model_name(cfg), card, tp, hbm, str(weight_dtype), str(kv_dtype), params, weights, per_token,
                 utilization, int(activation_bytes))
 
 
@@ -405,9 +439,10 @@ def cards_needed(config: Any, card: str = "910B3", *, tp: int = 1, tokens: int =
     room = p.usable_bytes - p.activation_bytes
     if room <= 0:
         raise ConfigError("预留空间已经超过了每张卡的可用 HBM")
-    need = p.weights_bytes / tp + tokens * p.kv_bytes_per_token
-    stages = max(1, math.ceil(need / room))
-    fig = derived(f"TP {tp} 时需要的卡数（{tokens:,} 个 token）", tp * stages, "张",
-                  f"TP × ⌈(权重 / TP + token 数 × 每 token KV) / (可用 − 预留)⌉ = {tp} × ⌈{need / GiB:.1f} GiB / "
-                  f"{room / GiB:.1f} GiB⌉", "流水线并行（PP）把层分到多组卡上；假设各级负载均匀")
-    return tp * stages, fig
+    # weights and room in GiB: scaling by 2**30 is exact, so the ceiling is the same as in bytes
+    fig = derive(f"TP {tp} 时需要的卡数（{tokens:,} 个 token）",
+                 "tp * max(1, ceil((weights_gib / tp + tokens * kv_per_token / 2**30) / room_gib))", "张", digits=None,
+                 note="room_gib = 可用 − 预留；流水线并行（PP）把层分到多组卡上；假设各级负载均匀",
+                 tp=tp, weights_gib=p.weights_bytes / GiB, tokens=tokens, kv_per_token=p.kv_per_token,
+                 room_gib=room / GiB)
+    return fig.value, fig
