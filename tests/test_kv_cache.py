@@ -230,7 +230,7 @@ def test_cards_needed_with_pipeline_stages_by_hand():
     room = int(64 * GiB * 0.9) - 2 * GiB
     need = kc.param_count(cfg) * 2 / 8 + 32_768 * 70_272
     assert cards == 8 * -(-need // room) == 24
-    assert fig.kind.value == "推导" and fig.value == 24 and "ceil(" in fig.origin and "kv_per_token = 70272 B" in fig.origin
+    assert fig.kind.value == "推导" and fig.value == 24 and "ceil(" in fig.origin and "kv_per_token = 70,272 B" in fig.origin
 
 
 def test_weights_bytes_override_and_bad_settings():
