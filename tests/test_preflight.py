@@ -32,7 +32,9 @@ def test_recorded_idle_910b3_host_has_every_seat_ready():
     first = result.seats[0]
     assert (first.health, first.memory_used_mb, first.memory_total_mb, first.aicore_pct) == ("OK", 3318, 65536, 0)
     assert "没有进程表" in "".join(first.notes)  # this copy of the table has no process section: said, not assumed
-    assert "| s0 | 0 | OK | 3318 / 65536 MB | 0 % | 0 | 就绪 |" in result.render()
+    row = next(r for r in result.seat_table().rows if r[0] == "s0")
+    assert row[:7] == ["s0", 0, "OK", "3318 / 65536 MB", "0 %", 0, "就绪"]
+    assert "s0" in result.render() and "个座位就绪" in result.render() and "<table" in result._repr_html_()
 
 
 def test_a3_seat_covers_both_dies_and_the_idle_process_table():

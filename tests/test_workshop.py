@@ -221,3 +221,14 @@ def test_workshop_cli_agenda_times_public_toc(tmp_path, capsys):
     with pytest.raises(SystemExit) as usage:
         main(["workshop"])
     assert usage.value.code == 2
+
+
+def test_times_to_an_unwritable_file_is_a_usage_error(tmp_path):
+    import subprocess
+    import sys
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    done = subprocess.run([sys.executable, "-m", "npulab", "workshop", "times", "--cache", str(cache),
+                           "--output", str(tmp_path / "missing" / "times.yaml")], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "错误" in done.stderr

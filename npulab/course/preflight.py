@@ -18,6 +18,7 @@ idle 8 × 910B3 table (``npulab/data/samples/info_910b3_8card_24.1.rc1.txt``) sh
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import shutil
@@ -27,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from npulab.ascend_tools.smi.info import Chip, SmiInfo, parse_info
+from npulab.core.display import Table
 
 MAX_IDLE_AICORE_PCT = 5
 MAX_IDLE_MEMORY_FRACTION = 0.10
@@ -86,21 +88,28 @@ class Preflight:
                 "seats": [{**asdict(s), "ready": s.ready} for s in self.seats],
                 "host": [asdict(h) for h in self.host]}
 
-    def render(self) -> str:
-        """A Markdown table of the seats, then the host checks and a one-line verdict."""
-        lines = [f"工作坊课前检查（npu-smi 数据：{self.source or '未知'}）", "",
-                 "| 学员 | NPU | 健康 | 显存已用 / 总量 | AI Core | 进程 | 状态 | 说明 |",
-                 "|---|---|---|---|---|---|---|---|"]
-        for s in self.seats:
-            core = "—" if s.aicore_pct is None else f"{s.aicore_pct:g} %"
-            lines.append(f"| {s.user} | {s.npu} | {s.health or '—'} | {s.memory()} | {core} | {len(s.processes)} | "
-                         f"{STATUS_WORDS[s.status]} | {'；'.join(s.notes) or '—'} |")
-        lines += ["", "主机：" + ("" if self.host else "未检查")]
+    def seat_table(self) -> Table:
+        """The seats as a course table (HTML in a notebook, aligned text in a terminal)."""
+        rows = [(s.user, s.npu, s.health or "—", s.memory(), "—" if s.aicore_pct is None else f"{s.aicore_pct:g} %",
+                 len(s.processes), STATUS_WORDS[s.status], "；".join(s.notes) or "—") for s in self.seats]
+        return Table(("学员", "NPU", "健康", "显存已用 / 总量", "AI Core", "进程", "状态", "说明"), rows,
+                     f"工作坊课前检查（npu-smi 数据：{self.source or '未知'}）")
+
+    def summary(self) -> str:
+        """The host checks and a one-line verdict."""
+        lines = ["主机：" + ("" if self.host else "未检查")]
         lines += [f"  {HOST_MARKS[h.status]} {h.id}: {h.message}" for h in self.host]
         ready = sum(s.ready for s in self.seats)
         verdict = "全部就绪" if self.ready else "未就绪：先处理上面标为占用、故障或 ✗ 的项"
-        lines += ["", f"{ready}/{len(self.seats)} 个座位就绪；{verdict}。"]
-        return "\n".join(lines)
+        return "\n".join(lines + ["", f"{ready}/{len(self.seats)} 个座位就绪；{verdict}。"])
+
+    def render(self) -> str:
+        """The whole report as text for a terminal: the seat table, the host checks, the verdict."""
+        return self.seat_table().text() + "\n\n" + self.summary()
+
+    def _repr_html_(self) -> str:
+        summary = html.escape(self.summary()).replace("\n", "<br>")
+        return self.seat_table()._repr_html_() + f"<p>{summary}</p>"
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.notebook_cells import iter_notebooks, read
-from npulab.core.paths import REPO_ROOT
+from npulab.core.paths import DATA_DIR, REPO_ROOT
 
 VISIBLE_ENV = "ASCEND_RT_VISIBLE_DEVICES"
 # Variables CANN's set_env.sh exports (CANN environment-variable reference; npulab.env.cann_install writes the same list into
@@ -239,7 +239,7 @@ def copy_course(source: Path | str, home: Path | str, folder: str = "course") ->
     return dest
 
 
-TIMES_FILE = REPO_ROOT / "assets" / "data" / "notebook_times.yaml"
+TIMES_FILE = DATA_DIR / "notebook_times.yaml"
 # Estimates, stated with their basis (shown next to every agenda): reading speed for Chinese technical prose,
 # and working time per exercise item / per lab check / per quiz question. Change them to suit the audience.
 READING_CHARS_PER_MIN = 300   # assumption: careful reading of technical Chinese with code, ~300 字/分钟

@@ -56,7 +56,10 @@ def _run_times(args) -> int:
             "seconds": dict(sorted(merged.items()))}
     header = ("# Measured execution time of each notebook on CPU, written by `python -m npulab workshop times`\n"
               "# from the execution cache of a `make test` run. Never edit by hand; rerun after a change.\n")
-    Path(args.output).write_text(header + yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    try:
+        Path(args.output).write_text(header + yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    except OSError as err:
+        raise UsageError(f"写不了 {args.output}（{err.strerror}）：用 --output 指定可写的文件") from None
     print(f"已写出 {args.output}：{len(seconds)} 个笔记本的实测运行时间（{data['machine']}）")
     return 0
 
