@@ -35,7 +35,7 @@ Chapter → modules:
 - 04 MindSpore: ``mindspore.*``
 - 05 tools: ``ascend_tools.*``, ``bench``, ``pytorch.profile_trace``, ``pytorch.precision``
 - 06 advanced: ``kernels.ascendc``, ``kernels.triton_kernels``, ``kernels.triton_launch``, ``kernels.kernel_paths``, ``llm.kv_cache``, ``llm.decoder``, ``migrate.strategy``, ``pytorch.distributed``, ``hw.collectives``
-- workshops and labs: ``course.workshop``, ``course.preflight``, ``course.quiz``, ``course.labs``
+- workshops and labs: ``course.workshop`` (seats, CANN environment, preflight, agenda), ``course.quiz``, ``course.labs``
 
 The command line is ``python -m npulab <tool> ...`` (tools are imported only when asked for).
 """

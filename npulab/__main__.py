@@ -23,7 +23,7 @@ TOOLS = {
     "migrate": ("npulab.migrate", "找出 CUDA 专用写法并给出 NPU 改法"),
     "smi": ("npulab.ascend_tools.smi", "解析 npu-smi 输出；在昇腾主机上采样与收集诊断信息"),
     "strategy": ("npulab.migrate.strategy", "GPU→NPU 迁移决策"),
-    "workshop": ("npulab.course.workshop_cli", "工作坊：开课前逐座位检查（preflight）与由实测时间生成议程（times）"),
+    "workshop": ("npulab.course.workshop.cli", "工作坊：开课前逐座位检查（preflight）与由实测时间生成议程（times）"),
     "trace": ("npulab.ascend_tools.trace_cli", "读 torch.profiler 轨迹或 ASCEND_PROFILER_OUTPUT：热点算子、设备空闲、CPU 回退"),
     "triton-launch": ("npulab.kernels.triton_launch", "检查 Triton 核函数在昇腾芯片上的启动配置（grid、块大小、UB）"),
 }

@@ -11,7 +11,7 @@ import pytest
 from npulab.__main__ import main
 from npulab.ascend_tools.smi import samples
 from npulab.ascend_tools.smi.info import Process, parse_info
-from npulab.course import preflight as pf
+from npulab.course.workshop import preflight as pf
 
 HEALTHY_8 = "info_910b3_8card_24.1.rc1.txt"
 A3 = "info_a3_8npu_16die_25.2.1.txt"

@@ -1,5 +1,4 @@
 """``python -m npulab workshop preflight|agenda|times|public-toc``: the workshop tools on the command line.
-
 Kept apart from ``workshop`` (seats, hub environment, agenda) and ``preflight`` (per-seat checks) so that neither
 imports the other's command line.
 """
@@ -87,7 +86,7 @@ def build_parser(subparsers, name: str) -> None:
     pre = inner.add_parser("preflight", help="课前检查：每个座位的 NPU 健康、显存、进程，以及主机环境",
                            description="逐个座位检查 NPU 的健康、显存与进程（npu-smi），再检查 doctor、磁盘和笔记本；"
                                        "有座位未就绪时退出码为 1。")
-    from npulab.course import preflight
+    from npulab.course.workshop import preflight
 
     preflight.build_parser(pre)
     pre.set_defaults(run=preflight.run)

@@ -1,5 +1,4 @@
 """``python -m npulab workshop preflight``: is every seat ready, the evening before the workshop?
-
 One table, one row per seat (participant → NPU): the NPU's health, memory in use and running processes, read
 through the npu-smi parsers (``npulab.ascend_tools.smi``) from a live ``npu-smi info`` or a saved copy; then the host: the
 doctor (CANN / torch_npu / driver alignment), free disk for the participants' homes, and the course's notebooks

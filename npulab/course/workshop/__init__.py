@@ -1,0 +1,52 @@
+"""Workshop support: seats on NPUs, CANN's environment for every participant, container options, the agenda.
+On a shared Ascend server, JupyterHub starts one single-user server per participant (``workshop/``).
+
+- ``SeatPool`` gives each participant an NPU (or a share of one) from a pool, in roster order or first come,
+  and refuses a participant beyond capacity with a Chinese message; ``assign_devices`` is its whole-roster form.
+- ``read_set_env`` runs CANN's ``set_env.sh`` once, at hub start, and returns the variables it sets.
+  JupyterHub passes a spawned server only the hub variables named in ``Spawner.env_keep`` (for the local
+  spawners of JupyterHub 6.1: PATH, PYTHONPATH, LD_LIBRARY_PATH, LANG, LC_ALL, CONDA_DEFAULT_ENV, CONDA_ROOT,
+  VIRTUAL_ENV, JUPYTERHUB_SINGLEUSER_APP; for the base ``Spawner``, such as DockerSpawner, only the last), so every
+  ``ASCEND_*`` variable is dropped unless it is listed in ``Spawner.environment``: ``seat_environment``
+  builds that list.
+- ``ASCEND_RT_VISIBLE_DEVICES`` is advice, not isolation: a participant's own process can unset it and
+  open another NPU. ``container_options`` gives a container only its ``/dev/davinciN`` plus the management
+  devices and driver mounts (DockerSpawner), which *is* isolation.
+- ``agenda`` reads each notebook's ``course.minutes`` so the timetable cannot drift from the lessons.
+
+One concern a module: ``seats``, ``cann_env``, ``containers``, ``course_copy``, ``agenda``, ``public_toc``,
+``preflight`` (per-seat checks the evening before) and ``cli`` (``python -m npulab workshop …``). The names below
+are re-exported for the hub configuration (``workshop/jupyterhub_config.py``) and the lessons.
+"""
+
+from npulab.course.workshop.agenda import (
+    TIMES_FILE,
+    Session,
+    agenda,
+    chapter_of,
+    load_times,
+    machine_description,
+    times_from_cache,
+    timetable,
+    workshop_order,
+)
+from npulab.course.workshop.cann_env import (
+    CANN_VARIABLES,
+    VISIBLE_ENV,
+    find_set_env,
+    inherited_cann_environment,
+    read_set_env,
+    seat_environment,
+)
+from npulab.course.workshop.containers import NPU_CONTROL_DEVICES, NPU_DRIVER_MOUNTS, container_options
+from npulab.course.workshop.course_copy import COURSE_PARTS, WITHHELD, copy_course
+from npulab.course.workshop.public_toc import SOLUTIONS_PREFIX, public_toc
+from npulab.course.workshop.seats import RosterError, SeatError, SeatPool, assign_devices
+
+__all__ = [
+    "CANN_VARIABLES", "COURSE_PARTS", "NPU_CONTROL_DEVICES", "NPU_DRIVER_MOUNTS", "SOLUTIONS_PREFIX", "TIMES_FILE",
+    "VISIBLE_ENV", "WITHHELD", "RosterError", "SeatError", "SeatPool", "Session", "agenda", "assign_devices",
+    "chapter_of", "container_options", "copy_course", "find_set_env", "inherited_cann_environment", "load_times",
+    "machine_description", "public_toc", "read_set_env", "seat_environment", "timetable", "times_from_cache",
+    "workshop_order",
+]

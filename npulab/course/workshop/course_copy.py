@@ -1,0 +1,28 @@
+"""The course, delivered to each participant without the solutions."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+COURSE_PARTS = ("intro.md", "chapters", "notebooks")  # what a participant gets (npulab comes from the hub's venv)
+WITHHELD = ("solutions",)  # folder names never copied to a participant
+
+
+def copy_course(source: Path | str, home: Path | str, folder: str = "course") -> Path | None:
+    """Copy the course into ``home/folder`` once (a participant's later edits are kept); solutions stay behind.
+
+    Returns the new folder, or None when it already existed.
+    """
+    src, dest = Path(source), Path(home) / folder
+    if dest.exists():
+        return None
+    ignore = shutil.ignore_patterns(*WITHHELD, "*.pyc", "__pycache__", ".ipynb_checkpoints", "_build", "build",
+                                    "rank_0", "kernel_meta")
+    dest.mkdir(parents=True)
+    for part in COURSE_PARTS:
+        if (src / part).is_dir():
+            shutil.copytree(src / part, dest / part, ignore=ignore)
+        elif (src / part).is_file():
+            shutil.copy2(src / part, dest / part)
+    return dest
