@@ -1,0 +1,112 @@
+"""``python -m npulab explain LOG``: read an Ascend error log and say what went wrong and how to fix it.
+
+Four concerns, one module each, over one streaming pass of the log (any size, bounded memory):
+
+- ``reader``  — bytes of any encoding → blocks of whole, cleaned lines;
+- ``codes``   — every error code of a documented scheme (CANN ``EZ1001``, AscendCL/runtime/aclnn ``507015``,
+  torch_npu ``ERR01100``, HCCL ``HcclResult``, DCMI ``-8005``) decoded from data with sources;
+- ``root``    — the root error line (the first error in time, of the most specific kind);
+- ``matcher`` — the catalog's error families (``npulab/data/error_catalog.yaml``, real excerpts as tests);
+- ``triage``  — the generic finding, due whenever the log shows an Ascend error, recognised or not;
+- ``cli``     — the text report, doctor notes and the command line.
+
+Findings come most likely root cause first; the generic finding (category ``generic_triage``) comes last.
+Exit codes: 0 nothing found (healthy or unrelated log), 1 problems found, 2 usage error. Example::
+
+    >>> report = explain_text("ImportError: libhccl.so: cannot open shared object file: No such file or directory")
+    >>> report.families
+    ['env_not_loaded']
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from npulab.env.explain.catalog import (
+    CATALOG_PATH,
+    CATEGORIES,
+    GENERIC,
+    CatalogError,
+    Entry,
+    Pattern,
+    load_catalog,
+    tidy,
+)
+from npulab.env.explain.codes import CodeHit, CodeInfo, CodeScanner, decode
+from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Finding
+from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks
+from npulab.env.explain.root import RootFinder, RootLine
+from npulab.env.explain.triage import generic_finding, should_report
+
+CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
+
+
+@dataclass
+class Report:
+    """What ``explain`` found: lines read, the root error line, the decoded codes and the findings."""
+
+    lines_read: int
+    findings: list[Finding]
+    root_error: RootLine | None = None
+    codes: list[CodeHit] | None = None
+
+    def to_dict(self) -> dict:
+        return {"lines_read": self.lines_read, "root_error": self.root_error.to_dict() if self.root_error else None,
+                "codes": [h.to_dict() for h in self.codes or []], "findings": [f.to_dict() for f in self.findings]}
+
+    @property
+    def categories(self) -> list[str]:
+        """Every finding's category, the generic one included (last)."""
+        return [f.category for f in self.findings]
+
+    @property
+    def families(self) -> list[str]:
+        """The recognised families only (without ``generic_triage``)."""
+        return [f.category for f in self.findings if f.kind == "family"]
+
+
+def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None,
+                   chunk_size: int = CHUNK_SIZE, max_line: int = MAX_LINE) -> Report:
+    """Read a binary stream to its end and return the report (memory bounded by ``chunk_size + max_line``)."""
+    matcher = FamilyMatcher(load_catalog() if entries is None else entries)
+    scanner, roots = CodeScanner(), RootFinder()
+    lines_read = 0
+    for first_line, block in iter_blocks(stream, chunk_size, max_line):
+        if block:
+            matcher.feed(first_line, block)
+            scanner.feed(first_line, block)
+            roots.feed(first_line, block)
+        lines_read = first_line - 1
+    findings, codes, root = matcher.findings(), scanner.codes(), roots.root()
+    if should_report(root, codes, roots.ascend_context or bool(findings)):
+        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings)))
+    return Report(lines_read, findings, root, codes)
+
+
+def explain_bytes(data: bytes, **kwargs) -> Report:
+    """``explain_stream`` over bytes in memory."""
+    return explain_stream(io.BytesIO(data), **kwargs)
+
+
+def explain_text(text: str, **kwargs) -> Report:
+    """``explain_stream`` over a string (as UTF-8)."""
+    return explain_bytes(text.encode("utf-8", errors="surrogatepass"), **kwargs)
+
+
+def explain_file(path: str | Path, **kwargs) -> Report:
+    """``explain_stream`` over a file, read in chunks."""
+    with Path(path).open("rb") as f:
+        return explain_stream(f, **kwargs)
+
+
+from npulab.env.explain.cli import build_parser, environment_notes, render, run  # noqa: E402  (cli needs Report)
+
+__all__ = [
+    "CASEBOOK", "CATALOG_PATH", "CATEGORIES", "CHUNK_SIZE", "EVIDENCE_CHARS", "GENERIC", "MAX_EVIDENCE", "MAX_LINE",
+    "CatalogError", "CodeHit", "CodeInfo", "Entry", "Evidence", "Finding", "Pattern", "Report", "RootLine",
+    "build_parser", "clean", "decode", "decode_line", "environment_notes", "explain_bytes", "explain_file",
+    "explain_stream", "explain_text", "iter_blocks", "load_catalog", "render", "run", "tidy",
+]

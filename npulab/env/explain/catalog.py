@@ -1,0 +1,111 @@
+"""The knowledge base of error families: ``npulab/data/error_catalog.yaml`` parsed into entries and patterns.
+
+Each entry has patterns (a literal ``find`` string, the fast pre-filter, and an optional regular expression), a
+Chinese cause and fix, public sources and real log excerpts that the tests run. An entry is reported when one of
+its ``error`` patterns matched (``hint`` lines only add evidence), unless it ``needs_hint`` and none matched, or an
+entry in its ``suppressed_by`` was reported. Generic codes (``500001``, ``ERR01007``, ``107020``) are hints: they
+say that something failed, not which family it is.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from npulab.core.paths import DATA_DIR, load_yaml
+
+CATALOG_PATH = DATA_DIR / "error_catalog.yaml"
+GENERIC = "generic_triage"  # the category of the generic finding (npulab.env.explain.triage)
+LEVELS = ("error", "hint")
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One recognisable line: a literal ``find`` string, an optional regex, the error code it shows, its level."""
+
+    find: str
+    regex: re.Pattern | None
+    code: str | None
+    level: str
+
+    @property
+    def needles(self) -> tuple[bytes, ...]:
+        """The ``find`` string as bytes, in UTF-8 and (when different) GB18030: the log is searched undecoded."""
+        utf8, gb = self.find.encode("utf-8"), self.find.encode("gb18030")
+        return (utf8,) if utf8 == gb else (utf8, gb)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One error family of the catalog."""
+
+    id: str
+    title: str
+    priority: int
+    patterns: tuple[Pattern, ...]
+    cause: str
+    fix: str
+    sources: tuple[str, ...]
+    doctor: tuple[str, ...] = ()
+    casebook: str = ""
+    needs_hint: bool = False
+    suppressed_by: tuple[str, ...] = ()
+    examples: tuple[dict, ...] = ()
+    negatives: tuple[dict, ...] = ()
+
+
+class CatalogError(ValueError):
+    """The catalog file is malformed (a bug in the course data, reported in Chinese)."""
+
+
+_CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
+_FOLD_SPACE = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])|(?<=[，。；：、）」])\s+|\s+(?=[，。；：、（「])")
+
+
+def tidy(text: str) -> str:
+    """Folded YAML prose as one line: whitespace collapsed, and none left between Chinese characters."""
+    return _FOLD_SPACE.sub("", " ".join(str(text).split()))
+
+
+def _entry(raw: dict) -> Entry:
+    where = f"条目 {raw.get('id', '?')!r}"
+    try:
+        patterns = []
+        for p in raw["patterns"]:
+            level = p.get("level", "error")
+            if level not in LEVELS or not p.get("find"):
+                raise CatalogError(f"{where}：模式必须有 find，level 只能是 error 或 hint：{p!r}")
+            patterns.append(Pattern(str(p["find"]), re.compile(p["regex"]) if p.get("regex") else None,
+                                    str(p["code"]) if p.get("code") is not None else None, level))
+        entry = Entry(
+            id=raw["id"], title=raw["title"], priority=int(raw["priority"]), patterns=tuple(patterns),
+            cause=tidy(raw["cause"]), fix=tidy(raw["fix"]),
+            sources=tuple(raw["sources"]), doctor=tuple(raw.get("doctor", ())), casebook=raw.get("casebook", ""),
+            needs_hint=bool(raw.get("needs_hint", False)), suppressed_by=tuple(raw.get("suppressed_by", ())),
+            examples=tuple(raw.get("examples", ())), negatives=tuple(raw.get("negatives", ())),
+        )
+    except KeyError as err:
+        raise CatalogError(f"{where} 缺少字段 {err}") from None
+    except re.error as err:
+        raise CatalogError(f"{where} 的正则表达式无效：{err}") from None
+    if not any(p.level == "error" for p in entry.patterns):
+        raise CatalogError(f"{where} 至少要有一个 level: error 的模式")
+    if entry.id == GENERIC:
+        raise CatalogError(f"{where}：{GENERIC} 是通用排查的类别，不能用作条目 id")
+    return entry
+
+
+@functools.cache
+def load_catalog(path: Path = CATALOG_PATH) -> tuple[Entry, ...]:
+    """The catalog's entries, parsed and compiled once per process."""
+    data = load_yaml(Path(path))
+    entries = tuple(_entry(raw) for raw in data["entries"])
+    ids = [e.id for e in entries]
+    if len(set(ids)) != len(ids):
+        raise CatalogError("目录中有重复的条目 id")
+    return entries
+
+
+CATEGORIES = tuple(e.id for e in load_catalog())  # the family ids, in catalog order

@@ -1,0 +1,196 @@
+"""Decoding error codes from their documented schemes (data: ``npulab/data/error_codes.yaml``).
+
+Five code systems appear in Ascend logs:
+
+- CANN error codes ``E`` + module character + 4 digits (``EZ1001``): the module each character denotes and the
+  user (0000–8999) / internal (9000–9999) ranges are documented, so an unknown code still decodes its module;
+- AscendCL, runtime, GE and aclnn return codes, 6-digit integers (``507015``, ``161002``): the first digit is the
+  class and digits 2–3 the component, read off the documented tables;
+- torch_npu's ``ERRxxyyy`` (``ERR01100``): submodule ``xx`` and error kind ``yyy``;
+- HCCL's ``HcclResult`` 1–24, in ``HCCL function error: …, error code is N``;
+- DCMI's negative return codes (``-8005``), from ``npu-smi`` and device management.
+
+Numbers are read as codes only in an error context (``error code is``, ``ret =``, ``errno:``, ``failed:`` …), so a
+metric such as ``0.107020`` or a step counter is never a code.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.env.explain.reader import decode_line, line_at, shorten
+
+CODES_PATH = DATA_DIR / "error_codes.yaml"
+MAX_CODES = 40  # distinct codes kept per log
+
+_CANN = re.compile(r"^([EWI])([0-9A-Z])(\d{4})$")
+_TORCH_NPU = re.compile(r"^ERR(\d{2})(\d{3})$")
+_ACL = re.compile(r"^[1-5]\d{5}$")
+_DCMI = re.compile(r"^-8\d{3}$")
+# in the log (bytes): CANN and torch_npu codes stand alone; numbers need an error context before them
+_CODE_BYTES = re.compile(
+    rb"(?<![0-9A-Za-z_])(E[0-9A-Z]\d{4}|ERR\d{5})(?![0-9A-Za-z_])"
+    rb"|(?i:error[ _]?code(?:\s+is)?|errorcode|errcode|errno|ret(?:code|urn(?:ed)?)?|result|failed)"
+    rb"\s*(?:is\s*|=\s*|:\s*|\[\s*)?(-?\d{1,6})(?![\d.])")
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    """What one error code means: its scheme, module, documented name and meaning, and where that is written."""
+
+    code: str
+    scheme: str
+    module: str
+    name: str
+    meaning: str
+    source: str
+    known: bool  # the specific code is in the documented table (not only its scheme and module)
+
+    def describe(self) -> str:
+        """One line: ``EZ1001``: <module> — <name>：<meaning>（source）."""
+        name = f"{self.name}：" if self.name else ""
+        return f"`{self.code}`：{self.module} — {name}{self.meaning}（{self.source}）"
+
+    def to_dict(self) -> dict:
+        return {"code": self.code, "scheme": self.scheme, "module": self.module, "name": self.name,
+                "meaning": self.meaning, "source": self.source, "known": self.known}
+
+
+@functools.cache
+def tables() -> dict:
+    """The code tables, parsed once per process."""
+    return load_yaml(CODES_PATH)
+
+
+def _cann(code: str) -> CodeInfo | None:
+    m = _CANN.match(code)
+    if not m:
+        return None
+    data = tables()["cann"]
+    level, module_char, number = m.group(1), m.group(2), int(m.group(3))
+    module = data["modules"].get(module_char)
+    if module is None:
+        return None
+    module = f"CANN {data['levels'][level]}码，模块 {module_char} = {module}"
+    entry = data["codes"].get(code)
+    if entry:
+        return CodeInfo(code, "cann", module, entry["name"], entry["meaning"], entry["source"], True)
+    band = next(r["meaning"] for r in data["ranges"] if r["from"] <= number <= r["to"])
+    return CodeInfo(code, "cann", module, "", f"编号 {number:04d}：{band}", data["source"], False)
+
+
+def _torch_npu(code: str) -> CodeInfo | None:
+    m = _TORCH_NPU.match(code)
+    if not m:
+        return None
+    data = tables()["torch_npu"]
+    sub = data["submodules"].get(m.group(1), f"未列出的子模块 {m.group(1)}")
+    kind = data["kinds"].get(int(m.group(2)))
+    meaning = kind if kind else f"未列出的错误类型 {int(m.group(2))}"
+    return CodeInfo(code, "torch_npu", f"torch_npu 错误码，子模块 {sub}", "", meaning, data["sources"][0], kind is not None)
+
+
+def _acl(code: str) -> CodeInfo | None:
+    if not _ACL.match(code):
+        return None
+    data = tables()["acl"]
+    component = data["components"].get(code[1:3])
+    cls = data["classes"].get(code[0])
+    if component is None or cls is None:
+        return None
+    module = f"返回码，组件 {component}，类别 {code[0]}xxxxx = {cls}"
+    entry = data["codes"].get(int(code))
+    if entry:
+        return CodeInfo(code, "acl", module, entry["name"], entry["meaning"], _acl_source(code), True)
+    return CodeInfo(code, "acl", module, "", "表中没有这个具体的码；按组件与类别理解，再看 plog", data["sources"][0], False)
+
+
+def _acl_source(code: str) -> str:
+    sources = tables()["acl"]["sources"]
+    if code[1:3] == "61":
+        return sources[3]  # aclnn return codes page
+    if code[1:3] == "07":
+        return sources[2]  # rt_error_codes.h
+    return sources[0]  # AscendCL aclError table
+
+
+def _dcmi(code: str) -> CodeInfo | None:
+    if not _DCMI.match(code):
+        return None
+    data = tables()["dcmi"]
+    entry = data["codes"].get(int(code))
+    if entry:
+        return CodeInfo(code, "dcmi", "DCMI 返回码（npu-smi / 设备管理接口）", entry["name"], entry["meaning"], data["source"], True)
+    return CodeInfo(code, "dcmi", "DCMI 返回码（npu-smi / 设备管理接口）", "", "表中没有这个具体的码", data["source"], False)
+
+
+def _hccl(code: str) -> CodeInfo | None:
+    data = tables()["hccl"]
+    if not code.isdigit() or int(code) not in data["codes"]:
+        return None
+    return CodeInfo(code, "hccl", "HCCL 返回码 HcclResult", "", data["codes"][int(code)], data["source"], True)
+
+
+def decode(code: str, *, hccl: bool = False) -> CodeInfo | None:
+    """The meaning of ``code`` (``EZ1001``, ``507015``, ``ERR01100``, ``-8005``; ``11`` with ``hccl=True``), or None."""
+    code = code.strip()
+    if hccl:
+        return _hccl(code)
+    for reader in (_cann, _torch_npu, _dcmi, _acl):
+        info = reader(code)
+        if info is not None:
+            return info
+    return None
+
+
+def documented_codes() -> list[tuple[str, bool]]:
+    """Every specific code in the data as ``(code, is_hccl)``: the tests check that each one resolves."""
+    data = tables()
+    out = [(c, False) for c in data["cann"]["codes"]] + [(str(c), False) for c in data["acl"]["codes"]]
+    out += [(str(c), False) for c in data["dcmi"]["codes"]] + [(str(c), True) for c in data["hccl"]["codes"]]
+    out += [(f"ERR{s}{k:03d}", False) for s in data["torch_npu"]["submodules"] for k in data["torch_npu"]["kinds"]]
+    return out
+
+
+@dataclass
+class CodeHit:
+    """A code seen in the log: what it means, and the first line that shows it."""
+
+    info: CodeInfo
+    line: int
+    text: str
+
+    def to_dict(self) -> dict:
+        return {**self.info.to_dict(), "line": self.line, "text": self.text}
+
+
+class CodeScanner:
+    """Finds every error code of a known scheme in the blocks of a log (first occurrence of each)."""
+
+    def __init__(self):
+        self.hits: dict[str, CodeHit] = {}
+
+    def feed(self, first_line: int, block: bytes) -> None:
+        """Scan one block of whole lines."""
+        for m in _CODE_BYTES.finditer(block):
+            if len(self.hits) >= MAX_CODES:
+                return
+            code = (m.group(1) or m.group(2)).decode("ascii")
+            if code in self.hits:
+                continue
+            start, end = line_at(block, m.start())
+            raw = block[start:end]
+            info = decode(code)
+            if info is None and m.group(2) and (b"HCCL" in raw or b"hccl" in raw):
+                info = decode(code, hccl=True)
+            if info is None:
+                continue
+            line = decode_line(raw)
+            self.hits[code] = CodeHit(info, first_line + block.count(b"\n", 0, start), shorten(line, code))
+
+    def codes(self) -> list[CodeHit]:
+        """The codes found, in order of first appearance."""
+        return sorted(self.hits.values(), key=lambda h: h.line)

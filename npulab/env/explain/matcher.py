@@ -1,0 +1,93 @@
+"""Matching the catalog's families against a log, block by block: evidence lines, findings, the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from npulab.env.explain.catalog import Entry
+from npulab.env.explain.reader import decode_line, line_at, shorten
+
+MAX_EVIDENCE = 3  # evidence lines kept per pattern and shown per finding
+
+
+@dataclass
+class Evidence:
+    """A log line that matched: its 1-based number and its (shortened) text."""
+
+    line: int
+    text: str
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "text": self.text}
+
+
+@dataclass
+class Finding:
+    """One recognised problem (the JSON ``findings`` item); ``kind`` is ``family`` or ``generic``."""
+
+    category: str
+    title: str
+    codes: list[str]
+    cause: str
+    fix: str
+    evidence: list[Evidence]
+    sources: list[str]
+    priority: int = 0
+    casebook: str = ""
+    kind: str = "family"
+    environment: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        """The JSON form: category, kind, codes, title, cause, fix, evidence, sources (+ environment when checked)."""
+        out = {"category": self.category, "kind": self.kind, "codes": self.codes, "title": self.title,
+               "cause": self.cause, "fix": self.fix, "evidence": [e.to_dict() for e in self.evidence],
+               "sources": self.sources}
+        if self.environment:
+            out["environment"] = self.environment
+        return out
+
+
+class FamilyMatcher:
+    """Collects the evidence of every catalog pattern over the blocks of a log, then turns it into findings."""
+
+    def __init__(self, entries: tuple[Entry, ...]):
+        self.entries = entries
+        self.hits: dict[tuple[int, int], list[Evidence]] = {}
+
+    def feed(self, first_line: int, block: bytes) -> None:
+        """Search one block of whole lines (bytes) for every pattern; keep at most ``MAX_EVIDENCE`` lines each."""
+        for ei, entry in enumerate(self.entries):
+            for pi, pattern in enumerate(entry.patterns):
+                found = self.hits.setdefault((ei, pi), [])
+                for needle in pattern.needles:
+                    pos = block.find(needle) if len(found) < MAX_EVIDENCE else -1
+                    while pos >= 0:
+                        start, end = line_at(block, pos)
+                        line = decode_line(block[start:end])
+                        if pattern.regex is None or pattern.regex.search(line):
+                            found.append(Evidence(first_line + block.count(b"\n", 0, start),
+                                                  shorten(line, pattern.find)))
+                            if len(found) >= MAX_EVIDENCE:
+                                break
+                        pos = block.find(needle, end)
+
+    def findings(self) -> list[Finding]:
+        """The families whose error patterns matched, most likely root cause first (priority, then first line)."""
+        reported: dict[str, Finding] = {}
+        for ei, entry in enumerate(self.entries):
+            errors = [ev for pi, p in enumerate(entry.patterns) if p.level == "error" for ev in self.hits.get((ei, pi), [])]
+            hints = [ev for pi, p in enumerate(entry.patterns) if p.level == "hint" for ev in self.hits.get((ei, pi), [])]
+            if not errors or (entry.needs_hint and not hints):
+                continue
+            codes = [p.code for pi, p in enumerate(entry.patterns) if p.code and self.hits.get((ei, pi))]
+            lines: dict[int, Evidence] = {}
+            for ev in sorted(errors, key=lambda e: e.line) + sorted(hints, key=lambda e: e.line):
+                lines.setdefault(ev.line, ev)
+            evidence = sorted(list(lines.values())[:MAX_EVIDENCE + 1], key=lambda e: e.line)
+            reported[entry.id] = Finding(entry.id, entry.title, list(dict.fromkeys(codes)), entry.cause, entry.fix,
+                                         evidence, list(entry.sources), entry.priority, entry.casebook)
+        for entry in self.entries:
+            if entry.id in reported and any(s in reported for s in entry.suppressed_by):
+                del reported[entry.id]
+        first = {cat: min(e.line for e in f.evidence) for cat, f in reported.items()}
+        return sorted(reported.values(), key=lambda f: (-f.priority, first[f.category]))

@@ -1,0 +1,95 @@
+"""Finding the root error line of a log: the first error in time, of the strongest kind present.
+
+Error-looking lines are ranked by how specific they are: 3 — an exception line (``RuntimeError: …``) or a line
+with a CANN code and its message (``EZ1001: …``); 2 — a line at ERROR level (``[ERROR]``, ``ERROR 09-03``, a
+glog ``E1204``), a torch_npu ``ERRxxyyy`` or an ``error code is`` line; 1 — any other line saying ``failed`` or
+``error``. The root error is the earliest line of the highest rank: in a chained Python traceback that is the
+innermost exception (printed first), and the trailing ``Aborted`` or ``EngineCore failed to start`` noise loses
+to it. Lines at WARNING/INFO level are never errors, and a bare ``Inner Error!`` is a weaker line than the
+message that follows it. The scan keeps a few candidates per rank, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from npulab.env.explain.reader import decode_line, line_at, shorten
+
+PER_RANK = 3  # candidates kept per rank
+
+_CANDIDATE = re.compile(
+    rb"(?i:error|exception|fail|fatal|core dumped|segmentation fault|abort)|(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?![0-9A-Za-z_])")
+_NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
+                        r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b")
+_EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::\s|:$|$)")
+_CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
+_LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
+_WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)")
+_INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
+_TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
+_CONTEXT = re.compile(rb"(?i:ascend|torch_npu|npu-smi|hccl|davinci|mindspore|aclnn|aclrt|dcmi|\bcann\b|\bnpu\b)")
+
+
+def rank(line: str) -> int:
+    """How specific an error line is: 3 exception or coded CANN message, 2 ERROR level, 1 weak, 0 not an error."""
+    if _TRACEBACK_FRAME.search(line) or _NOT_ERROR.search(line) and not _EXCEPTION.search(line):
+        return 0
+    if _INNER_ONLY.search(line):
+        return 2
+    if _EXCEPTION.search(line) or _CANN_MESSAGE.search(line):
+        return 3
+    if _LEVEL_ERROR.search(line):
+        return 2
+    return 1 if _WEAK.search(line) else 0
+
+
+@dataclass
+class RootLine:
+    """A candidate root error: line number, shortened text and rank."""
+
+    line: int
+    text: str
+    rank: int
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "text": self.text, "rank": self.rank}
+
+
+class RootFinder:
+    """Tracks error-looking lines over the blocks of a log, and whether the log is about Ascend at all."""
+
+    def __init__(self):
+        self.candidates: dict[int, list[RootLine]] = {1: [], 2: [], 3: []}
+        self.ascend_context = False
+
+    def feed(self, first_line: int, block: bytes) -> None:
+        """Scan one block of whole lines."""
+        if not self.ascend_context and _CONTEXT.search(block):
+            self.ascend_context = True
+        if len(self.candidates[3]) >= PER_RANK:
+            return  # later lines cannot be earlier than the strongest ones already kept
+        pos = 0
+        while (m := _CANDIDATE.search(block, pos)) is not None:
+            start, end = line_at(block, m.start())
+            pos = end + 1
+            line = decode_line(block[start:end])
+            r = rank(line)
+            if r and len(self.candidates[r]) < PER_RANK:
+                self.candidates[r].append(RootLine(first_line + block.count(b"\n", 0, start), shorten(line), r))
+                if len(self.candidates[3]) >= PER_RANK:
+                    return
+
+    def root(self) -> RootLine | None:
+        """The root error line, or None when nothing in the log looks like an error."""
+        for r in (3, 2, 1):
+            if self.candidates[r]:
+                return self.candidates[r][0]
+        return None
+
+    def strongest(self) -> list[RootLine]:
+        """The kept candidates of the highest rank present, earliest first."""
+        for r in (3, 2, 1):
+            if self.candidates[r]:
+                return list(self.candidates[r])
+        return []
