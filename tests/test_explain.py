@@ -101,15 +101,20 @@ def test_negative_excerpts_are_not_recognised_as_that_category(category, log):
 
 def test_healthy_training_log_and_ordinary_python_errors_give_nothing():
     assert explain_text(HEALTHY).findings == []
-    assert explain_text(USER_ERROR).findings == []
-    assert explain_text(HEALTHY + USER_ERROR).findings == []
+    assert explain_text(USER_ERROR).findings == []  # an ordinary Python error with nothing Ascend in the log
+    # the same error inside an Ascend log is never passed over: the generic finding names it as the root error
+    both = explain_text(HEALTHY + USER_ERROR)
+    assert both.categories == [ex.GENERIC] and both.root_error.text.startswith("FileNotFoundError")
 
 
 def test_numeric_codes_need_their_context():
     assert explain_text("step 207004 done, lr 0.107020").findings == []
     found = explain_text("aclrtSetDevice: open device 4 failed, runtime result = 207004.")
-    assert found.categories == ["visible_devices"] and found.findings[0].codes == ["207004"]
-    assert explain_text("rtStreamSynchronize failed, ErrCode=107020").categories == ["hccl_timeout"]
+    assert found.families == ["visible_devices"] and found.findings[0].codes == ["207004"]
+    # 107020 (ACL_ERROR_RT_TASK_TIMEOUT) can be any task: decoded, not read as an HCCL timeout
+    timeout = explain_text("rtStreamSynchronize failed, ErrCode=107020")
+    assert timeout.families == [] and timeout.categories == [ex.GENERIC]
+    assert [h.info.name for h in timeout.codes] == ["ACL_ERROR_RT_TASK_TIMEOUT"]
 
 
 def test_codes_are_reported_with_the_finding():
@@ -122,13 +127,13 @@ def test_codes_are_reported_with_the_finding():
 def test_root_cause_comes_first_and_suppression_and_hints_apply():
     # a log with a CANN load failure early and an OOM later: the environment problem is the likely root cause
     report = explain_text(f"{OOM}\nsome output\n{HCCL}\n")
-    assert report.categories == ["env_not_loaded", "npu_oom"]
+    assert report.families == ["env_not_loaded", "npu_oom"] and report.categories[-1] == ex.GENERIC
     # "Torch not compiled with CUDA enabled": hard-coded CUDA, unless transfer_to_npu is in the log
     plain = explain_text("AssertionError: Torch not compiled with CUDA enabled")
-    assert plain.categories == ["cuda_hardcoded"]
+    assert plain.families == ["cuda_hardcoded"]
     with_banner = explain_text("transfer_to_npu.py:247: RuntimeWarning: torch.jit.script ... disabled by transfer_to_npu\n"
                                "AssertionError: Torch not compiled with CUDA enabled")
-    assert with_banner.categories == ["transfer_to_npu"]
+    assert with_banner.families == ["transfer_to_npu"]
     # hint lines alone never make a finding
     assert explain_text("export HCCL_CONNECT_TIMEOUT=600\nexport ASCEND_RT_VISIBLE_DEVICES=0,1").findings == []
 
@@ -173,7 +178,7 @@ def test_windows_ansi_code_page_line_is_found_and_shown_readably():
     line = "Fehler – Ausführung: RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB"
     report = explain_bytes(line.encode("cp1252") + b"\r\n")
     evidence = report.findings[0].evidence[0]
-    assert report.categories == ["npu_oom"] and evidence.line == 1
+    assert report.families == ["npu_oom"] and evidence.line == 1
     assert "NPU out of memory" in evidence.text and "Fehler" in evidence.text
 
 
@@ -181,7 +186,7 @@ def test_binary_junk_around_an_error_line():
     junk = bytes(range(256)) * 40
     data = junk + b"\n" + OOM.encode() + b"\n" + junk.replace(b"\n", b"") + b"\x00\x00"
     report = explain_bytes(data)
-    assert report.categories == ["npu_oom"] and report.findings[0].evidence[0].line == junk.count(b"\n") + 2
+    assert report.families == ["npu_oom"] and report.findings[0].evidence[0].line == junk.count(b"\n") + 2
     assert report.lines_read == data.count(b"\n") + 1
 
 
@@ -201,7 +206,7 @@ def test_progress_bar_redrawn_with_carriage_returns():
 def test_an_over_long_line_keeps_its_head_and_the_line_count():
     data = b"A" * 10_000 + b"NPU out of memory" + b"B" * 300_000 + b"\n" + HCCL.encode() + b"\n"
     report = explain_bytes(data, chunk_size=4096, max_line=20_000)
-    assert report.lines_read == 2 and report.categories == ["env_not_loaded", "npu_oom"]
+    assert report.lines_read == 2 and report.families == ["env_not_loaded", "npu_oom"]
     assert report.findings[0].evidence[0].line == 2
     cut = explain_bytes(b"A" * 30_000 + b"NPU out of memory\n", chunk_size=4096, max_line=20_000)
     assert cut.lines_read == 1 and cut.findings == []  # beyond max_line: not searched, by design
@@ -252,7 +257,7 @@ from npulab.env.explain import explain_file
 t = time.perf_counter()
 r = explain_file(sys.argv[1])
 hwm_kb = int(re.search(r"VmHWM:\\s+(\\d+)", open("/proc/self/status").read()).group(1))
-print(r.lines_read, ",".join(r.categories), r.findings[-1].evidence[0].line, time.perf_counter() - t, hwm_kb // 1024)
+print(r.lines_read, ",".join(r.families), r.findings[-2].evidence[0].line, time.perf_counter() - t, hwm_kb // 1024)
 """
 
 
@@ -298,7 +303,8 @@ def test_environment_notes_combine_the_log_with_doctor_checks():
 
     ex.environment_notes(report, environ={"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
                          diagnose=fake_diagnose)
-    env, oom = report.findings
+    env, oom, generic = report.findings
+    assert generic.kind == "generic" and generic.environment == []
     assert calls == [1]
     assert [n["check"] for n in env.environment] == ["cann_install", "cann_env"]
     assert env.environment[1]["status"] == "fail"
@@ -319,9 +325,11 @@ def test_cli_json_contract_and_exit_codes(tmp_path):
     done = cli(str(log), "--json", "--no-env")
     assert done.returncode == 1, done.stderr.decode()
     data = json.loads(done.stdout)
-    assert list(data) == ["lines_read", "findings"] and data["lines_read"] == 2
+    assert list(data) == ["lines_read", "root_error", "codes", "findings"] and data["lines_read"] == 2
+    assert data["root_error"]["line"] == 2 and data["codes"] == []
     finding = data["findings"][0]
-    assert list(finding) == ["category", "codes", "title", "cause", "fix", "evidence", "sources"]
+    assert list(finding) == ["category", "kind", "codes", "title", "cause", "fix", "evidence", "sources"]
+    assert [f["kind"] for f in data["findings"]] == ["family", "generic"]
     assert finding["category"] == "env_not_loaded" and finding["evidence"] == [{"line": 2, "text": HCCL}]
     healthy = cli("-", "--json", "--no-env", stdin=HEALTHY.encode())
     assert healthy.returncode == 0 and json.loads(healthy.stdout)["findings"] == []
@@ -363,7 +371,7 @@ def ex_doctor_checks():
 
 def test_stream_reader_reads_from_any_binary_stream():
     report = ex.explain_stream(io.BufferedReader(io.BytesIO(f"{OOM}\n".encode())))
-    assert report.categories == ["npu_oom"]
+    assert report.families == ["npu_oom"]
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from npulab.core.paths import DATA_DIR, load_yaml
-from npulab.env.explain.reader import decode_line, line_at, shorten
+from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, line_at, shorten, standalone
 
 CODES_PATH = DATA_DIR / "error_codes.yaml"
 MAX_CODES = 40  # distinct codes kept per log
@@ -30,11 +30,10 @@ _CANN = re.compile(r"^([EWI])([0-9A-Z])(\d{4})$")
 _TORCH_NPU = re.compile(r"^ERR(\d{2})(\d{3})$")
 _ACL = re.compile(r"^[1-5]\d{5}$")
 _DCMI = re.compile(r"^-8\d{3}$")
-# in the log (bytes): CANN and torch_npu codes stand alone; numbers need an error context before them
-_CODE_BYTES = re.compile(
-    rb"(?<![0-9A-Za-z_])(E[0-9A-Z]\d{4}|ERR\d{5})(?![0-9A-Za-z_])"
-    rb"|(?i:error[ _]?code(?:\s+is)?|errorcode|errcode|errno|ret(?:code|urn(?:ed)?)?|result|failed)"
-    rb"\s*(?:is\s*|=\s*|:\s*|\[\s*)?(-?\d{1,6})(?![\d.])")
+# in the log: CANN and torch_npu codes stand alone; numbers need an error context before them
+_NUMBER_NEEDLES = (b"code", b"errno", b"ret", b"result", b"failed")
+_NUMBER = re.compile(r"(?i:error[ _]?code(?:\s+is)?|errorcode|errcode|errno|ret(?:code|urn(?:ed)?)?|result|failed)"
+                     r"\s*(?:is\s*|=\s*|:\s*|\[\s*)?(-?\d{1,6})(?![\d.])")
 
 
 @dataclass(frozen=True)
@@ -175,21 +174,26 @@ class CodeScanner:
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
-        for m in _CODE_BYTES.finditer(block):
-            if len(self.hits) >= MAX_CODES:
-                return
-            code = (m.group(1) or m.group(2)).decode("ascii")
-            if code in self.hits:
-                continue
-            start, end = line_at(block, m.start())
+        for m in CODE_LITERAL.finditer(block):
+            if standalone(block, m.start(), m.end()):
+                self._add(first_line, block, m.group().decode("ascii"), m.start(), hccl=False)
+        for start, end in hit_lines(block, block.lower(), _NUMBER_NEEDLES):
             raw = block[start:end]
-            info = decode(code)
-            if info is None and m.group(2) and (b"HCCL" in raw or b"hccl" in raw):
-                info = decode(code, hccl=True)
-            if info is None:
-                continue
-            line = decode_line(raw)
-            self.hits[code] = CodeHit(info, first_line + block.count(b"\n", 0, start), shorten(line, code))
+            hccl = b"HCCL" in raw or b"hccl" in raw
+            for m in _NUMBER.finditer(decode_line(raw)):
+                self._add(first_line, block, m.group(1), start, hccl=hccl)
+
+    def _add(self, first_line: int, block: bytes, code: str, pos: int, *, hccl: bool) -> None:
+        if code in self.hits or len(self.hits) >= MAX_CODES:
+            return
+        info = decode(code)
+        if info is None and hccl:
+            info = decode(code, hccl=True)
+        if info is None:
+            return
+        start, end = line_at(block, pos)
+        self.hits[code] = CodeHit(info, first_line + block.count(b"\n", 0, start),
+                                  shorten(decode_line(block[start:end]), code))
 
     def codes(self) -> list[CodeHit]:
         """The codes found, in order of first appearance."""

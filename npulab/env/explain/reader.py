@@ -126,3 +126,34 @@ def iter_blocks(stream: BinaryIO, chunk_size: int = CHUNK_SIZE, max_line: int = 
     if carry or skipping:
         line += 1
     yield line, b""
+
+
+MAX_HIT_LINES = 5000  # lines per block looked at more closely by one scanner (bounds time on pathological logs)
+CODE_LITERAL = re.compile(rb"E[0-9A-Z]\d{4}|ERR\d{5}")  # a literal first byte: fast; boundaries checked by callers
+
+
+def is_word_byte(b: int) -> bool:
+    """Whether a byte is an ASCII letter, digit or underscore."""
+    return 48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122 or b == 95
+
+
+def standalone(block: bytes, start: int, end: int) -> bool:
+    """Whether ``block[start:end]`` is not part of a longer word."""
+    return (start == 0 or not is_word_byte(block[start - 1])) and (end >= len(block) or not is_word_byte(block[end]))
+
+
+def hit_lines(block: bytes, haystack: bytes, needles: tuple[bytes, ...], extra: tuple[int, ...] = ()) -> list[tuple[int, int]]:
+    """Start/end of each line of ``block`` whose ``haystack`` twin (e.g. ``block.lower()``) holds a needle.
+
+    ``extra`` adds the lines at these offsets. Lines come sorted, once each, at most ``MAX_HIT_LINES``.
+    """
+    starts: set[int] = set()
+    for needle in needles:
+        pos = haystack.find(needle)
+        while pos >= 0 and len(starts) < MAX_HIT_LINES:
+            start, end = line_at(block, pos)
+            starts.add(start)
+            pos = haystack.find(needle, end)
+    for pos in extra:
+        starts.add(line_at(block, pos)[0])
+    return [line_at(block, s) for s in sorted(starts)[:MAX_HIT_LINES]]

@@ -14,12 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from npulab.env.explain.reader import decode_line, line_at, shorten
+from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, shorten, standalone
 
 PER_RANK = 3  # candidates kept per rank
 
-_CANDIDATE = re.compile(
-    rb"(?i:error|exception|fail|fatal|core dumped|segmentation fault|abort)|(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?![0-9A-Za-z_])")
+_CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort")
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
                         r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b")
 _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::\s|:$|$)")
@@ -28,7 +27,8 @@ _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:err
 _WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)")
 _INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
 _TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
-_CONTEXT = re.compile(rb"(?i:ascend|torch_npu|npu-smi|hccl|davinci|mindspore|aclnn|aclrt|dcmi|\bcann\b|\bnpu\b)")
+_CONTEXT_NEEDLES = (b"ascend", b"torch_npu", b"npu-smi", b"npu:", b" npu", b"npu ", b"hccl", b"davinci", b"mindspore",
+                    b"aclnn", b"aclrt", b"dcmi", b"cann")
 
 
 def rank(line: str) -> int:
@@ -65,14 +65,13 @@ class RootFinder:
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
-        if not self.ascend_context and _CONTEXT.search(block):
+        lowered = block.lower()
+        if not self.ascend_context and any(n in lowered for n in _CONTEXT_NEEDLES):
             self.ascend_context = True
         if len(self.candidates[3]) >= PER_RANK:
             return  # later lines cannot be earlier than the strongest ones already kept
-        pos = 0
-        while (m := _CANDIDATE.search(block, pos)) is not None:
-            start, end = line_at(block, m.start())
-            pos = end + 1
+        coded = tuple(m.start() for m in CODE_LITERAL.finditer(block) if standalone(block, m.start(), m.end()))
+        for start, end in hit_lines(block, lowered, _CANDIDATE_NEEDLES, coded):
             line = decode_line(block[start:end])
             r = rank(line)
             if r and len(self.candidates[r]) < PER_RANK:
