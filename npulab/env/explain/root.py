@@ -27,8 +27,9 @@ _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:err
 _WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)")
 _INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
 _TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
-_CONTEXT_NEEDLES = (b"ascend", b"torch_npu", b"npu-smi", b"npu:", b" npu", b"npu ", b"hccl", b"davinci", b"mindspore",
-                    b"aclnn", b"aclrt", b"dcmi", b"cann")
+_CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only as words ("cannot", "input" are not)
+    b"ascend", b"torch_npu", b"npu-smi", b"npu:", b" npu ", b"(npu", b"'npu'", b'"npu"', b" npu,", b" npu.", b"hccl",
+    b"davinci", b"mindspore", b"aclnn", b"aclrt", b"dcmi", b" cann ", b"cann_", b"cann-", b"/cann", b" cann.")
 
 
 def rank(line: str) -> int:
