@@ -86,10 +86,11 @@ def _torch_npu(code: str) -> CodeInfo | None:
     if not m:
         return None
     data = tables()["torch_npu"]
-    sub = data["submodules"].get(m.group(1), f"未列出的子模块 {m.group(1)}")
+    sub = data["submodules"].get(m.group(1))
     kind = data["kinds"].get(int(m.group(2)))
     meaning = kind if kind else f"未列出的错误类型 {int(m.group(2))}"
-    return CodeInfo(code, "torch_npu", f"torch_npu 错误码，子模块 {sub}", "", meaning, data["sources"][0], kind is not None)
+    module = f"torch_npu 错误码，子模块 {sub or '未列出的子模块 ' + m.group(1)}"
+    return CodeInfo(code, "torch_npu", module, "", meaning, data["sources"][0], bool(sub and kind))
 
 
 def _acl(code: str) -> CodeInfo | None:
