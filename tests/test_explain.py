@@ -413,3 +413,10 @@ def test_200mb_log_in_bounded_memory(tmp_path):
     lines, categories, last, seconds, rss_mb = done.stdout.split()
     assert int(lines) == n and categories == "env_not_loaded,npu_oom" and int(last) == n
     assert int(rss_mb) < 120 and float(seconds) < 300
+
+
+def test_every_casebook_anchor_of_the_catalog_exists_in_the_lesson():
+    text = (REPO / ex.CASEBOOK).read_text(encoding="utf-8")
+    anchors = {e.casebook for e in CATALOG} | {"read-a-code"}  # read-a-code: the generic finding's section
+    missing = [a for a in sorted(anchors) if f"({a})=" not in text]
+    assert not missing, missing
