@@ -56,11 +56,16 @@ class FamilyMatcher:
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Search one block of whole lines (bytes) for every pattern; keep at most ``MAX_EVIDENCE`` lines each."""
+        first: dict[bytes, int] = {}  # a needle shared by several patterns is searched once per block
         for ei, entry in enumerate(self.entries):
             for pi, pattern in enumerate(entry.patterns):
                 found = self.hits.setdefault((ei, pi), [])
                 for needle in pattern.needles:
-                    pos = block.find(needle) if len(found) < MAX_EVIDENCE else -1
+                    if len(found) >= MAX_EVIDENCE:
+                        break
+                    if needle not in first:
+                        first[needle] = block.find(needle)
+                    pos = first[needle]
                     while pos >= 0:
                         start, end = line_at(block, pos)
                         line = decode_line(block[start:end])
