@@ -17,8 +17,9 @@ TITLE = "通用排查：先读根错误行和错误码，再按步骤缩小范�
 FIX = (
     "1. 设置 `export ASCEND_LAUNCH_BLOCKING=1` 后重跑：算子改为同步执行，报错的调用栈会指向真正出错的那一行 Python 代码"
     "（会变慢，定位完要去掉）；"
-    "2. 看 CANN 的应用日志（plog）：默认在 `~/ascend/log/debug/plog/`，Device 侧日志在 `~/ascend/log/debug/device-<id>/`"
-    "（设置了 ASCEND_PROCESS_LOG_PATH 时在该目录下）；按时间找最早的 [ERROR] 行，多进程时每个 rank 各有一份；"
+    "2. 看 CANN 的应用类日志：Host 侧调试日志（plog）默认在 `~/ascend/log/debug/plog/`，Device 侧日志在 "
+    "`~/ascend/log/debug/device-<id>/`，运行日志在 `~/ascend/log/run/`（设置了 ASCEND_PROCESS_LOG_PATH 时在该目录下）；"
+    "按时间找最早的 [ERROR] 行，每个进程（每个 rank）各有一份；"
     "3. 需要更多细节时 `export ASCEND_GLOBAL_LOG_LEVEL=1`（0 DEBUG、1 INFO、2 WARNING、3 ERROR，默认 3），"
     "或 `export ASCEND_SLOG_PRINT_TO_STDOUT=1` 让日志直接打印到屏幕；"
     "4. `npu-smi info` 确认设备健康、显存与占用进程；"
@@ -26,6 +27,7 @@ FIX = (
 )
 SOURCES = [
     "https://www.hiascend.com/document/detail/zh/Pytorch/720/comref/Envvariables/Envir_006.html",
+    "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/850/maintenref/logreference/logreference_0002.html",
     "https://www.hiascend.com/document/detail/zh/canncommercial/700/reference/envvar/envref_07_0101.html",
     "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/910beta3/maintenref/envvar/envref_07_0122.html",
     "https://www.hiascend.com/document/detail/zh/canncommercial/900/maintenref/envvar/envref_07_0121.html",
