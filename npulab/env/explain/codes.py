@@ -104,7 +104,7 @@ def _acl(code: str) -> CodeInfo | None:
     module = f"返回码，组件 {component}，类别 {code[0]}xxxxx = {cls}"
     entry = data["codes"].get(int(code))
     if entry:
-        return CodeInfo(code, "acl", module, entry["name"], entry["meaning"], _acl_source(code), True)
+        return CodeInfo(code, "acl", module, entry["name"], entry["meaning"], entry.get("source") or _acl_source(code), True)
     return CodeInfo(code, "acl", module, "", "表中没有这个具体的码；按组件与类别理解，再看 plog", data["sources"][0], False)
 
 
