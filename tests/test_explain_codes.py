@@ -10,11 +10,16 @@ from npulab.env.explain import codes as cd
 from npulab.env.explain.root import rank
 
 
-@pytest.mark.parametrize(("code", "hccl"), cd.documented_codes())
-def test_every_documented_code_resolves(code, hccl):
-    info = cd.decode(code, hccl=hccl)
-    assert info is not None and info.known and info.meaning and info.source.startswith("https://")
-    assert info.describe().startswith(f"`{code}`：")
+def test_every_documented_code_resolves():
+    documented = cd.documented_codes()
+    assert len(documented) > 200
+    bad = []
+    for code, hccl in documented:
+        info = cd.decode(code, hccl=hccl)
+        if not (info and info.known and info.meaning and info.source.startswith("https://")
+                and info.describe().startswith(f"`{code}`：")):
+            bad.append(code)
+    assert not bad, bad
 
 
 @pytest.mark.parametrize(("code", "scheme", "module_part"), [
