@@ -123,6 +123,9 @@ def test_root_error_prefers_the_message_to_a_bare_inner_error_and_skips_warnings
     ("/x/site-packages/y.py:5: UserWarning: failed to load", 0),
     ("  File \"/x/errors.py\", line 3, in raise_error", 0),
     ("{'loss': 0.7, 'epoch': 1}", 0),
+    ("npu 0: passed=12, failed=0", 0),
+    ("aclrtSetDevice ret = 0, error code: 0", 0),
+    ("[INFO] errors: 0, warnings: 3", 0),
 ])
 def test_rank_of_error_lines(line, expected):
     assert rank(line) == expected

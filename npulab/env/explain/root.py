@@ -20,7 +20,8 @@ PER_RANK = 3  # candidates kept per rank
 
 _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort")
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
-                        r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b")
+                        r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b|"
+                        r"(?i:\b(?:fail(?:ed|ures?)|errors?|error[ _]?code|ret(?:code)?|errno)\s*(?:is|=|:)\s*0\b(?![.\d]))")
 _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::\s|:$)")
 _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
 _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
