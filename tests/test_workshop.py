@@ -24,10 +24,10 @@ from npulab.course.workshop import (
 from npulab.testing.synthetic_cann import make_synthetic_install
 
 
-def test_assignment_is_deterministic_and_respects_capacity():
+def test_assignment_is_deterministic_even_and_respects_capacity():
     assert assign_devices(["a", "b"], [4, 5]) == {"a": 4, "b": 5}
-    assert assign_devices(["a", "b", "c", "d"], [4, 5], per_device=2) == {"a": 4, "b": 4, "c": 5, "d": 5}
-    with pytest.raises(RosterError, match="超出容量"):
+    assert assign_devices(["a", "b", "c", "d"], [4, 5], per_device=2) == {"a": 4, "b": 5, "c": 4, "d": 5}
+    with pytest.raises(RosterError, match="超出容量.*--per-npu 2"):
         assign_devices(["a", "b", "c"], [4, 5])
     with pytest.raises(RosterError, match="重复"):
         assign_devices(["a", "a"], [0, 1])
@@ -48,15 +48,16 @@ def test_agenda_lists_lessons_and_exercises_but_not_solutions():
 def test_seat_pool_roster_first_then_first_come_and_a_clear_refusal(tmp_path):
     state = tmp_path / "seats.json"
     pool = SeatPool([4, 5], per_device=2, roster=["ann", "ben", "cat"], state_file=state)
-    assert pool.seats() == {"ann": 4, "ben": 4, "cat": 5}
+    assert pool.seats() == {"ann": 4, "ben": 5, "cat": 4}
     assert pool.seat("dan") == 5 and pool.seat("ann") == 4 and pool.seat("dan") == 5
     with pytest.raises(SeatError, match="4 个座位（2 张 NPU × 每张 2 人）已全部分配"):
         pool.seat("eve")
     # a restarted hub keeps the first-come seats
     again = SeatPool([4, 5], per_device=2, roster=["ann", "ben", "cat"], state_file=state)
     assert again.seats()["dan"] == 5 and again.free() == []
-    # roster names beyond capacity are refused even while a seat looks free
+    # roster names beyond capacity are reported and refused while the pool is full
     small = SeatPool([0], per_device=1, roster=["a", "b"])
+    assert small.overflow == ["b"]
     with pytest.raises(SeatError):
         small.seat("b")
     with pytest.raises(RosterError, match="为空"):

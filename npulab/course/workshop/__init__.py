@@ -41,12 +41,21 @@ from npulab.course.workshop.cann_env import (
 from npulab.course.workshop.containers import NPU_CONTROL_DEVICES, NPU_DRIVER_MOUNTS, container_options
 from npulab.course.workshop.course_copy import COURSE_PARTS, WITHHELD, copy_course
 from npulab.course.workshop.public_toc import SOLUTIONS_PREFIX, public_toc
-from npulab.course.workshop.seats import RosterError, SeatError, SeatPool, assign_devices
+from npulab.course.workshop.seats import (
+    RosterError,
+    SeatEntry,
+    SeatError,
+    SeatPool,
+    assign_devices,
+    normalize_username,
+    read_roster,
+)
+from npulab.course.workshop.settings import WorkshopSettings
 
 __all__ = [
     "CANN_VARIABLES", "COURSE_PARTS", "NPU_CONTROL_DEVICES", "NPU_DRIVER_MOUNTS", "SOLUTIONS_PREFIX", "TIMES_FILE",
-    "VISIBLE_ENV", "WITHHELD", "RosterError", "SeatError", "SeatPool", "Session", "agenda", "assign_devices",
+    "VISIBLE_ENV", "WITHHELD", "RosterError", "SeatEntry", "SeatError", "SeatPool", "WorkshopSettings", "Session", "agenda", "assign_devices",
     "chapter_of", "container_options", "copy_course", "find_set_env", "inherited_cann_environment", "load_times",
-    "machine_description", "public_toc", "read_set_env", "seat_environment", "timetable", "times_from_cache",
+    "machine_description", "normalize_username", "public_toc", "read_roster", "read_set_env", "seat_environment", "timetable", "times_from_cache",
     "workshop_order",
 ]

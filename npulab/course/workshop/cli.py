@@ -90,6 +90,11 @@ def build_parser(subparsers, name: str) -> None:
 
     preflight.build_parser(pre)
     pre.set_defaults(run=preflight.run)
+    from npulab.course.workshop import seat_commands
+
+    st = inner.add_parser("seats", help="座位表：查看、释放、移动、重置（与 hub 读同一个 seats.json）",
+                          description="查看和修改 hub 的座位表（WORKSHOP_STATE_DIR/seats.json）。")
+    seat_commands.build_parser(st)
     ag = inner.add_parser("agenda", help="列出课程各节与计划用时")
     ag.add_argument("--json", action="store_true", help="以 JSON 输出")
     ag.set_defaults(run=_run_agenda)
