@@ -93,6 +93,23 @@ def _run_public_toc(args) -> int:
     return 0
 
 
+def _run_check_public(args) -> int:
+    from npulab.core.cli import UsageError
+    from npulab.course.workshop.public_toc import solution_leaks
+
+    site = Path(args.site)
+    if not (site / "index.html").is_file():
+        raise UsageError(f"{site} 不是生成好的网站（没有 index.html）：先运行 make book-public")
+    leaks = solution_leaks(site)
+    for leak in leaks:
+        print(f"✗ {leak}")
+    if leaks:
+        print(f"公开站点 {site} 含有 {len(leaks)} 个参考答案的文件或链接：不要发布。")
+        return 1
+    print(f"✓ 公开站点 {site} 不含参考答案的页面、源文件或链接。")
+    return 0
+
+
 def build_parser(subparsers, name: str) -> None:
     """Add ``workshop`` with its sub-commands ``preflight``, ``agenda``, ``times`` and ``public-toc``."""
     from npulab.core.cli import ChineseArgumentParser
@@ -132,3 +149,6 @@ def build_parser(subparsers, name: str) -> None:
     pt = inner.add_parser("public-toc", help="写出不含参考答案的目录文件（公开站点用：make book-public）")
     pt.add_argument("--output", default="_build/_toc_public.yml", metavar="FILE", help="输出文件（默认 _build/_toc_public.yml）")
     pt.set_defaults(run=_run_public_toc)
+    cp = inner.add_parser("check-public", help="检查生成的公开站点里没有参考答案（make book-public 最后一步）")
+    cp.add_argument("site", nargs="?", default="_build/public/_build/html", help="站点目录（默认 _build/public/_build/html）")
+    cp.set_defaults(run=_run_check_public)
