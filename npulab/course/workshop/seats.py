@@ -96,6 +96,7 @@ class SeatPool:
     Placement is least-loaded, so seats spread evenly over the NPUs. Everyone seated is written to
     ``state_file``; a seated participant keeps their seat across hub restarts and roster edits (a name taken off
     the roster keeps its seat until freed: ``stale()`` lists them). Beyond capacity, ``seat`` raises ``SeatError``.
+    ``seated`` starts a pool without a state file from a seat map (preflight: the hub's seats, read only).
 
     >>> pool = SeatPool([4, 5], per_device=1)
     >>> pool.seat("Alice"), pool.seat("bob"), pool.seat("alice")
@@ -103,7 +104,8 @@ class SeatPool:
     """
 
     def __init__(self, devices: Iterable[int], per_device: int = 1, roster: Iterable[str] = (),
-                 state_file: Path | str | None = None, username_map: Mapping[str, str] | None = None):
+                 state_file: Path | str | None = None, username_map: Mapping[str, str] | None = None,
+                 seated: Mapping[str, dict] | None = None):
         self.devices = [int(d) for d in devices]
         self.per_device = int(per_device)
         _check_pool(self.devices, self.per_device)
@@ -113,7 +115,7 @@ class SeatPool:
         if duplicates:
             raise RosterError(f"名单中有重复的用户（按 JupyterHub 的规则转为小写后）：{', '.join(duplicates)}")
         self.state_file = Path(state_file) if state_file else None
-        self._memory: dict[str, dict] = {}
+        self._memory: dict[str, dict] = {u: dict(s) for u, s in (seated or {}).items()}  # without a state file
         self._lock = threading.Lock()
         with self._state() as seats:
             self.moved_off_pool = [u for u, s in seats.items() if s["device"] not in self.devices]
