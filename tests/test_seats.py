@@ -106,3 +106,36 @@ def test_seat_commands_bad_input_exit_2_without_traceback(tmp_path):
     env_run = [sys.executable, "-m", "npulab", "workshop", "seats", "--state-dir", str(tmp_path), "move", "ann", "x"]
     done = subprocess.run(env_run, capture_output=True, text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr and "参数错误" in done.stderr
+
+
+def test_npu_processes_are_mapped_to_participants_and_wrong_cards_found():
+    import copy
+
+    from npulab.ascend_tools.smi import samples
+    from npulab.ascend_tools.smi.info import Process, parse_info
+    from npulab.course.workshop.npu_owners import owners_table, process_owner
+
+    info = copy.deepcopy(parse_info(samples.text("info_910b3_8card_24.1.rc1.txt")))
+    info.processes += [Process(npu_id=3, chip_id=0, pid=101, name="python", memory_mb=2048),
+                       Process(npu_id=3, chip_id=0, pid=102, name="python", memory_mb=1024),
+                       Process(npu_id=0, chip_id=0, pid=103, name="npu-smi", memory_mb=0)]
+    owners = {101: "jupyter-ann", 102: "jupyter-ben", 103: "root"}
+    table, wrong = owners_table(info, {"ann": 3, "ben": 5}, owner=owners.get)
+    assert wrong == ["ben"]
+    verdicts = {r[1]: r[6] for r in table.rows}
+    assert verdicts == {101: "在自己的卡上", 102: "错卡：座位在 NPU 5", 103: "不是学员账号（讲师、系统或 hub 自己的进程）"}
+    import os
+    import pwd
+
+    assert process_owner(os.getpid()) == pwd.getpwuid(os.getuid()).pw_name
+    assert process_owner(2**22 + 12345) is None
+
+
+def test_seats_who_reads_npu_smi(tmp_path, monkeypatch, capsys):
+    from npulab.ascend_tools.smi import samples
+
+    SeatPool([0, 1], 2, roster=["Ann"], state_file=tmp_path / "state" / "seats.json")
+    sample = str(samples.path("info_a3_8npu_16die_25.2.1.txt"))
+    assert _seats(tmp_path, monkeypatch, "who", "--smi-file", sample) == 0
+    assert "NPU 上没有进程" in capsys.readouterr().out
+    assert _seats(tmp_path, monkeypatch, "who", "--smi-file", str(tmp_path / "none.txt")) == 2

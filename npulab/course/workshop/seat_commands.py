@@ -8,6 +8,7 @@ moved seat takes effect the next time that participant's server starts (stop it 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from npulab.core.display import Table
 from npulab.course.workshop.mode import PORTS_PER_SEAT, seat_port
@@ -43,6 +44,28 @@ def open_pool(settings: WorkshopSettings) -> SeatPool:
         raise UsageError(str(err)) from None
 
 
+def _who(args, pool: SeatPool) -> int:
+    """Map each NPU process to a participant; 1 when someone is on a card that is not theirs."""
+    from npulab.core.cli import UsageError
+    from npulab.course.workshop.npu_owners import owners_table
+    from npulab.course.workshop.preflight import read_smi
+
+    if args.smi_file and not Path(args.smi_file).is_file():
+        raise UsageError(f"找不到 npu-smi 输出文件 {args.smi_file}")
+    info, source = read_smi(args.smi_file)
+    if info is None:
+        print(f"读不到 npu-smi 的进程表：{source}")
+        return 1
+    table, wrong = owners_table(info, pool.seats())
+    print(table.text())
+    if wrong:
+        print(f"不在自己卡上的学员：{'、'.join(wrong)}。先让他重启内核（通常是代码里写死了设备号或改了 "
+              f"ASCEND_RT_VISIBLE_DEVICES）；仍不行就 kill 那个 PID，或用 seats move 换座位。")
+        return 1
+    print("每个学员进程都在自己的卡上。" if table.rows else f"NPU 上没有进程（{source}）。")
+    return 0
+
+
 def run(args) -> int:
     """Run one seat command; 0 done, 1 refused (the card is full), 2 bad input."""
     import os
@@ -63,6 +86,8 @@ def run(args) -> int:
         else:
             print(seat_table(pool).text())
         return 0
+    if args.seats_command == "who":
+        return _who(args, pool)
     if args.seats_command == "free":
         try:
             e = pool.release(args.name)
@@ -103,6 +128,8 @@ def build_parser(parser) -> None:
     mv = inner.add_parser("move", help="把一位学员移到另一张 NPU")
     mv.add_argument("name", help="学员名")
     mv.add_argument("npu", type=int, help="目标 NPU 编号（须在 WORKSHOP_NPUS 里且未坐满）")
+    wh = inner.add_parser("who", help="NPU 上的每个进程属于哪位学员、是否在自己的卡上（npu-smi 进程表）")
+    wh.add_argument("--smi-file", metavar="FILE", help="读取保存下来的 npu-smi info 输出，而不是现场运行")
     rs = inner.add_parser("reset", help="释放全部座位，按名单重新分配")
     rs.add_argument("--yes", action="store_true", help="确认")
     parser.set_defaults(run=run)
