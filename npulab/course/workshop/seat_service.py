@@ -5,17 +5,22 @@ variables; a browser reaches it through the hub's proxy and logs in with the hub
 scope ``access:services!service=seats`` gets the page: the hub's ``admin`` role has ``access:services``, the
 default ``user`` role does not (jupyterhub 6.1.1, ``jupyterhub/roles.py``), so participants see a 403.
 The page reads the same ``seats.json`` as the hub and ``python -m npulab workshop seats``.
+
+The hub waits for a managed service to answer HTTP before it finishes starting, and importing
+``jupyterhub.services.auth`` takes seconds on a busy machine; so ``main`` answers "starting" at once and loads
+the real page in a thread.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import secrets
+import threading
 from collections.abc import Callable
 from urllib.parse import urlparse
 
-from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from tornado import web
 
 from npulab.course.workshop.seats import SeatPool
@@ -33,33 +38,52 @@ caption{{font-weight:bold;margin-bottom:.5em}}</style></head>
 <p>{stale}</p></body></html>"""
 
 
-class SeatsHandler(HubOAuthenticated, web.RequestHandler):
-    """GET: the seat table in Chinese, for a hub user allowed to access this service."""
+@functools.cache
+def handlers() -> tuple[type, type]:
+    """The page's handler (hub OAuth, the seat table) and the OAuth callback handler."""
+    from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 
-    def initialize(self, pool: Callable[[], SeatPool], hub_prefix: str = "/hub/", hub_auth=None) -> None:
-        self.pool = pool
-        self.hub_prefix = hub_prefix
-        if hub_auth is not None:
-            self.hub_auth = hub_auth
+    class SeatsHandler(HubOAuthenticated, web.RequestHandler):
+        """GET: the seat table in Chinese, for a hub user allowed to access this service."""
 
-    @web.authenticated
-    def get(self) -> None:
-        from npulab.course.workshop.seat_commands import seat_table
+        def initialize(self, pool: Callable[[], SeatPool], hub_prefix: str = "/hub/", hub_auth=None) -> None:
+            self.pool = pool
+            self.hub_prefix = hub_prefix
+            if hub_auth is not None:
+                self.hub_auth = hub_auth
 
-        pool = self.pool()
-        stale = pool.stale()
-        note = (f"不在名单中但占着座位：{html.escape('、'.join(stale))}（测试登录？用 seats free 释放）" if stale else "")
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.write(PAGE.format(table=seat_table(pool)._repr_html_(), hub=html.escape(self.hub_prefix), stale=note))
+        @web.authenticated
+        def get(self) -> None:
+            from npulab.course.workshop.seat_commands import seat_table
+
+            pool = self.pool()
+            stale = pool.stale()
+            note = f"不在名单中但占着座位：{html.escape('、'.join(stale))}（测试登录？用 seats free 释放）" if stale else ""
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.write(PAGE.format(table=seat_table(pool)._repr_html_(), hub=html.escape(self.hub_prefix), stale=note))
+
+    return SeatsHandler, HubOAuthCallbackHandler
+
+
+def routes(pool: Callable[[], SeatPool], prefix: str, hub_prefix: str, hub_auth=None) -> list[tuple]:
+    """The page at ``prefix`` and the OAuth callback under it."""
+    page, callback = handlers()
+    return [(prefix, page, {"pool": pool, "hub_prefix": hub_prefix, "hub_auth": hub_auth}),
+            (prefix + "oauth_callback", callback)]
 
 
 def make_app(pool: Callable[[], SeatPool], prefix: str = f"/services/{SERVICE_NAME}/", hub_prefix: str = "/hub/",
              hub_auth=None) -> web.Application:
-    """The service's tornado application: the page at ``prefix``, the OAuth callback under it."""
-    return web.Application([
-        (prefix, SeatsHandler, {"pool": pool, "hub_prefix": hub_prefix, "hub_auth": hub_auth}),
-        (prefix + "oauth_callback", HubOAuthCallbackHandler),
-    ], cookie_secret=secrets.token_bytes(32))
+    """The service's tornado application, ready to serve."""
+    return web.Application(routes(pool, prefix, hub_prefix, hub_auth), cookie_secret=secrets.token_bytes(32))
+
+
+class _Starting(web.RequestHandler):
+    """While the page loads: 200 (the hub's start-up check waits on any 5xx) and a page that refreshes itself."""
+
+    def get(self) -> None:
+        self.write('<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="3">'
+                   "<p>座位表服务正在启动，几秒后自动刷新。</p>")
 
 
 def main() -> None:
@@ -76,9 +100,18 @@ def main() -> None:
         return SeatPool(settings.npus, settings.per_npu, roster=roster, state_file=settings.seats_file)
 
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", f"/services/{SERVICE_NAME}/")
+    hub_prefix = os.environ.get("JUPYTERHUB_BASE_URL", "/") + "hub/"
     url = urlparse(os.environ.get("JUPYTERHUB_SERVICE_URL", "http://127.0.0.1:10101"))
-    make_app(pool, prefix, os.environ.get("JUPYTERHUB_BASE_URL", "/") + "hub/").listen(url.port or 10101, url.hostname)
-    IOLoop.current().start()
+    app = web.Application([(r".*", _Starting)], cookie_secret=secrets.token_bytes(32))
+    app.listen(url.port or 10101, url.hostname)
+    loop = IOLoop.current()
+
+    def load() -> None:
+        ready = routes(pool, prefix, hub_prefix)
+        loop.add_callback(lambda: (app.wildcard_router.rules.clear(), app.wildcard_router.add_rules(ready)))
+
+    threading.Thread(target=load, daemon=True).start()
+    loop.start()
 
 
 if __name__ == "__main__":
