@@ -16,7 +16,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
-	@echo "make book-public 同上，但网站不含参考答案（给学员的公开站点）"
+	@echo "make book-public 同上，但网站不含参考答案（给学员的公开站点，生成在 _build/public/_build/html）"
 	@echo "make test        同样的准备，然后运行全部测试（失败时返回非零）"
 	@echo "make lab         在课程目录启动 JupyterLab（中文界面）"
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
@@ -52,10 +52,18 @@ workshop-deps: $(CHP)
 book: venv
 	$(BIN)/jupyter-book build . -W --keep-going
 
-# the public site: the same book without the solutions part (the default build, `make book`, is the instructor's)
+# the public site: the same book without the solutions part (the default build, `make book`, is the instructor's).
+# Its own folder, emptied first (Sphinx never deletes pages from an output folder, so a build next to `make book`'s
+# would keep the solutions); the execution cache of `make book`/`make test` is reused; the checker fails the target
+# if any solution page, source or link is in the result.
+PUBLIC := _build/public
 book-public: venv
+	rm -rf $(PUBLIC)
+	mkdir -p $(PUBLIC)/_build
 	$(BIN)/python -m npulab workshop public-toc --output _build/_toc_public.yml
-	$(BIN)/jupyter-book build . --toc _build/_toc_public.yml -W --keep-going
+	if [ -d _build/.jupyter_cache ]; then ln -s ../../.jupyter_cache $(PUBLIC)/_build/.jupyter_cache; fi
+	$(BIN)/jupyter-book build . --toc _build/_toc_public.yml --path-output $(PUBLIC) -W --keep-going
+	$(BIN)/python -m npulab workshop check-public $(PUBLIC)/_build/html
 
 serve:
 	@test -f _build/html/index.html || { echo "还没有生成网站：先运行 make book"; exit 2; }

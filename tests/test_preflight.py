@@ -109,8 +109,12 @@ def test_execute_runs_a_notebook_with_each_seats_device(tmp_path):
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     path = tmp_path / "probe.ipynb"
     nbformat.write(nb, path)
-    assert pf.execute_check(path, [2, 3], timeout=60).status == "ok"
-    assert pf.execute_check(path, [7], timeout=60).status == "fail"
+    ok = pf.execute_check(path, [2], timeout=60, cpu_only=True)
+    assert ok.status == "ok" and "CPU 模式" in ok.message and "没有证明" in ok.message
+    assert pf.execute_check(path, [7], timeout=60, cpu_only=True).status == "fail"
+    # without --cpu-only, a run that cannot show the seat's NPU in the kernel is a failure, and says why
+    no_npu = pf.execute_check(path, [3], timeout=60)
+    assert no_npu.status == "fail" and "没有可用的 NPU" in no_npu.message
 
 
 @pytest.mark.parametrize(("argv", "code"), [
@@ -121,7 +125,7 @@ def test_execute_runs_a_notebook_with_each_seats_device(tmp_path):
 ])
 def test_cli_exit_codes(argv, code, capsys, tmp_path):
     sample = str(samples.path(HEALTHY_8))
-    rc = main(["workshop", "preflight", "--smi-file", sample, "--skip-doctor", "--home-dir", str(tmp_path), *argv])
+    rc = main(["workshop", "preflight", "--smi-file", sample, "--skip-doctor", "--skip-hub", "--home-dir", str(tmp_path), *argv])
     assert rc == code
     if code == 2:
         assert "错误" in capsys.readouterr().err
@@ -129,7 +133,7 @@ def test_cli_exit_codes(argv, code, capsys, tmp_path):
 
 def test_cli_json_and_missing_file(capsys, tmp_path):
     sample = str(samples.path(A3))
-    assert main(["workshop", "preflight", "--smi-file", sample, "--skip-doctor", "--npus", "0,1", "--json",
+    assert main(["workshop", "preflight", "--smi-file", sample, "--skip-doctor", "--skip-hub", "--npus", "0,1", "--json",
                  "--home-dir", str(tmp_path)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["ready"] and [s["npu"] for s in data["seats"]] == [0, 1]
@@ -137,3 +141,104 @@ def test_cli_json_and_missing_file(capsys, tmp_path):
     with pytest.raises(SystemExit) as bad:
         main(["workshop", "preflight", "--per-npu", "x"])
     assert bad.value.code == 2
+
+
+# --- the hub's prerequisites --------------------------------------------------------------------------------------
+
+from npulab.course.workshop import hub_checks as hc  # noqa: E402
+from npulab.course.workshop.settings import WorkshopSettings  # noqa: E402
+
+
+def _settings(**env):
+    return WorkshopSettings.from_env(env)
+
+
+def test_no_npu_and_no_cann_fail_unless_cpu_only(tmp_path):
+    missing = tmp_path / "davinci_manager"
+    npu = hc.npu_check(smi_file="saved.txt", cpu_only=False, device=missing)
+    assert npu.status == "fail" and "--cpu-only" in npu.message and "saved.txt" in npu.message
+    assert hc.npu_check(smi_file=None, cpu_only=True, device=missing).status == "skip"
+    missing.write_text("")
+    assert hc.npu_check(smi_file=None, cpu_only=False, device=missing).status == "ok"
+    cann, env = hc.cann_check({"WORKSHOP_CANN_SET_ENV": str(tmp_path / "none.sh")})
+    assert cann.status == "fail" and env == {}
+    assert hc.cann_check({"WORKSHOP_CANN_SET_ENV": str(tmp_path / "none.sh")}, cpu_only=True)[0].status == "warn"
+
+
+def test_cann_found_is_read_in_a_clean_environment(tmp_path, monkeypatch):
+    from npulab.testing.synthetic_cann import make_synthetic_install
+
+    root = make_synthetic_install(tmp_path / "Ascend")
+    monkeypatch.setenv("ASCEND_HOME_PATH", "/already/sourced")  # the shell that runs preflight sourced it before
+    cann, env = hc.cann_check({"WORKSHOP_CANN_SET_ENV": str(root / "ascend-toolkit" / "set_env.sh")})
+    assert cann.status == "ok" and env["ASCEND_HOME_PATH"].startswith(str(root)) and "ASCEND_OPP_PATH" in env
+
+
+def test_proxy_port_and_bind(tmp_path):
+    import socket
+
+    assert hc.proxy_check(tmp_path / "configurable-http-proxy").status in ("fail", "warn")
+    assert "make workshop-deps" in hc.proxy_check(tmp_path / "none").message
+    proxy = tmp_path / "chp"
+    proxy.write_text("#!/bin/sh\n")
+    proxy.chmod(0o755)
+    assert hc.proxy_check(proxy).status == "ok"
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        taken = hc.port_check("127.0.0.1", port)
+        assert taken.status == "fail" and str(port) in taken.message
+    assert hc.port_check("127.0.0.1", port).status == "ok"
+    assert hc.bind_check(_settings()).status == "ok"  # loopback by default
+    open_bind = hc.bind_check(_settings(WORKSHOP_IP="0.0.0.0"))
+    assert open_bind.status == "fail" and "TLS" in open_bind.message
+    cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
+    cert.write_text("c")
+    assert hc.bind_check(_settings(WORKSHOP_IP="0.0.0.0", WORKSHOP_SSL_CERT=str(cert), WORKSHOP_SSL_KEY=str(key))).status == "fail"
+    key.write_text("k")
+    assert hc.bind_check(_settings(WORKSHOP_IP="0.0.0.0", WORKSHOP_SSL_CERT=str(cert), WORKSHOP_SSL_KEY=str(key))).status == "ok"
+
+
+def test_accounts_need_root_and_names_that_can_be_unix_accounts():
+    assert hc.accounts_check(["alice", "bob-2"], euid=0, useradd="/usr/sbin/useradd").status == "ok"
+    not_root = hc.accounts_check(["alice"], euid=1000, useradd="/usr/sbin/useradd")
+    assert not_root.status == "fail" and "root" in not_root.message
+    names = hc.accounts_check(["张三", "a" * 30, "ok"], euid=0, useradd="/usr/sbin/useradd")
+    assert names.status == "fail" and "张三" in names.message and "a" * 30 in names.message and "、ok" not in names.message
+    assert "useradd" in hc.accounts_check(["a"], euid=0, useradd=None).message
+
+
+def test_preflight_reads_the_hubs_variables_normalises_names_and_suggests_per_npu(tmp_path, monkeypatch, capsys):
+    roster = tmp_path / "roster.txt"
+    roster.write_text("".join(f"User{i}\n" for i in range(20)), encoding="utf-8")
+    monkeypatch.setenv("WORKSHOP_ROSTER", str(roster))
+    monkeypatch.setenv("WORKSHOP_NPUS", "0,1,2,3,4,5,6,7")
+    monkeypatch.setenv("WORKSHOP_STATE_DIR", str(tmp_path / "state"))
+    sample = str(samples.path(HEALTHY_8))
+    argv = ["workshop", "preflight", "--smi-file", sample, "--skip-doctor", "--skip-hub", "--json"]
+    assert main(argv) == 2  # 20 names, 8 seats
+    assert "--per-npu 3" in capsys.readouterr().err
+    monkeypatch.setenv("WORKSHOP_PER_NPU", "3")
+    main(argv)
+    data = json.loads(capsys.readouterr().out)
+    users = [s["user"] for s in data["seats"]]
+    assert users[:2] == ["user0", "user1"]  # as JupyterHub will name them
+    from collections import Counter
+
+    assert sorted(Counter(s["npu"] for s in data["seats"]).values(), reverse=True) == [3, 3, 3, 3, 2, 2, 2, 2]
+
+
+def test_preflight_fails_on_this_kind_of_host_unless_cpu_only(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("WORKSHOP_CANN_SET_ENV", str(tmp_path / "none.sh"))
+    monkeypatch.setattr(hc, "NPU_DEVICE", tmp_path / "davinci_manager")
+    monkeypatch.setattr(hc, "PROXY", tmp_path / "chp")
+    sample = str(samples.path(HEALTHY_8))
+    base = ["workshop", "preflight", "--skip-doctor", "--home-dir", str(tmp_path), "--npus", "0,1"]
+    assert main([*base, "--smi-file", sample, "--json"]) == 1  # a saved npu-smi table does not make an NPU host
+    failed = {h["id"] for h in json.loads(capsys.readouterr().out)["host"] if h["status"] == "fail"}
+    assert {"npu", "cann"} <= failed
+    main([*base, "--cpu-only", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert all(s["ready"] for s in data["seats"])
+    assert not {h["id"] for h in data["host"] if h["status"] == "fail"} & {"npu", "cann"}

@@ -12,10 +12,15 @@ On a shared Ascend server, JupyterHub starts one single-user server per particip
 - ``ASCEND_RT_VISIBLE_DEVICES`` is advice, not isolation: a participant's own process can unset it and
   open another NPU. ``container_options`` gives a container only its ``/dev/davinciN`` plus the management
   devices and driver mounts (DockerSpawner), which *is* isolation.
-- ``agenda`` reads each notebook's ``course.minutes`` so the timetable cannot drift from the lessons.
+- ``agenda`` plans each notebook's ``course.minutes`` in ``course.requires`` order, so the timetable cannot drift
+  from the lessons.
 
-One concern a module: ``seats``, ``cann_env``, ``containers``, ``course_copy``, ``agenda``, ``public_toc``,
-``preflight`` (per-seat checks the evening before) and ``cli`` (``python -m npulab workshop …``). The names below
+One concern a module: ``seats`` (names normalised as JupyterHub does, even spreading, one locked state file),
+``settings`` (the ``WORKSHOP_*`` variables), ``seat_commands`` (``workshop seats list|free|move|who|reset``),
+``seat_service`` (the seat map as a hub service for the instructor), ``npu_owners`` (NPU process → participant),
+``mode`` (what a seat allows an NPU cell), ``cann_env``, ``containers``, ``course_copy``, ``agenda`` (the planner),
+``public_toc`` (and the public site's leak check), ``preflight`` with ``hub_checks`` (the evening before) and
+``cli`` (``python -m npulab workshop …``). The names below
 are re-exported for the hub configuration (``workshop/jupyterhub_config.py``) and the lessons.
 """
 
@@ -41,12 +46,21 @@ from npulab.course.workshop.cann_env import (
 from npulab.course.workshop.containers import NPU_CONTROL_DEVICES, NPU_DRIVER_MOUNTS, container_options
 from npulab.course.workshop.course_copy import COURSE_PARTS, WITHHELD, copy_course
 from npulab.course.workshop.public_toc import SOLUTIONS_PREFIX, public_toc
-from npulab.course.workshop.seats import RosterError, SeatError, SeatPool, assign_devices
+from npulab.course.workshop.seats import (
+    RosterError,
+    SeatEntry,
+    SeatError,
+    SeatPool,
+    assign_devices,
+    normalize_username,
+    read_roster,
+)
+from npulab.course.workshop.settings import WorkshopSettings
 
 __all__ = [
     "CANN_VARIABLES", "COURSE_PARTS", "NPU_CONTROL_DEVICES", "NPU_DRIVER_MOUNTS", "SOLUTIONS_PREFIX", "TIMES_FILE",
-    "VISIBLE_ENV", "WITHHELD", "RosterError", "SeatError", "SeatPool", "Session", "agenda", "assign_devices",
+    "VISIBLE_ENV", "WITHHELD", "RosterError", "SeatEntry", "SeatError", "SeatPool", "WorkshopSettings", "Session", "agenda", "assign_devices",
     "chapter_of", "container_options", "copy_course", "find_set_env", "inherited_cann_environment", "load_times",
-    "machine_description", "public_toc", "read_set_env", "seat_environment", "timetable", "times_from_cache",
+    "machine_description", "normalize_username", "public_toc", "read_roster", "read_set_env", "seat_environment", "timetable", "times_from_cache",
     "workshop_order",
 ]

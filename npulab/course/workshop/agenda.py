@@ -1,4 +1,4 @@
-"""The agenda: each notebook's planned minutes from its metadata and measured run times."""
+"""The agenda: whole lessons with their labs and quizzes, in prerequisite order, timed by ``course.minutes``."""
 
 from __future__ import annotations
 
@@ -24,25 +24,40 @@ DESIGN_RUN_MINUTES = 1.0      # DESIGN.md: every notebook runs in about one minu
 
 @dataclass(frozen=True)
 class Session:
-    """One notebook in the agenda: planned minutes and how they are made up."""
+    """One block of the agenda (a lesson, a lab, or a chapter's quiz): planned minutes and where they come from."""
 
     path: str
     title: str
-    minutes: int                  # the author's estimate in the notebook metadata (course.minutes)
+    minutes: int                  # course.minutes in the notebook metadata: the ONE planned duration
     needs_npu: bool
-    run_s: float | None = None    # measured execution time on CPU (None: not measured yet)
+    run_s: float | None = None    # measured execution time on CPU, NPU cells excluded (None: not measured yet)
     npu_run_s: float | None = None  # recorded execution time on an Ascend NPU (make record-npu), if any
     reading_min: float = 0.0      # estimate: characters of prose ÷ READING_CHARS_PER_MIN
     exercise_min: float = 0.0     # estimate: exercise items × minutes per item
+    requires: tuple[str, ...] = ()  # prerequisite notebooks (course.requires entries that are paths)
+    kind: str = "lesson"          # lesson / lab / quiz
 
     @property
     def run_min(self) -> float:
         return (self.run_s / 60) if self.run_s is not None else DESIGN_RUN_MINUTES
 
     @property
-    def planned_min(self) -> int:
-        """Run time (measured, else the design target) + reading + exercises (estimates), rounded up to 5 min."""
+    def estimate_min(self) -> int:
+        """Cross-check of ``minutes``: run time (measured, else the design target) + reading + exercises, to 5 min."""
         return max(5, math.ceil((self.run_min + self.reading_min + self.exercise_min) / 5) * 5)
+
+    @property
+    def planned_min(self) -> int:
+        """The minutes the agenda plans: ``course.minutes`` (the number the notebook and the labs index show)."""
+        return self.minutes if self.minutes > 0 else self.estimate_min
+
+    def run_label(self) -> str:
+        """How long the notebook's cells take, and on what."""
+        if self.npu_run_s is not None:
+            return f"NPU 录制 {self.npu_run_s:.0f} s"
+        if self.run_s is not None:
+            return f"CPU 实测 {self.run_s:.0f} s（不含 NPU 单元）"
+        return "未实测" if self.kind != "quiz" else "—"
 
 
 def load_times(path: Path | str = TIMES_FILE) -> dict:
@@ -65,63 +80,152 @@ def _exercise_items(nb, path: Path) -> int:
     return len(re.findall(r"^\d+\. ", match.group(1), flags=re.M)) if match else 0
 
 
+def prerequisites(course: dict) -> tuple[str, ...]:
+    """The prerequisite notebooks in a notebook's ``course.requires`` (hardware words such as ``npu`` are not)."""
+    return tuple(r for r in course.get("requires", []) if str(r).endswith(".ipynb"))
+
+
+def _quiz_sessions(lessons: list[Session]) -> list[Session]:
+    """One block per chapter quiz (``notebooks/quizzes.ipynb``): its questions × a minute, after the chapter's lessons."""
+    from npulab.course import quiz
+
+    out = []
+    for chapter in quiz.chapters():
+        q = quiz.load(chapter)
+        minutes = max(5, math.ceil(MINUTES_PER_QUIZ_QUESTION * len(q.questions) / 5) * 5)
+        covered = tuple(s.path for s in lessons if s.kind == "lesson" and chapter_of(s) == chapter)
+        out.append(Session(f"notebooks/quizzes.ipynb#{chapter}", q.title, minutes, False,
+                           exercise_min=MINUTES_PER_QUIZ_QUESTION * len(q.questions), requires=covered, kind="quiz"))
+    return out
+
+
 def agenda(paths: list[Path | str] | None = None, times: dict | None = None) -> list[Session]:
-    """Lessons, labs and quizzes in course order, each with measured run time and estimated reading/exercise time."""
+    """Lessons, labs and the chapter quizzes in course order, each with its planned and measured times."""
     measured = (load_times() if times is None else times).get("seconds", {})
     sessions = []
     for path in iter_notebooks(paths):
-        if path.parent.name == "solutions" or path.stem == "instructor_guide":
+        if path.parent.name == "solutions" or path.stem in ("instructor_guide", "quizzes"):
             continue
         nb = read(path)
         course = nb.metadata.get("course", {})
         rel = str(path.relative_to(REPO_ROOT))
         title = next((c.source.splitlines()[0].lstrip("# ").strip() for c in nb.cells if c.cell_type == "markdown"), path.stem)
         prose = sum(len(re.sub(r"\s", "", c.source)) for c in nb.cells if c.cell_type == "markdown")
-        if path.stem == "quizzes":
-            from npulab.course import quiz
-
-            exercise = MINUTES_PER_QUIZ_QUESTION * sum(len(quiz.load(ch).questions) for ch in quiz.chapters())
-        elif path.stem.endswith("_lab"):
-            exercise = MINUTES_PER_LAB_CHECK * _exercise_items(nb, path)
-        else:
-            exercise = MINUTES_PER_EXERCISE * _exercise_items(nb, path)
+        lab = path.stem.endswith("_lab")
+        exercise = (MINUTES_PER_LAB_CHECK if lab else MINUTES_PER_EXERCISE) * _exercise_items(nb, path)
         recorded = course.get("npu_recording", {}).get("seconds") if isinstance(course.get("npu_recording"), dict) else None
         # a lab is timed by its solution: that is the notebook a participant ends up running in full
-        solution = f"notebooks/solutions/{path.stem}_solution.ipynb" if path.stem.endswith("_lab") else rel
+        solution = f"notebooks/solutions/{path.stem}_solution.ipynb" if lab else rel
         sessions.append(Session(rel, title, int(course.get("minutes", 0)), "npu" in course.get("requires", []),
                                 run_s=measured.get(solution, measured.get(rel)), npu_run_s=recorded,
-                                reading_min=round(prose / READING_CHARS_PER_MIN, 1), exercise_min=exercise))
+                                reading_min=round(prose / READING_CHARS_PER_MIN, 1), exercise_min=exercise,
+                                requires=prerequisites(course), kind="lab" if lab else "lesson"))
+    if paths is None:
+        sessions += _quiz_sessions(sessions)
     return sessions
 
 
 def chapter_of(session: Session) -> str | None:
-    """``"01"`` … ``"06"`` for a chapter's lessons and lab; None for the quizzes."""
-    m = re.search(r"(?:chapters/|notebooks/)(\d\d)", session.path)
+    """``"01"`` … ``"06"`` for a chapter's lessons, lab and quiz (lab 07 belongs to chapter 06)."""
+    m = re.search(r"quizzes\.ipynb#(\d\d)$", session.path)
+    if m:
+        return m.group(1)
+    if session.path.startswith("notebooks/") and session.kind == "lab":
+        chapters = {chapter_of_path(r) for r in session.requires} - {None}
+        if len(chapters) == 1:
+            return chapters.pop()
+    return chapter_of_path(session.path)
+
+
+def chapter_of_path(path: str) -> str | None:
+    """The chapter number in a notebook path (``chapters/03_…`` or ``notebooks/03_…``)."""
+    m = re.search(r"(?:chapters/|notebooks/)(\d\d)", path)
     return m.group(1) if m else None
 
 
 def workshop_order(sessions: list[Session], chapters: Iterable[str] | None = None) -> list[Session]:
-    """Each chapter's lessons, then its lab, the quizzes last; only ``chapters`` (e.g. ``["01", "03"]``) if given."""
+    """The chosen chapters' blocks in prerequisite order: within a chapter its lessons, then its lab(s), then its quiz.
+
+    Course order is kept wherever ``course.requires`` allows (a stable topological sort); prerequisites outside
+    the chosen chapters are not added (``Plan.assumed`` names them).
+    """
     keep = set(chapters) if chapters is not None else None
-    chosen = [s for s in sessions if keep is None or chapter_of(s) in keep]
-    return sorted(chosen, key=lambda s: (chapter_of(s) or "99", s.path.startswith("notebooks/"), s.path))
+    rank = {"lesson": 0, "lab": 1, "quiz": 2}
+    chosen = sorted((s for s in sessions if keep is None or chapter_of(s) in keep),
+                    key=lambda s: (chapter_of(s) or "99", rank[s.kind], s.path))
+    placed: list[Session] = []
+    done: set[str] = set()
+    pending = list(chosen)
+    inside = {s.path for s in chosen}
+    while pending:
+        ready = next((s for s in pending if all(r in done or r not in inside for r in s.requires)), pending[0])
+        pending.remove(ready)
+        placed.append(ready)
+        done.add(ready.path)
+    return placed
 
 
-def timetable(sessions: list[Session], budget_min: int, *, start: str = "09:00", break_every: int = 90,
-              break_min: int = 15, lunch_after: int | None = None, lunch_min: int = 60) -> tuple[list[tuple[str, str, int]], list[Session]]:
-    """Fit sessions in order into ``budget_min`` minutes (breaks included, lunch not): (clock, item, minutes) rows
-    and the sessions that did not fit (skipped; later, shorter ones may still fit). A break comes before a session
-    that would run past ``break_every`` minutes without one; lunch (if ``lunch_after`` is given) comes before the
-    first session that starts after that many minutes."""
+@dataclass
+class Plan:
+    """A timetable: (clock, item, minutes, session or None for a break) rows, what did not fit and why."""
+
+    rows: list[tuple[str, str, int, Session | None]]
+    skipped: list[tuple[Session, str]]
+    assumed: list[str]          # prerequisites outside the chosen chapters: participants should know them already
+    budget_min: int
+    start: str
+
+    @property
+    def used_min(self) -> int:
+        return sum(r[2] for r in self.rows if r[1] != "午休")
+
+    def text(self) -> str:
+        """The timetable as text for a terminal, with what did not fit and where the numbers come from."""
+        lines = []
+        for clock, item, minutes, session in self.rows:
+            where = f"  （{session.path}；{session.run_label()}）" if session else ""
+            lines.append(f"{clock}  {minutes:>3} 分钟  {item}{where}")
+        lessons = sum(r[2] for r in self.rows if r[3] is not None)
+        pauses = self.used_min - lessons
+        lines.append(f"合计 {self.used_min} 分钟（课程 {lessons} + 休息 {pauses}），预算 {self.budget_min} 分钟，"
+                     f"剩余 {self.budget_min - self.used_min} 分钟")
+        if self.skipped:
+            lines.append("排不下：")
+            lines += [f"  - {s.title}（{s.planned_min} 分钟）：{why}" for s, why in self.skipped]
+        if self.assumed:
+            lines.append("假定学员已学过（所选章节之外的先修）：" + "、".join(self.assumed))
+        lines.append("用时：每节的 course.minutes（实验索引和实验笔记本开头写的是同一个数）；小测按每题 1 分钟。"
+                     "运行时间：CPU 实测不含 NPU 单元（它们在 CPU 上跳过），NPU 录制来自 make record-npu。")
+        return "\n".join(lines)
+
+
+def _stamp(t: int) -> str:
+    return f"{t // 60 % 24:02d}:{t % 60:02d}"
+
+
+def plan(sessions: list[Session], budget_min: int, *, start: str = "09:00", break_every: int = 90,
+         break_min: int = 15, lunch_after: int | None = None, lunch_min: int = 60) -> Plan:
+    """Fit ``sessions`` (already in ``workshop_order``) into ``budget_min`` minutes, breaks included, lunch not.
+
+    A session is left out when it does not fit in the time left, or when one of its prerequisites was left out
+    (a lesson is never planned before, or without, what it builds on). A break comes before a session that would
+    run past ``break_every`` minutes without one; lunch (if ``lunch_after`` is given) before the first session
+    that starts after that many minutes.
+    """
+    if not re.fullmatch(r"\d{1,2}:\d\d", start):
+        raise ValueError(f"开始时间应写成 时:分，例如 09:00；收到 {start!r}")
     hours, minutes = map(int, start.split(":"))
-    clock, rows, left = hours * 60 + minutes, [], []
+    clock, rows, skipped = hours * 60 + minutes, [], []
     since_break = used = 0
     lunched = lunch_after is None
-
-    def stamp(t: int) -> str:
-        return f"{t // 60:02d}:{t % 60:02d}"
-
+    titles = {s.path: s.title for s in sessions}
+    left_out: set[str] = set()
     for s in sessions:
+        missing = [r for r in s.requires if r in left_out]
+        if missing:
+            skipped.append((s, f"先修「{titles[missing[0]]}」没有排进"))
+            left_out.add(s.path)
+            continue
         pause, pause_min = None, 0
         if not lunched and used >= lunch_after:
             pause, pause_min = "午休", lunch_min
@@ -129,15 +233,24 @@ def timetable(sessions: list[Session], budget_min: int, *, start: str = "09:00",
             pause, pause_min = "休息", break_min
         counted = pause_min if pause == "休息" else 0
         if used + counted + s.planned_min > budget_min:
-            left.append(s)
+            skipped.append((s, f"时间不够（需要 {s.planned_min + counted} 分钟，只剩 {budget_min - used} 分钟）"))
+            left_out.add(s.path)
             continue
         if pause:
-            rows.append((stamp(clock), pause, pause_min))
+            rows.append((_stamp(clock), pause, pause_min, None))
             clock, since_break, used = clock + pause_min, 0, used + counted
             lunched = lunched or pause == "午休"
-        rows.append((stamp(clock), s.title, s.planned_min))
+        rows.append((_stamp(clock), s.title, s.planned_min, s))
         clock, since_break, used = clock + s.planned_min, since_break + s.planned_min, used + s.planned_min
-    return rows, left
+    inside = {s.path for s in sessions}
+    assumed = sorted({r for s in sessions for r in s.requires if r not in inside})
+    return Plan(rows, skipped, assumed, budget_min, start)
+
+
+def timetable(sessions: list[Session], budget_min: int, **kwargs) -> tuple[list[tuple[str, str, int]], list[Session]]:
+    """``plan`` as (clock, item, minutes) rows and the sessions left out."""
+    result = plan(sessions, budget_min, **kwargs)
+    return [r[:3] for r in result.rows], [s for s, _ in result.skipped]
 
 
 def times_from_cache(cache_dir: Path | str) -> dict[str, float]:

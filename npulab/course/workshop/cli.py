@@ -21,16 +21,34 @@ from npulab.course.workshop import (
 
 
 def _run_agenda(args) -> int:
+    import math
+
+    from npulab.core.cli import UsageError
+    from npulab.course.workshop.agenda import chapter_of, plan, workshop_order
+
     sessions = agenda()
-    total = sum(s.minutes for s in sessions)
+    known = sorted({chapter_of(s) for s in sessions} - {None})
+    chapters = None
+    if args.chapters:
+        chapters = [c.strip().zfill(2) for c in args.chapters.split(",") if c.strip()]
+        unknown = [c for c in chapters if c not in known]
+        if unknown or not chapters:
+            raise UsageError(f"--chapters 只能取 {','.join(known)} 中的章节号，收到 {args.chapters!r}")
+    if args.minutes is not None and args.minutes <= 0:
+        raise UsageError(f"--minutes 须为正数，收到 {args.minutes}")
+    ordered = workshop_order(sessions, chapters)
+    try:
+        result = plan(ordered, args.minutes if args.minutes is not None else math.inf, start=args.start,
+                      break_every=args.break_every, break_min=args.break_min, lunch_after=args.lunch_after)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
     if args.json:
-        print(json.dumps([{**s.__dict__, "planned_min": s.planned_min} for s in sessions], ensure_ascii=False, indent=2))
+        rows = [{"clock": c, "item": t, "minutes": m, "path": s.path if s else None,
+                 "run": s.run_label() if s else None} for c, t, m, s in result.rows]
+        print(json.dumps({"rows": rows, "skipped": [{"path": s.path, "reason": why} for s, why in result.skipped],
+                          "assumed": result.assumed, "used_min": result.used_min}, ensure_ascii=False, indent=1))
     else:
-        for s in sessions:
-            run = f"{s.run_s:.0f} s 实测" if s.run_s is not None else "未实测"
-            print(f"{s.planned_min:>4} 分钟  {s.title}  （运行 {run}，阅读约 {s.reading_min:.0f} 分钟，练习约 "
-                  f"{s.exercise_min:.0f} 分钟；{s.path}）")
-        print(f"合计 {sum(s.planned_min for s in sessions)} 分钟（作者估计合计 {total} 分钟）")
+        print(result.text().replace("预算 inf 分钟，剩余 inf 分钟", "不限时"))
     return 0
 
 
@@ -75,6 +93,23 @@ def _run_public_toc(args) -> int:
     return 0
 
 
+def _run_check_public(args) -> int:
+    from npulab.core.cli import UsageError
+    from npulab.course.workshop.public_toc import solution_leaks
+
+    site = Path(args.site)
+    if not (site / "index.html").is_file():
+        raise UsageError(f"{site} 不是生成好的网站（没有 index.html）：先运行 make book-public")
+    leaks = solution_leaks(site)
+    for leak in leaks:
+        print(f"✗ {leak}")
+    if leaks:
+        print(f"公开站点 {site} 含有 {len(leaks)} 个参考答案的文件或链接：不要发布。")
+        return 1
+    print(f"✓ 公开站点 {site} 不含参考答案的页面、源文件或链接。")
+    return 0
+
+
 def build_parser(subparsers, name: str) -> None:
     """Add ``workshop`` with its sub-commands ``preflight``, ``agenda``, ``times`` and ``public-toc``."""
     from npulab.core.cli import ChineseArgumentParser
@@ -90,7 +125,19 @@ def build_parser(subparsers, name: str) -> None:
 
     preflight.build_parser(pre)
     pre.set_defaults(run=preflight.run)
-    ag = inner.add_parser("agenda", help="列出课程各节与计划用时")
+    from npulab.course.workshop import seat_commands
+
+    st = inner.add_parser("seats", help="座位表：查看、释放、移动、重置（与 hub 读同一个 seats.json）",
+                          description="查看和修改 hub 的座位表（WORKSHOP_STATE_DIR/seats.json）。")
+    seat_commands.build_parser(st)
+    ag = inner.add_parser("agenda", help="排课表：整节课连同实验和小测，按先修顺序，含休息，并列出排不下的",
+                          description="按 course.minutes 与 course.requires 排课表。")
+    ag.add_argument("--minutes", type=int, metavar="N", help="总时长（分钟，含休息，不含午休）；不给则排全部内容")
+    ag.add_argument("--chapters", metavar="01,03", help="只排这些章（逗号分隔）")
+    ag.add_argument("--start", default="09:00", metavar="HH:MM", help="开始时间（默认 09:00）")
+    ag.add_argument("--break-every", type=int, default=90, metavar="N", help="连续上课最多 N 分钟后休息（默认 90）")
+    ag.add_argument("--break-min", type=int, default=15, metavar="N", help="每次休息的分钟数（默认 15）")
+    ag.add_argument("--lunch-after", type=int, metavar="N", help="开课 N 分钟后午休 60 分钟（全天课用）")
     ag.add_argument("--json", action="store_true", help="以 JSON 输出")
     ag.set_defaults(run=_run_agenda)
     tm = inner.add_parser("times", help="从 make test 的执行缓存写出各笔记本的实测运行时间（议程用）")
@@ -102,3 +149,6 @@ def build_parser(subparsers, name: str) -> None:
     pt = inner.add_parser("public-toc", help="写出不含参考答案的目录文件（公开站点用：make book-public）")
     pt.add_argument("--output", default="_build/_toc_public.yml", metavar="FILE", help="输出文件（默认 _build/_toc_public.yml）")
     pt.set_defaults(run=_run_public_toc)
+    cp = inner.add_parser("check-public", help="检查生成的公开站点里没有参考答案（make book-public 最后一步）")
+    cp.add_argument("site", nargs="?", default="_build/public/_build/html", help="站点目录（默认 _build/public/_build/html）")
+    cp.set_defaults(run=_run_check_public)

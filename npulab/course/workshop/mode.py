@@ -66,3 +66,67 @@ def workshop_skip(reason: str, environ: Mapping[str, str] | None = None) -> bool
         return False
     print(f"工作坊模式（{seat.user}）：本单元不在共享服务器上运行——{reason}")
     return True
+
+
+# --- helpers for the course's NPU cells (each prints why, in Chinese, when it changes or skips a command) --------
+
+
+def tool_device(default: int = 0, environ: Mapping[str, str] | None = None) -> int:
+    """The NPU id a device tool (``ascend-dmi -d``) should use: the seat's first NPU in a workshop, else ``default``."""
+    seat = current_seat(environ)
+    if seat is None or not seat.devices:
+        return default
+    if seat.devices[0] != default:
+        print(f"工作坊模式（{seat.user}）：用你座位的 NPU {seat.devices[0]}，而不是原文的 NPU {default}")
+    return seat.devices[0]
+
+
+@dataclass(frozen=True)
+class Job:
+    """Devices (and ports) for a multi-process launch: ``visible`` for ASCEND_RT_VISIBLE_DEVICES, ``nproc`` workers."""
+
+    devices: tuple[int, ...]
+    seat: Seat | None = None
+
+    @property
+    def visible(self) -> str:
+        return ",".join(map(str, self.devices))
+
+    @property
+    def nproc(self) -> int:
+        return len(self.devices)
+
+    def port(self, default: int, offset: int = 0) -> int:
+        """``default`` outside a workshop; the seat's private port ``offset`` inside one."""
+        return default if self.seat is None else self.seat.port(offset)
+
+
+def seat_job(devices, min_cards: int = 1, environ: Mapping[str, str] | None = None) -> Job | None:
+    """The devices a launch may use: ``devices`` outside a workshop; in one, the seat's own NPUs (at most as many as
+    asked for), or None with the reason printed when the seat has fewer than ``min_cards``."""
+    devices = tuple(int(d) for d in devices)
+    seat = current_seat(environ)
+    if seat is None:
+        return Job(devices)
+    if len(seat.devices) < min_cards:
+        have = f"只有 {len(seat.devices)} 张（NPU {', '.join(map(str, seat.devices))}）" if seat.devices else "没有 NPU"
+        print(f"工作坊模式（{seat.user}）：本单元需要至少 {min_cards} 张 NPU，你的座位{have}，所以不运行——"
+              f"它会用到别人座位的卡。请看讲师的演示或本单元下面的说明。")
+        return None
+    mine = seat.devices[:len(devices)]
+    print(f"工作坊模式（{seat.user}）：用你座位的 NPU {', '.join(map(str, mine))}（原文：{', '.join(map(str, devices))}）")
+    return Job(mine, seat)
+
+
+def pip_target(environ: Mapping[str, str] | None = None) -> str | None:
+    """Where ``pip install`` should put a package: None outside a workshop (the current environment); in one, a
+    folder in the participant's home, since the course's shared environment is not theirs to change."""
+    seat = current_seat(environ)
+    if seat is None:
+        return None
+    from pathlib import Path
+
+    target = Path.home() / ".npulab" / "site-packages"
+    target.mkdir(parents=True, exist_ok=True)
+    print(f"工作坊模式（{seat.user}）：包装进你自己的 {target}，不改动大家共用的课程环境")
+    return str(target)

@@ -232,16 +232,42 @@ def notebooks_check(paths: list[Path] | None = None) -> HostCheck:
     return HostCheck("notebooks", "ok", f"{len(notebooks)} 个笔记本格式有效；python3 内核：{kernel}")
 
 
+PROBE_MARK = "NPULAB_PREFLIGHT_PROBE "
+# appended to the notebook run for each seat: which NPUs the kernel sees, and one tensor operation on the first
+PROBE = f"""import importlib.util as _u, json as _j, os as _o
+_n, _v, _why = 0, None, "没有安装 torch_npu"
+try:
+    if _u.find_spec("torch_npu"):
+        import torch as _t, torch_npu  # noqa: F401
+        _n = _t.npu.device_count() if _t.npu.is_available() else 0
+        _v = float((_t.ones(4).npu() * 2).sum().cpu()) if _n else None
+        _why = "" if _n else "torch.npu.is_available() 为 False"
+except Exception as _e:
+    _n, _v, _why = 0, None, f"{{type(_e).__name__}}: {{_e}}"
+print({PROBE_MARK!r} + _j.dumps({{"visible": _o.environ.get("ASCEND_RT_VISIBLE_DEVICES"), "count": _n, "value": _v, "why": _why}}))
+"""
+
+
+def _probe_result(nb) -> dict | None:
+    for output in nb.cells[-1].get("outputs", []):
+        for line in output.get("text", "").splitlines():
+            if line.startswith(PROBE_MARK):
+                return json.loads(line[len(PROBE_MARK):])
+    return None
+
+
 def execute_check(notebook: Path | str, devices: list[int], cann_env: Mapping[str, str] | None = None,
-                  timeout: float = 600.0) -> HostCheck:
-    """Run ``notebook`` top to bottom once per NPU, with ``ASCEND_RT_VISIBLE_DEVICES`` set as a seat would have it."""
+                  timeout: float = 600.0, *, cpu_only: bool = False) -> HostCheck:
+    """Run ``notebook`` top to bottom once per NPU, with the environment a seat gets (CANN, ``ASCEND_RT_VISIBLE_DEVICES``),
+    then a probe in the same kernel: exactly one NPU visible and a tensor computed on it (unless ``cpu_only``)."""
     import nbformat
     from nbclient import NotebookClient
 
     path = Path(notebook)
-    failures, seconds = [], []
+    failures, seconds, proved = [], [], []
     for device in devices:
         nb = nbformat.read(path, as_version=4)
+        nb.cells.append(nbformat.v4.new_code_cell(PROBE))
         env = {**os.environ, **(cann_env or {}), "ASCEND_RT_VISIBLE_DEVICES": str(device)}
         old = dict(os.environ)
         os.environ.update(env)  # nbclient starts the kernel with this process's environment
@@ -252,12 +278,21 @@ def execute_check(notebook: Path | str, devices: list[int], cann_env: Mapping[st
             seconds.append(time.perf_counter() - start)
         except Exception as err:
             failures.append(f"NPU {device}：{type(err).__name__}: {str(err).splitlines()[0][:160] if str(err) else ''}")
+            continue
         finally:
             os.environ.clear()
             os.environ.update(old)
+        probe = _probe_result(nb) or {"count": 0, "value": None, "why": "探针没有输出"}
+        if probe["count"] == 1 and probe["value"] == 8.0:
+            proved.append(device)
+        elif not cpu_only:
+            failures.append(f"NPU {device}：笔记本跑完了，但内核里{'看到 ' + str(probe['count']) + ' 张 NPU' if probe['count'] else '没有可用的 NPU'}"
+                            f"{'（' + probe['why'] + '）' if probe.get('why') else ''}")
     if failures:
         return HostCheck("execute", "fail", f"{path.name} 运行失败：{'；'.join(failures)}")
-    return HostCheck("execute", "ok", f"{path.name} 在 {len(devices)} 张 NPU 上各运行一遍，最长 {max(seconds):.1f} s（实测）")
+    where = (f"在 NPU {', '.join(map(str, proved))} 上各运行一遍，每次内核只看到这一张卡并在上面算完一次张量运算"
+             if proved else f"以 CPU 模式运行 {len(devices)} 遍（本机没有可用的 NPU，没有证明任何一张卡）")
+    return HostCheck("execute", "ok", f"{path.name} {where}；最长 {max(seconds):.1f} s（实测）")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -285,9 +320,13 @@ def read_smi(smi_file: Path | str | None = None, runner: Callable[[list[str]], o
         return None, f"{source} 无法解析：{err}"
 
 
-def preflight(seats: Mapping[str, int], info: SmiInfo | None, *, source: str = "", host: list[HostCheck] = ()) -> Preflight:
-    """Seat reports for ``seats`` against ``info`` (every seat is a fault when there is no table), plus host checks."""
-    if info is None:
+def preflight(seats: Mapping[str, int], info: SmiInfo | None, *, source: str = "", host: list[HostCheck] = (),
+              cpu_only: bool = False) -> Preflight:
+    """Seat reports for ``seats`` against ``info`` (every seat is a fault when there is no table), plus host checks.
+    In a CPU-only workshop the seats are not judged by npu-smi."""
+    if cpu_only:
+        reports = [SeatReport(u, n, notes=["CPU 模式：不使用 NPU"]) for u, n in seats.items()]
+    elif info is None:
         reports = [SeatReport(u, n, status="fault", notes=[source or "没有 npu-smi 的输出"]) for u, n in seats.items()]
     else:
         reports = assess_seats(seats, info)
@@ -297,9 +336,10 @@ def preflight(seats: Mapping[str, int], info: SmiInfo | None, *, source: str = "
     return Preflight(reports, list(host), source)
 
 
-def _seats_from_args(args) -> dict[str, int]:
+def _seats_from_args(args, settings) -> dict[str, int]:
+    """Participant → NPU as the hub will seat them: names normalised, spread evenly, seats already taken kept."""
     from npulab.core.cli import UsageError
-    from npulab.course.workshop import RosterError, assign_devices
+    from npulab.course.workshop.seats import RosterError, SeatPool, load_state, read_roster
 
     try:
         devices = [int(d) for d in args.npus.split(",") if d.strip()]
@@ -309,25 +349,40 @@ def _seats_from_args(args) -> dict[str, int]:
         path = Path(args.roster)
         if not path.is_file():
             raise UsageError(f"找不到名单文件 {args.roster}")
-        users = [u.strip() for u in path.read_text(encoding="utf-8").splitlines() if u.strip()]
+        users = read_roster(path)
     else:
         count = args.seats if args.seats is not None else len(devices) * args.per_npu
         users = [f"座位{i + 1:02d}" for i in range(count)]
+    capacity = len(devices) * args.per_npu
+    if len(users) > capacity and devices:
+        need = -(-len(users) // len(devices))
+        raise UsageError(f"{len(users)} 位学员超出容量：{len(devices)} 张 NPU × 每张 {args.per_npu} 人 = {capacity}；"
+                         f"用 --per-npu {need}（hub 里是 WORKSHOP_PER_NPU={need}）让每张卡坐 {need} 人，或加卡")
     try:
-        return assign_devices(users, devices, per_device=args.per_npu)
+        pool = SeatPool(devices, per_device=args.per_npu, seated=load_state(settings.seats_file))
+        for user in users:
+            pool.seat(user)
     except RosterError as err:
         raise UsageError(str(err)) from None
+    return {u: d for u, d in pool.seats().items() if u in users}
 
 
 def build_parser(parser) -> None:
-    """Arguments of ``workshop preflight`` (added to an existing sub-parser)."""
-    parser.add_argument("--npus", default="0,1,2,3,4,5,6,7", help="NPU 池，逗号分隔（默认 0–7）")
-    parser.add_argument("--per-npu", type=int, default=1, metavar="N", help="每张 NPU 的座位数（默认 1）")
+    """Arguments of ``workshop preflight`` (added to an existing sub-parser); defaults from the hub's WORKSHOP_*."""
+    env = os.environ
+    parser.add_argument("--npus", default=env.get("WORKSHOP_NPUS", "0,1,2,3,4,5,6,7"),
+                        help="NPU 池，逗号分隔（默认取 WORKSHOP_NPUS，否则 0–7）")
+    parser.add_argument("--per-npu", type=int, default=env.get("WORKSHOP_PER_NPU", "1"), metavar="N",
+                        help="每张 NPU 的座位数（默认取 WORKSHOP_PER_NPU，否则 1）")
     who = parser.add_mutually_exclusive_group()
-    who.add_argument("--roster", metavar="FILE", help="名单文件，每行一个用户名（与 hub 的 WORKSHOP_ROSTER 相同）")
+    who.add_argument("--roster", metavar="FILE", default=env.get("WORKSHOP_ROSTER") or None,
+                     help="名单文件，每行一个用户名（默认取 hub 的 WORKSHOP_ROSTER）")
     who.add_argument("--seats", type=int, metavar="N", help="座位数（没有名单时；默认坐满 NPU 池）")
     parser.add_argument("--smi-file", metavar="FILE", help="读取保存下来的 npu-smi info 输出，而不是现场运行 npu-smi")
-    parser.add_argument("--home-dir", default="workshop-state", metavar="DIR", help="学员主目录所在位置（检查剩余磁盘）")
+    parser.add_argument("--home-dir", default=env.get("WORKSHOP_STATE_DIR", "workshop-state"), metavar="DIR",
+                        help="学员主目录所在位置（检查剩余磁盘；默认取 WORKSHOP_STATE_DIR）")
+    parser.add_argument("--cpu-only", action="store_true", help="整场工作坊只用 CPU：没有 NPU 和 CANN 不算失败")
+    parser.add_argument("--skip-hub", action="store_true", help="不检查 hub 的前提（代理、端口、账号、TLS、CANN、NPU）")
     parser.add_argument("--execute", metavar="NOTEBOOK", help="在每个座位的 NPU 上把这个笔记本完整运行一遍")
     parser.add_argument("--skip-doctor", action="store_true", help="不运行环境检查（doctor）")
     parser.add_argument("--json", action="store_true", help="以 JSON 输出")
@@ -336,21 +391,30 @@ def build_parser(parser) -> None:
 def run(args) -> int:
     """``python -m npulab workshop preflight``: print the table (or JSON) and return 0 (all ready) or 1."""
     from npulab.core.cli import UsageError
+    from npulab.course.workshop.settings import WorkshopSettings
 
-    seats = _seats_from_args(args)
+    try:
+        settings = WorkshopSettings.from_env()
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    seats = _seats_from_args(args, settings)
     if args.smi_file and not Path(args.smi_file).is_file():
         raise UsageError(f"找不到 npu-smi 输出文件 {args.smi_file}")
     if args.execute and not Path(args.execute).is_file():
         raise UsageError(f"找不到笔记本 {args.execute}")
-    info, source = read_smi(args.smi_file)
-    host = [] if args.skip_doctor else [doctor_check()]
+    info, source = (None, "CPU 模式") if args.cpu_only else read_smi(args.smi_file)
+    host, cann_env = [], {}
+    if not args.skip_hub:
+        from npulab.course.workshop.hub_checks import hub_checks
+
+        host, cann_env = hub_checks(settings, list(seats) if args.roster else [], smi_file=args.smi_file, cpu_only=args.cpu_only)
+    host += [] if args.skip_doctor else [doctor_check()]
     host += [disk_check(args.home_dir, len(seats)), notebooks_check()]
     if args.execute:
-        host.append(execute_check(args.execute, sorted(set(seats.values()))))
-    result = preflight(seats, info, source=source, host=host)
+        host.append(execute_check(args.execute, sorted(set(seats.values())), cann_env, cpu_only=args.cpu_only))
+    result = preflight(seats, info, source=source, host=host, cpu_only=args.cpu_only)
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
         print(result.render())
     return result.exit_code()
-

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 SOLUTIONS_PREFIX = "notebooks/solutions/"
 
 
@@ -30,3 +32,19 @@ def public_toc(toc: dict) -> dict:
         if key in out:
             out[key] = _without_solutions(out[key])
     return out
+
+
+def solution_leaks(site: Path | str) -> list[str]:
+    """Files of a built site that carry a solution: its page, its source (``_sources``), a download, or a link to one."""
+    import re
+
+    site = Path(site)
+    found = []
+    link = re.compile(r"""(?:href|src)=["'][^"']*(?:solutions/|_solution\b)""")
+    for path in sorted(p for p in site.rglob("*") if p.is_file()):
+        rel = path.relative_to(site).as_posix()
+        if "solutions/" in rel or "_solution" in path.name:
+            found.append(rel)
+        elif path.suffix == ".html" and link.search(path.read_text(encoding="utf-8", errors="replace")):
+            found.append(f"{rel}（链接到参考答案）")
+    return found
