@@ -21,12 +21,13 @@
 #   WORKSHOP_COURSE         course copied into each new home (solutions never copied)          [this checkout]
 #   WORKSHOP_IMAGE          the docker spawner's image (workshop/Dockerfile)
 #   WORKSHOP_IDLE_MINUTES   a server idle this long shuts itself down                                [60]
+#   WORKSHOP_START_SECONDS  how long a server may take to start and answer                          [180]
 #   WORKSHOP_MEM_LIMIT / WORKSHOP_CPU_LIMIT  per participant; enforced by the docker spawner only      [16G / 4]
 import os
 import sys
 from pathlib import Path
 
-from tornado import web
+from jupyterhub.spawner import SpawnException
 
 from npulab.course import workshop
 from npulab.course.workshop import access, accounts, cann_env, course_copy, device_access, hub_secrets, proxy
@@ -108,6 +109,8 @@ c.Spawner.args = [
     f"--MappingKernelManager.cull_idle_timeout={IDLE_SECONDS // 2}",
     "--MappingKernelManager.cull_interval=120",
 ]
+# a room logging in at once on a shared server: a server may take a minute to import JupyterLab (defaults 60 / 30 s)
+c.Spawner.start_timeout = c.Spawner.http_timeout = int(env.get("WORKSHOP_START_SECONDS", "180"))
 c.Spawner.mem_limit = env.get("WORKSHOP_MEM_LIMIT", "16G")  # JupyterHub: only spawners that support limits
 c.Spawner.cpu_limit = float(env.get("WORKSHOP_CPU_LIMIT", "4"))  # enforce them (docker yes, local processes no)
 COURSE = Path(env.get("WORKSHOP_COURSE", HERE.parent))
@@ -141,9 +144,8 @@ def give_seat(spawner):
         try:
             entry = POOL.entry(user)
         except workshop.SeatError as err:
-            refusal = web.HTTPError(403, str(err))
-            refusal.jupyterhub_message = str(err)  # what JupyterHub shows on the spawn page and in the API
-            raise refusal from None
+            # JupyterHub 6's SpawnException: its message is what the participant's spawn page and the API show
+            raise SpawnException(str(err), reason="no-seat", status_code=403) from None
         seat = {**POOL.variables(user), cann_env.VISIBLE_ENV: str(entry.device)}
     if SPAWNER == "docker":
         home = STATE / "homes" / user
