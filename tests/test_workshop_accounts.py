@@ -6,7 +6,6 @@ import pwd
 import shutil
 import stat
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 

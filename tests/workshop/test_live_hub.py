@@ -21,7 +21,6 @@ from __future__ import annotations
 import grp
 import json
 import os
-import pwd
 import re
 import shlex
 import shutil
