@@ -78,7 +78,9 @@ say(f"学员访问 {c.JupyterHub.bind_url}/ （hub 内部端口 {c.JupyterHub.hu
 # --- who may log in: a shared password for participants, another for the instructor (admin) ----------------
 # JupyterHub's SharedPasswordAuthenticator (since 5.3). The passwords come from the root-only file, never from
 # the environment (a variable removed from os.environ stays readable in /proc/<pid>/environ).
-hub_secrets.pop_secrets(env, ("WORKSHOP_PASSWORD", "WORKSHOP_ADMIN_PASSWORD", "CONFIGPROXY_AUTH_TOKEN"))
+if hub_secrets.pop_secrets(env, ("WORKSHOP_PASSWORD", "WORKSHOP_ADMIN_PASSWORD", "CONFIGPROXY_AUTH_TOKEN")):
+    say("WORKSHOP_PASSWORD / WORKSHOP_ADMIN_PASSWORD / CONFIGPROXY_AUTH_TOKEN 已忽略：密码只从 root 专用的密码文件读取，"
+        "代理令牌由 hub 自己生成", warn=True)
 try:
     PASSWORDS = hub_secrets.read_passwords(STATE / hub_secrets.PASSWORDS_FILE)
 except hub_secrets.SecretsError as err:

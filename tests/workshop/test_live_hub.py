@@ -180,6 +180,28 @@ def _execute(base: str, user: str, token: str, code: str, deadline: Deadline) ->
     return json.loads("".join(out).strip().splitlines()[-1])
 
 
+def _terminal_user(base: str, user: str, token: str, deadline: Deadline) -> str:
+    """Open a terminal in ``user``'s server, run ``id -un`` in it, return what it printed."""
+    auth = {"Authorization": f"token {token}"}
+    r = requests.post(f"{base}/user/{user}/api/terminals", headers=auth, timeout=30)
+    r.raise_for_status()
+    name = r.json()["name"]
+    ws = websocket.create_connection(base.replace("http://", "ws://") + f"/user/{user}/terminals/websocket/{name}",
+                                     header=[f"Authorization: token {token}"], timeout=deadline.left())
+    seen = ""
+    try:
+        ws.send(json.dumps(["stdin", "echo WHO=$(id -un)=\r"]))
+        while (m := re.search(r"WHO=([a-z0-9_-]+)=", seen)) is None:
+            ws.settimeout(deadline.left())
+            kind, *data = json.loads(ws.recv())
+            if kind == "stdout":
+                seen += data[0]
+    finally:
+        ws.close()
+        requests.delete(f"{base}/user/{user}/api/terminals/{name}", headers=auth, timeout=10)
+    return m.group(1)
+
+
 # Run in each participant's kernel: who am I, what did the hub give me, and what can I reach.
 PROBE = """
 import json, os, pwd, shutil, stat, pathlib
@@ -387,6 +409,8 @@ def test_the_readme_start_gives_each_participant_an_account_a_seat_cann_and_no_s
         marks[f"{user} kernel ran"] = time.monotonic() - t0
     live_hub["remember"]()
 
+    assert _terminal_user(base, "tina", tokens["tina"], deadline) == "jupyter-tina"
+    marks["terminal ran"] = time.monotonic() - t0
     for user, device in (("tina", "4"), ("tom", "5")):
         rep, env = reports[user], reports[user]["env"]
         assert rep["account"] == f"jupyter-{user}" and rep["home"] == f"/home/jupyter-{user}", rep

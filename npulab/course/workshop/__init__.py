@@ -3,7 +3,8 @@ On a shared Ascend server, JupyterHub starts one single-user server per particip
 
 - ``SeatPool`` gives each participant an NPU (or a share of one) from a pool, in roster order or first come,
   and refuses a participant beyond capacity with a Chinese message; ``assign_devices`` is its whole-roster form.
-- ``read_set_env`` runs CANN's ``set_env.sh`` once, at hub start, and returns the variables it sets.
+- ``read_set_env`` runs CANN's ``set_env.sh`` once, at hub start, in a clean environment (``env -i``), and
+  returns the variables it sets.
   JupyterHub passes a spawned server only the hub variables named in ``Spawner.env_keep`` (for the local
   spawners of JupyterHub 6.1: PATH, PYTHONPATH, LD_LIBRARY_PATH, LANG, LC_ALL, CONDA_DEFAULT_ENV, CONDA_ROOT,
   VIRTUAL_ENV, JUPYTERHUB_SINGLEUSER_APP; for the base ``Spawner``, such as DockerSpawner, only the last), so every
@@ -15,7 +16,11 @@ On a shared Ascend server, JupyterHub starts one single-user server per particip
 - ``agenda`` reads each notebook's ``course.minutes`` so the timetable cannot drift from the lessons.
 
 One concern a module: ``seats``, ``cann_env``, ``containers``, ``course_copy``, ``agenda``, ``public_toc``,
-``preflight`` (per-seat checks the evening before) and ``cli`` (``python -m npulab workshop …``). The names below
+``preflight`` (per-seat checks the evening before) and ``cli`` (``python -m npulab workshop …``); for the hub's
+accounts mode ``accounts`` (one Unix account per participant), ``access`` (the venv reachable by them),
+``device_access`` and ``posix_acl`` (who may open which NPU), ``hub_secrets`` (root-only state and passwords),
+``proxy`` (finding configurable-http-proxy), ``spawner`` (servers run as the accounts; imports jupyterhub, so it
+is not re-exported here) and ``accounts_cli`` (``python -m npulab workshop accounts …``). The names below
 are re-exported for the hub configuration (``workshop/jupyterhub_config.py``) and the lessons.
 """
 
