@@ -118,7 +118,11 @@ def _load_config(tmp_path, monkeypatch, **env):
     hub_secrets.ensure_passwords(env["WORKSHOP_STATE_DIR"])
     monkeypatch.setattr(proxy, "find_proxy", lambda *_: ["/bin/true"])  # found or refused: tests/test_workshop_accounts.py
     c = _Config()
-    ns = runpy.run_path(str(REPO_ROOT / "workshop" / "jupyterhub_config.py"), init_globals={"get_config": lambda: c})
+    mask = os.umask(0o022)
+    try:
+        ns = runpy.run_path(str(REPO_ROOT / "workshop" / "jupyterhub_config.py"), init_globals={"get_config": lambda: c})
+    finally:
+        os.umask(mask)  # the hub sets 077 for itself; keep it out of the test process
     return c, ns
 
 
@@ -178,8 +182,10 @@ def test_jupyterhub_config_refuses_clearly_without_passwords_or_proxy(tmp_path, 
         monkeypatch.setenv(key, value)
 
     def start():
+        mask = os.umask(0o022)
         with pytest.raises(SystemExit) as stop:
             runpy.run_path(str(REPO_ROOT / "workshop" / "jupyterhub_config.py"), init_globals={"get_config": _Config})
+        os.umask(mask)
         assert stop.value.code == 2
         return capsys.readouterr().err
 

@@ -69,6 +69,8 @@ def test_the_venv_behind_a_private_directory_is_opened_to_the_group_only_as_far_
     private = open_tmp / "root"
     python = private / ".pyenv" / "bin" / "python3"
     python.parent.mkdir(parents=True)
+    for d in (private / ".pyenv", python.parent):
+        d.chmod(0o755)
     python.write_text("#!/bin/sh\necho ran\n")
     python.chmod(0o755)
     private.chmod(0o700)
