@@ -198,6 +198,9 @@ def test_jupyterhub_config_refuses_clearly_without_passwords_or_proxy(tmp_path, 
 
     monkeypatch.setattr(proxy, "find_proxy", missing)
     assert "make workshop-deps" in start()
+    monkeypatch.setenv("WORKSHOP_SPAWNER", "accounts")
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert "须以 root 运行" in start()
 
 
 def test_jupyterhub_config_docker_mode_isolates_the_npu(tmp_path, monkeypatch):

@@ -235,3 +235,26 @@ def test_a_server_gets_the_venv_first_on_path_cann_and_its_seat():
     assert env["PATH"] == "/opt/venv/bin:/cann/bin:/usr/bin" and env["VIRTUAL_ENV"] == "/opt/venv"
     assert env["ASCEND_HOME_PATH"] == "/cann" and env["NPULAB_WORKSHOP_SEAT"] == "tina" and env["GLOG_v"] == "4"
     assert server_environment({}, "/v", {})["PATH"] == "/v/bin:" + cann_env.CLEAN_PATH
+
+
+@root_only
+def test_accounts_command_creates_the_roster_accounts_and_needs_root(tmp_path, monkeypatch, capsys):
+    from npulab.__main__ import main
+
+    (tmp_path / "roster.txt").write_text("Tcli\n")
+    for key in [k for k in os.environ if k.startswith("WORKSHOP_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("WORKSHOP_ROSTER", str(tmp_path / "roster.txt"))
+    monkeypatch.setenv("WORKSHOP_DEVICE_ACCESS", "none")
+    try:
+        assert main(["workshop", "accounts", "create"]) == 0
+        assert "tcli → jupyter-tcli" in capsys.readouterr().out
+        assert main(["workshop", "accounts", "list"]) == 0 and "jupyter-tcli" in capsys.readouterr().out
+    finally:
+        for entry in accounts.workshop_accounts():
+            if entry.pw_name == "jupyter-tcli":
+                accounts.remove_account(entry)
+        if not accounts.workshop_accounts():
+            accounts.remove_group()
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert main(["workshop", "accounts", "remove"]) == 2 and "root" in capsys.readouterr().err
