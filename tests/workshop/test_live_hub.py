@@ -8,8 +8,8 @@ log in through the shared-password authenticator; the hub creates their accounts
 ``jupyter-tom``; each kernel reports its account, seat, CANN's variables and the venv first on PATH; Tess is
 refused a seat in Chinese, in the browser page and the API. From Tina's kernel, reading the hub's and the
 proxy's environment, the cookie secret, the database, the passwords, Tom's home and server environment and the
-solutions all fail, no secret is visible in any process she can inspect, and she opens only her own stand-in
-NPU. Then the hub is stopped, the clean-up block removes the accounts, and the test checks that nothing started
+solutions all fail, no secret is visible in any process she can inspect, she opens only her own stand-in
+NPU, and her terminal runs as ``jupyter-tina``. Then the hub is stopped, the clean-up block removes the accounts, and the test checks that nothing started
 is left running and that no account, group or ACL entry is left behind.
 
 Needs root (the hub creates accounts), ``useradd`` and ``workshop/node_modules`` (``make workshop-deps``);
@@ -345,7 +345,8 @@ def test_the_readme_start_gives_each_participant_an_account_a_seat_cann_and_no_s
     marks = {}
     _wait_for(lambda: requests.get(f"{base}/hub/api/", timeout=2).ok, deadline)
     marks["hub up"] = time.monotonic() - t0
-    print("hub start-up, from the README's first command:", live_hub["log"].read_text(encoding="utf-8")[-3000:])
+    print("hub start-up:", *[line for line in live_hub["log"].read_text(encoding="utf-8").splitlines() if "[工作坊]" in line],
+          sep="\n  ")
     state = live_hub["state"]
     assert oct(state.stat().st_mode & 0o777) == "0o700"
     passwords = dict(line.split("=", 1) for line in (state / "passwords").read_text().splitlines() if "=" in line
