@@ -1,6 +1,7 @@
 import os
 import runpy
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -203,9 +204,11 @@ def test_jupyterhub_config_refuses_clearly_without_passwords_or_proxy(tmp_path, 
     assert "须以 root 运行" in start()
 
 
-def test_jupyterhub_config_docker_mode_isolates_the_npu(tmp_path, monkeypatch):
+def test_jupyterhub_config_docker_mode_isolates_the_npu(tmp_path, monkeypatch, capsys):
     c, _ = _load_config(tmp_path, monkeypatch, WORKSHOP_NPUS="2", WORKSHOP_SPAWNER="docker",
-                        WORKSHOP_IMAGE="course:latest")
+                        WORKSHOP_IMAGE="course:latest", HOME=str(tmp_path))
+    if not any(Path(p).is_file() for p in ("/usr/local/Ascend/cann/set_env.sh", "/usr/local/Ascend/ascend-toolkit/set_env.sh")):
+        assert "！！！\n[工作坊] 警告：找不到 CANN 的 set_env.sh" in capsys.readouterr().err  # framed, in the hub's log
     assert c.JupyterHub.spawner_class == "docker" and c.Authenticator.allow_all is True
     assert c.Authenticator.admin_users == {"instructor"}
     dan = _spawner("dan")

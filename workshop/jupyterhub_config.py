@@ -44,8 +44,10 @@ DEV_DIR = env.get("WORKSHOP_DEV_DIR", "/dev")  # tests point this at stand-in de
 
 
 def say(message, warn=False):
-    """A line in the hub's log (the config is read before JupyterHub's own logging starts)."""
-    print(("[工作坊] 警告！" if warn else "[工作坊] ") + message, file=sys.stderr, flush=True)
+    """A line in the hub's log (the config is read before JupyterHub's own logging starts); warnings framed."""
+    line = "[工作坊] " + ("" if not warn or message.startswith("警告") else "警告！") + message
+    frame = "[工作坊] " + "！" * 40
+    print(*([frame, line, frame] if warn else [line]), sep="\n", file=sys.stderr, flush=True)
 
 
 def refuse(message):
