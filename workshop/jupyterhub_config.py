@@ -148,8 +148,11 @@ def give_seat(spawner):
         try:
             entry = POOL.entry(user)
         except workshop.SeatError as err:
-            # JupyterHub 6's SpawnException: its message is what the participant's spawn page and the API show
-            raise SpawnException(str(err), reason="no-seat", status_code=403) from None
+            # JupyterHub 6's SpawnException: its message is what the spawn page and the API show; jupyterhub_message
+            # is what the progress page ("Spawn failed: …") and a later visit to /user/<name> show
+            refusal = SpawnException(str(err), reason="no-seat", status_code=403)
+            refusal.jupyterhub_message = str(err)
+            raise refusal from None
         seat = {**POOL.variables(user), cann_env.VISIBLE_ENV: str(entry.device)}
     if SPAWNER == "docker":
         home = STATE / "homes" / user

@@ -4,7 +4,10 @@ The hub (root) creates the account the first time a roster participant starts a 
 of mode 0700, a login shell for the terminal, the comment ``MARKER`` (so that ``remove_accounts`` removes only
 accounts this tool made) and membership of the workshop group ``GROUP`` (what ``access.grant_access`` opens the
 venv to). ``account_name`` maps a hub user name to a valid Unix name; names that are not one (Chinese, too
-long) get a short hash, as The Littlest JupyterHub's ``generate_system_username`` does.
+long) get a short hash, as The Littlest JupyterHub's ``generate_system_username`` does (its
+``UserCreatingSpawner.start`` creates ``generate_system_username('jupyter-' + name)`` before the server starts:
+jupyterhub/the-littlest-jupyterhub, ``tljh/user_creating_spawner.py``, ``tljh/normalize.py``, ``tljh/user.py``).
+Here the hub's pre-spawn hook creates it, after the seat is granted, so a refused participant gets no account.
 """
 
 from __future__ import annotations
