@@ -65,6 +65,7 @@ STATE = hub_secrets.private_dir(SETTINGS.state_dir)
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
+c.ConfigurableHTTPProxy.pid_file = str(STATE / "jupyterhub-proxy.pid")  # not in the checkout (the default: cwd)
 try:
     c.ConfigurableHTTPProxy.command = proxy.find_proxy(HERE, env)
 except proxy.ProxyMissing as err:
