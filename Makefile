@@ -100,7 +100,7 @@ lighthouse: venv
 	$(BIN)/pytest tests/site/test_lighthouse.py
 
 workshop-check: venv workshop-deps
-	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests/workshop tests/test_workshop.py tests/test_preflight.py tests/test_quiz.py tests/test_workshop_course.py
+	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests/workshop tests/test_workshop.py tests/test_workshop_accounts.py tests/test_preflight.py tests/test_quiz.py tests/test_workshop_course.py
 
 lab-export: venv
 	$(BIN)/python -m npulab lab-export

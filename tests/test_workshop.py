@@ -1,9 +1,10 @@
 import os
 import runpy
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from tornado.web import HTTPError
 
 from npulab.core.paths import REPO_ROOT
 from npulab.course.workshop import (
@@ -105,12 +106,22 @@ class _Config(SimpleNamespace):
 
 
 def _load_config(tmp_path, monkeypatch, **env):
+    """Run workshop/jupyterhub_config.py as JupyterHub would, with a passwords file and a proxy in place."""
     for key in [k for k in os.environ if k.startswith(("WORKSHOP_", "ASCEND_"))]:
         monkeypatch.delenv(key)
+    env.setdefault("WORKSHOP_STATE_DIR", str(tmp_path / "state"))
     for key, value in env.items():
         monkeypatch.setenv(key, value)
+    from npulab.course.workshop import hub_secrets, proxy
+
+    hub_secrets.ensure_passwords(env["WORKSHOP_STATE_DIR"])
+    monkeypatch.setattr(proxy, "find_proxy", lambda *_: ["/bin/true"])  # found or refused: tests/test_workshop_accounts.py
     c = _Config()
-    ns = runpy.run_path(str(REPO_ROOT / "workshop" / "jupyterhub_config.py"), init_globals={"get_config": lambda: c})
+    mask = os.umask(0o022)
+    try:
+        ns = runpy.run_path(str(REPO_ROOT / "workshop" / "jupyterhub_config.py"), init_globals={"get_config": lambda: c})
+    finally:
+        os.umask(mask)  # the hub sets 077 for itself; keep it out of the test process
     return c, ns
 
 
@@ -119,36 +130,90 @@ def _spawner(name, environment=None):
                            extra_host_config={}, volumes={})
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="the accounts mode runs as root")
 def test_jupyterhub_config_seats_users_passes_cann_and_refuses_beyond_capacity(tmp_path, monkeypatch):
-    (tmp_path / "roster.txt").write_text("alice\nbob\ncarol\n")
+    import pwd
+
+    from jupyterhub.spawner import SpawnException
+
+    from npulab.course.workshop import access, accounts
+
+    (tmp_path / "roster.txt").write_text("Alice\nbob\ncarol\n")
     root = make_synthetic_install(tmp_path / "Ascend")
+    home = tmp_path / "home-bob"
+    me = pwd.getpwuid(os.getuid())
+    made = []
+    # no real account here (tests/workshop/test_live_hub.py creates real ones): the account is this user, at home
+    monkeypatch.setattr(accounts, "ensure_group", lambda: 4242)
+    monkeypatch.setattr(access, "blocked", lambda paths, gid: [])
+    monkeypatch.setattr(accounts, "ensure_account", lambda name, groups=(): made.append(name) or pwd.struct_passwd((*me[:5], str(home), me.pw_shell)))
     c, ns = _load_config(tmp_path, monkeypatch, WORKSHOP_ROSTER=str(tmp_path / "roster.txt"), WORKSHOP_NPUS="6,7",
-                         WORKSHOP_PASSWORD="12345678", WORKSHOP_STATE_DIR=str(tmp_path / "state"),
                          WORKSHOP_CANN_SET_ENV=str(root / "ascend-toolkit" / "set_env.sh"))
     assert ns["POOL"].seats() == {"alice": 6, "bob": 7}
-    assert c.Authenticator.allowed_users == {"alice", "bob", "carol"}
-    assert c.JupyterHub.authenticator_class == "shared-password" and c.JupyterHub.spawner_class == "simple"
+    assert c.Authenticator.allowed_users == {"alice", "bob", "carol"}  # normalised as JupyterHub does
+    assert c.JupyterHub.authenticator_class == "shared-password" and c.JupyterHub.spawner_class.__name__ == "AccountSpawner"
+    assert len(c.SharedPasswordAuthenticator.admin_password) >= 32
+    assert c.JupyterHub.bind_url == "http://127.0.0.1:8000" and c.ConfigurableHTTPProxy.command == ["/bin/true"]
+    assert oct((tmp_path / "state").stat().st_mode & 0o777) == "0o700"
     assert any("shutdown_no_activity_timeout=3600" in a for a in c.Spawner.args)
     bob = _spawner("bob")
     c.Spawner.pre_spawn_hook(bob)
-    assert bob.environment["ASCEND_RT_VISIBLE_DEVICES"] == "7" and bob.environment["GLOG_v"] == "4"
-    assert bob.environment["ASCEND_HOME_PATH"].startswith(str(root))
-    assert (tmp_path / "state" / "homes" / "bob" / "course" / "notebooks").is_dir()
-    with pytest.raises(HTTPError) as refused:
+    assert made == ["bob"]
+    env = bob.environment
+    assert env["ASCEND_RT_VISIBLE_DEVICES"] == "7" and env["NPULAB_SEAT_DEVICES"] == "7" and env["GLOG_v"] == "4"
+    assert env["NPULAB_WORKSHOP_SEAT"] == "bob" and env["PATH"].startswith(f"{sys.prefix}/bin:")
+    assert env["ASCEND_HOME_PATH"].startswith(str(root)) and env["ASCEND_OPP_PATH"] == env["ASCEND_HOME_PATH"] + "/opp"
+    assert (home / "course" / "notebooks").is_dir() and not (home / "course" / "notebooks" / "solutions").exists()
+    assert (home / ".jupyter/lab/user-settings/@jupyterlab/apputils-extension/notification.jupyterlab-settings").is_file()
+    with pytest.raises(SpawnException) as refused:
         c.Spawner.pre_spawn_hook(_spawner("carol"))
-    assert refused.value.status_code == 403 and "已全部分配" in refused.value.log_message
+    assert refused.value.status_code == 403 and "已全部分配" in refused.value.message
+    assert made == ["bob"], "no account for a participant without a seat"
 
 
-def test_jupyterhub_config_docker_mode_isolates_the_npu(tmp_path, monkeypatch):
+def test_jupyterhub_config_refuses_clearly_without_passwords_or_proxy(tmp_path, monkeypatch, capsys):
+    from npulab.course.workshop import proxy
+
+    for key in [k for k in os.environ if k.startswith(("WORKSHOP_", "ASCEND_"))]:
+        monkeypatch.delenv(key)
+    for key, value in {"WORKSHOP_STATE_DIR": str(tmp_path / "state"), "WORKSHOP_SPAWNER": "docker",
+                       "WORKSHOP_IMAGE": "x"}.items():
+        monkeypatch.setenv(key, value)
+
+    def start():
+        mask = os.umask(0o022)
+        with pytest.raises(SystemExit) as stop:
+            runpy.run_path(str(REPO_ROOT / "workshop" / "jupyterhub_config.py"), init_globals={"get_config": _Config})
+        os.umask(mask)
+        assert stop.value.code == 2
+        return capsys.readouterr().err
+
+    monkeypatch.setattr(proxy, "find_proxy", lambda *_: ["/bin/true"])
+    refused = start()
+    assert "警告！找不到密码文件" in refused and "accounts passwords" in refused
+
+    def missing(*_):
+        raise proxy.ProxyMissing("找不到 configurable-http-proxy：运行 make workshop-deps")
+
+    monkeypatch.setattr(proxy, "find_proxy", missing)
+    assert "make workshop-deps" in start()
+    monkeypatch.setenv("WORKSHOP_SPAWNER", "accounts")
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert "须以 root 运行" in start()
+
+
+def test_jupyterhub_config_docker_mode_isolates_the_npu(tmp_path, monkeypatch, capsys):
     c, _ = _load_config(tmp_path, monkeypatch, WORKSHOP_NPUS="2", WORKSHOP_SPAWNER="docker",
-                        WORKSHOP_IMAGE="course:latest", WORKSHOP_STATE_DIR=str(tmp_path / "state"),
-                        WORKSHOP_ADMIN_PASSWORD="x" * 32)
+                        WORKSHOP_IMAGE="course:latest", HOME=str(tmp_path))
+    if not any(Path(p).is_file() for p in ("/usr/local/Ascend/cann/set_env.sh", "/usr/local/Ascend/ascend-toolkit/set_env.sh")):
+        assert "！！！\n[工作坊] 警告：找不到 CANN 的 set_env.sh" in capsys.readouterr().err  # framed, in the hub's log
     assert c.JupyterHub.spawner_class == "docker" and c.Authenticator.allow_all is True
     assert c.Authenticator.admin_users == {"instructor"}
     dan = _spawner("dan")
     c.Spawner.pre_spawn_hook(dan)
     assert "/dev/davinci2:/dev/davinci2:rwm" in dan.extra_host_config["devices"]
     assert "ASCEND_RT_VISIBLE_DEVICES" not in dan.environment  # the container sees only its own NPU
+    assert dan.environment["NPULAB_SEAT_DEVICES"] == "2"
     assert "/usr/local/Ascend/driver" in dan.volumes
 
 

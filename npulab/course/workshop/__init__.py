@@ -3,7 +3,8 @@ On a shared Ascend server, JupyterHub starts one single-user server per particip
 
 - ``SeatPool`` gives each participant an NPU (or a share of one) from a pool, in roster order or first come,
   and refuses a participant beyond capacity with a Chinese message; ``assign_devices`` is its whole-roster form.
-- ``read_set_env`` runs CANN's ``set_env.sh`` once, at hub start, and returns the variables it sets.
+- ``read_set_env`` runs CANN's ``set_env.sh`` once, at hub start, in a clean environment (``env -i``), and
+  returns the variables it sets.
   JupyterHub passes a spawned server only the hub variables named in ``Spawner.env_keep`` (for the local
   spawners of JupyterHub 6.1: PATH, PYTHONPATH, LD_LIBRARY_PATH, LANG, LC_ALL, CONDA_DEFAULT_ENV, CONDA_ROOT,
   VIRTUAL_ENV, JUPYTERHUB_SINGLEUSER_APP; for the base ``Spawner``, such as DockerSpawner, only the last), so every
@@ -20,7 +21,11 @@ One concern a module: ``seats`` (names normalised as JupyterHub does, even sprea
 ``seat_service`` (the seat map as a hub service for the instructor), ``npu_owners`` (NPU process → participant),
 ``mode`` (what a seat allows an NPU cell), ``cann_env``, ``containers``, ``course_copy``, ``agenda`` (the planner),
 ``public_toc`` (and the public site's leak check), ``preflight`` with ``hub_checks`` (the evening before) and
-``cli`` (``python -m npulab workshop …``). The names below
+``cli`` (``python -m npulab workshop …``); for the hub's accounts mode ``accounts`` (one Unix account per
+participant), ``access`` (the venv reachable by them), ``device_access`` and ``posix_acl`` (who may open which NPU),
+``hub_secrets`` (root-only state and passwords), ``proxy`` (finding configurable-http-proxy), ``spawner`` (servers
+run as the accounts; imports jupyterhub, so it is not re-exported here) and ``accounts_cli``
+(``python -m npulab workshop accounts …``). The names below
 are re-exported for the hub configuration (``workshop/jupyterhub_config.py``) and the lessons.
 """
 

@@ -146,6 +146,10 @@ def build_parser(subparsers, name: str) -> None:
     tm.add_argument("--merge", action="store_true", help="保留文件中缓存里没有的笔记本")
     tm.add_argument("--note", help="附注（例如测量时机器的负载）")
     tm.set_defaults(run=_run_times)
+    ac = inner.add_parser("accounts", help="学员的 Unix 账号：密码文件、venv 权限、创建、列出、全部删除")
+    from npulab.course.workshop import accounts_cli
+
+    accounts_cli.build_parser(ac)
     pt = inner.add_parser("public-toc", help="写出不含参考答案的目录文件（公开站点用：make book-public）")
     pt.add_argument("--output", default="_build/_toc_public.yml", metavar="FILE", help="输出文件（默认 _build/_toc_public.yml）")
     pt.set_defaults(run=_run_public_toc)

@@ -26,3 +26,19 @@ def copy_course(source: Path | str, home: Path | str, folder: str = "course") ->
         elif (src / part).is_file():
             shutil.copy2(src / part, dest / part)
     return dest
+
+
+LAB_SETTINGS = Path(".jupyter") / "lab" / "user-settings"  # Chinese interface, no news pop-up (also `make lab`)
+
+
+def copy_lab_settings(source: Path | str, home: Path | str) -> list[Path]:
+    """Give a new home the course's JupyterLab settings (only files it does not have: a participant's own win)."""
+    src, dest = Path(source) / LAB_SETTINGS, Path(home) / LAB_SETTINGS
+    written = []
+    for f in sorted(src.rglob("*.jupyterlab-settings")):
+        target = dest / f.relative_to(src)
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, target)
+            written.append(target)
+    return written
