@@ -180,23 +180,17 @@ def give_seat(spawner):
 c.Spawner.pre_spawn_hook = give_seat
 
 
-# === ws-seats: the seat map for the instructor, a hub service at /services/seats/ (admins only) ================
-# npulab/course/workshop/seat_service.py; it reads the same seats.json as `python -m npulab workshop seats`.
-# The hub's admin role has access:services, participants' default role does not, so they get a 403.
-import os as _os  # noqa: E402  (this block is self-contained: the rest of the file belongs to the hub set-up)
-import sys as _sys  # noqa: E402
-from pathlib import Path as _Path  # noqa: E402
-
-_SEATS_ENV = {k: _os.environ[k] for k in ("WORKSHOP_NPUS", "WORKSHOP_PER_NPU", "WORKSHOP_ROSTER") if _os.environ.get(k)}
-_SEATS_ENV["WORKSHOP_STATE_DIR"] = str(_Path(_os.environ.get("WORKSHOP_STATE_DIR", "workshop-state")).resolve())
-_SEATS_ENV["PYTHONPATH"] = str(_Path(__file__).resolve().parent.parent)  # this checkout's npulab
-_SERVICES = c.JupyterHub.services if isinstance(c.JupyterHub.services, list) else []  # keep any set above
-c.JupyterHub.services = [*_SERVICES, {
+# --- the seat map for the instructor: a hub service at /services/seats/ (admins only) -----------------------------
+# npulab/course/workshop/seat_service.py reads the same seats.json as `python -m npulab workshop seats`; the hub's
+# admin role has access:services, participants' default role does not, so they get a 403.
+SEATS_ENV = {k: env[k] for k in ("WORKSHOP_NPUS", "WORKSHOP_PER_NPU", "WORKSHOP_ROSTER") if env.get(k)}
+SEATS_ENV["WORKSHOP_STATE_DIR"] = str(STATE)
+SEATS_ENV["PYTHONPATH"] = str(HERE.parent)  # this checkout's npulab
+c.JupyterHub.services = [{
     "name": "seats",
     "display": True,  # listed in the hub's Services menu
-    "url": "http://127.0.0.1:" + _os.environ.get("WORKSHOP_SEATS_PORT", "10101"),
-    "command": [_sys.executable, "-m", "npulab.course.workshop.seat_service"],
-    "environment": _SEATS_ENV,
+    "url": "http://127.0.0.1:" + env.get("WORKSHOP_SEATS_PORT", "10101"),
+    "command": [sys.executable, "-m", "npulab.course.workshop.seat_service"],
+    "environment": SEATS_ENV,
     "oauth_no_confirm": True,
 }]
-# === end ws-seats ==============================================================================================
