@@ -7,34 +7,40 @@ Each check returns a ``preflight.HostCheck``; ``cpu_only`` turns the NPU and CAN
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import socket
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.paths import REPO_ROOT
-from npulab.course.workshop.preflight import HostCheck
+from npulab.course.workshop import accounts, proxy
 from npulab.course.workshop.settings import WorkshopSettings
 
-PROXY = REPO_ROOT / "workshop" / "node_modules" / ".bin" / "configurable-http-proxy"
-ACCOUNT_PREFIX = "jupyter-"  # one Unix account per participant, as The Littlest JupyterHub names them
-# useradd's default NAME_REGEX on Debian (adduser.conf / useradd(8)): lowercase ASCII, digits, _ and -; ≤ 32 characters
-ACCOUNT_NAME = re.compile(r"[a-z_][a-z0-9_-]*")
-MAX_ACCOUNT_NAME = 32
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 NPU_DEVICE = Path("/dev/davinci_manager")  # present on every host with the Ascend driver loaded
 
 
-def proxy_check(proxy: Path | None = None) -> HostCheck:
-    """configurable-http-proxy where the hub config looks for it (workshop/node_modules/.bin), or on PATH."""
-    proxy = PROXY if proxy is None else proxy
-    if proxy.is_file() and os.access(proxy, os.X_OK):
-        return HostCheck("proxy", "ok", f"configurable-http-proxy：{proxy}")
-    found = shutil.which("configurable-http-proxy")
-    if found:
-        return HostCheck("proxy", "warn", f"{proxy} 不存在，hub 会用 PATH 上的 {found}（版本未固定）；建议运行 make workshop-deps")
-    return HostCheck("proxy", "fail", f"找不到 configurable-http-proxy（{proxy}）：运行 make workshop-deps（需要 nodejs 与 npm）")
+@dataclass
+class HostCheck:
+    """A check of the server as a whole: id, status (ok/warn/fail/skip) and a Chinese message."""
+
+    id: str
+    status: str
+    message: str
+
+
+
+def proxy_check(workshop_dir: Path | None = None, environ: Mapping[str, str] | None = None) -> HostCheck:
+    """configurable-http-proxy found exactly as the hub config finds it (``proxy.find_proxy``)."""
+    workshop_dir = REPO_ROOT / "workshop" if workshop_dir is None else workshop_dir
+    try:
+        command = proxy.find_proxy(workshop_dir, os.environ if environ is None else environ)[0]
+    except proxy.ProxyMissing as err:
+        return HostCheck("proxy", "fail", str(err))
+    if Path(command).parent != Path(workshop_dir) / "node_modules" / ".bin":
+        return HostCheck("proxy", "warn", f"hub 会用 PATH 上的 {command}（版本未固定）；建议运行 make workshop-deps")
+    return HostCheck("proxy", "ok", f"configurable-http-proxy：{command}")
 
 
 def port_check(ip: str, port: int) -> HostCheck:
@@ -94,21 +100,22 @@ def npu_check(*, smi_file: str | None, cpu_only: bool, device: Path | None = Non
 
 
 def accounts_check(users: Iterable[str], *, euid: int | None = None, useradd: str | None = "auto") -> HostCheck:
-    """Each participant becomes the Unix account ``jupyter-<name>``: the hub must be root and every name valid."""
+    """Each participant becomes a Unix account (``accounts.account_name``): the hub must be root and have useradd."""
     euid = os.geteuid() if euid is None else euid
     useradd = shutil.which("useradd") if useradd == "auto" else useradd
-    bad = [u for u in users if not ACCOUNT_NAME.fullmatch(ACCOUNT_PREFIX + u) or len(ACCOUNT_PREFIX + u) > MAX_ACCOUNT_NAME]
     problems = []
     if euid != 0:
-        problems.append("hub 需要以 root 运行，才能为每位学员创建账号并以其身份启动服务器（sudo -E …）")
+        problems.append("hub 需要以 root 运行，才能为每位学员创建账号并以其身份启动服务器（sudo -i 后再启动）")
     if not useradd:
         problems.append("找不到 useradd（Debian/Ubuntu 的 passwd 包）")
-    if bad:
-        problems.append(f"这些名字不能成为 Unix 账号 {ACCOUNT_PREFIX}<名字>（只能用小写字母、数字、_ 和 -，以字母或 _ 开头，"
-                        f"全长不超过 {MAX_ACCOUNT_NAME} 个字符）：{'、'.join(bad)}；在名单里改用拼音")
     if problems:
         return HostCheck("accounts", "fail", "；".join(problems))
-    return HostCheck("accounts", "ok", f"以 root 运行，可为名单上的人创建 {ACCOUNT_PREFIX}<名字> 账号")
+    hashed = {u: accounts.account_name(u) for u in users if accounts.account_name(u) != accounts.PREFIX + u}
+    if hashed:
+        listing = "、".join(f"{u} → {name}" for u, name in hashed.items())
+        return HostCheck("accounts", "warn", f"这些名字不能原样成为 Unix 账号，将改用带散列的账号名：{listing}（"
+                         "名单里改用拼音可避免）")
+    return HostCheck("accounts", "ok", f"以 root 运行，可为名单上的人创建 {accounts.PREFIX}<名字> 账号")
 
 
 def hub_checks(settings: WorkshopSettings, users: list[str], *, smi_file: str | None, cpu_only: bool,

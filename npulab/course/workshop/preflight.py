@@ -28,6 +28,7 @@ from pathlib import Path
 
 from npulab.ascend_tools.smi.info import Chip, SmiInfo, parse_info
 from npulab.core.display import Table
+from npulab.course.workshop.hub_checks import HostCheck, hub_checks
 
 MAX_IDLE_AICORE_PCT = 5
 MAX_IDLE_MEMORY_FRACTION = 0.10
@@ -58,15 +59,6 @@ class SeatReport:
         if self.memory_total_mb is None or self.memory_used_mb is None:
             return "—"
         return f"{self.memory_used_mb} / {self.memory_total_mb} MB"
-
-
-@dataclass
-class HostCheck:
-    """A check of the server as a whole: id, status (ok/warn/fail/skip) and a Chinese message."""
-
-    id: str
-    status: str
-    message: str
 
 
 @dataclass
@@ -405,7 +397,6 @@ def run(args) -> int:
     info, source = (None, "CPU 模式") if args.cpu_only else read_smi(args.smi_file)
     host, cann_env = [], {}
     if not args.skip_hub:
-        from npulab.course.workshop.hub_checks import hub_checks
 
         host, cann_env = hub_checks(settings, list(seats) if args.roster else [], smi_file=args.smi_file, cpu_only=args.cpu_only)
     host += [] if args.skip_doctor else [doctor_check()]
