@@ -85,8 +85,8 @@ def _commands(text: str) -> list[list[str]]:
         lexer = shlex.shlex(text, posix=True, punctuation_chars="|&;()<>")
         lexer.whitespace_split = True
         tokens = list(lexer)
-    except ValueError:
-        return []
+    except ValueError:  # unbalanced quotes: fall back to whitespace (flags are still words)
+        tokens = re.findall(r"[|&;()]+|[^\s|&;()]+", text)
     commands, current = [], []
     for tok in tokens:
         if tok and set(tok) <= set("|&;()"):

@@ -44,6 +44,7 @@ class Context:
     _tables: lint_cli.Tables | None = None
     _env: lint_env.EnvChecker | None = None
     unchecked: set[Uncheckable] = field(default_factory=set)
+    unnamed_stacks: list[tuple[str, int, str | None, str]] = field(default_factory=list)
 
     def wheel(self) -> Path:
         """The cached torch_npu wheel (load_index has downloaded it when a cell names torch_npu)."""

@@ -93,6 +93,12 @@ def python_uses(tree: ast.Module) -> list[EnvUse]:
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in ("setdefault", "get", "pop") and _is_environ(func.value):
                 name = _const(node.args[0]) if node.args else None
+            elif isinstance(func, ast.Attribute) and func.attr == "update" and _is_environ(func.value):
+                for arg in node.args:
+                    if isinstance(arg, ast.Dict):
+                        uses += [EnvUse(node.lineno, k.value, "python") for k in arg.keys
+                                 if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+                uses += [EnvUse(node.lineno, kw.arg, "python") for kw in node.keywords if kw.arg]
             elif isinstance(func, ast.Attribute) and func.attr in ("putenv", "getenv", "unsetenv") and \
                     isinstance(func.value, ast.Name) and func.value.id == "os":
                 name = _const(node.args[0]) if node.args else None

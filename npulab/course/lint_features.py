@@ -43,6 +43,18 @@ def cell_stack(source: str) -> str | None:
     return match.group(1) if match else None
 
 
+# what marks a cell as needing a stack other than the course default (its commands or imports)
+_STACK_HINTS = (("vllm-ascend", re.compile(r"(^|[\s!;&|])vllm\s+(serve|bench)\b|^\s*(from|import)\s+vllm\b", re.M)),
+                ("ms-swift", re.compile(r"(^|[\s!;&|])swift\s+\w+|^\s*(from|import)\s+swift\b", re.M)),
+                ("mindspeed-llm", re.compile(r"MindSpeed-LLM|convert_ckpt(_v2)?\.py|mindspeed_llm", re.M)),
+                ("triton-ascend", re.compile(r"^\s*(import|from)\s+triton\b", re.M)))
+
+
+def stack_hint(source: str) -> str | None:
+    """The stack an npu cell's commands or imports suggest (None: nothing stack-specific)."""
+    return next((name for name, pattern in _STACK_HINTS if pattern.search(source)), None)
+
+
 def pinned(spec: str | None) -> str | None:
     """``==2.12.0`` -> 2.12.0; a lower bound ``>=2.7.1`` -> 2.7.1 (the oldest the stack allows); None otherwise."""
     if not spec:

@@ -176,6 +176,8 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
         out.append(Finding(path, number, cell.get("id"), kind, name, message))
 
     stack = lint_features.cell_stack(source)
+    if npu and not stack and (needs := lint_features.stack_hint(source)):
+        context.unnamed_stacks.append((path, number, cell.get("id"), needs))
     if stack and stack not in lint_features.stacks():
         add("unknown-stack", stack, f"`# stack: {stack}` 不是 npulab/data/stacks.yaml 里的栈（有："
             f"{'、'.join(lint_features.stacks())}）。")
@@ -378,7 +380,10 @@ def run(args) -> int:
     if args.json:
         print(json.dumps({"torch_npu_version": version, "files_scanned": scanned, "cells_checked": cells,
                           "findings": [asdict(f) for f in findings], "errors": errors,
-                          "not_checkable": [asdict(u) for u in unchecked]}, ensure_ascii=False, indent=2))
+                          "not_checkable": [asdict(u) for u in unchecked],
+                          "stack_not_named": [{"path": p, "cell": n, "cell_id": i, "stack": s}
+                                              for p, n, i, s in context.unnamed_stacks]},
+                         ensure_ascii=False, indent=2))
     else:
         for error in errors:
             print(f"错误：{error['path']}：{error['message']}", file=sys.stderr)
@@ -389,6 +394,11 @@ def run(args) -> int:
             print(f"无法核对签名的调用（{len(unchecked)} 个；发布的源码里没有它们的 Python 定义）：")
             for u in unchecked:
                 print(f"  {u.name}：{u.reason}")
+        if context.unnamed_stacks:
+            print(f"没有用 `# stack: 名字` 声明环境的栈专用 npu 单元（{len(context.unnamed_stacks)} 个；"
+                  "按课程默认版本核对，见 npulab/data/stacks.yaml）：")
+            for where, number, cell_id, needs in context.unnamed_stacks:
+                print(f"  {where} 第 {number} 个代码单元（id {cell_id or '无'}）：看起来需要 {needs}")
         verdict = f"发现 {len(findings)} 个问题" if findings else "未发现问题"
         print(f"lint-npu：检查了 {scanned} 个笔记本中的 {cells} 个 npu 单元（torch_npu {version}），{verdict}。")
     return EXIT_USAGE if errors else EXIT_FAIL if findings else EXIT_OK
