@@ -196,3 +196,40 @@ def test_ci_never_runs_freshness():
     assert "freshness" not in (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
     workflow = (REPO_ROOT / ".github" / "workflows" / "freshness.yml").read_text(encoding="utf-8")
     assert "schedule" in workflow and "npulab freshness" in workflow
+
+
+def test_read_members_from_a_wheel_without_range_support(tmp_path):
+    """scripts/extract_cli_flags.py reads single members of a release; the stand-in server ignores Range headers."""
+    import zipfile
+
+    files = tmp_path / "files"
+    files.mkdir()
+    with zipfile.ZipFile(files / "tool-1.0-py3-none-any.whl", "w") as zf:
+        zf.writestr("tool/cli.py", "import argparse\np = argparse.ArgumentParser()\np.add_argument('--real-flag')\n"
+                                   "sub = p.add_subparsers()\nsub.add_parser('run')\n")
+        zf.writestr("tool/other.py", "x = 1\n")
+    folder = tmp_path / "pypi" / "tool"
+    folder.mkdir(parents=True)
+    (folder / "json").write_text(json.dumps({"info": {"version": "1.0"}, "releases": {"1.0": [
+        {"filename": "tool-1.0-py3-none-any.whl", "url": "../../files/tool-1.0-py3-none-any.whl",
+         "size": (files / "tool-1.0-py3-none-any.whl").stat().st_size}]}}), encoding="utf-8")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        import importlib.util
+        import os
+
+        os.environ["NPULAB_PYPI_URL"] = f"http://127.0.0.1:{server.server_address[1]}"
+        members = pypi.read_members("tool", "1.0", re.compile(r"cli\.py$"), tmp_path / "cache")
+        assert list(members) == ["tool/cli.py"]
+        spec = importlib.util.spec_from_file_location("extract", REPO_ROOT / "scripts" / "extract_cli_flags.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        assert module.argparse_flags(members) == ({"--real-flag"}, {"run"})
+        fields, bools = module.dataclass_fields({"a.py": "@dataclass\nclass A:\n    lr: float = 1.0\n    flag: bool = False\n"})
+        assert fields == {"lr", "flag"} and bools == {"flag"}
+    finally:
+        os.environ.pop("NPULAB_PYPI_URL", None)
+        server.shutdown()

@@ -6,7 +6,11 @@ Cells tagged ``npu`` (and ``skip-execution``) never run in CI, so they are check
 - every ``torch_npu.X`` / ``torch.npu.X`` name exists in the pinned torch_npu wheel (npulab.pytorch.torch_npu_names), and so
   does every ``torchair.X`` / ``npugraph_ex.X`` (shipped inside the wheel as ``torch_npu/dynamo/torchair`` and
   ``torch_npu/dynamo/npugraph_ex``);
-- an ``npu`` cell is a leaf: no later non-npu cell reads a name that only npu cells define.
+- an ``npu`` cell is a leaf: no later non-npu cell reads a name that only npu cells define;
+- what the cell would call (npulab.course.lint_calls, lint_env, lint_cli, lint_features): call signatures against the
+  released sources, Ascend environment variables against the wheel and CANN's documented list, command-line flags
+  against tables extracted from the released tools, features against the release that introduced them — in npu
+  cells and in the lessons' Markdown (shell blocks, ``export X=…``, a feature named without its "since").
 """
 
 from __future__ import annotations
