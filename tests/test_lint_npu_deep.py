@@ -152,3 +152,17 @@ def test_features_and_stacks():
     course = {"torch-npu": "2.12.0"}
     assert [f["name"] for f in lint_features.unstated_since(md, course)] == ["TORCH_NPU_FALLBACK_CPU_DISABLE"]
     assert lint_features.unstated_since(md + "（只在 master 上，尚未发布）", course) == []
+
+
+def test_triton_ascend_calls_from_committed_stubs(context):
+    """triton-ascend's signatures come from committed stubs (its wheel is 50 MB); its patched tl.load is accepted."""
+    ctx, index = context
+    kernel = ("%%npu\n# stack: triton-ascend\nimport triton\nimport triton.language as tl\n\n@triton.jit\n"
+              "def k(x_ptr, n, BLOCK: tl.constexpr):\n    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+              "    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0, care_padding=False)\n{bad}")
+    good = {"cells": [{"cell_type": "code", "id": "g", "metadata": {"tags": ["npu"]}, "source": kernel.format(bad="")}]}
+    assert check_notebook(good, lambda: index, "t.ipynb", ctx)[0] == []
+    bad = {"cells": [{"cell_type": "code", "id": "b", "metadata": {"tags": ["npu"]},
+                      "source": kernel.format(bad="    tl.store(x_ptr + offs, x, msk=offs < n)\n")}]}
+    findings = check_notebook(bad, lambda: index, "t.ipynb", ctx)[0]
+    assert [f.kind for f in findings] == ["call-signature"] and "`msk`" in findings[0].message

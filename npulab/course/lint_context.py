@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from npulab.core.paths import REPO_ROOT
+from npulab.core.paths import DATA_DIR, REPO_ROOT
 from npulab.course import lint_cli, lint_env, lint_features, signatures
 from npulab.course.lint_calls import Uncheckable
 from npulab.pytorch.torch_npu_names import default_cache_dir
@@ -15,10 +15,17 @@ from npulab.pytorch.torch_npu_names import default_cache_dir
 # package roots of a cell's calls -> (import name, distribution, requirements file) of the installed sources
 INSTALLED = {"msprobe": ("msprobe", "mindstudio-probe", "requirements.txt"),
              "mindspore": ("mindspore", "mindspore", "requirements.txt")}
-NOT_CHECKABLE_ROOTS = {
-    "triton": "triton-ascend 3.2.0 的签名未提取（课程 CPU 环境里的是社区 triton 3.7.1，不是 triton-ascend）；"
-              "triton 的调用不核对签名",
-}
+# packages read from committed stubs (scripts/extract_signature_stubs.py): root -> stub file
+STUBS = {"triton": DATA_DIR / "signature_stubs" / "triton-ascend-3.2.0.json"}
+NOT_CHECKABLE_ROOTS: dict[str, str] = {}
+
+
+def _triton_alternates(dotted: str) -> list[str]:
+    """triton-ascend replaces triton.language functions with triton/triton_patch/language/* at import."""
+    if not dotted.startswith("triton.language."):
+        return []
+    name = dotted.rsplit(".", 1)[-1]
+    return [f"triton.triton_patch.language.{m}.{name}" for m in ("core", "math", "standard")]
 
 
 def requirement_pin(distribution: str, requirements: str = "requirements.txt") -> str | None:
@@ -68,6 +75,11 @@ class Context:
                 package, dist, req = INSTALLED[root]
                 pin = requirement_pin(dist, req)
                 self._trees[root] = signatures.installed_tree(package, dist, pin) if pin else f"{req} 没有钉 {dist}"
+            elif root in STUBS:
+                tree = signatures.stub_tree(STUBS[root])
+                if root == "triton":
+                    tree.alternates = _triton_alternates
+                self._trees[root] = tree
             elif root in NOT_CHECKABLE_ROOTS:
                 self._trees[root] = NOT_CHECKABLE_ROOTS[root]
             else:

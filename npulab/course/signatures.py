@@ -26,7 +26,8 @@ from importlib import metadata, util
 from pathlib import Path
 
 FORMAT = 1
-_PRESERVING = {"staticmethod", "classmethod", "wraps", "property", "cache", "lru_cache", "overload", "deprecated",
+_PRESERVING = {"builtin", "jit",  # triton.language: @builtin keeps the signature (plus _builder); kernels are @jit
+               "staticmethod", "classmethod", "wraps", "property", "cache", "lru_cache", "overload", "deprecated",
                "no_type_check", "final", "abstractmethod", "contextmanager"}
 
 
@@ -135,6 +136,7 @@ class SourceTree:
         self.package, self.version, self.sources, self.packages = package, version, sources, packages
         self.schemas = {name: _unique(sigs) for name, sigs in (schemas or {}).items()}
         self.extensions: set[str] = set()
+        self.alternates = lambda dotted: []  # other definitions of the same name that may replace it at run time
         self._trees: dict[str, ast.Module | None] = {}
 
     def tree(self, module: str) -> ast.Module | None:
@@ -379,6 +381,22 @@ def installed_tree(package: str, distribution: str, pinned: str) -> SourceTree |
                     except OSError:
                         continue
     return SourceTree(package, version, sources, packages)
+
+
+def stub_tree(path: Path) -> SourceTree:
+    """A SourceTree from committed stubs (npulab/data/signature_stubs/*.json, scripts/extract_signature_stubs.py)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    sources, packages = {}, set()
+    for file, text in data["files"].items():
+        module = _module_of(file)
+        if module:
+            sources[module] = text
+            if _is_package(file):
+                packages.add(module)
+    root = next(iter(sources)).split(".")[0]
+    tree = SourceTree(root, data["version"], sources, packages)
+    tree.package = data["package"]
+    return tree
 
 
 def schemas_json(tree: SourceTree) -> str:
