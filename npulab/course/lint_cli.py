@@ -21,7 +21,10 @@ from npulab.core.paths import DATA_DIR, load_yaml
 FLAGS_FILE = DATA_DIR / "cli_flags.json"
 TOOLS_FILE = DATA_DIR / "cli_tools.yaml"
 SMI_QUERIES = DATA_DIR / "npu_smi_queries.yaml"
-LAUNCHERS = {"torchrun", "msrun"}  # flags after the script belong to the script
+LAUNCHERS = {"torchrun", "msrun"}
+# `python -m MODULE` that is one of the tools
+MODULE_TOOLS = {"torch.distributed.run": "torchrun", "torch.distributed.launch": "torchrun", "msprobe": "msprobe",
+                "msprobe.msprobe": "msprobe", "msprof_analyze": "msprof-analyze", "msprof_analyze.cli.entrance": "msprof-analyze"}  # flags after the script belong to the script
 _SKIP = {"nohup", "sudo", "exec", "time", "env"}
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _NUMBER = re.compile(r"^-\d")
@@ -56,10 +59,17 @@ def shell_lines(source: str, python_tree: ast.Module | None) -> list[tuple[int, 
         if stripped.startswith("!") and not stripped.startswith("!="):
             out.append((i + 1, stripped[1:]))
     if python_tree is not None:
+        for node in ast.walk(python_tree):  # subprocess.run("npu-smi info -t topo", shell=True), os.system("...")
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                    and isinstance(node.args[0].value, str):
+                func = ast.unparse(node.func)
+                if func in ("os.system", "os.popen") or (func.startswith("subprocess.") and any(
+                        k.arg == "shell" for k in node.keywords)):
+                    out.append((node.lineno, node.args[0].value))
         for node in ast.walk(python_tree):
             if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.List):
                 func = ast.unparse(node.func)
-                if func.startswith("subprocess.") or func in ("run", "check_output", "Popen", "check_call"):
+                if func.startswith(("subprocess.", "os.system")) or func in ("run", "check_output", "Popen", "check_call"):
                     items = node.args[0].elts
                     if items and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items):
                         out.append((node.lineno, shlex.join(e.value for e in items)))
@@ -141,7 +151,7 @@ def check_command(argv: list[str], tables: Tables) -> list[str]:
     args = argv[1:]
     if tool in ("python", "python3", "PYVAR") and args:
         if args[0] == "-m" and len(args) > 1:
-            tool, args = args[1], args[2:]
+            tool, args = MODULE_TOOLS.get(args[1], args[1].split(".")[0] if args[1].startswith(("vllm.", "swift.")) else args[1]), args[2:]
         elif args[0].endswith(".py"):
             tool, args = args[0].rsplit("/", 1)[-1], args[1:]
         else:

@@ -94,7 +94,8 @@ def message(feature: dict, version: str) -> str:
         when = f"在 {feature['since_text']} 起已移除"
     else:
         when = f"从 {feature['package']} {feature['since']} 起才有"
-    return (f"`{feature['name']}` {when}，而本单元针对的是 {feature['package']} {version}"
+    shown = f"{feature['name']}={'/'.join(feature['values'])}" if feature["kind"] == "env_value" else feature["name"]
+    return (f"`{shown}` {when}，而本单元针对的是 {feature['package']} {version}"
             f"（{feature['source']}）。")
 
 

@@ -189,11 +189,19 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
     targets = lint_features.targets(stack) if stack else context.course_targets()
     env_set: dict[str, list[str]] = {}
     uses = lint_env.python_uses(tree) if tree is not None else []
+    magic_values: dict[str, str] = {}
+    for line_number, line in enumerate(source.splitlines(), start=1):  # %env X=1 / %set_env X 1 (any code cell)
+        found = re.match(r"^\s*%(?:env|set_env)\s+([A-Za-z_][A-Za-z0-9_]*)(?:[=\s]\s*(\S+))?", line)
+        if found:
+            uses.append(lint_env.EnvUse(line_number, found.group(1), "magic"))
+            magic_values[found.group(1)] = (found.group(2) or "").strip("'\"")
     commands = lint_cli.shell_lines(source, tree) if npu else []
     for line, text in commands:
         uses += [lint_env.EnvUse(line, u.name, "shell") for u in lint_env.text_uses(text, "shell")]
     for use in uses:
         env_set.setdefault(use.name, [])
+    for name, value in magic_values.items():
+        env_set[name].append(value)
     for _line, text in commands:
         for match in re.finditer(r"\b([A-Z][A-Z0-9_]+)=(\S+)", text):
             env_set.setdefault(match.group(1), []).append(match.group(2).strip("'\""))
