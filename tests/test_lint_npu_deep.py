@@ -166,3 +166,16 @@ def test_triton_ascend_calls_from_committed_stubs(context):
                       "source": kernel.format(bad="    tl.store(x_ptr + offs, x, msk=offs < n)\n")}]}
     findings = check_notebook(bad, lambda: index, "t.ipynb", ctx)[0]
     assert [f.kind for f in findings] == ["call-signature"] and "`msk`" in findings[0].message
+
+
+def test_cli_json_lists_findings_and_what_could_not_be_checked(context):
+    import subprocess
+    import sys
+
+    fixture = str(Path(__file__).parent / "lint_npu_fixtures" / "wrong_keyword_torch_npu.ipynb")
+    r = subprocess.run([sys.executable, "-m", "npulab", "lint-npu", "--json", fixture], capture_output=True, text=True,
+                       cwd=REPO_ROOT, timeout=300)
+    assert r.returncode == 1, r.stderr
+    data = json.loads(r.stdout)
+    assert {f["kind"] for f in data["findings"]} == {"call-signature"} and len(data["findings"]) == 3
+    assert isinstance(data["not_checkable"], list) and isinstance(data["stack_not_named"], list)

@@ -347,9 +347,12 @@ def _shown(path: Path) -> str:
 def build_parser(subparsers, name: str) -> ChineseArgumentParser:
     """Add the ``lint-npu`` sub-command."""
     parser = subparsers.add_parser(
-        name, help="静态检查笔记本中的 NPU 单元（语法、torch_npu 名字、叶子单元）",
+        name, help="静态检查笔记本中的 NPU 单元（语法、名字、调用签名、环境变量、命令行参数、版本特性、叶子单元）",
         description="检查带 npu 标签的单元：能否解析、用到的 torch_npu / torch.npu 名字在钉住的 torch_npu 版本里"
-                    "是否存在、后面的非 npu 单元是否依赖只在 npu 单元里定义的名字。退出码：0 无问题，1 有问题，2 用法错误。")
+                    "是否存在、调用的参数个数与关键字是否符合发布包里的签名、设置的昇腾环境变量是否为所教版本所知、"
+                    "命令行参数是否在工具的参数定义里、用到的特性是否晚于所针对的版本，以及后面的非 npu 单元是否依赖"
+                    "只在 npu 单元里定义的名字；课程 Markdown 里的 shell 代码块与 export 也一并检查。"
+                    "退出码：0 无问题，1 有问题，2 用法错误。")
     parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                         help="笔记本或文件夹（递归）；默认为仓库里的 chapters 和 notebooks")
     parser.add_argument("--json", action="store_true", help="以 JSON 输出结果")
