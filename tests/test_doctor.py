@@ -128,7 +128,7 @@ def test_driver_missing_and_incompatible(tmp_path: Path):
     assert checks["driver"].status == "warn" and "不兼容" in checks["driver"].message
     root = make_synthetic_install(tmp_path / "C", "cann", "8.5.0", driver_version="24.1.0.3")
     checks = run_doctor(tmp_path, root)
-    assert checks["driver"].status == "warn" and "25.5.0" in checks["driver"].fix
+    assert checks["driver"].status == "warn" and "25.0.X" in checks["driver"].fix  # 8.5.0 pairs with 25.5.X … 25.0.X
     root = make_synthetic_install(tmp_path / "D", "cann", "8.5.0", driver_version="25.5.0.1")
     assert run_doctor(tmp_path, root)["driver"].status == "ok"
 
@@ -218,8 +218,10 @@ def test_cann_deps(tmp_path: Path, legacy: Path):
         assert step in deps.fix
     too_old = run_doctor(tmp_path, legacy, environ=env, versions={**ALL_DEPS, "decorator": "4.0.0"})
     assert too_old["cann_python_deps"].status == "fail"
-    optional = run_doctor(tmp_path, legacy, environ=env, versions={**ALL_DEPS, "pathlib2": None})
-    assert optional["cann_python_deps"].status == "warn"
+    official = run_doctor(tmp_path, legacy, environ=env, versions={**ALL_DEPS, "pathlib2": None})
+    assert official["cann_python_deps"].status == "fail"  # in the CANN 9.1 official list (instg_0045), review L23
+    optional = run_doctor(tmp_path, legacy, environ=env, versions={**ALL_DEPS, "cloudpickle": None})
+    assert optional["cann_python_deps"].status == "warn"  # seed-only
     assert run_doctor(tmp_path, versions={"attrs": None})["cann_python_deps"].status == "skip"
 
 

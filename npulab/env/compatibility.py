@@ -408,7 +408,8 @@ def hdk_compatible(cann_version: str, driver_version: str) -> bool | None:
             continue
         for column in info["columns"][1:]:
             if any(_series_match(alt, driver_version) for alt in column.split("/")):
-                return str(row[column]).upper() == "Y"
+                value = row.get(column)
+                return None if value is None else str(value).upper() == "Y"
         return None
     return None
 
@@ -438,6 +439,19 @@ def _row_text(row: dict) -> str:
 def _rows_text(rows: list[dict], limit: int = 4) -> str:
     shown = "；".join(_row_text(r) for r in rows[:limit])
     return shown + ("……" if len(rows) > limit else "")
+
+
+def same_line_row(nv: Version) -> dict | None:
+    """The newest official row with the same X.Y.Z that ``nv`` (a final build) is not older than: torch_npu's
+    ``.postN`` builds continue a release line (branch v2.12.0-26.1.0 ships version.txt 2.12.0.post2)."""
+    if nv.is_prerelease:
+        return None
+    candidates = []
+    for row in table("torch_npu"):
+        rv = try_parse(row["torch_npu"])
+        if rv and not rv.is_prerelease and rv.release_n() == nv.release_n() and rv <= nv and row.get("status") == "active":
+            candidates.append((rv, row))
+    return max(candidates, key=lambda c: c[0])[1] if candidates else None
 
 
 def check_alignment(
@@ -472,6 +486,10 @@ def check_alignment(
 
     if nv:
         rows = [r for r in table("torch_npu") if _same(r["torch_npu"], nv.public)]
+        if not rows and (line := same_line_row(nv)):
+            rows = [line]  # a later .postN of a listed build: a follow-up build on the same release line
+            findings.append(("ok", f"torch_npu {torch_npu} 是配套表中 {line['torch_npu']} 同一发布线（分支 {line['branch']}）上的后续构建"
+                             f"（例如分支 v2.12.0-26.1.0 的 version.txt 为 2.12.0.post2），按 {line['torch_npu']} 的配套核对。", ""))
         if not rows:
             unlisted = [r for r in table("torch_npu_unlisted") if _same(r["torch_npu"], nv.public)]
             note = f"（{unlisted[0]['note']}）" if unlisted else ""

@@ -40,14 +40,17 @@ CHECK_IDS = (
     "visible_devices", "torch_npu", "version_alignment", "cann_python_deps",
 )
 
-# Python packages CANN's graph engine and operator compiler (TBE) import at initialisation. Sources: the seed
-# article's TBE dependency list, the CANN 9.1.0-beta1 install guide's dependency table
-# (hiascend instg_0045) and the maintainers' answer in https://github.com/Ascend/pytorch/issues/7.
+# Python packages CANN's graph engine and operator compiler (TBE) import at initialisation. REQUIRED follows the
+# official dependency list of the CANN 9.1.0 install guide (hiascend instg_0045, 9.1.0); RECOMMENDED are packages
+# only the seed article's TBE list names (cloudpickle, tornado, ml-dtypes): a missing one is a warning, not a failure.
 CANN_DEPS_REQUIRED = {
-    "attrs": None, "decorator": "4.4.0", "sympy": "1.5.1", "cffi": "1.12.3", "psutil": None, "scipy": None,
-    "protobuf": None, "pyyaml": None, "numpy": "1.19.2", "cloudpickle": None, "tornado": None, "ml-dtypes": None,
+    "attrs": None, "cython": None, "numpy": "1.19.2", "decorator": "4.4.0", "sympy": "1.5.1", "cffi": "1.12.3",
+    "pyyaml": None, "pathlib2": None, "psutil": None, "protobuf": None, "scipy": None, "requests": None, "absl-py": None,
 }
-CANN_DEPS_RECOMMENDED = ("cython", "pathlib2", "requests", "absl-py")
+CANN_DEPS_RECOMMENDED = ("cloudpickle", "tornado", "ml-dtypes")
+# CANN 8.5 / 9.0 dependency tables pin protobuf 3.20.x (instg_0045 of those releases); onnx >= 1.20 needs protobuf >= 6.31,
+# so one environment cannot satisfy both: doctor warns and names the conflict
+PROTOBUF_320_CANN = ("8.5", "9.0")
 GE_CHAIN = ("缺包时 CANN 的图引擎（GE）初始化失败，例如缺 attrs 会依次报 ModuleNotFoundError: No module named 'attr'"
             "（attr 是 attrs 包的导入名）→ GELib::InnerInitialize failed → GEInitialize failed；"
             "看上去像 CANN 坏了，其实只是当前 Python 环境缺包。")
@@ -237,10 +240,17 @@ def _check_driver(ctx: _Context) -> Check:
         if compatible is None and dv and pv and all(p and dv.release_n(2) < p.release_n(2) for p in pv):
             return Check("driver", "warn",
                          f"驱动 {drv.version} 比 CANN {cann} 发布时配套的 HDK {', '.join(paired)} 旧，可能不兼容（兼容矩阵未覆盖此组合）。",
-                         f"把驱动与固件升级到 HDK {paired[0]} 或更新（先驱动后固件，然后重启）。")
+                         f"把驱动与固件升级到 HDK {_oldest(paired)} 或更新（先驱动后固件，然后重启）。")
         hint = "（兼容矩阵：兼容）" if compatible else (f"（CANN {cann} 发布时配套 HDK {', '.join(paired)}）" if paired else "")
         return Check("driver", "ok", f"驱动 {drv.version}{hint}")
     return Check("driver", "ok", f"驱动 {drv.version}")
+
+
+def _oldest(lines: list[str]) -> str:
+    """The oldest HDK line of a CANN release's pairs (8.5.0 pairs with 25.5.X … 25.0.X: 25.0.X is enough)."""
+    parsed = [(try_parse(line.upper().removesuffix(".X")), line) for line in lines]
+    known = [(v, line) for v, line in parsed if v]
+    return min(known, key=lambda p: p[0])[1] if known else lines[0]
 
 
 def _check_device_nodes(ctx: _Context) -> Check:
@@ -386,9 +396,23 @@ def _check_cann_deps(ctx: _Context) -> Check:
     if missing or too_old:
         return Check("cann_python_deps", "fail", "CANN 所需的 Python 包缺失或过旧：" + "、".join(missing + too_old) + "。",
                      (install or "pip install -U " + " ".join(n.split("（")[0] for n in too_old)) + "。" + GE_CHAIN)
+    protobuf = _protobuf_conflict(ctx)
+    if protobuf:
+        return Check("cann_python_deps", "warn", protobuf[0], protobuf[1])
     if optional:
-        return Check("cann_python_deps", "warn", "CANN 安装指南还列出这些包：" + "、".join(optional) + "。", install)
+        return Check("cann_python_deps", "warn", "原文的 TBE 依赖清单还列出这些包（CANN 9.1 官方清单没有）：" + "、".join(optional) + "。",
+                     install)
     return Check("cann_python_deps", "ok", "CANN 所需的 Python 包均已安装：" + "、".join(CANN_DEPS_REQUIRED) + "。")
+
+
+def _protobuf_conflict(ctx: _Context) -> tuple[str, str] | None:
+    """(message, fix) when the CANN release's dependency table pins protobuf 3.20.x and another is installed."""
+    version = ctx.dist_version("protobuf")
+    cann = ctx.install.version if ctx.install else None
+    if not version or not cann or not cann.startswith(PROTOBUF_320_CANN) or version.startswith("3.20"):
+        return None
+    return (f"CANN {cann} 的依赖表要求 protobuf 3.20.x，当前为 {version}（课程的 onnx 需要 protobuf ≥ 6.31，两者不能装在同一环境）。",
+            "在 CANN 用的环境里 `pip install protobuf==3.20.3`，ONNX 导出放到另一个 venv；或升级到 CANN 9.1（其依赖表见 instg_0045 9.1.0）。")
 
 
 _CHECKS: tuple[tuple[str, Callable[[_Context], Check]], ...] = (
@@ -457,6 +481,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="CANN 安装根目录（默认依次查找已加载环境所在目录、/usr/local/Ascend、~/Ascend）")
     parser.add_argument("--probe-timeout", type=float, default=30.0, metavar="SECONDS",
                         help="导入 torch_npu 的子进程最多等待的秒数（仅在已安装 torch_npu 时运行；0 表示不测试）")
+    parser.add_argument("--stack", metavar="NAME",
+                        help="只对照一个软件栈（npulab/data/stacks.yaml：course、vllm-ascend、mindspeed-llm、ms-swift、"
+                             "triton-ascend、mindspore）检查当前环境的 torch / torch_npu / CANN / Python 等版本")
 
 
 def build_parser(subparsers, name: str) -> None:
@@ -476,6 +503,10 @@ def run(args) -> int:
             raise UsageError(f"--ascend-root 指定的目录不存在：{root}")
         if not path.is_dir():
             raise UsageError(f"--ascend-root 应当是目录：{root}")
+    if getattr(args, "stack", None):
+        from npulab.env import stack_check
+
+        return stack_check.run(args.stack, root, args.json)
     checks = diagnose(root, probe_timeout=getattr(args, "probe_timeout", 30.0))
     if args.json:
         print(json.dumps({"checks": [c.as_dict() for c in checks]}, ensure_ascii=False, indent=2))

@@ -1,0 +1,405 @@
+"""Signatures of the functions an ``npu`` cell calls, read from released sources without importing them.
+
+Sources, per package (the version the course pins):
+
+- torch_npu (+ torchair, npugraph_ex inside it): the pinned wheel (the one lint-npu already caches): the ``def``
+  of every Python function and class ``__init__``, and the registered operator schemas of
+  ``torch_npu/csrc/aten/npu_native_functions*.yaml`` (``torch_npu.npu_*`` are ``torch.ops.npu`` operators);
+- msprobe (PyPI ``mindstudio-probe``) and MindSpore: the installed package, when its version is the pinned one
+  (both are in the course's CPU environment, requirements.txt); otherwise they are "not checkable";
+- anything resolved to a C extension, a value or an object with no Python ``def`` is reported as "not checkable".
+
+A call is checked for the number of positional arguments and the names of keyword arguments; ``*args`` /
+``**kwargs`` in the call or in the definition make the corresponding part uncheckable (accepted).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import warnings
+import zipfile
+from dataclasses import asdict, dataclass, field
+from importlib import metadata, util
+from pathlib import Path
+
+FORMAT = 1
+_PRESERVING = {"builtin", "jit",  # triton.language: @builtin keeps the signature (plus _builder); kernels are @jit
+               "staticmethod", "classmethod", "wraps", "property", "cache", "lru_cache", "overload", "deprecated",
+               "no_type_check", "final", "abstractmethod", "contextmanager"}
+
+
+@dataclass
+class Signature:
+    """Parameters of one callable: positional names, how many are required, keyword-only names, ``*``/``**``."""
+
+    positional: list[str]
+    required: int = 0
+    keyword_only: list[str] = field(default_factory=list)
+    varargs: bool = False
+    varkw: bool = False
+    posonly: int = 0  # the first ``posonly`` positional names cannot be given by keyword
+    origin: str = ""  # where it was read: "def" or "schema"
+
+    def problem(self, positional: int, keywords: list[str]) -> str | None:
+        """Why a call with ``positional`` arguments and these keyword names does not fit; None when it does."""
+        if positional > len(self.positional) and not self.varargs:
+            return f"最多接受 {len(self.positional)} 个位置参数，这里给了 {positional} 个"
+        names = set(self.positional[self.posonly:]) | set(self.keyword_only)
+        for kw in keywords:
+            if kw not in names and not self.varkw:
+                return f"没有名为 `{kw}` 的参数"
+            if kw in self.positional[:positional]:
+                return f"参数 `{kw}` 既按位置又按关键字给出"
+        return None
+
+    def text(self) -> str:
+        """``(a, b, *, c)`` for messages."""
+        parts = list(self.positional)
+        if self.varargs:
+            parts.append("*args")
+        elif self.keyword_only:
+            parts.append("*")
+        parts += self.keyword_only
+        if self.varkw:
+            parts.append("**kwargs")
+        return "(" + ", ".join(parts) + ")"
+
+
+def from_def(node: ast.FunctionDef | ast.AsyncFunctionDef, drop_first: bool = False) -> Signature | None:
+    """The signature of a ``def``; None when a decorator may change it."""
+    for deco in node.decorator_list:
+        func = deco.func if isinstance(deco, ast.Call) else deco
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name not in _PRESERVING and not name.startswith("_"):
+            return None
+    args = node.args
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    posonly = len(args.posonlyargs)
+    if drop_first and positional:
+        positional, posonly = positional[1:], max(0, posonly - 1)
+    required = len(positional) - len(args.defaults)
+    return Signature(positional, max(required, 0), [a.arg for a in args.kwonlyargs], args.vararg is not None,
+                     args.kwarg is not None, posonly, "def")
+
+
+def _split_top(text: str) -> list[str]:
+    parts, depth, current = [], 0, []
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    if "".join(current).strip():
+        parts.append("".join(current))
+    return [p.strip() for p in parts]
+
+
+_SCHEMA = re.compile(r"^\s*-?\s*func:\s*(\w+)(?:\.\w+)?\((.*)\)\s*->")
+
+
+def from_schema(line: str) -> tuple[str, Signature] | None:
+    """(op name, signature) of an operator schema line ``func: name(.overload)(Tensor self, *, int x=1) -> T``."""
+    match = _SCHEMA.match(line)
+    if not match:
+        return None
+    positional, keyword_only, required, star = [], [], 0, False
+    for arg in _split_top(match.group(2)):
+        if arg == "*":
+            star = True
+            continue
+        decl, _, default = arg.partition("=")
+        name = decl.split()[-1]
+        if star:
+            keyword_only.append(name)
+        else:
+            positional.append(name)
+            required += not default
+    return match.group(1), Signature(positional, required, keyword_only, origin="schema")
+
+
+# --- the signature table of a source tree ----------------------------------------------------------------
+
+
+class SourceTree:
+    """Python modules of one package (module name -> source text), resolved without importing them."""
+
+    def __init__(self, package: str, version: str, sources: dict[str, str], packages: set[str],
+                 schemas: dict[str, list[Signature]] | None = None):
+        self.package, self.version, self.sources, self.packages = package, version, sources, packages
+        self.schemas = {name: _unique(sigs) for name, sigs in (schemas or {}).items()}
+        self.extensions: set[str] = set()
+        self.alternates = lambda dotted: []  # other definitions of the same name that may replace it at run time
+        self._trees: dict[str, ast.Module | None] = {}
+
+    def tree(self, module: str) -> ast.Module | None:
+        if module not in self._trees:
+            text = self.sources.get(module)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    self._trees[module] = ast.parse(text) if text is not None else None
+            except SyntaxError:
+                self._trees[module] = None
+        return self._trees[module]
+
+    def resolve(self, dotted: str, depth: int = 0) -> tuple[str, list[Signature] | None]:
+        """(what ``dotted`` is, its signatures); signatures None when not checkable. Raises KeyError when unknown."""
+        if depth > 12:
+            return "循环导入", None
+        parts = dotted.split(".")
+        parent = ".".join(parts[:-1])
+        if len(parts) > 1 and parent in self.sources and self.tree(parent) is not None:
+            bound = _top_level(self.tree(parent), parts[-1])
+            if bound is not None and not isinstance(bound, ast.Import):  # `from .x import x`: the name, not the module
+                return self._lookup(parent, [parts[-1]], depth)
+        for cut in range(len(parts), 0, -1):  # the longest prefix that is a module
+            module = ".".join(parts[:cut])
+            if module in self.sources:
+                rest = parts[cut:]
+                break
+        else:
+            return "包外", None
+        if rest and f"{module}.{rest[0]}" in self.extensions:
+            return "C 扩展", None
+        if not rest:
+            return "模块", None
+        return self._lookup(module, rest, depth)
+
+    def _lookup(self, module: str, rest: list[str], depth: int) -> tuple[str, list[Signature] | None]:
+        tree = self.tree(module)
+        if tree is None:
+            return "无法解析的源文件", None
+        name = rest[0]
+        found = _top_level(tree, name)
+        if found is None:
+            if module == self.package and name in self.schemas and len(rest) == 1:
+                return "算子 schema", self.schemas[name]
+            for node in tree.body:  # star imports
+                if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                    source = self._absolute(module, node)
+                    if source in self.sources:
+                        try:
+                            what, sigs = self._lookup(source, rest, depth + 1)
+                        except KeyError:
+                            continue
+                        return what, sigs
+            if f"{module}.{name}" in self.sources:
+                return self.resolve(f"{module}.{'.'.join(rest)}", depth + 1)
+            if any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body):
+                return "模块级 __getattr__", None
+            raise KeyError(f"{module}.{name}")
+        if isinstance(found, ast.ImportFrom):
+            source = self._absolute(module, found)
+            alias = next(a for a in found.names if (a.asname or a.name) == name)
+            target = f"{source}.{alias.name}" + ("." + ".".join(rest[1:]) if rest[1:] else "")
+            if target.split(".")[0] not in self.roots():
+                return "包外（重新导出）", None
+            return self.resolve(target, depth + 1)
+        if isinstance(found, ast.Import):
+            return "模块别名", None
+        if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if len(rest) > 1:
+                return "函数的属性", None
+            if module == self.package and name in self.schemas:
+                return "Python 函数", [s for s in [from_def(found)] if s] + self.schemas[name] or None
+            sig = from_def(found)
+            return ("Python 函数", [sig]) if sig else ("装饰器改写的函数", None)
+        if isinstance(found, ast.ClassDef):
+            if len(rest) == 1:
+                return self._class_init(module, found, depth)
+            if len(rest) == 2:
+                method = _class_member(found, rest[1])
+                if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
+                    sig = from_def(method, drop_first=not static)
+                    return ("类的方法（按类调用）", [sig]) if sig else ("装饰器改写的方法", None)
+            return "类的成员", None
+        if module == self.package and name in self.schemas and len(rest) == 1:
+            return "算子 schema", self.schemas[name]
+        return "赋值得到的对象", None
+
+    def _class_init(self, module: str, cls: ast.ClassDef, depth: int) -> tuple[str, list[Signature] | None]:
+        init = _class_member(cls, "__init__")
+        if isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            sig = from_def(init, drop_first=True)
+            return ("类", [sig]) if sig else ("装饰器改写的 __init__", None)
+        if any((getattr(d, "id", None) or getattr(d, "attr", None)) == "dataclass" or
+               (isinstance(d, ast.Call) and (getattr(d.func, "id", None) or getattr(d.func, "attr", None)) == "dataclass")
+               for d in cls.decorator_list):
+            fields = [s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+            return "dataclass", [Signature(fields, 0, origin="def")]
+        if cls.bases or cls.keywords:
+            return "继承来的 __init__", None
+        return "类", [Signature([], 0, origin="def")]
+
+    def roots(self) -> set[str]:
+        """Top-level names this tree answers for (torch_npu, torchair, npugraph_ex)."""
+        if not hasattr(self, "_roots"):
+            self._roots = {m.split(".")[0] for m in self.sources}
+        return self._roots
+
+    def _absolute(self, module: str, node: ast.ImportFrom) -> str:
+        if not node.level:
+            return node.module or ""
+        base = module.split(".") if module in self.packages else module.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+        return ".".join(base + ([node.module] if node.module else []))
+
+
+def _unique(sigs: list[Signature]) -> list[Signature]:
+    seen, out = set(), []
+    for sig in sigs:
+        key = json.dumps(asdict(sig), sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            out.append(sig)
+    return out
+
+
+def _top_level(tree: ast.Module, name: str):
+    """The last top-level statement that binds ``name`` (def, class, import, assignment), searching if/try blocks."""
+    found = None
+    for node in _flat(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            found = node
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any((a.asname or a.name.split(".")[0]) == name for a in node.names if a.name != "*"):
+                found = node
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                found = node
+    return found
+
+
+def _flat(body):
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.Try)):
+            for part in ("body", "orelse", "finalbody"):
+                yield from _flat(getattr(node, part, []))
+            for handler in getattr(node, "handlers", []):
+                yield from _flat(handler.body)
+
+
+def _class_member(cls: ast.ClassDef, name: str):
+    found = None
+    for node in _flat(cls.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            found = node
+    return found
+
+
+# --- where the trees come from ----------------------------------------------------------------------------
+
+
+def _module_of(path: str) -> str | None:
+    if not path.endswith(".py"):
+        return None
+    parts = path[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _is_package(path: str) -> bool:
+    return path.endswith("/__init__.py")
+
+
+_OPS_YAML = re.compile(r"^torch_npu/csrc/aten/npu_native_functions[^/]*\.ya?ml$")
+_EXTENSION = re.compile(r"^(torch_npu/.+?)\.(?:cpython-[^/]*|abi3)\.(?:so|pyd)$")
+
+
+def torch_npu_tree(wheel: Path, cache_dir: Path) -> SourceTree:
+    """The torch_npu wheel's Python sources and operator schemas (schemas cached as JSON beside the wheel)."""
+    sources: dict[str, str] = {}
+    packages: set[str] = set()
+    schemas: dict[str, list[Signature]] = {}
+    extensions: set[str] = set()
+    with zipfile.ZipFile(wheel) as zf:
+        version = wheel.name.split("-")[1]
+        for name in zf.namelist():
+            if _EXTENSION.match(name):
+                extensions.add(_EXTENSION.match(name).group(1).replace("/", "."))
+            module = _module_of(name)
+            if module and name.startswith("torch_npu/"):
+                sources[module] = zf.read(name).decode("utf-8", "replace")
+                if _is_package(name):
+                    packages.add(module)
+            elif _OPS_YAML.match(name):
+                section = None
+                for line in zf.read(name).decode("utf-8", "replace").splitlines():
+                    if line and not line[0].isspace() and not line.startswith(("-", "#")):
+                        section = line.split(":", 1)[0].strip()
+                    elif section in ("custom", "official", "supported") or section is None:
+                        parsed = from_schema(line) if section == "custom" else None
+                        if parsed:
+                            schemas.setdefault(parsed[0], []).append(parsed[1])
+    # torchair / npugraph_ex are importable by these names (torch_npu/dynamo/__init__.py)
+    for short in ("torchair", "npugraph_ex"):
+        prefix = f"torch_npu.dynamo.{short}"
+        for module in [m for m in sources if m == prefix or m.startswith(prefix + ".")]:
+            sources[short + module[len(prefix):]] = sources[module]
+            if module in packages:
+                packages.add(short + module[len(prefix):])
+    tree = SourceTree("torch_npu", version, sources, packages, schemas)
+    tree.extensions = extensions
+    return tree
+
+
+def installed_tree(package: str, distribution: str, pinned: str) -> SourceTree | str:
+    """The installed package's sources when its version is ``pinned``; otherwise a Chinese reason string."""
+    try:
+        version = metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return f"{distribution} 未安装"
+    if version != pinned:
+        return f"已安装的 {distribution} 是 {version}，不是课程钉住的 {pinned}"
+    spec = util.find_spec(package) if "." not in package else None
+    if spec is None or not spec.submodule_search_locations:
+        return f"找不到 {package} 的源文件"
+    root = Path(list(spec.submodule_search_locations)[0])
+    sources, packages = {}, set()
+    for folder, _, files in os.walk(root):
+        for f in files:
+            if f.endswith(".py"):
+                rel = (Path(folder) / f).relative_to(root.parent).as_posix()
+                module = _module_of(rel)
+                if module:
+                    if f == "__init__.py":
+                        packages.add(module)
+                    try:
+                        sources[module] = (Path(folder) / f).read_text(encoding="utf-8", errors="replace")
+                    except OSError:
+                        continue
+    return SourceTree(package, version, sources, packages)
+
+
+def stub_tree(path: Path) -> SourceTree:
+    """A SourceTree from committed stubs (npulab/data/signature_stubs/*.json, scripts/extract_signature_stubs.py)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    sources, packages = {}, set()
+    for file, text in data["files"].items():
+        module = _module_of(file)
+        if module:
+            sources[module] = text
+            if _is_package(file):
+                packages.add(module)
+    root = next(iter(sources)).split(".")[0]
+    tree = SourceTree(root, data["version"], sources, packages)
+    tree.package = data["package"]
+    return tree
+
+
+def schemas_json(tree: SourceTree) -> str:
+    """The operator schemas as JSON (for tests and inspection)."""
+    return json.dumps({"format": FORMAT, "version": tree.version,
+                       "schemas": {k: [asdict(s) for s in v] for k, v in tree.schemas.items()}})

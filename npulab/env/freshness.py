@@ -1,0 +1,129 @@
+"""``python -m npulab freshness [--json]``: is the course behind PyPI? For every package the course pins or names
+(requirements files, npulab/data/stacks.yaml, the flag table's sources, the torch-npu / MindSpore rows of
+compatibility.yaml) it asks PyPI's JSON API for the newest final release and compares it with the newest version the
+course's data knows. Exit 0: nothing newer; 1: the course is behind; 2: PyPI unreachable or bad usage.
+
+Network: only this tool (and scripts/extract_cli_flags.py) talks to PyPI; ``.ci/run`` never runs it — a weekly
+GitHub Actions workflow does (.github/workflows/freshness.yml). ``--index-url`` / ``$NPULAB_PYPI_URL`` point it at
+another index (tests use a stand-in on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+
+from npulab.core.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE
+from npulab.core.display import Table
+from npulab.core.paths import DATA_DIR, REPO_ROOT, load_yaml
+from npulab.env import pypi
+
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([\w.+!-]+)", re.MULTILINE)
+
+
+def _add(known: dict[str, dict], name: str, version: str | None, where: str) -> None:
+    """Remember ``version`` of ``name`` when it is the newest the data names so far."""
+    if not version:
+        return
+    key = name.lower().replace("_", "-")
+    version = version.split("+")[0]
+    entry = known.get(key)
+    if entry is None or pypi.version_key(version) > pypi.version_key(entry["version"]):
+        known[key] = {"version": version, "where": where}
+    elif entry and where not in entry["where"] and version == entry["version"]:
+        entry["where"] += f"、{where}"
+
+
+def known_versions() -> dict[str, dict]:
+    """Package -> {version, where}: the newest version of it the course's files and data tables name."""
+    known: dict[str, dict] = {}
+    for req in ("requirements.txt", "requirements-npu.txt"):
+        try:
+            text = (REPO_ROOT / req).read_text(encoding="utf-8")
+        except OSError:
+            continue
+        for name, version in _PIN.findall(text):
+            _add(known, name, version, req)
+    for stack_name, stack in load_yaml(DATA_DIR / "stacks.yaml")["stacks"].items():
+        for name, spec in stack["packages"].items():
+            match = re.search(r"(?:==|>=)\s*([\w.+!-]+)", spec or "")
+            _add(known, name, match.group(1) if match else None, f"stacks.yaml:{stack_name}")
+    flags = json.loads((DATA_DIR / "cli_flags.json").read_text(encoding="utf-8"))["tools"]
+    for tool, entry in flags.items():
+        _add(known, entry["package"], entry["version"], f"cli_flags.json:{tool}")
+    tables = load_yaml(DATA_DIR / "compatibility.yaml")["tables"]
+    for table in ("torch_npu", "torch_npu_unlisted"):
+        for row in tables[table]["rows"]:
+            _add(known, "torch-npu", row["torch_npu"], f"compatibility.yaml:{table}")
+    for table in ("mindspore_install", "mindspore_releases", "mindspore_mindformers"):
+        for row in tables.get(table, {}).get("rows", []):
+            for version in row["mindspore"]:
+                _add(known, "mindspore", version, f"compatibility.yaml:{table}")
+    return known
+
+
+def report(known: dict[str, dict]) -> list[dict]:
+    """One row per package: known, newest on the index, state (current / behind / absent). OfflineError propagates."""
+    rows = []
+    for name in sorted(known):
+        try:
+            newest = pypi.newest_release(pypi.project(name))
+        except pypi.NotOnIndex:
+            rows.append({"package": name, "known": known[name]["version"], "newest": None, "state": "absent",
+                         "where": known[name]["where"]})
+            continue
+        mine = known[name]["version"]
+        behind = newest is not None and pypi.version_key(newest) > pypi.version_key(mine)
+        rows.append({"package": name, "known": mine, "newest": newest, "state": "behind" if behind else "current",
+                     "where": known[name]["where"]})
+    return rows
+
+
+STATE_TEXT = {"current": "最新", "behind": "落后", "absent": "PyPI 上没有"}
+
+
+def build_parser(subparsers, name: str) -> None:
+    """Add the ``freshness`` sub-command."""
+    parser = subparsers.add_parser(
+        name, help="对照 PyPI：课程钉住或提到的包是否已有更新的发布",
+        description="向 PyPI 的 JSON API 查询课程钉住或提到的每个包的最新正式版，与课程数据表知道的最新版本对比。"
+                    "退出码：0 都是最新，1 课程落后，2 连不上 PyPI 或用法错误。")
+    parser.add_argument("--json", action="store_true", help="以 JSON 输出")
+    parser.add_argument("--index-url", metavar="URL", help="PyPI 的地址（默认 $NPULAB_PYPI_URL 或 https://pypi.org）")
+    parser.add_argument("--package", action="append", metavar="NAME", help="只查这个包（可重复）")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    """Print the freshness table; 0 current, 1 behind, 2 offline / bad usage."""
+    if args.index_url:
+        if not re.match(r"^https?://", args.index_url):
+            print(f"错误：--index-url 应以 http:// 或 https:// 开头：{args.index_url!r}", file=sys.stderr)
+            return EXIT_USAGE
+        os.environ["NPULAB_PYPI_URL"] = args.index_url
+    known = known_versions()
+    if args.package:
+        unknown = [p for p in args.package if p.lower().replace("_", "-") not in known]
+        if unknown:
+            print(f"错误：课程没有钉住或提到这些包：{'、'.join(unknown)}。可查的有：{'、'.join(sorted(known))}。",
+                  file=sys.stderr)
+            return EXIT_USAGE
+        known = {k: v for k, v in known.items() if k in {p.lower().replace('_', '-') for p in args.package}}
+    try:
+        rows = report(known)
+    except pypi.OfflineError as err:
+        print(f"错误：无法查询 PyPI（{err}）。freshness 需要联网；离线时无法判断课程是否落后，请联网后重试，"
+              f"或用 --index-url 指向可达的镜像。", file=sys.stderr)
+        return EXIT_USAGE
+    behind = [r for r in rows if r["state"] == "behind"]
+    if args.json:
+        print(json.dumps({"index": pypi.index_url(), "packages": rows, "behind": len(behind)}, ensure_ascii=False, indent=2))
+    else:
+        print(Table(["包", "课程知道的最新版本", "PyPI 最新正式版", "状态", "出处"],
+                    [[r["package"], r["known"], r["newest"], STATE_TEXT[r["state"]], r["where"]] for r in rows],
+                    f"课程数据与 PyPI（{pypi.index_url()}）的对照", code_columns=[0]).text())
+        print(f"{len(behind)} 个包有课程数据尚未收录的新版本：" + "、".join(f"{r['package']} {r['newest']}" for r in behind)
+              if behind else "课程数据与 PyPI 一致：没有更新的正式版。")
+    return EXIT_FAIL if behind else EXIT_OK

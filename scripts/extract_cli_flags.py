@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Regenerate npulab/data/cli_flags.json: the command-line flags of the Python-packaged tools the course runs.
+
+For each tool below, the named files of the named release are read from PyPI without building or installing
+anything (a wheel by HTTP range requests: only its zip directory and the listed members travel; an sdist is
+downloaded once into the cache), and parsed with ``ast``:
+
+- every option string of an ``add_argument(...)`` call, every ``add_parser("name")`` sub-command;
+- every field of a ``@dataclass`` class in the listed files (tools that build flags from dataclasses: vLLM's
+  ``EngineArgs``/``FrontendArgs``, ms-swift's argument classes and the transformers ``TrainingArguments`` they extend).
+
+Usage: ``python scripts/extract_cli_flags.py [--cache DIR]`` (network: PyPI; default cache ~/.cache/npulab/sources).
+CI never runs this script: it checks against the committed JSON (a few hundred KB instead of hundreds of MB of
+wheels). Re-run it when a version below changes, and commit the result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import sys
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from npulab.env import pypi  # noqa: E402
+
+OUT = Path(__file__).resolve().parent.parent / "npulab" / "data" / "cli_flags.json"
+
+# tool -> where its arguments are defined; "dataclass_files" are read for dataclass fields, "files" for add_argument
+TOOLS = {
+    "vllm": {"package": "vllm", "version": "0.30.0", "prefer": "sdist", "underscore_equals_dash": True,
+             "bool_negation": True,
+             "files": r"^vllm/(entrypoints/.*|benchmarks/.*|engine/arg_utils)\.py$",
+             "dataclass_files": r"^vllm/(engine/arg_utils|entrypoints/openai/cli_args|entrypoints/openai/.*args|"
+                                r"benchmarks/.*|config/.*)\.py$",
+             "why": "vllm-ascend 0.30.0rc2 builds on vLLM v0.30.0 (its Dockerfile: ARG VLLM_TAG=v0.30.0)"},
+    "swift": {"package": "ms-swift", "version": "4.6.0", "prefer": "sdist", "underscore_equals_dash": True,
+              "files": r"^swift/.*\.py$", "dataclass_files": r"^swift/(arguments/.*|.*/arguments/.*)\.py$",
+              "extends": [{"package": "transformers", "version": "5.19.0",
+                           "dataclass_files": r"^transformers/(training_args|training_args_seq2seq)\.py$"}],
+              "why": "newest ms-swift on PyPI (2026-12-01); its SftArguments extend transformers' Seq2SeqTrainingArguments "
+                     "(ms-swift 4.6.0 requires transformers>=4.33,<5.20.0: the newest allowed, 5.19.0, is read)"},
+    "msprobe": {"package": "mindstudio-probe", "version": "26.2.0", "prefer": "wheel",
+                "files": r"^msprobe/.*\.py$", "why": "requirements.txt pins mindstudio-probe==26.2.0"},
+    "msprof-analyze": {"package": "msprof-analyze", "version": "26.2.0", "prefer": "wheel",
+                       "files": r"^msprof_analyze/.*\.py$", "click": True, "why": "newest msprof-analyze on PyPI"},
+    "torchrun": {"package": "torch", "version": "2.12.0", "prefer": "wheel",
+                 "files": r"^torch/distributed/(run|argparse_util)\.py$", "why": "requirements-npu.txt pins torch==2.12.0"},
+    "msrun": {"package": "mindspore", "version": "2.10.0", "prefer": "wheel",
+              "files": r"^mindspore/parallel/cluster/run\.py$", "why": "requirements.txt pins mindspore==2.10.0"},
+}
+
+
+def _parse(text: str) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except SyntaxError:
+        return None
+
+
+def _strings(node: ast.AST) -> list[str]:
+    return [node.value] if isinstance(node, ast.Constant) and isinstance(node.value, str) else []
+
+
+def argparse_flags(sources: dict[str, str], click: bool = False) -> tuple[set[str], set[str]]:
+    """Option strings of add_argument (and click.option) calls, and sub-command names of add_parser calls."""
+    flags, commands = set(), set()
+    for text in sources.values():
+        tree = _parse(text)
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            if node.func.attr == "add_argument" or (click and node.func.attr in ("option", "argument")):
+                for arg in node.args:
+                    flags.update(s for s in _strings(arg) if s.startswith("-"))
+            elif node.func.attr == "add_parser" and node.args:
+                commands.update(_strings(node.args[0]))
+                for kw in node.keywords:
+                    if kw.arg == "aliases" and isinstance(kw.value, (ast.List, ast.Tuple)):
+                        for elt in kw.value.elts:
+                            commands.update(_strings(elt))
+    return flags, commands
+
+
+def dataclass_fields(sources: dict[str, str]) -> tuple[set[str], set[str]]:
+    """(fields, boolean fields) of every dataclass-decorated class in the sources."""
+    fields, booleans = set(), set()
+    for text in sources.values():
+        tree = _parse(text)
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            decorated = any("dataclass" in ast.unparse(d) or ast.unparse(d).endswith("config") for d in node.decorator_list)
+            if not decorated and not any("Arguments" in ast.unparse(b) or "Args" in ast.unparse(b) for b in node.bases):
+                continue
+            for stmt in node.body:
+                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and not stmt.target.id.startswith("_"):
+                    if "ClassVar" in ast.unparse(stmt.annotation):
+                        continue
+                    fields.add(stmt.target.id)
+                    if ast.unparse(stmt.annotation).startswith("bool"):
+                        booleans.add(stmt.target.id)
+    return fields, booleans
+
+
+def extract(tool: str, spec: dict, cache: Path) -> dict:
+    """The flag table of one tool."""
+    sources = pypi.read_members(spec["package"], spec["version"], re.compile(spec["files"]), cache, spec["prefer"])
+    flags, commands = argparse_flags(sources, spec.get("click", False))
+    read = {f"{spec['package']}=={spec['version']}": sorted(sources)}
+    booleans: set[str] = set()
+    for part in [spec, *spec.get("extends", [])]:
+        if "dataclass_files" not in part:
+            continue
+        if part is spec:
+            dc_sources = pypi.read_members(spec["package"], spec["version"], re.compile(part["dataclass_files"]), cache,
+                                           spec["prefer"])
+        else:
+            dc_sources = pypi.read_members(part["package"], part["version"], re.compile(part["dataclass_files"]), cache)
+            read[f"{part['package']}=={part['version']}"] = sorted(dc_sources)
+        fields, bools = dataclass_fields(dc_sources)
+        flags |= {f"--{f}" for f in fields}
+        booleans |= bools
+    if spec.get("bool_negation"):
+        flags |= {f"--no-{b.replace('_', '-')}" for b in booleans}
+    if spec.get("underscore_equals_dash"):
+        flags = {f if not f.startswith("--") else "--" + f[2:].replace("_", "-") for f in flags}
+    return {"package": spec["package"], "version": spec["version"], "why": spec["why"],
+            "underscore_equals_dash": bool(spec.get("underscore_equals_dash")),
+            "read": read, "subcommands": sorted(commands), "flags": sorted(flags)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "npulab" / "sources")
+    parser.add_argument("--only", nargs="*", help="regenerate only these tools (others are kept)")
+    args = parser.parse_args(argv)
+    table = json.loads(OUT.read_text(encoding="utf-8")) if OUT.is_file() else {}
+    tools = table.setdefault("tools", {})
+    for tool, spec in TOOLS.items():
+        if args.only and tool not in args.only:
+            continue
+        try:
+            tools[tool] = extract(tool, spec, args.cache)
+        except (pypi.OfflineError, pypi.NotOnIndex) as err:
+            print(f"{tool}: {err}", file=sys.stderr)
+            return 2
+        print(f"{tool}: {len(tools[tool]['flags'])} flags, {len(tools[tool]['subcommands'])} sub-commands "
+              f"from {spec['package']}=={spec['version']}")
+    table["generated_by"] = "scripts/extract_cli_flags.py"
+    OUT.write_text(json.dumps(table, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
