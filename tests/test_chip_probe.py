@@ -70,3 +70,13 @@ def test_npu_smi_board_output_is_read(monkeypatch):
 def test_doctor_check_without_an_npu_names_the_default():
     status, message, _ = cp.chip_check({}, has_npu=False)
     assert status == "skip" and "910B3" in message
+
+
+def test_doctor_check_on_an_npu_host_names_the_chip_and_what_it_supports(monkeypatch):
+    props = {"name": "Ascend310P3", "cube_core_num": 8, "vector_core_num": 7}
+    monkeypatch.setattr(cp, "current_chip", lambda environ=None, timeout=60.0: cp.identify(props))
+    status, message, _ = cp.chip_check({}, has_npu=True)
+    assert status == "ok" and "310P3" in message and "BF16：无" in message and "仅推理" in message
+    monkeypatch.setattr(cp, "current_chip", lambda environ=None, timeout=60.0: cp.identify({"error": "ImportError: x"}))
+    status, message, fix = cp.chip_check({}, has_npu=True)
+    assert status == "warn" and "ImportError" in message and "set_env.sh" in fix
