@@ -309,7 +309,7 @@ def card_hbm(card: str, *, runtime: bool = True) -> Figure:
     if cap is None:
         raise ConfigError(f"{chip.key}（{chip.soc_version}）的片外内存未公开：{chip.unpublished_note('memory_gib')}")
     note = "平台文件的容量（没有公开的运行时读数：实际可用会少几个 GiB）" if runtime else "平台文件的容量"
-    return Figure(f"{chip.key} 的{'HBM' if 'A' in chip.series else '片外内存'}容量{'（每个 die）' if chip.dies > 1 else ''}",
+    return Figure(f"{chip.key} 的设备内存容量{'（每个 die）' if chip.dies > 1 else ''}",
                   cap.value, cap.unit, cap.kind, cap.origin, note)
 
 
