@@ -178,33 +178,44 @@ def test_transformers_deepseek_v3_keeps_the_latent_cache():
 
 # --- the planner ----------------------------------------------------------------------------------------------------
 
-def test_card_hbm_is_reported_with_a_source():
-    fig = kc.card_hbm("910B3")
-    assert fig.value == 64 and fig.unit == "GiB" and fig.kind.value == "报告" and "Ascend910B3.ini" in fig.origin
-    assert kc.card_hbm("910B1").value == 64
+RUNTIME_TOTAL = 65_452_113_920  # torch.npu.mem_get_info total on a 64 GB A2 card, as vLLM-Ascend logs it
+
+
+def test_card_hbm_is_the_runtime_total_where_published_else_the_platform_capacity():
+    fig = kc.card_hbm("910B3")  # what vLLM-Ascend multiplies by gpu_memory_utilization (review M8)
+    assert fig.value == RUNTIME_TOTAL / GiB == 60.95703125 and fig.unit == "GiB" and fig.kind.value == "推导"
+    assert "65,452,113,920" in fig.origin and "mem_get_info" in fig.note
+    cap = kc.card_hbm("910B3", runtime=False)
+    assert cap.value == 64 and cap.kind.value == "报告" and "Ascend910B3.ini" in cap.origin
+    assert kc.card_hbm("910B1").value == kc.card_hbm("910B2").value == 60.95703125
+    b4 = kc.card_hbm("910B4")  # no published runtime reading: the platform file's 32 GiB, and it says so
+    assert b4.value == 32 and "没有公开的运行时读数" in b4.note
+    assert kc.card_hbm("A3").value == kc.card_hbm("A3 (每个 die)").value == 64  # the old key still works
     with pytest.raises(kc.ConfigError, match="910B3"):
         kc.card_hbm("H100")
+    with pytest.raises(kc.ConfigError, match="随板卡"):
+        kc.card_hbm("310B")  # an Orange Pi's memory is the board's, not the chip's
 
 
 def test_plan_llama31_8b_on_one_910b3_by_hand():
     p = kc.plan(load("Llama-3.1-8B"), "910B3")
-    usable = int(64 * GiB * 0.9)                 # 61847529062 B
+    usable = int(RUNTIME_TOTAL * 0.9)            # 58906902528 B
     weights = 8_030_261_248 * 2                  # bf16
     budget = usable - weights - 2 * GiB
     assert (p.usable_bytes, p.weights_per_card, p.kv_budget_per_card) == (usable, weights, budget)
-    assert p.max_tokens == budget // 131_072 == 332_943
-    assert p.max_batch(4096) == 81 and p.fits
-    assert [f.kind.value for f in p.figures()][0] == "报告"
-    assert [f.value for f in p.figures()[1:]] == [57.6, 14.96, 2.0, 40.64, 131_072, 332_943]  # each by its formula
+    assert p.max_tokens == budget // 131_072 == 310_507
+    assert p.max_batch(4096) == 75 and p.fits
+    assert [f.value for f in p.figures()[1:]] == [54.86, 14.96, 2.0, 37.9, 131_072, 310_507]  # each by its formula
 
 
 def test_plan_qwen3_32b_needs_two_cards():
     cfg = load("Qwen3-32B")
-    assert not kc.plan(cfg, "910B3").fits           # 65.5 GB of bf16 weights > 57.6 GiB usable
+    assert not kc.plan(cfg, "910B3").fits           # 65.5 GB of bf16 weights > 54.9 GiB usable
     p = kc.plan(cfg, "910B3", tp=2)
     assert p.kv_bytes_per_token == 2 * 64 * 4 * 128 * 2  # 8 KV heads / TP 2
     # per card: 32762123264 parameters × 2 B / TP 2 of weights
-    assert p.max_tokens == (int(64 * GiB * 0.9) - 32_762_123_264 - 2 * GiB) // 131_072 == 205_520
+    assert p.max_tokens == (int(RUNTIME_TOTAL * 0.9) - 32_762_123_264 - 2 * GiB) // 131_072 == 183_084
+    assert p.max_batch(8192) == 22  # review M8: 22 sequences of 8192 tokens, not the 25 that 64 GiB would give
     assert kc.smallest_tp(cfg, "910B3", tokens=8 * 4096).tp == 2
 
 
@@ -227,7 +238,7 @@ def test_mla_cache_is_not_split_by_tp():
 def test_cards_needed_with_pipeline_stages_by_hand():
     cfg = load("DeepSeek-V3")
     cards, fig = kc.cards_needed(cfg, "910B3", tp=8, tokens=32_768)
-    room = int(64 * GiB * 0.9) - 2 * GiB
+    room = int(RUNTIME_TOTAL * 0.9) - 2 * GiB
     need = kc.param_count(cfg) * 2 / 8 + 32_768 * 70_272
     assert cards == 8 * -(-need // room) == 24
     assert fig.kind.value == "推导" and fig.value == 24 and "ceil(" in fig.origin and "kv_per_token = 70,272 B" in fig.origin

@@ -18,7 +18,8 @@ def test_right_answers():
     assert lab.check("utilisation", 100 * 200 * 300 / (7 * 13 * 19 * 4096))
     assert lab.check("attainable", 1538e9 * 2 / 1e12)
     assert lab.check("allreduce", 2 * 7 / 8 * 25_557_032 * 4 / 26.2e9 * 1e3)
-    assert lab.report() == {"correct": 6, "wrong": 0, "unanswered": 0}
+    assert lab.check("chip_peak", 245.76)
+    assert lab.report() == {"correct": 7, "wrong": 0, "unanswered": 0}
 
 
 @pytest.mark.parametrize(
@@ -53,3 +54,11 @@ def test_stub_function_is_unanswered(capsys):
     assert lab.check("position", lambda m, n, n0: ...) is False
     assert "尚未作答" in capsys.readouterr().out
     assert lab.results["position"] is None
+
+
+def test_chip_peak_comes_from_the_chip_table(capsys):
+    lab = lab02.make_lab()
+    assert lab.check("chip_peak", 20 * 16**3 * 2 * 1500e6 / 1e12)  # 910B4: 245.76 TFLOPS
+    for wrong, hint in ((294.912, "910B3"), (122.88, "2 次"), (245760.0, "数量级")):
+        assert not lab.check("chip_peak", wrong)
+        assert hint in capsys.readouterr().out

@@ -47,3 +47,12 @@ def test_backend_scales_mfu_bn(lenient, capsys):
     assert not lab.check("bn", False) and lab.check("bn", True)
     assert lab.check("severity", {"a": "auto", "b": "manual", "c": "blocker", "d": "auto", "e": "manual"})
     assert lab.report()["correct"] == 5
+
+
+def test_host_bound(lenient, capsys):
+    lab = lab03.make_lab()
+    assert lab.check("host_bound", {"host_ms": ..., "host_bound": True}) is False and lab.results["host_bound"] is None
+    assert not lab.check("host_bound", {"host_ms": 30_000, "host_bound": True})
+    assert "微秒" in capsys.readouterr().out
+    assert not lab.check("host_bound", {"host_ms": 30, "host_bound": False})
+    assert lab.check("host_bound", {"host_ms": 30.0, "host_bound": True})

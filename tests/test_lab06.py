@@ -161,3 +161,11 @@ def test_bias_gelu_right_and_typical_mistakes(capsys):
         assert result is ok and hint in out, out
     result, out = check("bias_gelu", lambda x, bias: ..., capsys)
     assert result is False and "尚未作答" in out
+
+
+def test_fullmesh_latency_term(capsys):
+    lab = lab06.make_lab()
+    assert lab.check("fullmesh", {"ring": 896, "mesh": 128})
+    assert not lab.check("fullmesh", {"ring": 448, "mesh": 64})
+    assert "2 次 AllReduce" in capsys.readouterr().out
+    assert lab.check("fullmesh", {"ring": ..., "mesh": 128}) is False and lab.results["fullmesh"] is None

@@ -16,6 +16,7 @@ from npulab.core.display import Table
 from npulab.core.paths import DATA_DIR, load_yaml
 
 REPORTED_FILE = DATA_DIR / "reported_figures.yaml"
+CHIPS_FILE = DATA_DIR / "chips.yaml"  # the chip table: its figures are reported figures too (chip.<KEY>.<field>)
 
 
 class Kind(Enum):
@@ -41,8 +42,46 @@ class Figure:
         return f"{value} {self.unit}".strip()
 
 
+def _chip_figures(chips: dict, figures: dict) -> dict:
+    """The chip table's stored figures as reported-figure entries: ``chip.<KEY>.<field>`` plus the legacy ids.
+
+    A bare number takes the chip's source; ``{ref: id}`` points at a figure kept elsewhere (not copied);
+    ``{published: false}`` is no figure at all. Derived figures are not stored (npulab.hw.chips derives them).
+    """
+    out: dict = {}
+    for key, chip in chips["chips"].items():
+        for field, raw in chip["figures"].items():
+            entry = raw if isinstance(raw, dict) else {"value": raw}
+            if entry.get("published") is False:
+                continue
+            if "ref" in entry:
+                out[f"chip.{key}.{field}"] = {**figures[entry["ref"]], **({"note": entry["note"]} if "note" in entry else {})}
+                continue
+            meta = chips["fields"][field]
+            out[f"chip.{key}.{field}"] = {
+                "value": entry["value"], "unit": meta["unit"], "what": f"{key}：{meta['what']}",
+                "source": entry.get("source", chip["source"]), "method": entry.get("method", "平台配置文件"),
+                **({"note": entry["note"]} if "note" in entry else {})}
+    for prefix, spec in chips.get("legacy", {}).items():  # e.g. ini.910b3.cube_cores = chip.910B3.cube_cores
+        renamed = {v: k for k, v in spec.get("renames", {}).items()}
+        for field, raw in chips["chips"][spec["chip"]]["figures"].items():
+            cid = f"chip.{spec['chip']}.{field}"
+            if cid in out and not (isinstance(raw, dict) and "ref" in raw):
+                out[f"{prefix}.{renamed.get(field, field)}"] = out[cid]
+    return out
+
+
 def _load_reported() -> dict:
-    return load_yaml(REPORTED_FILE)
+    data = load_yaml(REPORTED_FILE)
+    chips = load_yaml(CHIPS_FILE)
+    data["sources"].update(chips["sources"])
+    data["figures"].update(_chip_figures(chips, data["figures"]))
+    return data
+
+
+def figure_entries() -> dict:
+    """Every reported figure entry by id (the data file's and the chip table's), as plain data."""
+    return _load_reported()["figures"]
 
 
 def reported(figure_id: str, label: str | None = None) -> Figure:

@@ -37,7 +37,7 @@ MARKS = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
 CPU_MODE = "课程将以 CPU 模式运行"
 CHECK_IDS = (
     "python", "numpy", "torch", "mindspore", "cann_install", "cann_env", "driver", "device_nodes", "npu_smi",
-    "visible_devices", "torch_npu", "version_alignment", "cann_python_deps",
+    "visible_devices", "torch_npu", "version_alignment", "cann_python_deps", "chip",
 )
 
 # Python packages CANN's graph engine and operator compiler (TBE) import at initialisation. REQUIRED follows the
@@ -415,11 +415,24 @@ def _protobuf_conflict(ctx: _Context) -> tuple[str, str] | None:
             "在 CANN 用的环境里 `pip install protobuf==3.20.3`，ONNX 导出放到另一个 venv；或升级到 CANN 9.1（其依赖表见 instg_0045 9.1.0）。")
 
 
+def _check_chip(ctx: _Context) -> Check:
+    """Which Ascend chip this is (npulab.env.chip_probe) and what it supports; the course default without an NPU."""
+    has_npu = bool(ctx.nodes) and ctx.dist_version("torch-npu") is not None and ctx.probe_timeout > 0
+    if not has_npu:  # no import of the chip table here: doctor must stay fast on a CPU machine
+        return Check("chip", "skip", f"没有读到昇腾设备：课程按默认芯片 910B3 计算（报告或推导的数字，不是本机测得的）；"
+                                     f"python -m npulab chips 列出课程认识的全部芯片；{CPU_MODE}。")
+    from npulab.env.chip_probe import chip_check
+
+    status, message, fix = chip_check(ctx.environ, has_npu=True, timeout=max(ctx.probe_timeout, 1.0))
+    return Check("chip", status, message, fix)
+
+
 _CHECKS: tuple[tuple[str, Callable[[_Context], Check]], ...] = (
     ("python", _check_python), ("numpy", _check_numpy), ("torch", _check_torch), ("mindspore", _check_mindspore),
     ("cann_install", _check_cann_install), ("cann_env", _check_cann_env), ("driver", _check_driver),
     ("device_nodes", _check_device_nodes), ("npu_smi", _check_npu_smi), ("visible_devices", _check_visible),
     ("torch_npu", _check_torch_npu), ("version_alignment", _check_alignment), ("cann_python_deps", _check_cann_deps),
+    ("chip", _check_chip),
 )
 
 

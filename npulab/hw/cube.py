@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from npulab.core.provenance import reported
+from npulab.hw.chips import Chip, NotApplicable, get_chip
 
 _ACC_BYTES = 4  # L0C holds FP32 (float inputs) or INT32 (int8 inputs) accumulators
 
@@ -76,16 +76,28 @@ class CubeSpec:
 _DTYPES = {"float16": (16, 2, 2), "bfloat16": (16, 2, 2), "int8": (None, 1, 4)}  # k0, in_bytes, out_bytes
 
 
-def spec_910b3(dtype: str = "float16", *, double_buffer: bool = True) -> CubeSpec:
-    """The cube core of the Ascend 910B3, with sizes from Ascend910B3.ini (via the reported-figures file)."""
+def spec_for(chip: str | Chip | None = None, dtype: str = "float16", *, double_buffer: bool = True) -> CubeSpec:
+    """The cube core of ``chip`` (default 910B3), with fractal edges and buffer sizes from its platform file.
+
+    Raises NotApplicable (Chinese) when the chip's buffers are not published or it has no BF16 Cube.
+    """
     if dtype not in _DTYPES:
         raise ValueError(f"Cube 模型支持的输入类型为 {'、'.join(_DTYPES)}，收到 {dtype!r}")
+    chip = chip if isinstance(chip, Chip) else get_chip(chip)
+    if dtype == "bfloat16" and not chip.bf16:
+        raise NotApplicable(f"{chip.key}（{chip.soc_version}）的 Cube 不支持 BF16：{chip.dtypes}")
+    purpose = "建立 Cube 核模型"
     k0, in_bytes, out_bytes = _DTYPES[dtype]
-    edge = int(reported("ini.910b3.cube_mkn").value)
-    k0 = int(reported("ini.910b3.int8_k0").value) if k0 is None else k0
-    size = {name: int(reported(f"ini.910b3.{name}_bytes").value) for name in ("l0a", "l0b", "l0c", "l1")}
+    edge = int(chip.require("cube_mkn", purpose).value)
+    k0 = int(chip.require("int8_k0", purpose).value) if k0 is None else k0
+    size = {name: int(chip.require(f"{name}_bytes", purpose).value) for name in ("l0a", "l0b", "l0c", "l1")}
     return CubeSpec(dtype, edge, k0, edge, in_bytes, out_bytes, size["l0a"], size["l0b"], size["l0c"], size["l1"],
                     double_buffer)
+
+
+def spec_910b3(dtype: str = "float16", *, double_buffer: bool = True) -> CubeSpec:
+    """The cube core of the Ascend 910B3 (the course's default chip), from Ascend910B3.ini."""
+    return spec_for("910B3", dtype, double_buffer=double_buffer)
 
 
 def _check_dims(m: int, k: int, n: int) -> None:

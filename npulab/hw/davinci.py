@@ -8,44 +8,41 @@ atlas_ascendc_10_0008):
 - Cube: GM → L1 → L0A / L0B → Cube → L0C → FixPipe → GM (or back to L1)
 - Vector: GM → UB → Vector → UB → GM
 
-Buffer sizes come from Ascend910B3.ini through ``npulab/data/reported_figures.yaml``.
+Buffer sizes come from the chip's platform file through the chip table (``npulab.hw.chips``; default 910B3).
 """
 
 from __future__ import annotations
 
-from npulab.core.provenance import Figure, reported
+from npulab.core.provenance import Figure
+from npulab.hw.chips import Chip, get_chip
 
-# buffer name -> reported figure id of its capacity
-BUFFERS = {
-    "L1": "ini.910b3.l1_bytes",
-    "L0A": "ini.910b3.l0a_bytes",
-    "L0B": "ini.910b3.l0b_bytes",
-    "L0C": "ini.910b3.l0c_bytes",
-    "UB": "ini.910b3.ub_bytes",
-    "L2": "ini.910b3.l2_bytes",
-}
+# buffer name -> chip-table field of its capacity
+BUFFERS = {"L1": "l1_bytes", "L0A": "l0a_bytes", "L0B": "l0b_bytes", "L0C": "l0c_bytes", "UB": "ub_bytes",
+           "L2": "l2_bytes"}
 CUBE_PATH = ("GM", "L1", "L0A/L0B", "Cube", "L0C", "FixPipe", "GM")
 VECTOR_PATH = ("GM", "UB", "Vector", "UB", "GM")
 
 
-def buffer_sizes() -> dict[str, Figure]:
-    """Capacity of each on-chip buffer as a reported figure (bytes)."""
-    return {name: reported(fid) for name, fid in BUFFERS.items()}
+def buffer_sizes(chip: str | Chip | None = None) -> dict[str, Figure]:
+    """Capacity of each on-chip buffer of ``chip`` (default 910B3) as a reported figure (bytes)."""
+    chip = chip if isinstance(chip, Chip) else get_chip(chip)
+    return {name: chip.require(field, "画出片上缓冲") for name, field in BUFFERS.items()}
 
 
 def _size(nbytes: float) -> str:
     return f"{nbytes / 2**20:g} MiB" if nbytes >= 2**20 else f"{nbytes / 2**10:g} KiB"
 
 
-def draw_datapaths(ax=None):
-    """Draw one cube core and one vector core with their buffers (capacities from the data file) and data paths."""
+def draw_datapaths(ax=None, chip: str | Chip | None = None):
+    """Draw one cube core and one vector core of ``chip`` (default 910B3) with their buffers and data paths."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
     if ax is None:
         _, ax = plt.subplots(figsize=(10, 4.6))
-    size = {name: _size(fig.value) for name, fig in buffer_sizes().items()}
-    cores = int(reported("ini.910b3.cube_cores").value), int(reported("ini.910b3.vector_cores").value)
+    chip = chip if isinstance(chip, Chip) else get_chip(chip)
+    size = {name: _size(fig.value) for name, fig in buffer_sizes(chip).items()}
+    cores = int(chip.require("cube_cores", "画图").value), int(chip.require("vector_cores", "画图").value)
     boxes = {  # name: (x, y, w, h, label, colour)
         "GM": (0.0, 0.4, 1.3, 3.4, f"GM\n（HBM，\n经 L2 {size['L2']}）", "#eeeeee"),
         "L1": (2.0, 2.9, 1.2, 0.8, f"L1\n{size['L1']}", "#cfe2f3"),

@@ -2,8 +2,8 @@
 
 Arithmetic intensity is FLOP per byte moved to and from main memory (HBM/DRAM). Below the ridge point
 (peak / bandwidth) an operation is limited by memory bandwidth, above it by compute. The machines'
-figures come from ``npulab/data/reported_figures.yaml`` (reported) or are derived from it (the 910B3's
-cube peak); a learner's own device enters as measured figures. Byte counts here are the minimum traffic
+figures come from ``npulab/data/reported_figures.yaml`` (reported) or are derived from the chip table (the Ascend
+cube peaks, ``npulab.hw.chips``); a learner's own device enters as measured figures. Byte counts here are the minimum traffic
 (each operand read once, each result written once), so real kernels sit at or left of these points.
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from npulab.core.provenance import Figure, Kind, derive, measured, reported
+from npulab.hw.chips import Chip, NotApplicable, get_chip
 
 
 @dataclass(frozen=True)
@@ -43,17 +44,30 @@ class Machine:
 
 def peak_910b3() -> Figure:
     """Derived FP16/BF16 cube peak of the 910B3: cube cores × 16·16·16 MAC × 2 FLOP × cube clock."""
-    return derive("910B3 FP16/BF16 Cube 理论峰值", "cube_cores * edge**3 * 2 * mhz * 1e6 / 1e12", "TFLOPS", digits=None,
-                  note="由平台配置 Ascend910B3.ini 推导（每个 Cube 核每周期 16·16·16 次乘加），不是厂商标称值",
-                  cube_cores=reported("ini.910b3.cube_cores"), edge=reported("ini.910b3.cube_mkn"),
-                  mhz=reported("ini.910b3.cube_freq_mhz"))
+    return get_chip("910B3").fp16_peak()
 
 
 def bandwidth_910b3() -> Figure:
     """The 910B3 memory roof: the seed's measured d2d bandwidth (no datasheet figure was found)."""
-    fig = reported("seed.dmi.hbm_d2d_gb_s")
+    fig = get_chip("910B3").figure("memory_bandwidth_gb_s")
     return Figure("910B3 HBM 带宽（原文实测，作带宽屋顶）", fig.value, fig.unit, fig.kind, fig.origin,
                   "实测值只是峰值的下界；未找到厂商数据手册中的 910B3 带宽")
+
+
+def machine_for(chip: str | Chip | None = None, bandwidth: Figure | None = None) -> Machine:
+    """The roofline of a chip of the course's table: its derived Cube peak and a bandwidth roof.
+
+    Most parts have no published memory bandwidth: pass a measured one (``bandwidth``, GB/s, e.g. from
+    ``npulab.bench.bandwidth`` on the learner's device); otherwise NotApplicable says why.
+    """
+    chip = chip if isinstance(chip, Chip) else get_chip(chip)
+    peak = chip.fp16_peak()
+    if peak is None:
+        raise NotApplicable(f"{chip.key} 没有可推导或公开的 FP16 峰值，画不出屋顶线")
+    if bandwidth is None:
+        bandwidth = bandwidth_910b3() if chip.key == "910B3" else chip.require(
+            "memory_bandwidth_gb_s", "画带宽屋顶（可传入本机实测带宽 bandwidth=）")
+    return Machine(f"Ascend {chip.key}", peak, bandwidth, "峰值为推导值；带宽见其出处")
 
 
 def machines() -> list[Machine]:

@@ -28,7 +28,8 @@ import math
 from dataclasses import dataclass, field
 
 from npulab.core.provenance import reported
-from npulab.kernels.ascendc.platform import Platform, ascend910b3
+from npulab.hw.chips import Chip, NotApplicable, get_chip
+from npulab.kernels.ascendc.platform import Platform, for_chip
 
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2, "int8": 1}
 KINDS = ("vector", "cube", "cube+vector")
@@ -56,18 +57,36 @@ class AscendTarget:
         return self.platform.vector_cores if kind == "vector" else self.cube_cores
 
 
-@functools.lru_cache(maxsize=1)
-def ascend910b3_target() -> AscendTarget:
-    """Ascend 910B3: platform-file figures plus the Triton-Ascend limits (all reported figures)."""
+# the parts the Triton-Ascend documentation describes (Atlas A2 / A3): the launch limits below are sourced for them
+TRITON_CHIPS = ("910B1", "910B2", "910B3", "910B4", "A3")
+
+
+@functools.cache
+def target_for(chip: str | Chip | None = None) -> AscendTarget:
+    """A chip of the course's table (default 910B3): platform-file figures plus the Triton-Ascend limits.
+
+    Raises NotApplicable (Chinese) for parts outside Atlas A2/A3, whose Triton-Ascend limits the course has no
+    source for (310P3, 310B, 910A; the 950 has its own compile modes).
+    """
+    chip = chip if isinstance(chip, Chip) else get_chip(chip)
+    if chip.key not in TRITON_CHIPS:
+        raise NotApplicable(f"Triton-Ascend 的文档（课程所依据的 coreDim 上限、对齐要求）只针对 Atlas A2/A3"
+                            f"（{'、'.join(TRITON_CHIPS)}）；{chip.key}（{chip.soc_version}）不在其中，检查不适用")
+    purpose = "检查 Triton 启动配置"
     return AscendTarget(
-        platform=ascend910b3(),
-        cube_cores=int(reported("ini.910b3.cube_cores").value),
-        l1_bytes=int(reported("ini.910b3.l1_bytes").value),
-        l0c_bytes=int(reported("ini.910b3.l0c_bytes").value),
-        cube_edge=int(reported("ini.910b3.cube_mkn").value),
+        platform=for_chip(chip),
+        cube_cores=int(chip.require("cube_cores", purpose).value),
+        l1_bytes=int(chip.require("l1_bytes", purpose).value),
+        l0c_bytes=int(chip.require("l0c_bytes", purpose).value),
+        cube_edge=int(chip.require("cube_mkn", purpose).value),
         coredim_max=int(reported("triton_ascend.coredim_max").value),
         cv_align_bytes=int(reported("triton_ascend.cv_align_bytes").value),
     )
+
+
+def ascend910b3_target() -> AscendTarget:
+    """Ascend 910B3 (the course's default chip): platform-file figures plus the Triton-Ascend limits."""
+    return target_for("910B3")
 
 
 def dtype_bytes(dtype: str) -> int:
@@ -288,8 +307,8 @@ _SHAPES = {"add": ("n",), "softmax": ("rows", "cols"), "matmul": ("m", "n", "k")
 
 def build_parser(subparsers, name: str) -> None:
     parser = subparsers.add_parser(
-        name, help="检查本课程的 Triton 核函数在 Ascend 910B3 上的启动配置",
-        description="检查 vector_add / triton_softmax / triton_matmul 的一次启动在 Ascend 910B3 上是否合适"
+        name, help="检查本课程的 Triton 核函数在昇腾芯片（默认 910B3）上的启动配置",
+        description="检查 vector_add / triton_softmax / triton_matmul 的一次启动在昇腾芯片（默认 910B3）上是否合适"
                     "（grid 与物理核数、coreDim 上限、UB 与双缓冲、对齐、Cube 块）。发现错误或警告时退出码为 1。")
     parser.add_argument("kernel", choices=sorted(_SHAPES), help="add：元素数 N；softmax：行数 列数；matmul：M N K")
     parser.add_argument("shape", nargs="+", type=int, metavar="尺寸")
@@ -297,6 +316,7 @@ def build_parser(subparsers, name: str) -> None:
     parser.add_argument("--programs", type=int, default=None, help="grid 大小（默认按 GPU 习惯：每份工作一个 program）")
     parser.add_argument("--block", type=int, nargs="+", default=None, metavar="B",
                         help="块大小：add 一个值（默认 1024），matmul 三个值 BLOCK_M BLOCK_N BLOCK_K（默认 32 32 32）")
+    parser.add_argument("--chip", default=None, help=f"芯片（{'、'.join(TRITON_CHIPS)}；默认 910B3，见 python -m npulab chips）")
     parser.add_argument("--json", action="store_true", help="输出 JSON")
     parser.set_defaults(run=run)
 
@@ -333,9 +353,14 @@ def _launch_from_args(args) -> Launch:
 def run(args) -> int:
     import json
 
-    from npulab.core.cli import EXIT_FAIL, EXIT_OK
+    from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+    from npulab.hw.chips import UnknownChip
 
-    report = check_launch(_launch_from_args(args))
+    try:
+        target = target_for(args.chip)
+    except (UnknownChip, NotApplicable) as err:
+        raise UsageError(str(err)) from None
+    report = check_launch(_launch_from_args(args), target)
     if args.json:
         print(json.dumps({
             "kernel": report.launch.kernel, "grid": list(report.launch.grid), "target": report.target.name,

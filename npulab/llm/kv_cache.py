@@ -17,7 +17,10 @@ token attends to them without recomputing them. Its size per token, summed over 
 Every layer is assumed to cache every token: sliding-window layers (Mistral, Gemma) would cache less.
 
 The planner puts weights, the KV cache and a reserve on one card's HBM, the way vLLM sizes its cache: the
-engine may use ``utilization`` × HBM (vLLM's ``gpu_memory_utilization``, default 0.9); from that it takes the
+engine may use ``utilization`` × the device memory the runtime reports (vLLM-Ascend multiplies
+``gpu_memory_utilization``, default 0.9, by the total of ``torch.npu.mem_get_info``: 65,452,113,920 B ≈ 60.96 GiB
+on a 64 GB Atlas A2 card, not 64 GiB). Where no such reading is published (910B4, A3, 310P3), the platform file's
+capacity is used and the plan says so: it overstates the room by what the driver keeps. From that it takes the
 weights and the activations of a profiling run (here a stated reserve, ``activation_bytes``), and the rest
 holds the KV cache. Under tensor parallelism (TP) each card keeps 1/TP of the weights and 1/TP of the KV
 heads (at least one head: with fewer KV heads than cards, heads are replicated); an MLA latent cache is not
@@ -31,7 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from npulab.core.provenance import Figure, derive, reported
+from npulab.core.provenance import Figure, derive
+from npulab.hw.chips import UnknownChip, chips, get_chip
 
 GiB = 2**30
 
@@ -43,12 +47,8 @@ DTYPE_BYTES: dict[str, float] = {
     "int4": 0.5,
 }
 
-# card name -> reported HBM capacity figure (npulab/data/reported_figures.yaml) and its unit in bytes
-CARDS: dict[str, tuple[str, int]] = {
-    "910B3": ("ini.910b3.hbm_gib", GiB),
-    "910B1": ("smi.910b1.hbm_mib", 2**20),
-    "A3 (每个 die)": ("smi.a3_die.hbm_mib", 2**20),
-}
+# the cards the planner knows: every chip of the course's table (npulab/data/chips.yaml; A3: one die = one device)
+CARDS: tuple[str, ...] = tuple(chips())
 
 _LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers")
 _HEAD_KEYS = ("num_attention_heads", "n_head")
@@ -290,13 +290,27 @@ def _mlp_params(cfg: dict, mtype: str, hidden: int, layer: int) -> int:
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def card_hbm(card: str) -> Figure:
-    """HBM capacity of one card (in GiB) as a reported figure with its source."""
-    if card not in CARDS:
-        raise ConfigError(f"没有 {card!r} 的 HBM 数据；可选：{'、'.join(CARDS)}")
-    figure_id, unit = CARDS[card]
-    fig = reported(figure_id)
-    return Figure(f"{card} 的 HBM 容量", fig.value * unit / GiB, "GiB", fig.kind, fig.origin, fig.note)
+def card_hbm(card: str, *, runtime: bool = True) -> Figure:
+    """Device memory of one card (one die on A3) in GiB, with its provenance.
+
+    ``runtime=True`` (the default, as vLLM-Ascend plans): the total the runtime reports where a reading is
+    published (``torch.npu.mem_get_info``), else the platform file's capacity with a note; ``runtime=False``: the
+    capacity. ConfigError (Chinese) for an unknown card or one whose memory is not published (310B boards).
+    """
+    try:
+        chip = get_chip(card)
+    except UnknownChip as err:
+        raise ConfigError(f"没有 {card!r} 的 HBM 数据；{err}") from None
+    total = chip.runtime_total_gib() if runtime else None
+    if total is not None:
+        return Figure(f"{chip.key} 运行时报告的设备内存", total.value, total.unit, total.kind, total.origin,
+                      "vLLM-Ascend 以 torch.npu.mem_get_info 的总量乘 gpu_memory_utilization")
+    cap = chip.figure("memory_gib")
+    if cap is None:
+        raise ConfigError(f"{chip.key}（{chip.soc_version}）的片外内存未公开：{chip.unpublished_note('memory_gib')}")
+    note = "平台文件的容量（没有公开的运行时读数：实际可用会少几个 GiB）" if runtime else "平台文件的容量"
+    return Figure(f"{chip.key} 的设备内存容量{'（每个 die）' if chip.dies > 1 else ''}",
+                  cap.value, cap.unit, cap.kind, cap.origin, note)
 
 
 def kv_heads_per_card(config: Any, tp: int) -> int:

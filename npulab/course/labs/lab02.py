@@ -130,6 +130,24 @@ def _check_allreduce(answer) -> tuple[bool, str]:
     return False, "用 allreduce_time(字节数, 8, 0.0, 26.2e9, \"ring\")，再换算为毫秒。"
 
 
+def _check_chip_peak(answer) -> tuple[bool, str]:
+    from npulab.hw import chips
+    try:
+        value = float(answer)
+    except (TypeError, ValueError):
+        return False, "请给出一个数字（单位 TFLOPS）。"
+    expected = chips.get_chip("910B4").fp16_peak().value
+    if math.isclose(value, expected, rel_tol=1e-3):
+        return True, "核数 × 每周期 16·16·16 次乘加 × 2 × Cube 频率；910B4 与 910B3 核数相同，差在频率。"
+    if math.isclose(value, chips.get_chip("910B3").fp16_peak().value, rel_tol=1e-3):
+        return False, "这是 910B3 的峰值：910B4 的 Cube 频率不同，从芯片表里读 cube_freq_mhz。"
+    if math.isclose(value, expected / 2, rel_tol=1e-3):
+        return False, "一次乘加算 2 次浮点运算。"
+    if math.isclose(value, expected * 1e3, rel_tol=1e-3) or math.isclose(value, expected / 1e3, rel_tol=1e-3):
+        return False, "数量级不对：检查 MHz 与 TFLOPS 的换算。"
+    return False, "用 chips.get_chip(\"910B4\") 的 cube_cores、cube_mkn、cube_freq_mhz 三个数，按第 02 章的公式算。"
+
+
 def make_lab() -> Lab:
     """The checker object the lab notebook uses: ``lab.check("nz_shape", answer)``."""
     return Lab(
@@ -141,5 +159,6 @@ def make_lab() -> Lab:
             "utilisation": _check_utilisation,
             "attainable": _check_attainable,
             "allreduce": _check_allreduce,
+            "chip_peak": _check_chip_peak,
         },
     )

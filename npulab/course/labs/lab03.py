@@ -189,8 +189,30 @@ def _check_memory(answer) -> tuple[bool | None, str]:
     return False, "逐项算：权重 P·4、梯度 P·4、Adam 状态 2·P·4、激活 (L·B·(2d + 2h + 2) + 2·B·d)·4。"
 
 
+HOST_CASE = {"per_op_us": 25.0, "ops": 1200, "device_ms": 12.0}  # question 8's (made-up) measurements
+
+
+def _check_host_bound(answer) -> tuple[bool | None, str]:
+    if not isinstance(answer, dict) or set(answer) != {"host_ms", "host_bound"}:
+        return False, "请给出 {\"host_ms\": 数字, \"host_bound\": True 或 False}。"
+    if answer["host_ms"] is Ellipsis or answer["host_bound"] is Ellipsis:
+        return None, "还有一项是 ...。"
+    host = HOST_CASE["per_op_us"] * HOST_CASE["ops"] / 1e3
+    try:
+        value = float(answer["host_ms"])
+    except (TypeError, ValueError):
+        return False, "host_ms 应是一个数字（毫秒）。"
+    if math.isclose(value, host * 1e3, rel_tol=1e-6) or math.isclose(value, host / 1e3, rel_tol=1e-6):
+        return False, "单位：每个算子的开销是微秒，答案要毫秒。"
+    if not math.isclose(value, host, rel_tol=1e-6):
+        return False, "主机每步的下发时间 = 算子数 × 每个算子的下发开销。"
+    if answer["host_bound"] is not (host > HOST_CASE["device_ms"]):
+        return False, "比较主机下发一步的时间与设备算一步的时间：哪个更长，步时就由谁决定。"
+    return True, "下发 30 ms 比设备计算的 12 ms 长：设备一大半时间在等主机，先试 TASK_QUEUE_ENABLE=2、绑核，再考虑图模式。"
+
+
 def make_lab() -> Lab:
     """The checker object of lab 03: ``lab.check("severity", answer)``."""
     return Lab("实验 03", {"severity": _check_severity, "backend": _check_backend, "scales": _check_scales,
                           "mfu": _check_mfu, "bn": _check_bn, "recompiles": _check_recompiles,
-                          "memory": _check_memory})
+                          "memory": _check_memory, "host_bound": _check_host_bound})

@@ -205,10 +205,28 @@ def _check_bias_gelu(bias_gelu: Callable) -> tuple[bool | None, str]:
     return True, "融合的 bias + GELU 在各种形状上与 torch 一致：一次读、一次写。"
 
 
+def _check_fullmesh(answer) -> tuple[bool | None, str]:
+    if not isinstance(answer, dict) or set(answer) != {"ring", "mesh"}:
+        return False, "请给出 {\"ring\": 整数, \"mesh\": 整数}（都是 α 的倍数）。"
+    if Ellipsis in answer.values():
+        return None, "还有一项是 ...。"
+    layers, t = 32, 8
+    ring, mesh = 2 * layers * 2 * (t - 1), 2 * layers * 2
+    got = {k: answer[k] for k in ("ring", "mesh")}
+    if got == {"ring": ring, "mesh": mesh}:
+        return True, "全互联只有 reduce-scatter 与 all-gather 两步，延迟项是环形的 1/(t−1)：环形模型给出的是最坏情况。"
+    if got.get("ring") == layers * 2 * (t - 1) or got.get("mesh") == layers * 2:
+        return False, "每层有 2 次 AllReduce（注意力之后、前馈之后）。"
+    if got.get("ring") == 2 * layers * (t - 1):
+        return False, "环形 AllReduce 每次要走 2(t−1) 步：reduce-scatter 与 all-gather 各 t−1 步。"
+    return False, "一步的延迟项 = 每层 AllReduce 次数 × 层数 × 每次的步数；环形每次 2(t−1) 步，全互联每次 2 步。"
+
+
 def make_lab() -> Lab:
     """The checker a lab notebook uses: ``lab.check("tiling", answer)``."""
     return Lab(
         "实验 06",
         {"tiling": _check_tiling, "copy_out": _check_copy_out, "speedup": _check_speedup,
-         "assessment": _check_answers, "busbw": _check_busbw, "launch": _check_launch, "bias_gelu": _check_bias_gelu},
+         "assessment": _check_answers, "busbw": _check_busbw, "launch": _check_launch, "bias_gelu": _check_bias_gelu,
+         "fullmesh": _check_fullmesh},
     )

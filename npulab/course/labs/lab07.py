@@ -98,7 +98,7 @@ def _check_max_batch(answer) -> tuple[bool, str]:
         return False, "请给出一个整数：最多能同时缓存几条 8192 token 的序列。"
     expected = max_sequences(2)
     if int(value) == expected:
-        return True, "每张卡：57.6 GiB 可用 − 一半的权重 − 2 GiB 预留，再除以每 token 每张卡的 KV（4 个 KV 头），最后除以上下文长度。"
+        return True, "每张卡：运行时报告的 60.96 GiB × 0.9 ≈ 54.86 GiB 可用 − 一半的权重 − 2 GiB 预留，再除以每 token 每张卡的 KV（4 个 KV 头），最后除以上下文长度。"
     if int(value) in (expected // 2, expected // 2 + 1):
         return False, "TP = 2 时每张卡只存一半的 KV 头（8 / 2 = 4 个），每 token 每张卡的 KV 也减半。"
     if abs(int(value) - expected) <= 3:

@@ -24,12 +24,12 @@ from npulab.kernels.ascendc.errors import (
     TilingError,
     UBOverflowError,
 )
-from npulab.kernels.ascendc.platform import Platform, ascend910b3
+from npulab.kernels.ascendc.platform import Platform, ascend910b3, for_chip
 from npulab.kernels.ascendc.tiling import ReluTiling, plan_tiling
 from npulab.kernels.ascendc.timeline import CostModel, Timeline, plot_timeline, schedule
 
 __all__ = [
     "AlignmentError", "AscendCError", "CostModel", "KernelRun", "OutOfBoundsError", "Platform", "QueueError",
-    "ReluTiling", "TilingError", "Timeline", "UBOverflowError", "ascend910b3", "plan_tiling", "plot_timeline",
+    "ReluTiling", "TilingError", "Timeline", "UBOverflowError", "ascend910b3", "for_chip", "plan_tiling", "plot_timeline",
     "run_relu", "schedule",
 ]

@@ -1,8 +1,9 @@
 """The numbers of one Ascend SoC that a vector kernel depends on, read from the course's data file.
 
-The values come from CANN's platform file ``Ascend910B3.ini`` (``<arch>-linux/data/platform_config/``), kept once
-in ``npulab/data/reported_figures.yaml``: 192 KiB of Unified Buffer per vector core, 32-byte UB blocks,
-40 vector cores (AIV). ``Platform`` can also describe a made-up chip for experiments.
+The values come from CANN's platform files (``<arch>-linux/data/platform_config/<SoC>.ini``), kept once in the
+course's chip table (``npulab/data/chips.yaml``, ``npulab.hw.chips``): on the 910B3 192 KiB of Unified Buffer per
+vector core, 32-byte UB blocks, 40 vector cores (AIV). ``for_chip`` gives any chip of the table; ``Platform`` can
+also describe a made-up chip for experiments.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from npulab.core.provenance import reported
+from npulab.hw.chips import Chip, get_chip
 
 MAX_BUFFERS = 64  # "一个 kernel 中所有使用的 Buffer 数量之和不能超过 64"（TPipe::InitBuffer 文档）
 
@@ -30,12 +31,22 @@ class Platform:
             raise ValueError(f"平台参数须为正数，收到 {self}")
 
 
-@functools.lru_cache(maxsize=1)
-def ascend910b3() -> Platform:
-    """Ascend 910B3 as described by its CANN platform file (reported figures)."""
+@functools.cache
+def for_chip(chip: str | Chip | None = None) -> Platform:
+    """A chip of the course's table (default 910B3) as its CANN platform file describes it (reported figures).
+
+    Raises ``npulab.hw.chips.NotApplicable`` (Chinese message) for a chip whose UB figures are not published.
+    """
+    chip = chip if isinstance(chip, Chip) else get_chip(chip)
+    purpose = "给 Ascend C 矢量核函数做 tiling"
     return Platform(
-        name="Ascend910B3",
-        ub_bytes=int(reported("ini.910b3.ub_bytes").value),
-        block_bytes=int(reported("ini.910b3.ubblock_bytes").value),
-        vector_cores=int(reported("ini.910b3.vector_cores").value),
+        name=chip.soc_version,
+        ub_bytes=int(chip.require("ub_bytes", purpose).value),
+        block_bytes=int(chip.require("ubblock_bytes", purpose).value),
+        vector_cores=int(chip.require("vector_cores", purpose).value),
     )
+
+
+def ascend910b3() -> Platform:
+    """Ascend 910B3 as described by its CANN platform file (reported figures): the course's default chip."""
+    return for_chip("910B3")

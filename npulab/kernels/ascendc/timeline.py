@@ -44,14 +44,16 @@ class CostModel:
         return startup + math.ceil(op.nbytes / rate)
 
     @classmethod
-    def from_platform_file(cls, **overrides) -> CostModel:
-        """The default model with the copy rates and clock read from the reported platform-file values."""
-        from npulab.core.provenance import reported
+    def from_platform_file(cls, chip=None, **overrides) -> CostModel:
+        """The default model with the copy rates and clock of ``chip`` (default 910B3) from its platform file."""
+        from npulab.hw.chips import Chip, get_chip
 
+        chip = chip if isinstance(chip, Chip) else get_chip(chip)
+        purpose = "建立流水线代价模型"
         values = {
-            "mte2_bytes_per_cycle": float(reported("ini.910b3.ddr_rate").value),
-            "mte3_bytes_per_cycle": float(reported("ini.910b3.ub_to_ddr_rate").value),
-            "clock_ghz": reported("ini.910b3.cube_freq_mhz").value / 1000,
+            "mte2_bytes_per_cycle": float(chip.require("ddr_rate", purpose).value),
+            "mte3_bytes_per_cycle": float(chip.require("ub_to_ddr_rate", purpose).value),
+            "clock_ghz": chip.require("cube_freq_mhz", purpose).value / 1000,
         }
         values.update(overrides)
         return cls(**values)

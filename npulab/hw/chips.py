@@ -1,0 +1,200 @@
+"""The Ascend parts a learner may have — 910B1–B4, A3, 310P3, 310B, 950 and the 910A for contrast — as sourced data.
+
+The table lives in ``npulab/data/chips.yaml``: every stored number is a reported figure with its source (mostly the
+CANN platform files ``<arch>-linux/data/platform_config/<SoC>.ini``) or says that it is not published. What follows
+from those numbers is derived here, by formula, with the inputs shown (``npulab.core.provenance.derive``):
+
+- dense FP16/BF16 Cube peak = cube cores × M0·K0·N0 multiply-adds × 2 FLOP × cube clock;
+- INT8 peak = the same with the INT8 fractal (K0 = 32: twice the multiply-adds per instruction);
+- for a part with two dies per package (Atlas A3): per-card figure = 2 × the per-die figure.
+
+Without an NPU the course computes for the 910B3 (``DEFAULT``), and says so. ``get_chip`` accepts the table key,
+the SoC name as CANN prints it (``Ascend910B3``), the npu-smi Name (``910B3``) and case or spacing variants.
+
+>>> get_chip("Ascend910B4").figure("cube_freq_mhz").value
+1500
+>>> get_chip("910B3").fp16_peak().value
+294.912
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+from npulab.core.display import Table
+from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.core.provenance import Figure, derive, reported
+
+CHIPS_FILE = DATA_DIR / "chips.yaml"
+DEFAULT = "910B3"  # the chip the course computes for when there is no NPU (the seed's hardware)
+
+
+class UnknownChip(ValueError):
+    """A chip name the table does not know; the message (Chinese) lists the names it knows."""
+
+
+class NotApplicable(ValueError):
+    """A tool or model that does not apply to a chip (e.g. a training planner on an inference-only part)."""
+
+
+@dataclass(frozen=True)
+class Chip:
+    """One part of the table: what it is, how CANN and npu-smi name it, and its figures with their provenance."""
+
+    key: str
+    soc_version: str
+    npu_smi_name: str
+    series: str
+    products: str
+    dies: int
+    architecture: str
+    role: str
+    training: bool
+    bf16: bool
+    dtypes: str
+    programming: tuple[str, ...]
+    notes: str
+    source: str
+    raw: dict = field(repr=False, hash=False, compare=False, default_factory=dict)
+
+    # -- stored figures ------------------------------------------------------------------------------------------
+    def figure(self, name: str) -> Figure | None:
+        """The reported figure ``name`` (see ``fields`` in chips.yaml), or None when it is not published."""
+        if name not in self.raw:
+            raise KeyError(f"芯片表没有字段 {name!r}；可选：{'、'.join(fields())}")
+        entry = self.raw[name]
+        if isinstance(entry, dict) and entry.get("published") is False:
+            return None
+        return reported(f"chip.{self.key}.{name}")
+
+    def unpublished_note(self, name: str) -> str:
+        """Why figure ``name`` is missing ('' when it is published)."""
+        entry = self.raw[name]
+        return entry.get("note", "未公开") if isinstance(entry, dict) and entry.get("published") is False else ""
+
+    def require(self, name: str, purpose: str) -> Figure:
+        """The figure ``name``, or NotApplicable saying that ``purpose`` needs it and it is not published."""
+        fig = self.figure(name)
+        if fig is None:
+            raise NotApplicable(f"{self.key}（{self.soc_version}）没有公开的 {fields()[name]['what']}，"
+                                f"无法{purpose}：{self.unpublished_note(name)}")
+        return fig
+
+    # -- derived figures -----------------------------------------------------------------------------------------
+    def fp16_peak(self) -> Figure | None:
+        """Dense FP16/BF16 Cube peak (TFLOPS) per die: derived from the platform file, else the vendor's figure."""
+        cores, edge, mhz = (self.figure(n) for n in ("cube_cores", "cube_mkn", "cube_freq_mhz"))
+        if None in (cores, edge, mhz):
+            return self.figure("fp16_tflops_vendor") if "fp16_tflops_vendor" in self.raw else None
+        what = "FP16/BF16" if self.bf16 else "FP16"
+        return derive(f"{self.key} {what} Cube 理论峰值{'（每个 die）' if self.dies > 1 else ''}",
+                      "cube_cores * edge**3 * 2 * mhz * 1e6 / 1e12", "TFLOPS", digits=None,
+                      note=f"由平台配置文件 {self.soc_version}.ini 推导（每个 Cube 核每周期 M0·K0·N0 次乘加），不是厂商标称值",
+                      cube_cores=cores, edge=edge, mhz=mhz)
+
+    def int8_peak(self) -> Figure | None:
+        """Dense INT8 Cube peak (TOPS) per die: the FP16 formula with the INT8 fractal edge K0."""
+        cores, edge, k0, mhz = (self.figure(n) for n in ("cube_cores", "cube_mkn", "int8_k0", "cube_freq_mhz"))
+        if None in (cores, edge, k0, mhz):
+            return None
+        return derive(f"{self.key} INT8 Cube 理论峰值{'（每个 die）' if self.dies > 1 else ''}",
+                      "cube_cores * edge * k0 * edge * 2 * mhz * 1e6 / 1e12", "TOPS", digits=None,
+                      note="INT8 分形 16×32×16：每条指令的乘加数是 FP16 的两倍", cube_cores=cores, edge=edge, k0=k0, mhz=mhz)
+
+    def per_card(self, fig: Figure | None) -> Figure | None:
+        """A per-die figure scaled to the whole package (``dies`` × value); the figure itself for one-die parts."""
+        if fig is None or self.dies == 1:
+            return fig
+        label = fig.label.replace("（每个 die）", "") + "（整卡）"
+        return derive(label, "dies * per_die", fig.unit, digits=None, note=f"一个 NPU 有 {self.dies} 个 die，框架把每个 die 当作一个设备",
+                      dies=self.dies, per_die=fig)
+
+    def runtime_total_gib(self) -> Figure | None:
+        """The device memory the runtime reports (``torch.npu.mem_get_info``), in GiB, or None if not published."""
+        fig = self.figure("runtime_total_bytes")
+        if fig is None:
+            return None
+        return derive(f"{self.key} 运行时报告的设备内存总量", "total_bytes / 2**30", "GiB", digits=None,
+                      note="比平台文件的容量小：驱动与固件保留了一部分", total_bytes=fig)
+
+    def derived_figures(self) -> list[Figure]:
+        """Every figure the course derives for this chip (peaks, per-card totals, runtime total in GiB)."""
+        figs = [self.fp16_peak(), self.int8_peak()]
+        if self.dies > 1:
+            figs += [self.per_card(self.fp16_peak()), self.per_card(self.int8_peak()),
+                     self.per_card(self.figure("memory_gib"))]
+        figs.append(self.runtime_total_gib())
+        return [f for f in figs if f is not None and f.kind.name == "DERIVED"]
+
+    # -- what applies ------------------------------------------------------------------------------------------------
+    def check_training(self, tool: str) -> None:
+        """NotApplicable when ``tool`` plans training and the part is inference-only."""
+        if not self.training:
+            raise NotApplicable(f"{tool} 面向训练；{self.key}（{self.series}）{self.role}：训练规划不适用。"
+                                f"这颗芯片上的路径：{'、'.join(self.programming)}")
+
+    def is_split(self) -> bool:
+        """True for the separated (AIC/AIV) architecture of Atlas A2/A3 and 950; False for coupled parts."""
+        return "分离" in self.architecture or self.key in ("A3", "950")
+
+
+@functools.lru_cache(maxsize=1)
+def _table() -> dict:
+    return load_yaml(CHIPS_FILE)
+
+
+def fields() -> dict[str, dict]:
+    """Field name -> {unit, what} of the chip table, in display order."""
+    return _table()["fields"]
+
+
+@functools.lru_cache(maxsize=1)
+def chips() -> dict[str, Chip]:
+    """Every chip of the table by key, in table order."""
+    out = {}
+    for key, c in _table()["chips"].items():
+        out[str(key)] = Chip(str(key), c["soc_version"], str(c["npu_smi_name"]), c["series"], c["products"],
+                             int(c["dies"]), c["architecture"], c["role"], bool(c["training"]), bool(c["bf16"]),
+                             c["dtypes"], tuple(c["programming"]), c.get("notes", ""), c["source"], c["figures"])
+    return out
+
+
+def _norm(name: str) -> str:
+    name = re.sub(r"[（(].*?[）)]", "", str(name))  # "A3 (每个 die)" as the planner used to call it
+    return re.sub(r"[\s_\-]", "", name).lower().removeprefix("ascend")
+
+
+def get_chip(name: str | None = None) -> Chip:
+    """The chip called ``name`` (key, SoC name, npu-smi name; None: the default 910B3); UnknownChip otherwise."""
+    if name is None:
+        return chips()[DEFAULT]
+    wanted = _norm(name)
+    for chip in chips().values():
+        names = {chip.key, chip.soc_version, chip.npu_smi_name.split("（")[0]}
+        if wanted in {_norm(n) for n in names}:
+            return chip
+    # A3 SoC names vary by model (Ascend910_9391, 9392, 9382, 9362 …): one entry stands for the family
+    if wanted.startswith("910_93") or wanted.startswith("91093"):
+        return chips()["A3"]
+    raise UnknownChip(f"芯片表里没有 {name!r}。可选：{'、'.join(chips())}（也可以写 CANN 的 SoC 名，如 Ascend910B3）")
+
+
+def comparison_table(keys: list[str] | None = None) -> Table:
+    """One table comparing the parts: SoC name, cores, clock, memory, L2/UB, derived peaks, BF16, use, models."""
+    rows = []
+    for chip in (chips()[k] for k in (keys or list(chips()))):
+        def val(name, scale=1.0, digits=0, c=chip):
+            fig = c.figure(name)
+            return None if fig is None else round(fig.value / scale, digits) if digits else int(round(fig.value / scale))
+        peak = chip.fp16_peak()
+        kind = "" if peak is None else ("推导" if peak.kind.name == "DERIVED" else "标称")
+        rows.append([chip.key, chip.soc_version, chip.npu_smi_name.split("（")[0], chip.dies, val("cube_cores"),
+                     val("vector_cores"), val("cube_freq_mhz"), val("memory_gib", digits=2),
+                     val("l2_bytes", 2**20), val("ub_bytes", 2**10),
+                     None if peak is None else f"{peak.value:.1f}（{kind}）", "是" if chip.bf16 else "否", chip.role])
+    headers = ["芯片", "CANN SoC 名", "npu-smi 名", "die 数", "Cube 核", "Vector 核", "Cube 频率 MHz", "内存 GiB",
+               "L2 MiB", "UB KiB", "FP16 峰值 TFLOPS（每 die）", "BF16", "用途"]
+    return Table(headers, rows, "昇腾芯片对照（数字来自 npulab/data/chips.yaml；— 表示未公开）", code_columns=[1],
+                 notes=["内存、核数、频率、缓冲：CANN 平台配置文件（910A 除外）；峰值由公式推导，不是实测。"])
