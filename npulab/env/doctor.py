@@ -8,18 +8,18 @@ No CANN on a CPU-only machine is not a failure: those checks are skipped and the
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import json
 import os
 import re
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
 from npulab.env import cann_install
+from npulab.env.check import MARKS, Check, metadata_version
 from npulab.env.compatibility import (
     cann_for_mindspore,
     check_alignment,
@@ -33,7 +33,6 @@ from npulab.env.visible_devices import ENV_NAME, from_environ
 
 STATUSES = ("ok", "warn", "fail", "skip")
 EXPLAIN_HINT = "程序已经报错？把日志交给 `python -m npulab explain 日志文件`：它指出是哪一类问题、证据在哪一行、怎么修。"
-MARKS = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
 CPU_MODE = "课程将以 CPU 模式运行"
 CHECK_IDS = (
     "python", "numpy", "torch", "mindspore", "cann_install", "cann_env", "driver", "device_nodes", "npu_smi",
@@ -54,20 +53,6 @@ PROTOBUF_320_CANN = ("8.5", "9.0")
 GE_CHAIN = ("缺包时 CANN 的图引擎（GE）初始化失败，例如缺 attrs 会依次报 ModuleNotFoundError: No module named 'attr'"
             "（attr 是 attrs 包的导入名）→ GELib::InnerInitialize failed → GEInitialize failed；"
             "看上去像 CANN 坏了，其实只是当前 Python 环境缺包。")
-
-
-@dataclass
-class Check:
-    """One diagnosis: id, status (ok/warn/fail/skip), a Chinese message and a Chinese fix (may be empty)."""
-
-    id: str
-    status: str
-    message: str
-    fix: str = ""
-
-    def as_dict(self) -> dict:
-        """The JSON form: exactly id, status, message, fix."""
-        return asdict(self)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -93,15 +78,6 @@ class _Context:
         return self.install is not None
 
 
-def _metadata_version(name: str) -> str | None:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    except Exception:  # broken metadata must not stop the doctor
-        return None
-
-
 def _versions_lookup(overrides: Mapping[str, str | None] | None) -> Callable[[str], str | None]:
     """Installed version by distribution name; ``overrides`` (tests, notebooks) wins over package metadata."""
     norm = {k.lower().replace("_", "-"): v for k, v in (overrides or {}).items()}
@@ -110,7 +86,7 @@ def _versions_lookup(overrides: Mapping[str, str | None] | None) -> Callable[[st
         key = name.lower().replace("_", "-")
         if key in norm:
             return norm[key]
-        return _metadata_version(name)
+        return metadata_version(name)
 
     return lookup
 

@@ -13,8 +13,8 @@ from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
 from npulab.core.display import Table
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env import cann_install
+from npulab.env.check import MARKS, Check, metadata_version
 from npulab.env.compatibility import cann_base
-from npulab.env.doctor import MARKS, Check, _metadata_version
 from npulab.env.pypi import version_key
 
 STACKS = DATA_DIR / "stacks.yaml"
@@ -40,7 +40,7 @@ def _cann_ok(installed: str, spec: str) -> bool:
     return base == wanted or base.startswith(wanted + ".")
 
 
-def check_stack(name: str, versions: Callable[[str], str | None] = _metadata_version, cann: str | None = None,
+def check_stack(name: str, versions: Callable[[str], str | None] = metadata_version, cann: str | None = None,
                 python: str | None = None) -> list[Check]:
     """One Check per requirement of stack ``name``; UsageError for an unknown stack."""
     known = stacks()
