@@ -15,6 +15,9 @@ from npulab.course.workshop import access, accounts, cann_env, device_access, hu
 from npulab.course.workshop.posix_acl import R, W, X
 from npulab.testing.synthetic_cann import make_synthetic_install
 
+# real Unix accounts: never at the same time as the other module that creates them (pytest-xdist --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("unix-accounts")
+
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (useradd, setuid, other users' ACLs)")
 NOBODY = 54321  # a uid with no account: ACL entries and setuid work without one
 

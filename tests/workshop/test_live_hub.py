@@ -43,6 +43,9 @@ from npulab.core.paths import REPO_ROOT
 from npulab.course.workshop import access, accounts, posix_acl
 from npulab.testing.synthetic_cann import make_synthetic_install
 
+# real Unix accounts: never at the same time as the other module that creates them (pytest-xdist --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("unix-accounts")
+
 README = REPO_ROOT / "workshop" / "README.md"
 CHP = REPO_ROOT / "workshop" / "node_modules" / ".bin" / "configurable-http-proxy"
 VENV = Path(sys.prefix)
