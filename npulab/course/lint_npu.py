@@ -6,7 +6,8 @@ Cells tagged ``npu`` (and ``skip-execution``) never run in CI, so they are check
 - every ``torch_npu.X`` / ``torch.npu.X`` name exists in the pinned torch_npu wheel (npulab.pytorch.torch_npu_names), and so
   does every ``torchair.X`` / ``npugraph_ex.X`` (shipped inside the wheel as ``torch_npu/dynamo/torchair`` and
   ``torch_npu/dynamo/npugraph_ex``);
-- an ``npu`` cell is a leaf: no later non-npu cell reads a name that only npu cells define.
+- an ``npu`` cell is a leaf: no later non-npu cell reads a name that only npu cells define;
+- an ``npu`` cell says what it would print on its ``%%npu`` line (:mod:`npulab.course.npu_expectation`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from npulab.core.notebook_cells import (
     python_source,
 )
 from npulab.core.paths import REPO_ROOT
+from npulab.course import npu_expectation
 from npulab.pytorch.torch_npu_names import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts, load_index, pinned_version
 
 STANDARD = {"torch": "torch", PACKAGE: PACKAGE, **TOP_LEVEL}  # what these names mean before any import
@@ -42,7 +44,7 @@ class Finding:
     path: str
     cell: int
     cell_id: str | None
-    kind: str  # "unknown-name", "syntax-error" or "leaf"
+    kind: str  # "unknown-name", "syntax-error", "leaf" or "bare-npu"
     name: str
     message: str
 
@@ -153,6 +155,7 @@ def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "") -
                 if written not in seen:  # one finding per name and cell
                     seen.add(written)
                     findings += _check_name(index, line, written, dotted, path, number, cell)
+    findings += npu_expectation.findings(nb, path)
     return sorted(findings + check_leaves(nb, path), key=lambda f: f.cell), checked
 
 
