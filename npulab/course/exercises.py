@@ -184,17 +184,35 @@ def unresolved(names: list[str], namespace: dict, imports: tuple[str, ...] | lis
 
 
 def check_program(section: ExerciseSection) -> str:
-    """Python for the lesson's kernel: run the answer fences, then fail with a Chinese list of unresolved calls."""
+    """Python for the lesson's kernel: resolve the calls, run the answer fences, resolve what the answers define.
+
+    Names whose root an answer fence binds (``free_hbm`` in "写一个函数 `free_hbm(text)`") are resolved after the
+    fences ran; all others before, so a renamed helper is reported as such rather than as the answer's traceback.
+    """
     names = [n for n in section.calls() if not _math_notation(n) and not self_reference(n)]
-    parts = [f"# --- 参考答案第 {i} 段代码 ---\n{code}" for i, code in enumerate(section.answer_code, start=1)]
-    parts.append(
-        "from npulab.course.exercises import unresolved as _npulab_unresolved\n"
-        f"_npulab_problems = _npulab_unresolved({names!r}, globals(), {section.imports()!r})\n"
-        "if _npulab_problems:\n"
-        "    raise NameError('练习或参考答案让学员调用的名字在本节的内核里不存在：\\n' + '\\n'.join(_npulab_problems))\n"
-        f"print('练习：{len(section.answer_code)} 段参考答案代码已运行，{len(names)} 个调用的名字都存在')"
-    )
+    bound = set().union(*(_bound_or_empty(code) for code in section.answer_code))
+    before = [n for n in names if n.split(".")[0] not in bound]
+    after = [n for n in names if n.split(".")[0] in bound]
+    parts = ["from npulab.course.exercises import require as _npulab_require\n"
+             f"_npulab_require({before!r}, globals(), {section.imports()!r})"]
+    parts += [f"# --- 参考答案第 {i} 段代码 ---\n{code}" for i, code in enumerate(section.answer_code, start=1)]
+    parts.append(f"_npulab_require({after!r}, globals(), {section.imports()!r})\n"
+                 f"print('练习：{len(section.answer_code)} 段参考答案代码已运行，{len(names)} 个调用的名字都存在')")
     return "\n\n".join(parts)
+
+
+def require(names: list[str], namespace: dict, imports: tuple[str, ...] | list[str] = ()) -> None:
+    """NameError (Chinese, one line per name) when some of ``names`` do not resolve in ``namespace``."""
+    problems = unresolved(names, namespace, imports)
+    if problems:
+        raise NameError("练习或参考答案让学员调用的名字在本节的内核里不存在：\n" + "\n".join(problems))
+
+
+def _bound_or_empty(code: str) -> set[str]:
+    try:
+        return _bound_names(ast.parse(code))
+    except SyntaxError:
+        return set()
 
 
 def _math_notation(name: str) -> bool:
