@@ -248,8 +248,10 @@ def check_repository(app, config):
 def on_build_finished(app, exception):
     if exception is not None or app.builder.format != "html":
         return
-    from npulab.course import site_postprocess
+    from npulab.course import download_notebooks, site_postprocess
 
+    repo = str((app.config.html_theme_options or {}).get("repository_url", ""))
+    download_notebooks.publish(Path(app.outdir), None if any(p in repo for p in PLACEHOLDER_REPOS) else repo or None)
     launch = (app.config.html_theme_options or {}).get("launch_buttons", {}) or {}
     site_postprocess.run(Path(app.outdir), str(app.config.html_title or app.config.project),
                          thebe=bool(launch.get("thebe")))
