@@ -85,3 +85,10 @@ def test_median_interval_and_judge():
 def test_bad_arguments_are_refused_in_chinese(kw):
     with pytest.raises(ValueError, match="需要"):
         comparison.compare(lambda: None, lambda: None, "cpu", **kw)
+
+
+def test_separated_needs_non_overlapping_repeats():
+    from npulab.core.timing import Timing
+
+    assert comparison.separated(Timing((1.0, 1.1), 0, "cpu"), Timing((1.2, 1.3), 0, "cpu"))
+    assert not comparison.separated(Timing((1.0, 1.25), 0, "cpu"), Timing((1.2, 1.3), 0, "cpu"))

@@ -132,3 +132,8 @@ def compare(
     low, high = median_interval(ratios)
     return Comparison(Timing(tuple(times_a), warmup, device, labels[0]), Timing(tuple(times_b), warmup, device, labels[1]),
                       ratios, low, high, verdict or NOISY, clock() - began, margin)
+
+
+def separated(a: Timing, b: Timing) -> bool:
+    """Whether the repeats of two timings do not overlap: the least a page needs before it says which is faster."""
+    return max(a.times) < min(b.times) or max(b.times) < min(a.times)
