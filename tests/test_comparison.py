@@ -92,3 +92,8 @@ def test_separated_needs_non_overlapping_repeats():
 
     assert comparison.separated(Timing((1.0, 1.1), 0, "cpu"), Timing((1.2, 1.3), 0, "cpu"))
     assert not comparison.separated(Timing((1.0, 1.25), 0, "cpu"), Timing((1.2, 1.3), 0, "cpu"))
+
+
+def test_a_very_busy_machine_is_stopped_by_the_budget_before_min_rounds_and_gets_no_verdict():
+    result = run([1.0], [0.5], budget_s=2.0, min_rounds=9)  # 1.5 s a round: the budget is spent after 2 rounds
+    assert result.rounds == comparison.MIN_ROUNDS_OVER_BUDGET and result.verdict == comparison.NOISY

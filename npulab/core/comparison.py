@@ -8,6 +8,7 @@ so a load burst hits both sides of the same round, and judges the per-round time
 - it repeats rounds until a distribution-free ~90 % confidence interval of the median ratio (order statistics) is
   decisive — wholly above ``1 + margin`` (B faster), wholly below ``1 / (1 + margin)`` (B slower), or wholly
   inside that band (no difference worth stating) — or until ``budget_s`` / ``max_rounds`` run out;
+- a verdict needs at least ``min_rounds`` rounds; the budget stops the rounds even before that (after 3);
 - the verdict and its Chinese sentence come from that interval; when the budget ran out first the sentence says
   the machine was too noisy to tell, and gives the interval.
 """
@@ -24,6 +25,7 @@ from npulab.core.device import Device, synchronize
 from npulab.core.timing import Timing
 
 FASTER, SLOWER, SAME, NOISY = "faster", "slower", "same", "noisy"
+MIN_ROUNDS_OVER_BUDGET = 3  # rounds measured even when the budget is spent sooner (the interval needs some)
 Z90 = 1.645  # two-sided 90 % normal quantile, for the order-statistic interval of a median
 
 
@@ -126,8 +128,10 @@ def compare(
         if len(times_a) >= min_rounds:
             low, high = median_interval([x / y for x, y in zip(times_a, times_b, strict=True)])
             verdict = judge(low, high, margin)
-            if verdict is not None or clock() - began >= budget_s:
+            if verdict is not None:
                 break
+        if clock() - began >= budget_s and len(times_a) >= MIN_ROUNDS_OVER_BUDGET:
+            break  # the budget bounds the time even on a machine so busy that min_rounds would take long
     ratios = tuple(x / y for x, y in zip(times_a, times_b, strict=True))
     low, high = median_interval(ratios)
     return Comparison(Timing(tuple(times_a), warmup, device, labels[0]), Timing(tuple(times_b), warmup, device, labels[1]),
