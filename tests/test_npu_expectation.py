@@ -40,6 +40,6 @@ def test_skip_message_and_site_note_label_the_description():
 def test_every_course_npu_cell_says_what_it_prints():
     from npulab.core.notebook_cells import iter_notebooks, parse_notebook
 
-    bare = [f"{path.name}:{f.cell_id}" for path in iter_notebooks()
-            for f in npu_expectation.findings(parse_notebook(path.read_bytes()), str(path))]
+    bare = [f"{path.name}:{cell_id}" for path in iter_notebooks()
+            for _, cell_id, _ in npu_expectation.problems(parse_notebook(path.read_bytes()))]
     assert bare == []

@@ -155,7 +155,7 @@ def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "") -
                 if written not in seen:  # one finding per name and cell
                     seen.add(written)
                     findings += _check_name(index, line, written, dotted, path, number, cell)
-    findings += npu_expectation.findings(nb, path)
+    findings += [Finding(path, n, cid, "bare-npu", "%%npu", m) for n, cid, m in npu_expectation.problems(nb)]
     return sorted(findings + check_leaves(nb, path), key=lambda f: f.cell), checked
 
 

@@ -51,10 +51,10 @@ def problem(source: str) -> str | None:
     return None
 
 
-def findings(nb: dict, path: str = "") -> list:
-    """lint-npu findings (kind ``bare-npu``) for the ``npu`` cells of ``nb`` that do not say what they print."""
-    from npulab.course.lint_npu import Finding  # lint_npu imports this module; the class is needed only here
+def problems(nb: dict) -> list[tuple[int, str | None, str]]:
+    """(code cell number, cell id, message) for each ``npu`` cell of ``nb`` that does not say what it prints.
 
-    return [Finding(path, number, cell.get("id"), "bare-npu", "%%npu", message)
-            for number, cell in code_cells(nb) if is_npu_cell(cell)
+    lint-npu reports each as a finding of kind ``bare-npu``.
+    """
+    return [(number, cell.get("id"), message) for number, cell in code_cells(nb) if is_npu_cell(cell)
             and (message := problem(cell_source(cell))) is not None]
