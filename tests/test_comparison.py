@@ -49,7 +49,7 @@ def test_noise_that_never_settles_is_reported_as_noisy_within_the_round_limit():
     result = run([0.010, 0.010], [0.020, 0.005], max_rounds=40)
     assert result.verdict == comparison.NOISY and result.rounds == 40
     text = result.sentence("A", "B")
-    assert "太忙" in text and "更快" not in text and "更慢" not in text
+    assert "太忙" in text and "更快" not in text and "更慢" not in text and "跨过了 ±10% 的界线" in text
 
 
 def test_budget_bounds_the_time():
@@ -97,3 +97,4 @@ def test_separated_needs_non_overlapping_repeats():
 def test_a_very_busy_machine_is_stopped_by_the_budget_before_min_rounds_and_gets_no_verdict():
     result = run([1.0], [0.5], budget_s=2.0, min_rounds=9)  # 1.5 s a round: the budget is spent after 2 rounds
     assert result.rounds == comparison.MIN_ROUNDS_OVER_BUDGET and result.verdict == comparison.NOISY
+    assert "只来得及测 3 轮，下结论至少要 9 轮" in result.sentence("A", "B")

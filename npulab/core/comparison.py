@@ -41,6 +41,7 @@ class Comparison:
     verdict: str  # FASTER / SLOWER / SAME (B relative to A) or NOISY (the budget ran out first)
     seconds: float
     margin: float
+    min_rounds: int = 1  # rounds a verdict needs
 
     @property
     def rounds(self) -> int:
@@ -61,7 +62,9 @@ class Comparison:
             return f"{b_name}反而更慢：约 {1 / self.ratio:.2f} 倍的时间（{basis}）。"
         if self.verdict == SAME:
             return f"两者的差别在 ±{self.margin:.0%} 之内，本机上分不出值得一提的快慢（{basis}）。"
-        return (f"这台机器此刻太忙，在预算内测不出稳定的结论（{basis}；区间跨过了 ±{self.margin:.0%} 的界线）。"
+        why = (f"只来得及测 {self.rounds} 轮，下结论至少要 {self.min_rounds} 轮" if self.rounds < self.min_rounds
+               else f"区间跨过了 ±{self.margin:.0%} 的界线")
+        return (f"这台机器此刻太忙，在预算内测不出稳定的结论（{basis}；{why}）。"
                 "请在机器空闲时再运行本单元；这里不下快慢的结论。")
 
 
@@ -135,7 +138,7 @@ def compare(
     ratios = tuple(x / y for x, y in zip(times_a, times_b, strict=True))
     low, high = median_interval(ratios)
     return Comparison(Timing(tuple(times_a), warmup, device, labels[0]), Timing(tuple(times_b), warmup, device, labels[1]),
-                      ratios, low, high, verdict or NOISY, clock() - began, margin)
+                      ratios, low, high, verdict or NOISY, clock() - began, margin, min_rounds)
 
 
 def separated(a: Timing, b: Timing) -> bool:
