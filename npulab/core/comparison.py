@@ -65,7 +65,7 @@ class Comparison:
         why = (f"只来得及测 {self.rounds} 轮，下结论至少要 {self.min_rounds} 轮" if self.rounds < self.min_rounds
                else f"区间跨过了 ±{self.margin:.0%} 的界线")
         return (f"这台机器此刻太忙，在预算内测不出稳定的结论（{basis}；{why}）。"
-                "请在机器空闲时再运行本单元；这里不下快慢的结论。")
+                "两侧各自的中位数这时也不可比。请在机器空闲时再运行本单元；这里不下快慢的结论。")
 
 
 def median_interval(values: list[float] | tuple[float, ...]) -> tuple[float, float]:
