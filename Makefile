@@ -18,7 +18,7 @@ help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
 	@echo "make book-public 同上，但网站不含参考答案（给学员的公开站点，生成在 _build/public/_build/html）"
 	@echo "make test        同样的准备，然后运行全部测试（失败时返回非零）"
-	@echo "make lab         在课程目录启动 JupyterLab（中文界面）"
+	@echo "make lab         在课程目录启动 JupyterLab（中文界面），打开第一课"
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
 	@echo "make record-npu  在昇腾主机上录制 NPU 单元的真实输出"
 	@echo "make workshop-check  在 127.0.0.1 上真实启动工作坊 JupyterHub 并测试（约 1 分钟内）"
@@ -69,9 +69,11 @@ serve:
 	@test -f _build/html/index.html || { echo "还没有生成网站：先运行 make book"; exit 2; }
 	$(BIN)/python -m http.server 8000 --bind 127.0.0.1 --directory _build/html
 
+# the page `make lab` opens: the course's first lesson (the first section of _toc.yml; tests/test_learner_entry.py)
+LAB_START := chapters/01_environment/01_environment_setup.ipynb
 lab: venv
 	JUPYTERLAB_SETTINGS_DIR=$(CURDIR)/.jupyter/lab/user-settings $(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) \
-	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+	  --LabApp.default_url=/lab/tree/$(LAB_START) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 # --- tests -------------------------------------------------------------------------------------
 lint: venv

@@ -6,6 +6,11 @@ Tag mapping (Jupyter Book and nbval understand different tags; this file bridges
 - ``skip-execution``  Jupyter Book never executes it; nbval skips it too, so both agree.
 - ``raises-exception`` the error is the lesson: both tools expect the exception (native to both).
 
+Lesson exercises: after a lesson's last cell, one more item (``…::练习参考答案``) runs, in the same kernel, the
+``python`` fences of its folded 参考答案 and resolves every call its 练习 section writes
+(:mod:`npulab.course.exercises` has the convention). It is not a notebook cell: it neither stages nor blocks
+staging the notebook for the book.
+
 Execute once, check and render: with ``--stage-book-cache`` every notebook that nbval ran
 without a failure is written, with the outputs nbval collected, into the Jupyter Book execution
 cache (``_build/.jupyter_cache``). The following ``jupyter-book build`` (``execute_notebooks:
@@ -52,10 +57,48 @@ def pytest_report_header(config):
 
 
 def _is_notebook_cell(item) -> bool:
-    return hasattr(item, "cell") and hasattr(item, "cell_num")
+    return hasattr(item, "cell") and hasattr(item, "cell_num") and not getattr(item, "npulab_exercises", False)
+
+
+def _exercise_item(last):
+    """An nbval item after ``last`` (a lesson's last cell) that runs the lesson's exercise answers; None if none."""
+    from nbformat import NotebookNode
+    from nbval.plugin import IPyNbCell
+
+    from npulab.course.exercises import check_program, exercise_section
+
+    section = exercise_section(last.parent.nb)
+    if section is None:
+        return None
+    cell = NotebookNode(cell_type="code", source=check_program(section), metadata=NotebookNode(), outputs=[],
+                        execution_count=None)
+    item = IPyNbCell.from_parent(last.parent, name="练习参考答案", cell_num=last.cell_num + 1, cell=cell,
+                                 options=defaultdict(bool, check=False))
+    item.npulab_exercises = True
+    return item
+
+
+def _is_lesson(path: Path) -> bool:
+    try:
+        return path.resolve().relative_to(ROOT).parts[:1] == ("chapters",)
+    except ValueError:
+        return False
+
+
+def _add_exercise_items(items) -> None:
+    """Append the exercise item after the last collected cell of every lesson notebook (chapters/)."""
+    last_of = {}
+    for index, item in enumerate(items):
+        if _is_notebook_cell(item) and _is_lesson(Path(str(item.parent.fspath))):
+            last_of[item.parent] = index
+    for index in sorted(last_of.values(), reverse=True):
+        extra = _exercise_item(items[index])
+        if extra is not None:
+            items.insert(index + 1, extra)
 
 
 def pytest_collection_modifyitems(config, items):
+    _add_exercise_items(items)
     has_npu = npu_available()
     for item in items:
         if not _is_notebook_cell(item):

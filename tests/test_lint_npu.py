@@ -275,7 +275,7 @@ def write_nb(tmp_path: Path, *cells, name: str = "lesson.ipynb") -> Path:
     return path
 
 
-CLEAN_NPU = ("%%npu\nimport torch\nimport torch_npu\n!npu-smi info\n%env ASCEND_RT_VISIBLE_DEVICES=0\n"
+CLEAN_NPU = ("%%npu 预期打印 NPU 的信息\nimport torch\nimport torch_npu\n!npu-smi info\n%env ASCEND_RT_VISIBLE_DEVICES=0\n"
              "x = torch_npu.npu_format_cast(torch.ones(2).npu(), 29)\ntorch.npu.synchronize()\n"
              "torch.npu.config.allow_internal_format = False\nwith torch.npu.amp.autocast():\n    pass\n")
 
@@ -308,7 +308,7 @@ def test_cli_imports_are_checked(tmp_path, fake_cache):
 
 
 def test_cli_syntax_error(tmp_path, fake_cache):
-    write_nb(tmp_path, ("%%npu\nx = 1\ndef f(:\n    pass\n", True))
+    write_nb(tmp_path, ("%%npu 预期打印一行\nx = 1\ndef f(:\n    pass\n", True))
     r = lint(tmp_path, "--json", str(tmp_path), cache=fake_cache)
     assert r.returncode == 1
     report = json.loads(r.stdout)
@@ -358,7 +358,7 @@ def test_cli_usage_errors(tmp_path, fake_cache):
 
 
 def test_cli_needs_no_wheel_without_torch_npu_names(tmp_path):
-    write_nb(tmp_path, ("%%npu\nprint(1)", True))
+    write_nb(tmp_path, ("%%npu 预期打印一行\nprint(1)", True))
     r = lint(tmp_path, "lesson.ipynb", cache=tmp_path / "empty-cache", env={"PIP_NO_INDEX": "1"})
     assert r.returncode == 0, r.stderr
 
@@ -414,9 +414,9 @@ def test_real_wheel_cli(tmp_path, real_index):
     imports = ("import torch\nimport torch_npu\nimport torch_npu.profiler\nfrom torch_npu.contrib import transfer_to_npu\n"
                "from torch_npu.npu import amp\nfrom torch_npu.npu.utils import get_cann_version\n")
     body = "\n".join(f"_ = {name}" for name in REAL_NAMES)
-    write_nb(tmp_path, "import torch", ("%%npu\n" + imports + body, True))
+    write_nb(tmp_path, "import torch", ("%%npu 预期打印一行\n" + imports + body, True))
     r = subprocess.run([*_cli_prefix(), "lesson.ipynb"], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
-    write_nb(tmp_path, ("%%npu\ntorch.npu.synchronise()\n", True))
+    write_nb(tmp_path, ("%%npu 预期打印一行\ntorch.npu.synchronise()\n", True))
     r = subprocess.run([*_cli_prefix(), "lesson.ipynb"], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 1 and "torch.npu.synchronize" in r.stdout

@@ -139,3 +139,16 @@ def test_dtype_support_data_names_public_sources():
     assert set(used) <= set(sources)
     bf16 = {p["name"].split("（")[0]: p["bf16"] for p in data["product_lines"]}
     assert bf16["Atlas 训练系列"] is False and bf16["Atlas 推理系列"] is False and bf16["Atlas A2 训练/推理系列"]
+
+
+def test_msprobe_compare_table_has_chinese_headers_and_short_numbers():
+    from npulab.pytorch import msprobe_cpu
+
+    row = {"NPU Name": "Module.0.GELU.forward.0.output.0", "NPU Dtype": "torch.float32", "Bench Dtype": "torch.float32",
+           "MaxRelativeErr": "0.000123456789%", "NormRelativeErr": "N/A", "Result": "pass"}
+    run = msprobe_cpu.CompareRun([row, {**row, "NPU Name": "Functional.linear.0.forward.output.0"}], 1.0, [], [])
+    table = run.compare_table("标题")
+    assert table.headers == ["模块输出", "待测 / 标杆类型", "最大相对误差", "范数相对误差", "结论"]
+    assert table.rows == [["Module.0.GELU.forward.0.output.0", "torch.float32 / torch.float32", "0.000123%", "N/A",
+                           "通过（pass）"]]
+    assert msprobe_cpu.percent_text("0%") == "0%" and msprobe_cpu.result_text("odd") == "odd"

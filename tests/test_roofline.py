@@ -70,3 +70,16 @@ def test_plot_runs():
     matplotlib.use("Agg")
     ax = roofline.plot(roofline.machines(), [roofline.matmul(1024, 1024, 1024)], points=[("本机", 10.0, 0.3)])
     assert len(ax.lines) == 3
+
+
+def test_plot_legend_and_point_labels_are_readable():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    machine = roofline.measured_machine("cpu", 100.0, 10.0)
+    ax = roofline.plot([machine], points=[("decode（batch 1）", 0.5, 0.005)])
+    sizes = [t.get_fontsize() for t in ax.get_legend().get_texts()] + [t.get_fontsize() for t in ax.texts]
+    assert sizes and min(sizes) >= 9
+    plt.close(ax.figure)

@@ -11,6 +11,7 @@ Cells tagged ``npu`` (and ``skip-execution``) never run in CI, so they are check
   released sources, Ascend environment variables against the wheel and CANN's documented list, command-line flags
   against tables extracted from the released tools, features against the release that introduced them — in npu
   cells and in the lessons' Markdown (shell blocks, ``export X=…``, a feature named without its "since").
+- an ``npu`` cell says what it would print on its ``%%npu`` line (:mod:`npulab.course.npu_expectation`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from npulab.core.notebook_cells import (
     python_source,
 )
 from npulab.core.paths import REPO_ROOT
-from npulab.course import lint_calls, lint_cli, lint_env, lint_features
+from npulab.course import lint_calls, lint_cli, lint_env, lint_features, npu_expectation
 from npulab.course.lint_context import Context
 from npulab.pytorch.torch_npu_names import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts, load_index, pinned_version
 
@@ -49,7 +50,7 @@ class Finding:
     path: str
     cell: int
     cell_id: str | None
-    kind: str  # "unknown-name", "syntax-error" or "leaf"
+    kind: str  # "unknown-name", "syntax-error", "leaf" or "bare-npu"
     name: str
     message: str
 
@@ -168,6 +169,7 @@ def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "",
             findings += _deep_checks(context, cell, number, source, tree, imported, npu, path)
     if context is not None:
         findings += _markdown_checks(context, nb, path)
+    findings += [Finding(path, n, cid, "bare-npu", "%%npu", m) for n, cid, m in npu_expectation.problems(nb)]
     return sorted(findings + check_leaves(nb, path), key=lambda f: f.cell), checked
 
 

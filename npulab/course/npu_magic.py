@@ -8,6 +8,7 @@ otherwise prints, in Chinese, why it was skipped and where its reference result 
 from __future__ import annotations
 
 from npulab.core.device import npu_available, pick_device
+from npulab.course.npu_expectation import label
 
 # Points only at things every lesson has: the prose around the cell. On the course site the cell also carries a
 # badge and, once recorded on real Ascend hardware, the recorded output with its device/CANN stamp.
@@ -19,10 +20,9 @@ SKIP_LABEL = "【已跳过】"
 def skip_message(reference: str = "") -> str:
     """The Chinese notice printed instead of running an NPU-only cell."""
     device = pick_device()
-    where = reference.strip().rstrip("。.") or DEFAULT_REFERENCE
     return (
         f"{SKIP_LABEL}此单元需要昇腾 NPU（Ascend NPU），本机使用的设备是 {device}，因此没有执行。\n"
-        f"参考：{where}。"
+        + label(reference.strip() or DEFAULT_REFERENCE)
     )
 
 

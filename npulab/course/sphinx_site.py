@@ -27,6 +27,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 from npulab.core.paths import REPO_ROOT
+from npulab.course import npu_expectation
 
 NPU_CLASS = "tag_npu"
 PLACEHOLDER_REPOS = ("ascend-npu-course/ascend-npu-course", "example.com", "your-org", "<")
@@ -52,8 +53,8 @@ def npu_note(source: str, has_output: bool, stamp: dict | None) -> str:
     """The one-line note shown beside an NPU cell on the site."""
     if has_output and stamp:
         return f"以下输出录制于真实昇腾硬件：{stamp_text(stamp)}。"
-    ref = npu_reference(source).rstrip("。.")
-    where = f"参考：{ref}。" if ref else "参考：本单元前后的正文说明。"
+    ref = npu_reference(source)
+    where = npu_expectation.label(ref) if ref else "参考：本单元前后的正文说明。"
     return f"尚未在昇腾硬件上录制输出（没有 NPU 的机器不执行本单元）。{where}"
 
 
@@ -247,8 +248,10 @@ def check_repository(app, config):
 def on_build_finished(app, exception):
     if exception is not None or app.builder.format != "html":
         return
-    from npulab.course import site_postprocess
+    from npulab.course import download_notebooks, site_postprocess
 
+    repo = str((app.config.html_theme_options or {}).get("repository_url", ""))
+    download_notebooks.publish(Path(app.outdir), None if any(p in repo for p in PLACEHOLDER_REPOS) else repo or None)
     launch = (app.config.html_theme_options or {}).get("launch_buttons", {}) or {}
     site_postprocess.run(Path(app.outdir), str(app.config.html_title or app.config.project),
                          thebe=bool(launch.get("thebe")))

@@ -146,6 +146,8 @@ def bound(machine: Machine, workload: Workload) -> str:
 # ----------------------------------------------------------------------------------------------------------------
 
 _MARKERS = {"矩阵乘": "o", "逐元素": "v", "softmax": "D", "ResNet-50 卷积": "s"}
+LEGEND_FONTSIZE = 10  # points: at 7 pt the legend and labels could not be read on the site
+LABEL_FONTSIZE = 9
 
 
 def plot(machine_list: Sequence[Machine], workloads: Sequence[Workload] = (), *,
@@ -172,11 +174,11 @@ def plot(machine_list: Sequence[Machine], workloads: Sequence[Workload] = (), *,
         ax.scatter([p[1] for p in points], [p[2] for p in points], marker="*", s=150, zorder=4, color="#c51b7d",
                    label="实测点")
         for label, intensity, tflops in points:
-            ax.annotate(label, (intensity, tflops), textcoords="offset points", xytext=(6, -10), fontsize=7,
+            ax.annotate(label, (intensity, tflops), textcoords="offset points", xytext=(6, -10), fontsize=LABEL_FONTSIZE,
                         color="#c51b7d")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("算术强度（FLOP/字节）")
     ax.set_ylabel("可达吞吐（TFLOPS）")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.legend(fontsize=LEGEND_FONTSIZE, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return ax

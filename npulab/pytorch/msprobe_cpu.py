@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from npulab.core.display import Table
+
 SCRIPT = r'''
 import json
 import sys
@@ -71,6 +73,7 @@ main()
 '''
 
 COLUMNS = ("NPU Name", "NPU Dtype", "Bench Dtype", "MaxRelativeErr", "NormRelativeErr", "Result")
+RESULTS = {"pass": "通过", "warning": "警告", "error": "错误"}  # msprobe's verdicts, in the course's words
 
 
 def available() -> bool:
@@ -100,6 +103,16 @@ class CompareRun:
         """Only the module outputs (not API rows, inputs or parameters), in execution order."""
         return [r for r in self.rows if r["NPU Name"].startswith("Module.") and ".output." in r["NPU Name"]]
 
+    def compare_table(self, title: str = "") -> Table:
+        """The module outputs as a course table: Chinese headers, errors as short percentages, verdicts in Chinese."""
+        return Table(
+            ["模块输出", "待测 / 标杆类型", "最大相对误差", "范数相对误差", "结论"],
+            [[r["NPU Name"], f'{r["NPU Dtype"]} / {r["Bench Dtype"]}', percent_text(r["MaxRelativeErr"]),
+              percent_text(r["NormRelativeErr"]), result_text(r["Result"])] for r in self.outputs()],
+            title, code_columns=[0],
+            notes=["列依次对应 msprobe compare CSV 的 NPU Name、NPU Dtype / Bench Dtype、MaxRelativeErr、NormRelativeErr、"
+                   "Result；误差是百分数，保留 3 位有效数字。"])
+
     def first_over(self, percent: float) -> dict[str, str] | None:
         """The first module output whose NormRelativeErr exceeds ``percent`` (msprobe writes it in %)."""
         for r in self.outputs():
@@ -115,6 +128,18 @@ def percentage(text: str) -> float | None:
         return float(text.strip().rstrip("%"))
     except (ValueError, AttributeError):
         return None
+
+
+def percent_text(text: str) -> str:
+    """'0.000123456%' → '0.000123%'; a value msprobe could not compute ('N/A') stays as it is."""
+    value = percentage(text)
+    return (str(text).strip() or "—") if value is None else f"{value:.3g}%"
+
+
+def result_text(text: str) -> str:
+    """'pass' → '通过（pass）'; an unknown verdict stays as msprobe wrote it."""
+    name = RESULTS.get(str(text).strip().lower())
+    return f"{name}（{str(text).strip()}）" if name else str(text)
 
 
 def dump_and_compare(level: str = "mix", workdir: str | os.PathLike | None = None, timeout: float = 600) -> CompareRun:
