@@ -29,11 +29,13 @@ CELLS = _npu_cells()
 def run(monkeypatch, capsys):
     """Run a cell body (after its %%npu line) in IPython; return (shell commands, printed text)."""
     import IPython.core.interactiveshell as shell_module
+    from IPython import get_ipython
     from IPython.core.interactiveshell import InteractiveShell
 
     commands: list[str] = []
     monkeypatch.setattr(shell_module, "system", lambda cmd: commands.append(cmd) or 0)
-    shell = InteractiveShell.instance()
+    existing = get_ipython()  # another test may already have started a shell: reuse it, never replace it
+    shell = existing or InteractiveShell.instance()
     monkeypatch.setattr(shell, "system", shell.system_piped)
 
     def _run(cell_id: str, environ: dict[str, str]) -> tuple[list[str], str]:
@@ -47,7 +49,8 @@ def run(monkeypatch, capsys):
         return list(commands), capsys.readouterr().out
 
     yield _run
-    InteractiveShell.clear_instance()
+    if existing is None:
+        InteractiveShell.clear_instance()
 
 
 def test_every_stack_cell_names_its_environment_and_the_doctor_check():
