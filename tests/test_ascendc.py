@@ -18,6 +18,7 @@ from npulab.kernels.ascendc import (
     QueueError,
     ReluTiling,
     TilingError,
+    TilingWarning,
     UBOverflowError,
     ascend910b3,
     plan_tiling,
@@ -132,7 +133,7 @@ def test_tiling_rejects_broken_alignment():
 
 
 @pytest.mark.parametrize("bad, message", [
-    (dict(block_dim=41), "最多启动 40 个"),
+    (dict(block_dim=65536), r"\[1, 65535\]"),
     (dict(block_dim=0), "至少 1 个"),
     (dict(buffer_num=0), "BUFFER_NUM"),
     (dict(block_dim=4, block_length=72), "最后一个核无事可做"),
@@ -144,6 +145,19 @@ def test_tiling_rejects_impossible_settings(bad, message):
     fields.update(bad)
     with pytest.raises(TilingError, match=message):
         ReluTiling(**fields).validate()
+
+
+def test_more_blocks_than_vector_cores_warns_but_runs():
+    # blockDim counts logical cores in [1, 65535] (SetBlockDim, atlasopapi_07_00236): a vector-only kernel with more
+    # blocks than the 40 AIV of 910B3 is legal, runs in rounds, and is warned about, not rejected
+    tiling = ReluTiling(48 * 16384, 48, 16384, 4096, "float16")
+    with pytest.warns(TilingWarning, match=r"超过 Ascend910B3 的 40 个 Vector 核.*分 2 轮.*MIX"):
+        assert tiling.validate() is tiling
+    assert len(tiling.warnings()) == 1 and plan_tiling(48 * 16384, "float16").warnings() == []
+    x = np.linspace(-3, 3, tiling.total_length, dtype=np.float16)
+    with pytest.warns(TilingWarning):
+        run = run_relu(x, tiling)
+    np.testing.assert_array_equal(run.y, np.maximum(x, 0))
 
 
 def test_unsupported_dtypes_are_named():

@@ -113,6 +113,17 @@ def test_output_with_om_suffix_and_unreadable_model(onnx_model, tmp_path):
     assert any("无法读取" in w for w in missing.warnings)
 
 
+def test_existing_om_picks_whichever_name_atc_wrote(onnx_model, tmp_path):
+    # ATC writes <output>.om or <output>_<os>_<arch>.om (atlasatcparam_16_0029): the NPU cells use the one that exists
+    cmd = command(onnx_model, soc_version="Ascend910B3", output=str(tmp_path / "resnet"))
+    with pytest.raises(FileNotFoundError, match="没有找到 ATC 的输出"):
+        cmd.existing_om()
+    (tmp_path / "resnet_linux_aarch64.om").write_bytes(b"om")
+    assert cmd.existing_om() == str(tmp_path / "resnet_linux_aarch64.om")
+    (tmp_path / "resnet.om").write_bytes(b"om")
+    assert cmd.existing_om() == str(tmp_path / "resnet.om")
+
+
 def test_seed_command_line_is_checked(onnx_model):
     line = (f'atc --model={onnx_model} --framework=5 --output=resnet50_910B3 --soc_version=Ascend910B3 '
             f'--input_shape="images:1,3,32,32" --input_format=NCHW')

@@ -324,3 +324,14 @@ def test_no_exception_on_unlistable_subdirectory(legacy: Path, monkeypatch: pyte
     report = describe(legacy)  # must not raise
     assert report.primary is not None
     assert os.fspath(report.root) == os.fspath(legacy)
+
+
+def test_latest_as_a_directory_of_component_links(tmp_path: Path):
+    # the installer's ascend-toolkit/latest is a real directory of per-component symlinks plus real files
+    root = synthetic_cann.make_synthetic_install(tmp_path, layout="legacy", version="8.0.0", latest_dir=True)
+    latest = root / "ascend-toolkit" / "latest"
+    assert latest.is_dir() and not latest.is_symlink()
+    assert (latest / "compiler").is_symlink() and (latest / "compiler").resolve() == (root / "ascend-toolkit" / "8.0.0" / "compiler")
+    assert (latest / "version.cfg").is_file() and not (latest / "version.cfg").is_symlink()
+    inst = cann_install.describe(root).installs[0]
+    assert (inst.version, inst.inner_version, inst.problems) == ("8.0.0", "7.6.0.1.220", [])

@@ -135,3 +135,40 @@ def test_parser_rejects_what_the_old_course_accepted():
 def test_withdrawn_claims_stay_withdrawn(pattern, why):
     bad = [where for where, text in UNITS if re.search(pattern, text)]
     assert not bad, why + "：" + ", ".join(bad)
+
+
+# The December 2026 review (H1–L37): each pattern is the withdrawn wording, each reason its public source.
+@pytest.mark.parametrize("pattern, why", [
+    (r"--train_type lora", "ms-swift 4.0 把 --train_type 改名为 --tuner_type，4.1 删除旧名（swift/pipelines/base.py：remaining_argv）"),
+    (r"BestPractices/NPU支持\.md>?$|blob/main/docs/source/BestPractices/NPU支持", "ms-swift 的 NPU 文档已改名 NPU-support.md（9e824aca0）"),
+    (r"tests/0day/qwen3/qwen3-32b/tune_", "MindSpeed-LLM 26.1.0 的脚本在 examples/mcore/qwen3/tune_qwen3_32b_4K_lora_ptd.sh"),
+    (r"python convert_ckpt\.py --use-mcore-models", "MindSpeed-LLM 26.1.0 的 convert_ckpt.py 只接受 transformers ≤ 4.57，示例用 convert_ckpt_v2.py"),
+    (r"pkill -f \"vllm serve\"(?!\` 会)", "在 ! 行里 pkill -f 会连同执行它的 shell 一起杀掉；按进程号停止"),
+    (r"\"npu_backend\": \"mlir\" / \"dvm\"", "torch_npu 2.12.0 的 npu_backend 只认 mlir 与 default；dvm/ascendc 自 26.2.0 起"),
+    (r"TORCH_NPU_FALLBACK_CPU_DISABLE=1`（较新的 torch_npu 提供）", "该变量只在 Ascend/pytorch master 上，没有任何发布版"),
+    (r"第二次 Dynamo 仍要重新捕获", "结构相同的新模型不会让 Dynamo 重新捕获（torch 2.13 实测 unique_graphs 仍为 1）"),
+    (r"它们来自逐样本的循环，每个训练步调用 batch 大小那么多次", "aten::select 每步 4·B 次，一半来自 Dataset.__getitem__"),
+    (r"auto-blockify，可解除这个上限；以所装版本", "TRITON_ALL_BLOCKS_PARALLEL 在 triton-ascend 3.2.0 的 wheel 里就有"),
+    (r"启动的 Vector 核数，910B3 上最多 40", "blockDim 是逻辑核数，取值 [1, 65535]（SetBlockDim，atlasopapi_07_00236）"),
+    (r"纯 Vector 算子在 \{platform\.name\} 上最多启动", "纯 Vector 算子的 blockDim 可以超过 Vector 核数，只是分轮执行"),
+    (r"在 x86_64 上用 `pip install torch==<版本> --index-url", "TorchNPU 2.11 起 README 要求 aarch64 也用 CPU 索引"),
+    (r"torch\.accelerator\.current_device_index\(\)", "PyTorch 2.6 只有 current_device_idx；要做版本判断"),
+    (r"Tensor Core，在每个 SM 内部，从寄存器取数", "Hopper 的 wgmma 从共享内存取数，Blackwell 的 tcgen05 用张量内存"),
+    (r"move_to\('Ascend'\)|需要时 `Tensor\.move_to", "MindSpore 2.10：Tensor.move_to 已弃用（2.9.0 之后移除），用 Tensor.to 与 device="),
+    (r"\{new: ASCEND_RT_VISIBLE_DEVICES\}", "CUDA_VISIBLE_DEVICES 的取值规则与 ASCEND_RT_VISIBLE_DEVICES 不同（envref_07_0028），不能自动改名"),
+    (r"`Wait Time\(us\)`、`Block Dim` \|", "v26.0.0 起列名是 Block Num（commit 48596093b）"),
+    (r"`ExportType\.Db` 时只生成一个 `ascend_pytorch_profiler", "Db 导出还写 analysis.db，Text 导出默认也写 .db"),
+    (r"命令行的 msprof 采集的是同一类数据", "msprof 采不到 Python 调用栈与框架层数据（atlasprofiling_16_1166）"),
+    (r"torchvision 装不进本课程使用的 CPU 版 PyTorch 环境", "没有出处"),
+    (r"到了 2\.10，整个 `set_context` 接口都标注为将要废弃", "2.6.0 的文档已把 set_context 标为将要废弃"),
+    (r"HCCL_BUFFSIZE（本章第 3 节）", "多卡 HCCL 是第 06 章第 4 节"),
+    (r"bench allreduce --nproc 8`（本章第 3 节）", "bench allreduce 在第 06 章第 4 节"),
+    (r"MLA[^。]{0,40}小一个数量级以上", "DeepSeek-V2-Lite 形状下 MLA 只小约 8.9 倍"),
+    (r"FP16 Cube 矩阵乘算力（ascend-dmi", "ToolBox 在 Atlas A2 上统计矩阵乘与向量乘（toolboxug_0016）"),
+    (r"正文说默认 60 万次，命令注释说 600 万次", "--et 默认 60 × 100000 = 600 万次，60 万是笔误"),
+    (r"`latest` 或 `cann` 只是一个符号链接", "ascend-toolkit/latest/ 是各组件链接组成的真实目录"),
+    (r"msprof 的 op_summary 看流水", "Triton-Ascend 用 msprof op --kernel-name 与 msprof op simulator"),
+])
+def test_december_review_claims_stay_withdrawn(pattern, why):
+    bad = [where for where, text in UNITS if re.search(pattern, text, re.MULTILINE) and SELF.name not in where]
+    assert not bad, why + "：" + ", ".join(bad)

@@ -39,6 +39,12 @@ def test_readers():
 def test_diagnosis_command_rules():
     assert dmi.diagnosis_command(["driver", "cann"]) == ["ascend-dmi", "--dg", "-i", "driver,cann", "-q"]
     for items, message in ((["aicore", "hbm"], "不能与其他"), (["hbm", "chipMemory"], "不能同时"),
-                           (["p2p"], "只出现在原文"), (["gpu"], "未知"), ([], "至少")):
+                           (["p2p"], "只出现在原文.*--type p2p -s"), (["gpu"], "未知"), ([], "至少")):
         with pytest.raises(ValueError, match=message):
             dmi.diagnosis_command(items)
+
+
+def test_p2p_stress_is_the_bandwidth_item_with_type_p2p():
+    # ToolBox 7.3.0 / 26.1.0 "P2P压测" (toolboxug_0143): not an -i item of its own
+    assert dmi.p2p_stress_command() == ["ascend-dmi", "--dg", "-i", "bandwidth", "--type", "p2p", "-s", "-q"]
+    assert dmi.p2p_stress_command(device=3, quiet=False)[-2:] == ["-d", "3"]

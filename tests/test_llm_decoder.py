@@ -98,3 +98,19 @@ def test_lora_trains_only_the_adapter_and_the_loss_falls():
 def test_cache_bytes_of_legacy_tuples():
     t = torch.zeros(2, 3, dtype=torch.float16)
     assert decoder.cache_bytes([(t, t), (t, t)]) == 4 * 6 * 2
+
+
+def test_matmul_params_keeps_a_tied_lm_head():
+    # with tie_word_embeddings the one table is both the lookup and the LM head (a matmul every token): nothing is
+    # subtracted, so the matmul weights equal the untied model's (whose separate head is counted instead)
+    import json
+
+    from npulab.core.paths import DATA_DIR
+    from npulab.llm.kv_cache import param_count
+
+    untied = json.loads((DATA_DIR / "llm_configs" / "Llama-3.1-8B.json").read_text())
+    tied = {**untied, "tie_word_embeddings": True}
+    table = untied["vocab_size"] * untied["hidden_size"]
+    assert param_count(untied) - param_count(tied) == table
+    assert decoder.matmul_params(tied) == param_count(tied) == decoder.matmul_params(untied)
+    assert decoder.matmul_params(untied) == param_count(untied) - table

@@ -43,6 +43,7 @@ def test_check_runs_a_single_pair_and_names_it():
     ("grad", ["2.0 倍"]),
     ("tensor", ["Float64"]),
     ("sgd", ["learning_rate"]),
+    ("to_device", ["Tensor.to('Ascend')", "device=", "move_to 已弃用", "moved.device = 'CPU'"]),
 ])
 def test_literal_translation_is_measured_not_asserted(results, key, words):
     """The pitfall text comes from running the wrong version, so it names the shapes and defaults actually seen."""
@@ -60,3 +61,10 @@ def test_a_difference_beyond_the_limit_fails():
 def test_results_table_renders(results):
     html = ms_pairs.results_table(list(results.values()))._repr_html_()
     assert html.count("<tr>") == 19 and "✓" in html and "✗" not in html
+
+
+def test_to_device_uses_the_2_10_api_not_the_deprecated_move_to():
+    # MindSpore 2.10: Tensor.move_to "is deprecated and will be removed after version 2.9.0"; Tensor.to(device),
+    # the device= constructor argument and .device replace it
+    pair = ms_pairs.get("to_device")
+    assert "move_to" not in pair.mindspore and "tensor.to('Ascend')" in pair.mindspore

@@ -49,6 +49,12 @@ def test_table_renders_html_and_text():
 def test_fp32_peaks():
     assert peaks.cpu_fp32_flop_per_cycle({"avx512f"}) == 64
     assert peaks.cpu_fp32_flop_per_cycle({"avx2", "fma"}) == 32
+    # Zen 4 (AMD family 0x19) runs AVX-512 on 2 × 256-bit FMA pipes: 32 FP32 FLOP/cycle, not 64; Zen 5 (0x1A) is 512-bit
+    assert peaks.cpu_fp32_flop_per_cycle({"avx512f", "avx2", "fma"}, "AuthenticAMD", 25) == 32
+    assert peaks.cpu_fp32_flop_per_cycle({"avx512f"}, "AuthenticAMD", 26) == 64
+    assert peaks.cpu_fp32_flop_per_cycle({"avx512f"}, "GenuineIntel", 6) == 64
+    assert peaks.cpu_vendor_family("vendor_id\t: AuthenticAMD\ncpu family\t: 25\n") == ("AuthenticAMD", 25)
+    assert peaks.cpu_vendor_family("") == (None, None)
     h100 = peaks.fp32_peak(Device("cuda", "NVIDIA H100 80GB HBM3"))
     assert h100.kind is Kind.REPORTED and h100.value == pytest.approx(66_900)
     assert peaks.fp32_peak(Device("cuda", "NVIDIA A100-SXM4-80GB")).value == pytest.approx(19_500)

@@ -93,6 +93,17 @@ class AtcCommand:
         out = next(a.split("=", 1)[1] for a in self.argv if a.startswith("--output="))
         return [out + ".om", out + "_<os>_<arch>.om"]
 
+    def existing_om(self) -> str:
+        """The OM file ATC actually wrote: ``<output>.om`` or ``<output>_<os>_<arch>.om``, whichever exists."""
+        out = Path(self.om_paths[0][: -len(".om")])
+        plain = out.with_name(out.name + ".om")
+        if plain.exists():
+            return str(plain)
+        named = sorted(out.parent.glob(out.name + "_*.om"))
+        if named:
+            return str(named[0])
+        raise FileNotFoundError(f"没有找到 ATC 的输出：既没有 {plain}，也没有 {out}_<os>_<arch>.om；先在昇腾主机上运行这条 atc 命令")
+
     def explain(self) -> str:
         """The command, then one line per option with its reason, then warnings."""
         from npulab.core.display import display_width

@@ -44,13 +44,24 @@ def diagnosis_command(items: list[str], device: int | None = None, quiet: bool =
         raise ValueError(f"未知的诊断项 {', '.join(unknown)}；可选：{', '.join(known)}")
     not_in_help = [name for name in items if not known[name]["in_help_730"]]
     if not_in_help:
-        raise ValueError(f"{', '.join(not_in_help)} 只出现在原文中，7.3.0 的帮助文本没有这一项")
+        hint = "；原文的 p2p 是 P2P 压测，写作 --dg -i bandwidth --type p2p -s（见 p2p_stress_command）" if "p2p" in not_in_help else ""
+        raise ValueError(f"{', '.join(not_in_help)} 只出现在原文中，7.3.0 的帮助文本没有这一项{hint}")
     exclusive = [name for name in items if known[name]["exclusive"]]
     if exclusive and len(items) > 1:
         raise ValueError(f"{', '.join(exclusive)} 不能与其他诊断项同时执行")
     if {"hbm", "chipMemory"} <= set(items):
         raise ValueError("hbm 与 chipMemory 不能同时指定")
     argv = ["ascend-dmi", "--dg", "-i", ",".join(items)]
+    if device is not None:
+        argv += ["-d", str(device)]
+    if quiet:
+        argv.append("-q")
+    return argv
+
+
+def p2p_stress_command(device: int | None = None, quiet: bool = True) -> list[str]:
+    """The P2P stress test (MindCluster 7.3.0 / 26.1.0, toolboxug_0143): ``ascend-dmi --dg -i bandwidth --type p2p -s``."""
+    argv = ["ascend-dmi", "--dg", "-i", "bandwidth", "--type", "p2p", "-s"]
     if device is not None:
         argv += ["-d", str(device)]
     if quiet:

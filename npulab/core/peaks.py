@@ -66,9 +66,33 @@ def clock_and_flags(cpuinfo: str) -> tuple[float | None, set[str]]:
     return mhz, flags
 
 
-def cpu_fp32_flop_per_cycle(flags: set[str]) -> int:
-    """FP32 FLOP per cycle per core, assuming two FMA pipes: vector lanes × 2 (FMA) × 2 (pipes)."""
-    if "avx512f" in flags:
+def cpu_vendor_family(cpuinfo: str) -> tuple[str | None, int | None]:
+    """``vendor_id`` and ``cpu family`` of the first processor in ``/proc/cpuinfo`` (None where absent)."""
+    vendor, family = None, None
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip().lower()
+        if key == "vendor_id" and vendor is None:
+            vendor = value.strip()
+        elif key == "cpu family" and family is None and value.strip().isdigit():
+            family = int(value.strip())
+    return vendor, family
+
+
+# AMD family 0x19 (Zen 3 / Zen 4): Zen 4 runs AVX-512 on its two 256-bit FMA pipes, so 16 FP32 lanes per cycle, not 32
+# (AMD Zen 4 software optimization guide; Zen 5 desktop/server, family 0x1A, has full 512-bit datapaths)
+_AMD_AVX512_ON_256_BIT = {0x19}
+
+
+def cpu_fp32_flop_per_cycle(flags: set[str], vendor: str | None = None, family: int | None = None) -> int:
+    """FP32 FLOP per cycle per core, assuming two FMA pipes: vector lanes × 2 (FMA) × 2 (pipes).
+
+    AVX-512 on AMD Zen 4 executes on 2 × 256-bit FMA pipes: 32 FLOP/cycle like AVX2. Some Intel Xeons (one 512-bit
+    FMA unit per core) also reach only 32; cpuinfo cannot tell, so Intel AVX-512 counts the two-unit 64.
+    """
+    if "avx512f" in flags and vendor == "AuthenticAMD" and family in _AMD_AVX512_ON_256_BIT:
+        lanes = 8
+    elif "avx512f" in flags:
         lanes = 16
     elif "avx2" in flags and "fma" in flags:
         lanes = 8
@@ -84,6 +108,7 @@ def fp32_peak(device: Device) -> Figure | None:
     if device.kind == "cpu":
         cpuinfo = read_cpuinfo()
         mhz, flags = clock_and_flags(cpuinfo)
+        vendor, family = cpu_vendor_family(cpuinfo)
         if not mhz:
             return None
         allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
@@ -96,8 +121,9 @@ def fp32_peak(device: Device) -> Figure | None:
             what = "逻辑 CPU 数"
             note = "/proc/cpuinfo 没有 core id，只能按逻辑 CPU 计数；开启超线程时这会高估峰值"
         return derive("CPU FP32 理论峰值", "cores * ghz * flop_per_cycle", "GFLOP/s",
-                      note=f"cores 为{what}；假设每核两条 FMA 流水线、当前时钟；{note}；虚拟机中实际可达更低",
-                      cores=cores, ghz=mhz / 1e3, flop_per_cycle=cpu_fp32_flop_per_cycle(flags))
+                      note=f"cores 为{what}；假设每核两条 FMA 流水线、当前时钟（AMD Zen 4 的 AVX-512 按 2 × 256 位计；"
+                           f"只有一个 512 位 FMA 单元的 Xeon 实际减半）；{note}；虚拟机中实际可达更低",
+                      cores=cores, ghz=mhz / 1e3, flop_per_cycle=cpu_fp32_flop_per_cycle(flags, vendor, family))
     for pattern, figure_id in _FP32_PEAKS.items():
         if re.search(pattern, device.name):
             fig = reported(figure_id)

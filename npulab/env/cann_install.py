@@ -2,7 +2,8 @@
 
 Layouts (sources: the CANN 8.5 environment-variable reference envref_07_0003 and the CANN install guides):
 
-- legacy (CANN ≤ 8.3): ``<root>/ascend-toolkit/{<version>/, latest -> <version>, set_env.sh}``; the version is in
+- legacy (CANN ≤ 8.3): ``<root>/ascend-toolkit/{<version>/, latest/, set_env.sh}`` (``latest`` is a directory of links
+  to the installed version's components plus real files, or in older and hand-made trees one symlink); the version is in
   ``latest/version.cfg`` (``runtime_running_version=[7.6.0.1.220:8.0.0]``) and in
   ``latest/<arch>-linux/ascend_toolkit_install.info`` (``version=8.0.0``).
 - cann (CANN ≥ 8.5): ``<root>/cann/set_env.sh``; versioned directories ``<root>/cann-<version>/`` also occur.

@@ -213,10 +213,13 @@ def check_launch(launch: Launch, target: AscendTarget | None = None) -> LaunchRe
     if programs > target.coredim_max:
         findings.append(Finding(ERROR, "coredim",
                                 f"{programs} 个 program 超过 coreDim 上限 {target.coredim_max}（UINT16_MAX），编译时报 "
-                                "“coreDim=… can't be greater than UINT16_MAX”；增大每个 program 的块，或固定 grid 为核数、在核内循环"))
+                                "“coreDim=… can't be greater than UINT16_MAX”（启动时报 “grid should be less than 65536!”）；"
+                                "增大每个 program 的块，或固定 grid 为核数、在核内循环。各 program 互不依赖（与执行顺序无关）时，"
+                                "Triton-Ascend 3.2.0 起也可以 export TRITON_ALL_BLOCKS_PARALLEL=1，让编译器把逻辑 grid 折叠到物理核上"))
     if len([g for g in launch.grid if int(g) > 1]) > 1:
-        findings.append(Finding(INFO, "grid-2d", f"多维 grid {launch.grid} 在 NPU 上按一维 {programs} 个 program 处理，"
-                                                  "与 grid = (" + str(programs) + ",) 等价；推荐直接写一维 grid"))
+        findings.append(Finding(INFO, "grid-2d", f"多维 grid {launch.grid} 在 NPU 上按一维 {programs} 个 program 排到物理核上，"
+                                                  "核的分配与 grid = (" + str(programs) + ",) 相同；tl.program_id(1) 仍取第二个轴的编号，"
+                                                  "核函数的下标写法不用改"))
     if programs > cores:
         findings.append(Finding(WARNING, "rounds",
                                 f"{programs} 个 program 多于 {cores} 个物理核，要分 {rounds} 轮下发，每轮都有启动开销；"

@@ -147,11 +147,16 @@ def _dims(config) -> dict:
 
 
 def matmul_params(config) -> int:
-    """Weights that take part in matrix products for every token: all but the embedding table (a lookup)."""
-    from npulab.llm.kv_cache import param_count
+    """Weights that take part in matrix products for every token: all but the input embedding table (a lookup).
+
+    With ``tie_word_embeddings`` the one table is also the LM head, a matrix product every token, so nothing is
+    subtracted.
+    """
+    from npulab.llm.kv_cache import as_dict, param_count
 
     dims = _dims(config)
-    return param_count(config) - dims["V"] * dims["h"]
+    tied = bool(as_dict(config).get("tie_word_embeddings", False))
+    return param_count(config) - (0 if tied else dims["V"] * dims["h"])
 
 
 @dataclass(frozen=True)

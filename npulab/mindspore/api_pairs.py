@@ -339,9 +339,13 @@ def _check_tensor() -> PairResult:
 def _check_to_device() -> PairResult:
     a = _randn(2, 3, seed=10)
     target = ms.get_context("device_target")
-    moved = ms.Tensor(a).move_to(target)
-    return PairResult("to_device", (_cmp(f"Tensor.move_to({target!r})", torch.from_numpy(a).to("cpu"), moved, 0.0),),
-                      "张量默认就建在 ms.set_device 指定的设备上；需要显式搬运时（如 CPU 与 Ascend 之间）用 Tensor.move_to")
+    moved = ms.Tensor(a).to(target)  # MindSpore 2.10: Tensor.to(device); Tensor.move_to is deprecated (removed after 2.9.0)
+    built = ms.Tensor(a, device=target)
+    where = f"moved.device = {moved.device!r}，built.device = {built.device!r}"
+    return PairResult("to_device", (_cmp(f"Tensor.to({target!r})", torch.from_numpy(a).to("cpu"), moved, 0.0),
+                                    _cmp(f"ms.Tensor(..., device={target!r})", torch.from_numpy(a), built, 0.0)),
+                      "张量默认就建在 ms.set_device 指定的设备上；需要显式搬运时（如 CPU 与 Ascend 之间）用 Tensor.to('Ascend') "
+                      f"或在构造时写 device=，用 .device 查看（{where}）；旧的 Tensor.move_to 已弃用，文档写明 2.9.0 之后移除")
 
 
 def _check_train_eval() -> PairResult:
@@ -424,7 +428,7 @@ PAIRS: tuple[Pair, ...] = (
          note="set_context 的 device_target/device_id 已标注将废弃；set_context 只再用于 mode 等"),
     Pair("tensor", "创建张量", "torch.randn(3, 4)", "ms.Tensor(np.random.randn(3, 4).astype(np.float32))", _check_tensor,
          note="也可用 ms.ops.randn(3, 4)，但数值与 PyTorch 的不同"),
-    Pair("to_device", "张量上设备", "tensor.to('cuda')", "（自动）或 tensor.move_to('Ascend')", _check_to_device,
+    Pair("to_device", "张量上设备", "tensor.to('cuda')", "（自动）或 tensor.to('Ascend')", _check_to_device,
          seed="（自动，设好 context 即可）"),
     Pair("train_eval", "训练/推理模式", "model.train() / model.eval()", "net.set_train(True) / net.set_train(False)",
          _check_train_eval, note="影响 BatchNorm 与 Dropout", in_seed=False),

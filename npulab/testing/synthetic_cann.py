@@ -52,8 +52,14 @@ def make_synthetic_install(
     inner_version: str = "7.6.0.1.220",
     driver_version: str | None = "24.1.0.3",
     arch: str | None = None,
+    latest_dir: bool = False,
 ) -> Path:
-    """Build a small fake CANN tree under ``root`` (legacy ``ascend-toolkit/`` or ≥8.5 ``cann/``) and return ``root``."""
+    """Build a small fake CANN tree under ``root`` (legacy ``ascend-toolkit/`` or ≥8.5 ``cann/``) and return ``root``.
+
+    ``latest_dir=True`` (legacy layout only) builds ``ascend-toolkit/latest`` as the installer does: a real directory
+    whose entries are symlinks to the components of the installed version (``compiler -> ../8.0.0/compiler``), plus
+    real files (``version.cfg``); the default keeps ``latest`` a single symlink, which the tests of broken links use.
+    """
     if layout not in ("legacy", "cann"):
         raise ValueError(f"layout 只能是 'legacy' 或 'cann'，收到 {layout!r}")
     parse_version(version)  # reject nonsense early
@@ -89,7 +95,15 @@ def make_synthetic_install(
             f"package_name=Ascend-cann-ops\nversion={version}\narch={arch}\nos=linux\n", encoding="utf-8")
     if link.is_symlink() or link.exists():
         link.unlink()
-    link.symlink_to(target)
+    if latest_dir and layout == "legacy":
+        link.mkdir()
+        for entry in sorted(real.iterdir()):
+            if entry.is_dir():
+                (link / entry.name).symlink_to(Path("..") / version / entry.name)
+            else:
+                (link / entry.name).write_bytes(entry.read_bytes())
+    else:
+        link.symlink_to(target)
     set_env.write_text(_set_env_text(root, home), encoding="utf-8")
     if driver_version is not None:
         for sub in ("lib64/common", "lib64/driver"):

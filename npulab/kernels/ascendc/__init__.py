@@ -22,6 +22,7 @@ from npulab.kernels.ascendc.errors import (
     OutOfBoundsError,
     QueueError,
     TilingError,
+    TilingWarning,
     UBOverflowError,
 )
 from npulab.kernels.ascendc.platform import Platform, ascend910b3, for_chip
@@ -30,6 +31,7 @@ from npulab.kernels.ascendc.timeline import CostModel, Timeline, plot_timeline, 
 
 __all__ = [
     "AlignmentError", "AscendCError", "CostModel", "KernelRun", "OutOfBoundsError", "Platform", "QueueError",
-    "ReluTiling", "TilingError", "Timeline", "UBOverflowError", "ascend910b3", "for_chip", "plan_tiling", "plot_timeline",
+    "ReluTiling", "TilingError", "TilingWarning", "Timeline", "UBOverflowError", "ascend910b3", "for_chip", "plan_tiling",
+    "plot_timeline",
     "run_relu", "schedule",
 ]

@@ -19,6 +19,10 @@ class AlignmentError(TilingError):
     """A length or address that breaks the 32-byte rule of the Unified Buffer and of ``DataCopy``."""
 
 
+class TilingWarning(UserWarning):
+    """A tiling the kernel can run with, but probably slower than intended (e.g. more cores than the chip has)."""
+
+
 class QueueError(AscendCError):
     """Misuse of a ``TQue``: no free buffer, queue deeper than declared, ``DeQue`` on an empty queue."""
 

@@ -4,12 +4,16 @@ These are the parameters that the host-side tiling function of
 ``chapters/06_advanced/ascendc/relu_custom/op_host/relu_custom.cpp`` computes and hands to the kernel
 (``ReluCustomTilingData``: totalLength, blockLength, tileLength; blockDim through ``SetBlockDim``;
 BUFFER_NUM is a constant of the kernel). ``plan_tiling`` follows that C++ function step for step, and
-``ReluTiling.validate`` rejects settings the kernel cannot run with, saying why in Chinese:
+``ReluTiling.validate`` rejects settings the kernel cannot run with, saying why in Chinese, and warns
+(``TilingWarning``) about settings that run but waste time:
 
 - every per-core slice except the last starts on a 32-byte boundary (``blockLength`` is aligned);
 - a tile fills whole 32-byte UB blocks (``tileLength`` × element size is a multiple of 32);
 - the buffers of both queues fit into the Unified Buffer: 2 queues × BUFFER_NUM × tile bytes ≤ UB;
-- blockDim does not exceed the vector cores, and the buffer count stays within ``InitBuffer``'s limit.
+- blockDim is a count of *logical* cores in [1, 65535] (``SetBlockDim``, CANN API reference atlasopapi_07_00236);
+  for a vector-only kernel more than the chip's vector cores is legal and only warned about (the extra blocks
+  wait for a free core); the "no more than the physical cores" rule binds Cube + Vector (MIX) kernels, not this one;
+- the buffer count stays within ``InitBuffer``'s limit.
 
 The last core takes what is left (``totalLength − blockLength × (blockDim − 1)``), and the last tile of
 a core may be shorter than ``tileLength``; the kernel copies such tails with ``DataCopyPad``.
@@ -18,9 +22,10 @@ a core may be shorter than ``tileLength``; the kernel copies such tails with ``D
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 
-from npulab.kernels.ascendc.errors import AlignmentError, TilingError, UBOverflowError
+from npulab.kernels.ascendc.errors import AlignmentError, TilingError, TilingWarning, UBOverflowError
 from npulab.kernels.ascendc.platform import Platform, ascend910b3
 
 # element types the kernel is registered for, with their size in bytes: the Relu vector API supports
@@ -31,6 +36,7 @@ DEFAULT_BUFFER_NUM = 2  # double buffering: InitBuffer(queue, BUFFER_NUM, tileBy
 # every core but a lone one gets at least this much input, so that a small tensor does not wake 40 cores;
 # a tuning choice of this course (MIN_CORE_BYTES in op_host/relu_custom.cpp), not a hardware rule
 MIN_CORE_BYTES = 8192
+MAX_BLOCK_DIM = 65535  # SetBlockDim: blockDim counts logical cores, range [1, 65535]
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -123,10 +129,9 @@ class ReluTiling:
             raise TilingError(f"total_length 不能为负数，收到 {self.total_length}")
         if self.buffer_num < 1:
             raise TilingError(f"BUFFER_NUM 须 ≥ 1（1 = 单缓冲，2 = 双缓冲），收到 {self.buffer_num}")
-        if not 1 <= self.block_dim <= platform.vector_cores:
+        if not 1 <= self.block_dim <= MAX_BLOCK_DIM:
             raise TilingError(
-                f"blockDim = {self.block_dim} 不可用：纯 Vector 算子在 {platform.name} 上最多启动 "
-                f"{platform.vector_cores} 个 Vector 核（AIV），至少 1 个"
+                f"blockDim = {self.block_dim} 不可用：blockDim 是逻辑核数，取值范围为 [1, {MAX_BLOCK_DIM}]，至少 1 个"
             )
         if self.total_length == 0:
             return self
@@ -160,7 +165,23 @@ class ReluTiling:
                 f"超过 {platform.name} 每个 Vector 核的 UB 容量 {platform.ub_bytes} 字节（{platform.ub_bytes // 1024} KiB）。"
                 f"tileLength 最大可取 {largest}"
             )
+        for message in self.warnings(platform):
+            warnings.warn(message, TilingWarning, stacklevel=2)
         return self
+
+    def warnings(self, platform: Platform | None = None) -> list[str]:
+        """Chinese notes on settings that run but probably waste time (no exception: the kernel still works)."""
+        platform = platform or ascend910b3()
+        notes = []
+        if _is_int(self.block_dim) and self.block_dim > platform.vector_cores:
+            rounds = ceil_div(self.block_dim, platform.vector_cores)
+            notes.append(
+                f"blockDim = {self.block_dim} 超过 {platform.name} 的 {platform.vector_cores} 个 Vector 核（AIV）："
+                f"纯 Vector 算子可以这样启动（blockDim 是逻辑核数），但要分 {rounds} 轮才能排完，每轮都有调度开销；"
+                f"取 Vector 核数 {platform.vector_cores} 或它的整数倍更好。只有 Cube + Vector 融合（MIX）算子的 blockDim "
+                f"不能超过物理核数"
+            )
+        return notes
 
     def describe(self, platform: Platform | None = None) -> str:
         """A few Chinese lines: cores, per-core length, tiles, UB use."""

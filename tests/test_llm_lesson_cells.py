@@ -1,0 +1,89 @@
+"""The NPU cells of lesson 06/05 (ms-swift, MindSpeed-LLM, vLLM-Ascend) name their stack, use today's commands and,
+in a workshop, the seat's own NPU and port (``npulab.course.workshop.mode``) or say why they are skipped.
+
+The cells are run through IPython with ``system`` replaced by a recorder, so the shell lines are checked exactly as
+IPython would expand them (``{name}`` from the cell's variables), without running anything.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from npulab.core.paths import REPO_ROOT
+
+LESSON = REPO_ROOT / "chapters" / "06_advanced" / "05_llm_on_ascend.ipynb"
+SEAT = {"NPULAB_WORKSHOP_SEAT": "alice", "NPULAB_SEAT_DEVICES": "3", "NPULAB_SEAT_PORT": "20030"}
+
+
+def _npu_cells() -> dict[str, str]:
+    cells = json.loads(LESSON.read_text(encoding="utf-8"))["cells"]
+    return {c["id"]: "".join(c["source"]) for c in cells if "npu" in c["metadata"].get("tags", [])}
+
+
+CELLS = _npu_cells()
+
+
+@pytest.fixture
+def run(monkeypatch, capsys):
+    """Run a cell body (after its %%npu line) in IPython; return (shell commands, printed text)."""
+    import IPython.core.interactiveshell as shell_module
+    from IPython import get_ipython
+    from IPython.core.interactiveshell import InteractiveShell
+
+    commands: list[str] = []
+    monkeypatch.setattr(shell_module, "system", lambda cmd: commands.append(cmd) or 0)
+    existing = get_ipython()  # another test may already have started a shell: reuse it, never replace it
+    shell = existing or InteractiveShell.instance()
+    monkeypatch.setattr(shell, "system", shell.system_piped)
+
+    def _run(cell_id: str, environ: dict[str, str]) -> tuple[list[str], str]:
+        for key in SEAT:
+            monkeypatch.delenv(key, raising=False)
+        for key, value in environ.items():
+            monkeypatch.setenv(key, value)
+        commands.clear()
+        result = shell.run_cell(CELLS[cell_id].split("\n", 1)[1], store_history=False)
+        assert result.error_in_exec is None and result.error_before_exec is None
+        return list(commands), capsys.readouterr().out
+
+    yield _run
+    if existing is None:
+        InteractiveShell.clear_instance()
+
+
+def test_every_stack_cell_names_its_environment_and_the_doctor_check():
+    for cell_id in ("358d500d", "597ddbeb", "a2bb9722"):
+        assert "# 环境：" in CELLS[cell_id] and "python -m npulab doctor --stack" in CELLS[cell_id], cell_id
+
+
+def test_todays_commands():
+    swift, mindspeed = CELLS["358d500d"], CELLS["597ddbeb"]
+    assert "--tuner_type lora" in swift and "--train_type" not in swift  # ms-swift 4.1 removed --train_type
+    assert "convert_ckpt_v2.py" in mindspeed and "examples/mcore/qwen3/tune_qwen3_32b_4K_lora_ptd.sh" in mindspeed
+    assert "tests/0day" not in mindspeed and "convert_ckpt.py " not in mindspeed
+    assert not any("pkill" in source for source in CELLS.values())  # kill by PID, not every "vllm serve" on the host
+
+
+def test_outside_a_workshop_the_cells_use_card_0_and_port_8000(run):
+    commands, _ = run("a2bb9722", {})
+    assert commands[0].startswith("ASCEND_RT_VISIBLE_DEVICES=0 nohup vllm serve") and "--port 8000" in commands[0]
+    assert all("{" not in c.split("-d '")[0] for c in commands)  # every {name} was expanded
+    commands, _ = run("358d500d", {})
+    assert commands[0].startswith("ASCEND_RT_VISIBLE_DEVICES=0 nohup swift sft")
+
+
+def test_in_a_workshop_the_cells_use_the_seat_or_say_why_not(run):
+    commands, _ = run("a2bb9722", SEAT)
+    assert commands[0].startswith("ASCEND_RT_VISIBLE_DEVICES=3 ") and "--port 20030" in commands[0]
+    assert "localhost:20030" in commands[1] and "localhost:20030" in commands[3] and "8000" not in " ".join(commands)
+    assert '{"model": "Qwen/Qwen2.5-7B-Instruct"' in commands[3]  # the JSON body keeps its braces
+    commands, _ = run("4ce0fc95", SEAT)
+    assert all("20030" in c for c in commands if "vllm bench" in c or "curl" in c)
+    assert "kill $(cat vllm_serve.pid) ; sleep 10" in commands and commands[-1] == "kill $(cat vllm_eager.pid)"
+    commands, _ = run("358d500d", SEAT)
+    assert commands[0].startswith("ASCEND_RT_VISIBLE_DEVICES=3 nohup swift sft")
+    for whole_server in ("597ddbeb", "540ec779"):  # 8-card jobs: skipped on a shared server, with the reason
+        commands, out = run(whole_server, SEAT)
+        assert commands == [] and "工作坊模式（alice）" in out and "8 张卡" in out
