@@ -106,10 +106,12 @@
 
   /** Sphinx scores a word in any heading of a page like one in its title; a page whose own title contains
    *  every query term (a lesson named by the query) comes first, the more of the title the query covers the
-   *  better. */
+   *  better; on a tie a lesson (chapters/) ranks above a lab, a lab above its solution. */
   const courseScore = (result) => {
-    const [docname, , , , score] = result;
+    const [docname, , , , raw] = result;
     const index = window.Search && window.Search._index;
+    // among equal matches, the lesson that teaches a term before the lab that tests it, the solution last
+    const score = raw + (docname.startsWith("chapters/") ? 2 : 0) - (docname.includes("/solutions/") ? 2 : 0);
     if (!index || !lastTerms.length) return score;
     const at = index.docnames.indexOf(docname);
     const title = at >= 0 ? String(index.titles[at]).toLowerCase() : "";

@@ -1,0 +1,288 @@
+"""A learner's first contact with the published site (issue 22), in a real headless Chromium: the sidebars open
+and close on a phone and on a desktop, by tap and by keyboard; tables never break a word; search finds the
+lesson a learner types; lab pages show only the checks' feedback; no link leads nowhere."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+from sitekit import BUILD, rel
+
+from npulab.core.notebook_cells import read
+from npulab.core.paths import REPO_ROOT
+from npulab.course.sphinx_site import PLACEHOLDER_REPOS
+
+PHONE = {"width": 375, "height": 812}
+DESKTOP = {"width": 1280, "height": 800}
+LESSON = "chapters/01_environment/02_hello_npu.html"
+USERDICT = REPO_ROOT / "assets" / "search_userdict.txt"
+# the compounds issue 22 found missing, and the lesson each must find first
+NAMED_QUERIES = {
+    "性能分析": "chapters/05_tools/04_profiling_and_precision",
+    "精度调试": "chapters/05_tools/04_profiling_and_precision",
+    "张量并行": "chapters/06_advanced/05_llm_on_ascend",
+    "兼容矩阵": "chapters/01_environment/01_environment_setup",
+}
+
+# A Latin word, number, version or identifier: letters, digits and _ joined by . , : (9.0.0, torch.npu, 1,024) or
+# a numeric fraction (0/1). Breaking after a hyphen or a slash between words is ordinary line breaking.
+BROKEN_WORDS_JS = r"""() => {
+  const WORD = /[A-Za-z0-9_]+(?:[.,:][A-Za-z0-9_]+|\/[0-9]+)*/g;
+  const found = [];
+  for (const cell of document.querySelectorAll('.bd-article td, .bd-article th')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement.closest('pre')) continue;  // preformatted text scrolls, it never wraps a word
+      WORD.lastIndex = 0;
+      for (let m = WORD.exec(node.data); m; m = WORD.exec(node.data)) {
+        if (m[0].length < 2) continue;
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const rects = Array.from(range.getClientRects()).filter((r) => r.width > 0.5);
+        if (rects.length < 2) continue;
+        const tops = rects.map((r) => r.top), height = Math.min(...rects.map((r) => r.height));
+        if (Math.max(...tops) - Math.min(...tops) > height / 2) found.push(m[0]);
+      }
+    }
+  }
+  return found;
+}"""
+SHOW_ALL_CELLS = ".bd-article div.cell { content-visibility: visible !important; }"
+
+
+def toc_files() -> list[str]:
+    toc = yaml.safe_load((REPO_ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = []
+
+    def walk(entries):
+        for entry in entries:
+            files.append(entry["file"])
+            walk(entry.get("sections", []))
+
+    for part in toc["parts"]:
+        walk(part["chapters"])
+    return files
+
+
+def page_title(file: str) -> str:
+    """The first heading of a page's source (notebook or Markdown)."""
+    path = REPO_ROOT / f"{file}.ipynb"
+    lines = ([line for c in read(path).cells if c.cell_type == "markdown" for line in c.source.splitlines()]
+             if path.exists() else (REPO_ROOT / f"{file}.md").read_text(encoding="utf-8").splitlines())
+    return next(line[2:].strip() for line in lines if line.startswith("# "))
+
+
+def lessons() -> dict[str, str]:
+    """Lesson and lab pages that are in this build -> their titles."""
+    return {f: page_title(f) for f in toc_files()
+            if f.startswith(("chapters/", "notebooks/")) and not f.endswith("index") and (BUILD / f"{f}.html").exists()}
+
+
+def key_terms() -> list[str]:
+    return [line.split()[0] for line in USERDICT.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def phone(browser):
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def desktop(browser):
+    context = browser.new_context(viewport=DESKTOP)
+    yield context.new_page()
+    context.close()
+
+
+def _visible_toggle(page, kind: str):
+    toggles = page.locator(f".{kind}-toggle:visible")
+    assert toggles.count() >= 1, f"no visible .{kind}-toggle"
+    return toggles.first
+
+
+def _dialog_open(page, kind: str) -> bool:
+    return page.evaluate(f"() => !!document.getElementById('pst-{kind}-sidebar-modal')?.open")
+
+
+def _no_tooltip(page) -> bool:
+    return page.locator(".tooltip.show").count() == 0
+
+
+# ---- navigation ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["primary", "secondary"])
+def test_sidebars_open_and_close_on_a_phone_by_tap_and_keyboard(server, phone, kind):
+    phone.goto(f"{server}/{LESSON}", wait_until="load")
+    toggle = _visible_toggle(phone, kind)
+    toggle.tap()
+    phone.wait_for_function(f"() => document.getElementById('pst-{kind}-sidebar-modal').open", timeout=5_000)
+    links = phone.locator(f"#pst-{kind}-sidebar-modal a:visible")
+    assert links.count() > 2, f"the {kind} panel opened empty"
+    phone.keyboard.press("Escape")
+    assert not _dialog_open(phone, kind), "Escape does not close the panel"
+    assert _no_tooltip(phone), "a tooltip stays up after the tap"
+    toggle.focus()
+    phone.keyboard.press("Enter")
+    assert _dialog_open(phone, kind), "Enter on the button does not open the panel"
+    phone.keyboard.press("Escape")
+    assert not _dialog_open(phone, kind)
+    toggle.tap()
+    assert _dialog_open(phone, kind)
+    phone.mouse.click(PHONE["width"] - 5, PHONE["height"] // 2)  # outside the panel (its backdrop)
+    assert not _dialog_open(phone, kind), "a tap beside the panel does not close it"
+    assert _no_tooltip(phone)
+
+
+def test_sidebars_collapse_and_return_on_a_desktop(server, desktop):
+    desktop.goto(f"{server}/{LESSON}", wait_until="load")
+    sidebar = desktop.locator("#pst-primary-sidebar")
+    width = lambda: sidebar.bounding_box()["width"] if sidebar.bounding_box() else 0  # noqa: E731
+    assert width() > 100
+    toggle = _visible_toggle(desktop, "primary")
+    toggle.click()
+    desktop.wait_for_function("() => document.getElementById('pst-primary-sidebar').getBoundingClientRect().width < 5",
+                              timeout=5_000)
+    toggle.focus()
+    desktop.keyboard.press("Enter")
+    desktop.wait_for_function("() => document.getElementById('pst-primary-sidebar').getBoundingClientRect().width > 100",
+                              timeout=5_000)
+    assert not _dialog_open(desktop, "primary")
+    # the page contents: shown beside the article at this width, or behind a working ☷
+    secondary = desktop.locator(".secondary-toggle:visible")
+    if secondary.count():
+        secondary.first.click()
+        assert _dialog_open(desktop, "secondary")
+        desktop.keyboard.press("Escape")
+    else:
+        assert desktop.locator("#pst-secondary-sidebar nav a:visible").count() > 2
+    desktop.mouse.move(5, 400)
+    assert _no_tooltip(desktop)
+
+
+# ---- tables -------------------------------------------------------------------------------------------------
+
+def test_no_word_is_broken_in_a_table_cell_at_1280_and_375_px(server, desktop, pages):
+    problems = []
+    for path in pages:
+        desktop.set_viewport_size(DESKTOP)
+        desktop.goto(f"{server}/{rel(path)}", wait_until="load")
+        if not desktop.locator(".bd-article table").count():
+            continue
+        desktop.add_style_tag(content=SHOW_ALL_CELLS)
+        for size in (DESKTOP, PHONE):
+            desktop.set_viewport_size(size)
+            broken = desktop.evaluate(BROKEN_WORDS_JS)
+            if broken:
+                problems.append(f"{rel(path)} at {size['width']} px: {len(broken)} broken: {broken[:8]}")
+    desktop.set_viewport_size(DESKTOP)
+    assert not problems, "\n".join(problems)
+
+
+# ---- search -------------------------------------------------------------------------------------------------
+
+def _top_hits(page, server: str, query: str, n: int = 3) -> list[str]:
+    page.goto(f"{server}/search.html?q={query}", wait_until="load")
+    page.wait_for_function(
+        "() => document.querySelector('#search-results .search-summary')?.innerText.trim()", timeout=20_000)
+    hrefs = page.eval_on_selector_all("#search-results ul.search > li > a", "els => els.map(e => e.getAttribute('href'))")
+    return [re.sub(r"(?:\.html)?(?:[?#].*)?$", "", h) for h in hrefs[:n]]
+
+
+def test_search_finds_each_lesson_by_its_title_and_key_terms_first(server, desktop):
+    titled = lessons()
+    queries = {title: [file] for file, title in titled.items()}
+    for term in key_terms():  # a course term in lesson titles finds one of those lessons first
+        where = [f for f, t in titled.items() if term in t and "/solutions/" not in f]
+        if where:
+            queries.setdefault(term, where)
+    queries.update({q: [f] for q, f in NAMED_QUERIES.items()})
+    problems = []
+    for query, expected in queries.items():
+        hits = _top_hits(desktop, server, query)
+        if not hits or hits[0] not in expected:
+            problems.append(f"{query!r}: top hits {hits}, expected {expected[:3]}")
+    assert not problems, f"{len(problems)} of {len(queries)} queries:\n" + "\n".join(problems)
+
+
+def test_every_key_term_finds_something(server, desktop):
+    text = "".join(p.read_text(encoding="utf-8") for p in BUILD.rglob("*.html") if "_static" not in p.parts)
+    used = [t for t in key_terms() if t in text]
+    missing = [t for t in used if not _top_hits(desktop, server, t, n=1)]
+    assert not missing, f"course terms that appear on the site but search does not find: {missing}"
+
+
+# ---- lab pages and links ------------------------------------------------------------------------------------
+
+STRAY = re.compile(r"你的答案： Ellipsis|\{'correct': \d+|<pre>False</pre>|<pre>True</pre>")
+
+
+def test_lab_pages_show_only_feedback():
+    labs = sorted((BUILD / "notebooks").glob("*_lab.html")) + sorted((BUILD / "notebooks" / "solutions").glob("*.html"))
+    assert labs
+    problems = []
+    for page in labs:
+        html = page.read_text(encoding="utf-8")
+        problems += [f"{rel(page)}: {m.group(0)}" for m in STRAY.finditer(html)]
+        results = re.findall(r'<div class="output text_plain">\s*<pre>([^<]*)</pre>', html)
+        problems += [f"{rel(page)}: a bare result {r!r}" for r in results if r.strip() in ("True", "False", "None")]
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_no_placeholder_links(pages):
+    placeholder = re.compile(r'href="[^"]*(?:' + "|".join(re.escape(p) for p in PLACEHOLDER_REPOS) + r')[^"]*"')
+    problems = []
+    for page in pages + [BUILD / "404.html"]:
+        html = page.read_text(encoding="utf-8")
+        problems += [f"{rel(page)}: {m.group(0)[:100]}" for m in placeholder.finditer(html)]
+        problems += [f"{rel(page)}: %3C (an unset address) in {m.group(0)[:100]}"
+                     for m in re.finditer(r'href="[^"]*%3C[^"]*"', html)]
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_landing_page_starts_somewhere(server, desktop):
+    desktop.goto(f"{server}/intro.html", wait_until="load")
+    section = desktop.locator("section:has(> h2:text('从这里开始'))")
+    hrefs = section.locator("a").evaluate_all("els => els.map(e => e.getAttribute('href'))")
+    for target in ("chapters/01_environment/01_environment_setup.html", "chapters/01_environment/index.html",
+                   "about/run_on_npu.html"):
+        assert any(h and h.split("#")[0].endswith(target) for h in hrefs), (target, hrefs)
+
+
+def test_not_found_page_links_work_under_a_project_path(server, browser):
+    """GitHub Pages serves 404.html for a missing address under /<repo>/…: its links must lead into the site."""
+    base = "/course-project/"
+
+    def project_site(route):  # the site as GitHub Pages serves a project site: only under /course-project/
+        path = route.request.url.split("://", 1)[1].split("/", 1)[1].split("?")[0]
+        inner = path[len(base) - 1:] if ("/" + path).startswith(base) else None
+        target = BUILD / (inner or "").lstrip("/")
+        if inner is not None and target.is_file():
+            route.fulfill(path=str(target))
+        else:
+            route.fulfill(status=404, path=str(BUILD / "404.html"))
+
+    context = browser.new_context()
+    page = context.new_page()
+    page.route("**/*", project_site)
+    page.goto(f"{server}{base}chapters/missing/page.html", wait_until="load")
+    page.wait_for_function(f"() => document.querySelector('a[data-page]').getAttribute('href').startsWith('{base}')",
+                           timeout=5_000)
+    hrefs = page.locator("a[data-page]").evaluate_all("els => els.map(e => e.getAttribute('href'))")
+    context.close()
+    assert hrefs == [f"{base}intro.html", f"{base}search.html"]
+
+
+def test_quiz_sources_link_to_lessons_and_options_fit_on_a_phone(server, phone):
+    phone.goto(f"{server}/notebooks/quizzes.html", wait_until="load")
+    sources = phone.locator("a.quiz-source").evaluate_all("els => els.map(e => e.getAttribute('href'))")
+    assert sources and all(s.split("#")[0].endswith(".html") and (BUILD / "notebooks" / s.split("#")[0]).resolve().exists()
+                           for s in sources), sources
+    wide = phone.evaluate("""() => Array.from(document.querySelectorAll('.npulab-quiz label')).filter(l => {
+        const card = l.closest('.npulab-quiz').getBoundingClientRect(), r = l.getBoundingClientRect();
+        return r.right > card.right + 1 || l.scrollWidth > l.clientWidth + 1; }).map(l => l.textContent.slice(0, 40))""")
+    assert not wide, f"quiz options wider than their card at 375 px: {wide[:5]}"
