@@ -14,7 +14,8 @@
  */
 (() => {
   "use strict";
-  const ready = (fn) => (document.readyState !== "loading" ? fn() : document.addEventListener("DOMContentLoaded", fn));
+  // after the themes' scripts (deferred, later in the page) have bound their buttons and made their tooltips
+  const ready = (fn) => (document.readyState === "complete" ? fn() : document.addEventListener("DOMContentLoaded", fn));
 
   // ---- 1. sidebar toggles --------------------------------------------------------------------------------
   const forwardToggles = (selector) => {
@@ -63,8 +64,11 @@
   let vocabulary = null;
   let lastTerms = [];
 
+  // searchtools.js declares `const Search` and `var Scorer`: the first is a global binding but no window property
+  const searchIndex = () => (typeof Search !== "undefined" && Search._index) || null;  // eslint-disable-line no-undef
+
   const indexVocabulary = () => {
-    const index = window.Search && window.Search._index;
+    const index = searchIndex();
     if (!index) return null;
     if (!vocabulary) {
       vocabulary = new Set();
@@ -75,21 +79,18 @@
     return vocabulary;
   };
 
-  /** Forward maximum matching of a run of Chinese characters over the index's words. Single characters are
-   *  never indexed (Sphinx keeps words longer than one character), so they are dropped, except inside a stretch
-   *  that no indexed word covers: that stretch stays one term, and the search honestly finds nothing for it. */
+  /** Forward maximum matching of a run of Chinese characters over the index's words. Characters that no indexed
+   *  word covers are left out, as the index left them out (Sphinx keeps only words of two characters or more:
+   *  "的", "在"); a run in which nothing is indexed stays whole, so the search honestly finds nothing for it. */
   const segment = (run, words) => {
     const out = [];
-    let pending = "";
-    const flush = () => { if (pending.length > 1) out.push(pending); pending = ""; };
     for (let i = 0; i < run.length;) {
       let n = Math.min(MAX_WORD, run.length - i);
       while (n > 1 && !words.has(run.substr(i, n))) n--;
-      if (n > 1) { flush(); out.push(run.substr(i, n)); } else pending += run[i];
+      if (n > 1 && !out.includes(run.substr(i, n))) out.push(run.substr(i, n));
       i += n;
     }
-    flush();
-    return out.filter((w, i) => out.indexOf(w) === i);
+    return out.length || run.length < 2 ? out : [run];
   };
 
   const courseSplitQuery = (query) => {
@@ -109,7 +110,7 @@
    *  better; on a tie a lesson (chapters/) ranks above a lab, a lab above its solution. */
   const courseScore = (result) => {
     const [docname, , , , raw] = result;
-    const index = window.Search && window.Search._index;
+    const index = searchIndex();
     // among equal matches, the lesson that teaches a term before the lab that tests it, the solution last
     const score = raw + (docname.startsWith("chapters/") ? 2 : 0) - (docname.includes("/solutions/") ? 2 : 0);
     if (!index || !lastTerms.length) return score;
