@@ -118,7 +118,7 @@
     const title = at >= 0 ? String(index.titles[at]).toLowerCase() : "";
     if (!title || !lastTerms.every((t) => title.includes(t))) return score;
     const covered = lastTerms.reduce((n, t) => n + t.length, 0) / title.replace(/\s+/g, "").length;
-    return score + 50 + Math.round(20 * Math.min(1, covered));
+    return score + 50 + Math.round(5 * Math.min(1, covered));
   };
 
   window.splitQuery = courseSplitQuery;  // searchtools.js keeps a splitQuery defined before it, or is overridden
