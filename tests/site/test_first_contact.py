@@ -130,6 +130,14 @@ def test_sidebars_collapse_and_return_on_a_desktop(server, desktop):
         assert desktop.locator("#pst-secondary-sidebar nav a:visible").count() > 2
     desktop.mouse.move(5, 400)
     assert _no_tooltip(desktop)
+    desktop.set_viewport_size({"width": 1100, "height": 800})  # a laptop: the page contents sit behind ☷
+    toggle = _visible_toggle(desktop, "secondary")
+    toggle.focus()
+    desktop.keyboard.press("Enter")
+    assert _dialog_open(desktop, "secondary"), "☷ does not open the page contents at 1100 px"
+    desktop.keyboard.press("Escape")
+    assert not _dialog_open(desktop, "secondary")
+    desktop.set_viewport_size(DESKTOP)
 
 
 # ---- tables: measured on every page at 375 px (test_reader.test_no_page_scrolls_sideways_on_a_phone) and at
