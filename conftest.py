@@ -112,6 +112,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="cell tagged 'skip-execution' (Jupyter Book does not run it either)"))
 
 
+def _hidden_by_semicolon(cell, output) -> bool:
+    """Whether JupyterLab would hide this result: IPython shows no value for a cell ending in ``;``. nbval runs
+    cells with ``store_history=False``, so IPython checks the wrong cell and the value (``False`` after
+    ``lab.check(...);``, the dict of ``lab.report();``) would reach the book; the staged notebook drops it."""
+    if output.get("output_type") != "execute_result":
+        return False
+    from IPython.core.displayhook import DisplayHook
+
+    return DisplayHook.semicolon_at_end_of_expression(cell.source)
+
+
 class _BookCacheStager:
     """Collects per-cell outcomes during the nbval run and caches cleanly executed notebooks."""
 
@@ -151,7 +162,7 @@ class _BookCacheStager:
                 if outputs is None:  # skipped (npu cell): keep what the notebook stores (recorded outputs)
                     continue
                 count += 1
-                cell.outputs = [copy.deepcopy(o) for o in outputs]
+                cell.outputs = [copy.deepcopy(o) for o in outputs if not _hidden_by_semicolon(cell, o)]
                 cell.execution_count = count
                 for out in cell.outputs:
                     if out.get("output_type") == "execute_result":

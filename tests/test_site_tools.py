@@ -229,3 +229,72 @@ def test_css_icon_code_points_outside_the_class_table():
     css = ('.fa-bars:before{content:"\\f0c9"}:root{--pst-icon-info:"\uf05a"}'
            '.admonition-title:after{content:"\\f06a";font:var(--fa-font-solid)}')
     assert site_postprocess.css_codepoints(css) == {0xF05A, 0xF06A}
+
+
+# ---- issue 22: one repository setting, 404 base, quiz sources, staged results -------------------------------
+
+def test_unset_repository_removes_every_button_that_would_lead_nowhere(monkeypatch):
+    from types import SimpleNamespace
+
+    monkeypatch.delenv("COURSE_PUBLISH", raising=False)
+    options = {"repository_url": "https://github.com/<owner>/<repo>", "use_repository_button": True,
+               "use_issues_button": True, "launch_buttons": {"binderhub_url": "https://mybinder.org",
+                                                             "notebook_interface": "jupyterlab"}}
+    config = SimpleNamespace(html_theme_options=options)
+    assert sphinx_site.repository_url(config) == ""
+    sphinx_site.check_repository(None, config)
+    assert options["repository_url"] == "" and not options["use_repository_button"] and not options["use_issues_button"]
+    assert options["launch_buttons"]["binderhub_url"] == "" and options["launch_buttons"]["notebook_interface"] == "jupyterlab"
+    kept = {"repository_url": "https://github.com/someone/ascend-course", "use_repository_button": True}
+    sphinx_site.check_repository(None, SimpleNamespace(html_theme_options=kept))
+    assert kept["use_repository_button"] and kept["repository_url"].endswith("ascend-course")
+
+
+def test_repository_address_is_filled_in_where_a_page_asks_for_it():
+    from docutils import nodes
+
+    block = nodes.literal_block("git clone <课程仓库地址>", "git clone <课程仓库地址>")
+    doc = nodes.section("", block)
+    assert sphinx_site.fill_repository(doc, "") == 0 and "<课程仓库地址>" in block.astext()
+    assert sphinx_site.fill_repository(doc, "https://github.com/a/b") == 1
+    assert block.astext() == block.rawsource == "git clone https://github.com/a/b"  # still highlighted
+
+
+def test_pages_base_follows_the_repository(monkeypatch):
+    monkeypatch.delenv("COURSE_BASE_PATH", raising=False)
+    assert site_postprocess.pages_base("https://github.com/someone/ascend-course") == "/ascend-course/"
+    assert site_postprocess.pages_base("https://github.com/someone/someone.github.io") == "/"
+    assert site_postprocess.pages_base("") == "/"
+    monkeypatch.setenv("COURSE_BASE_PATH", "/x/")
+    assert site_postprocess.pages_base("https://github.com/someone/ascend-course") == "/x/"
+
+
+def test_notebook_links_lead_to_built_pages(tmp_path):
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "chapters" / "a.html").write_text("", encoding="utf-8")
+    page = tmp_path / "notebooks" / "quizzes.html"
+    html = '<a href="../chapters/a.ipynb#s">x</a><a href="../chapters/b.ipynb">y</a><a href="https://e.org/c.ipynb">z</a>'
+    out = site_postprocess.link_notebooks(html, page)
+    assert 'href="../chapters/a.html#s"' in out and 'href="../chapters/b.ipynb"' in out and "https://e.org/c.ipynb" in out
+
+
+def test_quiz_source_is_a_link_named_after_the_lesson():
+    from npulab.course import quiz
+
+    out = quiz._source_html("chapters/01_environment/02_hello_npu.ipynb")
+    assert out.startswith('<a class="quiz-source" href="../chapters/01_environment/02_hello_npu.ipynb">')
+    assert "Hello NPU" in out and "chapters/" not in out.split(">", 1)[1]
+
+
+def test_staged_notebooks_drop_results_hidden_by_a_semicolon():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("root_conftest", REPO_ROOT / "conftest.py")
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+
+    cell = nbformat.v4.new_code_cell('lab.check("visible", device_id);')
+    result = {"output_type": "execute_result", "data": {"text/plain": "False"}}
+    assert conftest._hidden_by_semicolon(cell, result)
+    assert not conftest._hidden_by_semicolon(cell, {"output_type": "stream", "text": "✓ visible"})
+    assert not conftest._hidden_by_semicolon(nbformat.v4.new_code_cell("lab.report()"), result)

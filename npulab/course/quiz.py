@@ -187,7 +187,8 @@ def grade(question: Question, response) -> tuple[bool, str]:
 _STYLE = """<style>
 .npulab-quiz{border:1px solid #c8d1dc;border-radius:6px;padding:.6em 1em;margin:.8em 0}
 .npulab-quiz .q{margin:.9em 0}.npulab-quiz .prompt{font-weight:600;margin-bottom:.3em}
-.npulab-quiz label{display:block;margin:.15em 0;cursor:pointer}
+.npulab-quiz label{display:flex;gap:.35em;align-items:baseline;margin:.15em 0;cursor:pointer;overflow-wrap:break-word;min-width:0}
+.npulab-quiz label>input{flex:none}.npulab-quiz label>span{min-width:0;flex:1}.npulab-quiz code{white-space:normal;overflow-wrap:anywhere}
 .npulab-quiz .fb{margin-left:.6em;font-weight:600}.npulab-quiz .fb.ok{color:#1a7f37}.npulab-quiz .fb.no{color:#b42318}
 .npulab-quiz details{margin-top:.3em;color:#444}
 </style>"""
@@ -236,10 +237,29 @@ def _inline(text: str) -> str:
     return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
 
 
+def lesson_title(path: str) -> str:
+    """The first heading of a lesson (``chapters/…/x.ipynb``), or the path itself when it has none."""
+    from npulab.core.notebook_cells import read
+
+    try:
+        cells = read(REPO_ROOT / path).cells
+    except (OSError, ValueError):
+        return path
+    for cell in cells:
+        for line in cell.source.splitlines() if cell.cell_type == "markdown" else ():
+            if line.startswith("# "):
+                return line[2:].strip()
+    return path
+
+
 def _source_html(source: str) -> str:
+    """A link to the lesson (section) the question rests on, relative to ``notebooks/quizzes.ipynb``: it opens the
+    notebook in JupyterLab; on the site the link is rewritten to the lesson's page (site_postprocess.link_notebooks)."""
     if source.startswith(("http://", "https://")):
         return f'<a href="{html.escape(source)}">{html.escape(source)}</a>'
-    return f"<code>{html.escape(source)}</code>"
+    path, _, anchor = source.partition("#")
+    href = "../" + path + (f"#{anchor}" if anchor else "")
+    return f'<a class="quiz-source" href="{html.escape(href)}">{html.escape(lesson_title(path))}</a>'
 
 
 def _question_html(quiz: Quiz, index: int, q: Question) -> str:
@@ -255,7 +275,7 @@ def _question_html(quiz: Quiz, index: int, q: Question) -> str:
                      f'aria-label="第 {index} 题的答案">{unit}</label>')
     else:
         box = "radio" if q.kind == "single" else "checkbox"
-        parts += [f'<label><input type="{box}" name="{name}" value="{i}"> {LETTERS[i]}. {_inline(o)}</label>'
+        parts += [f'<label><input type="{box}" name="{name}" value="{i}"><span>{LETTERS[i]}. {_inline(o)}</span></label>'
                   for i, o in enumerate(q.options)]
     parts.append('<button type="button" class="check">检查</button><span class="fb" role="status"></span>')
     parts.append(f"<details><summary>答案与解析</summary><p>答案：{html.escape(q.answer_text())}。"

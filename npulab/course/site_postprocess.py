@@ -264,23 +264,68 @@ a {{ color: #0a58ca; }}
 <h1>页面不存在（404）</h1>
 <p>你要找的页面不在《{title}》中：可能是地址拼写有误，或者这一节已经改名、移动。</p>
 <ul>
-<li><a href="{base}intro.html">回到课程首页</a></li>
-<li><a href="{base}search.html">在课程中搜索</a></li>
+<li><a data-page="intro.html" href="{base}intro.html">回到课程首页</a></li>
+<li><a data-page="search.html" href="{base}search.html">在课程中搜索</a></li>
 </ul>
+<script>
+/* GitHub Pages serves this page for a missing address at any depth. The links start from the site's base path
+   ({base}, from the repository setting); if the course is not there, the folders of the address are tried. */
+(function () {{
+  var links = document.querySelectorAll("a[data-page]");
+  var folders = location.pathname.split("/").slice(1, -1), bases = ["{base}"];
+  for (var i = folders.length; i >= 0; i--) {{ bases.push("/" + folders.slice(0, i).map(function (f) {{ return f + "/"; }}).join("")); }}
+  function attempt(k) {{
+    if (k >= bases.length || !window.fetch) {{ return; }}
+    fetch(bases[k] + "intro.html", {{ method: "HEAD" }}).then(function (r) {{
+      if (!r.ok) {{ return attempt(k + 1); }}
+      links.forEach(function (a) {{ a.href = bases[k] + a.getAttribute("data-page"); }});
+    }}, function () {{ attempt(k + 1); }});
+  }}
+  attempt(0);
+}})();
+</script>
 </body>
 </html>
 """
 
 
+def pages_base(repository: str) -> str:
+    """The site's base path on GitHub Pages: ``/<repo>/`` for a project site, ``/`` for ``<owner>.github.io``
+    (and without a repository address); ``COURSE_BASE_PATH`` overrides it (another host, a custom domain)."""
+    import os
+
+    given = os.environ.get("COURSE_BASE_PATH", "").strip()
+    if given:
+        return "/" + given.strip("/") + "/" if given.strip("/") else "/"
+    m = re.match(r"https?://github\.com/([^/]+)/([^/#?]+?)(?:\.git)?/?$", repository.strip())
+    if not m or m.group(2).lower() == f"{m.group(1).lower()}.github.io":
+        return "/"
+    return f"/{m.group(2)}/"
+
+
 def write_not_found(outdir: Path, title: str, base: str = "/") -> Path:
-    """A self-contained 404 page (no relative assets: GitHub Pages serves it at any depth)."""
+    """A self-contained 404 page (no relative assets: GitHub Pages serves it at any depth); its links start from
+    the site's base path and fall back to probing the folders of the missing address."""
     base = base if base.endswith("/") else base + "/"
     path = Path(outdir) / "404.html"
     path.write_text(NOT_FOUND.format(title=title, base=base), encoding="utf-8")
     return path
 
 
-def run(outdir: Path, title: str = "昇腾 NPU 编程实战", thebe: bool = False) -> dict[str, int]:
+NOTEBOOK_LINK = re.compile(r'href="((?!https?:|/|#)[^"#]+)\.(?:ipynb|md)(#[^"]*)?"')
+
+
+def link_notebooks(html: str, page: Path) -> str:
+    """Relative links to a notebook or Markdown source (the quiz's 依据, written for JupyterLab) lead to the built
+    page when there is one."""
+    def change(m):
+        target = (page.parent / (m.group(1) + ".html")).resolve()
+        return f'href="{m.group(1)}.html{m.group(2) or ""}"' if target.exists() else m.group(0)
+
+    return NOTEBOOK_LINK.sub(change, html)
+
+
+def run(outdir: Path, title: str = "昇腾 NPU 编程实战", thebe: bool = False, repository: str = "") -> dict[str, int]:
     """Post-process a built site in place; return counts (pages rewritten, icons kept)."""
     outdir = Path(outdir)
     static = outdir / "_static"
@@ -308,13 +353,12 @@ def run(outdir: Path, title: str = "昇腾 NPU 编程实战", thebe: bool = Fals
         new = rewrite_page(text, search_page=page.name == "search.html" and page.parent == outdir, thebe=thebe)
         new = bundle_styles(new, static, manifest)
         new = link_pdf(new, len(page.relative_to(outdir).parts) - 1, (outdir / PDF_NAME).exists())
+        new = link_notebooks(new, page)
         if new != text:
             page.write_text(new, encoding="utf-8")
             changed += 1
     write_bundles(static, manifest, names)
-    import os
-
-    write_not_found(outdir, title, os.environ.get("COURSE_BASE_PATH", "/"))
+    write_not_found(outdir, title, pages_base(repository))
     return {"pages": len(pages), "rewritten": changed, "icons": icons}
 
 

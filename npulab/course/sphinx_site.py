@@ -11,7 +11,9 @@ What it does, and why (docs/site.md has the reader-facing side):
 * Lighter pages, after the HTML is written: the 1.5 MB Font Awesome script is dropped (the theme's CSS already
   draws the icons from a web font, which is subset to the icons the site uses), MathJax is kept only on pages with
   math, and the theme's strings are patched to Simplified Chinese.
-* Publishing guard: with ``COURSE_PUBLISH=1`` the build fails if the repository address is still a placeholder.
+* One repository setting (``repository.url``): with ``COURSE_PUBLISH=1`` the build fails while it is unset (or a
+  placeholder); other builds then show no repository, issue or launch buttons, never links that lead nowhere.
+  Where a page says ``<课程仓库地址>`` the address is filled in.
 """
 
 from __future__ import annotations
@@ -231,18 +233,59 @@ def on_doctree_resolved(app, doctree, docname):
     add_npu_badges(doctree, _notebook_stamp(app.env, docname))
     scrub_doctree_paths(doctree)
     pair_quotes(doctree)
+    fill_repository(doctree, repository_url(app.config))
     for node in list(doctree.findall(status_placeholder)):
         node.replace_self(status_tables(app))
 
 
+def repository_url(config) -> str:
+    """The repository address set in ``_config.yml`` (``repository.url``); empty while unset or a placeholder."""
+    url = str((config.html_theme_options or {}).get("repository_url", "") or "").strip()
+    return "" if not url or any(p in url for p in PLACEHOLDER_REPOS) else url
+
+
+REPOSITORY_BUTTONS = ("use_repository_button", "use_issues_button", "use_edit_page_button", "use_source_button")
+
+
 def check_repository(app, config):
-    if os.environ.get("COURSE_PUBLISH") != "1":
+    """One setting for the repository address. Publishing (``COURSE_PUBLISH=1``) fails while it is unset; any
+    other build then shows no repository, issue or launch buttons at all (they would lead nowhere)."""
+    url = repository_url(config)
+    if url:
         return
-    url = str((config.html_theme_options or {}).get("repository_url", ""))
-    if not url or any(p in url for p in PLACEHOLDER_REPOS):
+    if os.environ.get("COURSE_PUBLISH") == "1":
         from sphinx.errors import ConfigError
 
-        raise ConfigError(f"发布构建需要课程仓库的真实地址：请在 _config.yml 的 repository.url 中填写（现为 {url!r}）。")
+        given = (config.html_theme_options or {}).get("repository_url", "")
+        raise ConfigError(f"发布构建需要课程仓库的真实地址：请在 _config.yml 的 repository.url 中填写（现为 {given!r}）。")
+    options = config.html_theme_options
+    if options is None:
+        return
+    options["repository_url"] = ""
+    for key in REPOSITORY_BUTTONS:
+        options[key] = False
+    launch = dict(options.get("launch_buttons") or {})
+    for key in ("binderhub_url", "jupyterhub_url", "colab_url", "deepnote_url", "jupyterlite_url"):
+        launch[key] = ""  # every launch service clones the repository
+    options["launch_buttons"] = launch
+
+
+REPO_MARK = "<课程仓库地址>"
+
+
+def fill_repository(doctree, url: str) -> int:
+    """Write the repository address where a page says ``<课程仓库地址>`` (``git clone …``); unset, it stays."""
+    if not url:
+        return 0
+    changed = 0
+    for node in list(doctree.findall(nodes.Text)):
+        if REPO_MARK in str(node):
+            parent = node.parent
+            parent.replace(node, nodes.Text(str(node).replace(REPO_MARK, url)))
+            if isinstance(parent, nodes.literal_block):  # Sphinx highlights a block only while rawsource == text
+                parent.rawsource = parent.rawsource.replace(REPO_MARK, url)
+            changed += 1
+    return changed
 
 
 def on_build_finished(app, exception):
@@ -254,7 +297,7 @@ def on_build_finished(app, exception):
     download_notebooks.publish(Path(app.outdir), None if any(p in repo for p in PLACEHOLDER_REPOS) else repo or None)
     launch = (app.config.html_theme_options or {}).get("launch_buttons", {}) or {}
     site_postprocess.run(Path(app.outdir), str(app.config.html_title or app.config.project),
-                         thebe=bool(launch.get("thebe")))
+                         thebe=bool(launch.get("thebe")), repository=repository_url(app.config))
 
 
 def setup(app):

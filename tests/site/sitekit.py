@@ -27,3 +27,36 @@ def content_pages() -> list[Path]:
 
 def rel(p: Path) -> str:
     return str(p.relative_to(BUILD))
+
+
+# A Latin word, number, version or identifier: letters, digits and _ joined by . , : (9.0.0, torch.npu, 1,024) or
+# a numeric fraction (0/1). Breaking after a hyphen or a slash between words is ordinary line breaking.
+BROKEN_WORDS_JS = r"""() => {
+  const WORD = /[A-Za-z0-9_]+(?:[.,:][A-Za-z0-9_]+|\/[0-9]+)*/g;
+  const found = [];
+  for (const cell of document.querySelectorAll('.bd-article td, .bd-article th')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement.closest('pre')) continue;  // preformatted text scrolls, it never wraps a word
+      WORD.lastIndex = 0;
+      for (let m = WORD.exec(node.data); m; m = WORD.exec(node.data)) {
+        if (m[0].length < 2) continue;
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const rects = Array.from(range.getClientRects()).filter((r) => r.width > 0.5);
+        if (rects.length < 2) continue;
+        const tops = rects.map((r) => r.top), height = Math.min(...rects.map((r) => r.height));
+        if (Math.max(...tops) - Math.min(...tops) > height / 2) found.push(m[0]);
+      }
+    }
+  }
+  return found;
+}"""
+SHOW_ALL_CELLS = ".bd-article div.cell { content-visibility: visible !important; }"
+
+
+def broken_words(page) -> list[str]:
+    """Latin words, numbers, versions and identifiers that a table cell of the loaded page breaks across lines."""
+    page.add_style_tag(content=SHOW_ALL_CELLS)  # lay out every cell, also those content-visibility skips
+    return page.evaluate(BROKEN_WORDS_JS)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from sitekit import BUILD, rel
+from sitekit import BUILD, SHOW_ALL_CELLS, broken_words, rel
 
 from npulab.core.notebook_cells import is_npu_cell, iter_notebooks, read
 from npulab.core.paths import REPO_ROOT
@@ -113,13 +113,13 @@ def test_badge_is_visible(server, browser):
 
 
 def test_no_page_scrolls_sideways_on_a_phone(server, browser, pages):
+    """…and no table cell breaks a word at 375 px (the 1280 px measure is in test_site.py)."""
     context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
     page = context.new_page()
     problems = []
     for path in pages:
         page.goto(f"{server}/{rel(path)}", wait_until="load")
-        # lay out every cell, also those that content-visibility skips until they are scrolled near
-        page.add_style_tag(content=".bd-article div.cell { content-visibility: visible !important; }")
+        page.add_style_tag(content=SHOW_ALL_CELLS)  # lay out every cell, also those content-visibility skips
         wide = page.evaluate("""() => {
             const w = document.documentElement.clientWidth;
             if (document.documentElement.scrollWidth <= w) return null;
@@ -135,6 +135,9 @@ def test_no_page_scrolls_sideways_on_a_phone(server, browser, pages):
         }""")
         if wide:
             problems.append(f"{rel(path)}: page is {wide[0]} px wide; {wide[1]}")
+        broken = broken_words(page)  # issue 22: tables scroll or wrap between words, never inside one
+        if broken:
+            problems.append(f"{rel(path)} at 375 px: {len(broken)} words broken in table cells: {broken[:8]}")
     context.close()
     assert not problems, "\n".join(problems)
 
