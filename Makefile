@@ -82,7 +82,8 @@ lint: venv
 	$(BIN)/python -m npulab lab-export --check
 
 test: venv lint workshop-deps
-	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site
+	# unit tests on both cores; the two modules that create Unix accounts share one worker (xdist_group)
+	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site -n 2 --dist loadgroup
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= chapters notebooks
 	$(BIN)/jupyter-book build . -W --keep-going
 	$(BIN)/pytest tests/site --ignore=tests/site/test_pdf.py
