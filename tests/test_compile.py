@@ -275,6 +275,7 @@ def _lint_cell(tmp_path, source, cache, version):
     import nbformat
 
     nb = nbformat.v4.new_notebook()
+    source = source.replace("%%npu\n", "%%npu 预期：只检查 torchair 的名字（依据：本测试）\n", 1)
     cell = nbformat.v4.new_code_cell(source, metadata={"tags": ["npu", "skip-execution"]})
     nb.cells = [cell]
     nbformat.write(nb, tmp_path / "lesson.ipynb")

@@ -157,7 +157,7 @@ def test_features_and_stacks():
 def test_triton_ascend_calls_from_committed_stubs(context):
     """triton-ascend's signatures come from committed stubs (its wheel is 50 MB); its patched tl.load is accepted."""
     ctx, index = context
-    kernel = ("%%npu\n# stack: triton-ascend\nimport triton\nimport triton.language as tl\n\n@triton.jit\n"
+    kernel = ("%%npu 预期：打印核函数的结果（依据：本测试）\n# stack: triton-ascend\nimport triton\nimport triton.language as tl\n\n@triton.jit\n"
               "def k(x_ptr, n, BLOCK: tl.constexpr):\n    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
               "    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0, care_padding=False)\n{bad}")
     good = {"cells": [{"cell_type": "code", "id": "g", "metadata": {"tags": ["npu"]}, "source": kernel.format(bad="")}]}
