@@ -38,3 +38,19 @@ def test_publish_replaces_the_source_copy_by_the_executed_notebook_with_a_note(t
 
 def test_no_executed_folder_is_not_an_error(tmp_path):
     assert dl.publish(tmp_path / "html") == 0
+
+
+def test_outputs_come_from_the_execution_cache_when_myst_nb_wrote_none(tmp_path):
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    cache_dir = tmp_path / ".jupyter_cache"
+    executed = nbformat.from_dict(_nb([{"output_type": "stream", "name": "stdout", "text": "1\n"}]))
+    get_cache(str(cache_dir)).cache_notebook_bundle(
+        CacheBundleIn(executed, str(tmp_path / "nb.ipynb")), check_validity=False)
+    merged = dl.with_cached_outputs(_nb([]), cache_dir)
+    assert merged["cells"][0]["outputs"][0]["text"] == "1\n"
+    unknown = {**_nb([]), "cells": [{**_nb([])["cells"][0], "source": "print(2)"}]}
+    assert dl.with_cached_outputs(unknown, cache_dir) == unknown  # not cached: left as it is
+    assert dl.with_cached_outputs(_nb([]), tmp_path / "none") == _nb([])

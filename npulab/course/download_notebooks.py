@@ -2,7 +2,8 @@
 
 The theme's download button links ``_sources/<page>.ipynb``, which Sphinx copies from the *source* notebook — no
 outputs, although ``_config.yml`` executes every lesson. MyST-NB writes the executed notebook (outputs from the
-execution cache that ``make test`` fills) to ``_build/jupyter_execute/<page>.ipynb``. When the build finishes,
+execution cache that ``make test`` fills) to ``_build/jupyter_execute/<page>.ipynb`` — but in ``cache`` mode it writes
+the notebook it parsed, without the cached outputs, so those are merged in from the cache (``_build/.jupyter_cache``). When the build finishes,
 :func:`publish` puts that one in ``_sources`` instead, with a first markdown cell on how to install ``npulab`` and
 run it (tagged ``course-download-note``, so a later run replaces it rather than adding a second).
 """
@@ -37,6 +38,20 @@ def with_note(nb: dict, page: str, repository_url: str | None = None) -> dict:
     return {**nb, "cells": [note, *cells]}
 
 
+def with_cached_outputs(nb: dict, cache_dir: Path) -> dict:
+    """``nb`` with the outputs the execution cache holds for it, when it has none of its own (MyST-NB's cache mode)."""
+    if any(c.get("outputs") for c in nb.get("cells", []) if c.get("cell_type") == "code") or not cache_dir.is_dir():
+        return nb
+    import nbformat
+    from jupyter_cache import get_cache
+
+    try:
+        _, merged = get_cache(str(cache_dir)).merge_match_into_notebook(nbformat.from_dict(nb))
+    except KeyError:  # not in the cache (executed by the book itself, or not at all)
+        return nb
+    return merged
+
+
 def publish(outdir: Path, repository_url: str | None = None) -> int:
     """Replace each ``_sources/<page>.ipynb`` under ``outdir`` by the executed notebook with the note; return how many."""
     executed = Path(outdir).parent / "jupyter_execute"
@@ -47,7 +62,7 @@ def publish(outdir: Path, repository_url: str | None = None) -> int:
         target = sources / f"{page}.ipynb"
         if not target.is_file():  # only pages the site offers for download
             continue
-        nb = json.loads(path.read_text(encoding="utf-8"))
+        nb = with_cached_outputs(json.loads(path.read_text(encoding="utf-8")), Path(outdir).parent / ".jupyter_cache")
         target.write_text(json.dumps(with_note(nb, page, repository_url), ensure_ascii=False, indent=1) + "\n",
                           encoding="utf-8")
         count += 1
