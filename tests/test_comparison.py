@@ -1,5 +1,6 @@
 """npulab.core.comparison: interleaved rounds, an interval of the median ratio, and a sentence chosen from it."""
 
+import dataclasses
 import itertools
 
 import pytest
@@ -35,6 +36,12 @@ def test_clearly_faster_stops_at_min_rounds_and_says_so():
     assert result.verdict == comparison.FASTER and result.rounds == 9
     assert result.ratio == pytest.approx(2.0)
     assert result.sentence("逐样本循环", "向量化").startswith("向量化更快：约 2.00 倍")
+
+
+def test_the_measuring_time_reads_in_ms_below_a_second():
+    result = run([0.010], [0.005], min_rounds=9)
+    assert result.duration.endswith(" ms") and "共 " + result.duration in result.sentence("A", "B")
+    assert dataclasses.replace(result, seconds=6.34).duration == "6.3 s"
 
 
 def test_slower_and_same():

@@ -52,9 +52,14 @@ class Comparison:
         """Median of the per-round ratios A/B (> 1: B is faster)."""
         return statistics.median(self.ratios)
 
+    @property
+    def duration(self) -> str:
+        """The measuring time as a reader wants it: "41 ms" below a second, "6.3 s" above."""
+        return f"{self.seconds * 1e3:.0f} ms" if self.seconds < 1 else f"{self.seconds:.1f} s"
+
     def sentence(self, a_name: str, b_name: str) -> str:
         """The conclusion in Chinese, chosen from the verdict, with the numbers it rests on."""
-        basis = (f"{self.rounds} 轮交替测量（{self.seconds:.1f} s），每轮时间比 {a_name}/{b_name} 的中位数 "
+        basis = (f"{self.rounds} 轮交替测量（共 {self.duration}），每轮时间比 {a_name}/{b_name} 的中位数 "
                  f"{self.ratio:.2f}，约 90% 置信区间 {self.low:.2f}–{self.high:.2f}")
         if self.verdict == FASTER:
             return f"{b_name}更快：约 {self.ratio:.2f} 倍（{basis}）。"
