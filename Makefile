@@ -87,7 +87,7 @@ test: venv lint workshop-deps
 	# notebooks on both cores too: each notebook's cells stay together on one worker (loadfile), in order
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks
 	$(BIN)/jupyter-book build . -W --keep-going
-	$(BIN)/pytest tests/site --ignore=tests/site/test_pdf.py -n 2 --dist loadfile
+	$(BIN)/pytest tests/site --ignore=tests/site/test_pdf.py
 
 # --- the PDF (not part of `make test`: TeX Live costs minutes to install; docs/site.md) --------------
 pdf: venv

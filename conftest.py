@@ -110,21 +110,6 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason="cell tagged 'npu' and no Ascend NPU is usable here"))
         elif SKIP_TAG in cell_tags:
             item.add_marker(pytest.mark.skip(reason="cell tagged 'skip-execution' (Jupyter Book does not run it either)"))
-    _slowest_notebooks_first(items)
-
-
-def _slowest_notebooks_first(items) -> None:
-    """With ``-n 2 --dist loadfile`` the longest notebooks start first, so no worker is left with one at the end.
-
-    The sort is stable: a notebook's cells keep their order (nbval runs them in one kernel). Times come from the
-    measured file the workshop agenda uses; notebooks not in it count as quick.
-    """
-    if not any(_is_notebook_cell(item) for item in items):
-        return
-    from npulab.course.workshop.agenda import load_times
-
-    seconds = {str(ROOT / k): v for k, v in (load_times().get("seconds") or {}).items()}
-    items.sort(key=lambda item: -seconds.get(str(item.path), 0.0))  # the exercise items stay with their notebook
 
 
 def _hidden_by_semicolon(cell, output) -> bool:
