@@ -1,5 +1,7 @@
 """Reading the device: runtime properties, the CANN platform file and npu-smi, matched against the chip table."""
 
+import pytest
+
 from npulab.env import chip_probe as cp
 
 INI_910B4 = """# [Platform Info configuration begin]
@@ -80,3 +82,19 @@ def test_doctor_check_on_an_npu_host_names_the_chip_and_what_it_supports(monkeyp
     monkeypatch.setattr(cp, "current_chip", lambda environ=None, timeout=60.0: cp.identify({"error": "ImportError: x"}))
     status, message, fix = cp.chip_check({}, has_npu=True)
     assert status == "warn" and "ImportError" in message and "set_env.sh" in fix
+
+
+def test_a_lesson_computes_for_the_chosen_chip_before_asking_the_device(monkeypatch):
+    monkeypatch.setattr(cp, "current_chip", lambda environ=None, timeout=60.0: pytest.fail("the device was asked"))
+    chosen = cp.lesson_chip("Ascend910B4", environ={})
+    assert chosen.chip.key == "910B4" and chosen.chosen and not chosen.detected
+    assert "按你选择的芯片 910B4" in chosen.describe() and "不是本机测得的" in chosen.describe()
+    by_env = cp.lesson_chip(None, environ={cp.CHOICE_VARIABLE: " a3 "})
+    assert by_env.chip.key == "A3" and "NPULAB_CHIP" in by_env.describe()
+    with pytest.raises(cp.UnknownChip, match="可选"):
+        cp.lesson_chip("910Z", environ={})
+
+
+def test_a_lesson_without_a_choice_asks_the_device():
+    ident = cp.lesson_chip(None, environ={"PATH": ""})
+    assert ident.chip.key == "910B3" and not ident.chosen

@@ -156,3 +156,21 @@ def test_llm_plan_accepts_the_new_cards(card, capsys):
     assert code in (0, 1)
     data = json.loads(capsys.readouterr().out)
     assert data["card"] == card
+
+
+def test_first_applicable_says_why_and_falls_back_to_the_default():
+    said = []
+    machine, used = ct.first_applicable(roofline.machine_for, "910B4", say=said.append)
+    assert used.key == "910B3" and machine.name == "Ascend 910B3"
+    assert "910B4" in said[0] and "片外内存带宽" in said[0] and "改按 910B3" in said[0]
+    spec, used = ct.first_applicable(cube.spec_for, "A3", say=said.append)
+    assert used.key == "A3" and len(said) == 1  # no fallback needed, nothing said
+    with pytest.raises(ct.NotApplicable):  # nothing to fall back to: the error is not hidden
+        ct.first_applicable(triton_launch.target_for, "310B", fallback="310B", say=said.append)
+
+
+def test_a_measured_bandwidth_gives_any_chip_its_roofline():
+    bw = measured("设备内拷贝带宽（读 + 写）", 1234.5, "GB/s", "npu:0")
+    m = roofline.machine_for("910B4", bandwidth=bw)
+    assert m.peak.value == ct.get_chip("910B4").fp16_peak().value and "本机实测" in m.note
+    assert [g.name for g in roofline.machines()[1:]] == [g.name for g in roofline.reference_gpus()]

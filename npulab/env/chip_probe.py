@@ -29,6 +29,8 @@ from pathlib import Path
 
 from npulab.hw.chips import DEFAULT, Chip, UnknownChip, get_chip
 
+CHOICE_VARIABLE = "NPULAB_CHIP"  # names the chip every lesson computes for, instead of asking the device
+
 # the properties torch_npu documents on get_device_properties, and the chip-table fields they correspond to
 PROPERTY_FIELDS = {"cube_core_num": "cube_cores", "vector_core_num": "vector_cores", "L2_cache_size": "l2_bytes"}
 
@@ -129,9 +131,13 @@ class Identity:
     soc_name: str | None = None
     reported: dict = field(default_factory=dict)  # the device's own figures (measured), by chip-table field
     differences: list[str] = field(default_factory=list)
+    chosen: bool = False  # True: the learner named the chip (argument or NPULAB_CHIP), the device was not asked
 
     def describe(self) -> str:
         """One Chinese paragraph for doctor and the lessons."""
+        if self.chosen:
+            return (f"按你选择的芯片 {self.chip.key}（{self.chip.soc_version}，{self.how}）计算：{self.chip.series}，"
+                    f"{self.chip.role}；这些数字是报告或推导的，不是本机测得的。")
         if not self.detected:
             return (f"没有读到昇腾设备（{self.how}）：课程按默认芯片 {self.chip.key}（{self.chip.soc_version}）计算，"
                     f"这些数字是报告或推导的，不是本机测得的。")
@@ -182,6 +188,21 @@ def current_chip(environ: Mapping[str, str] | None = None, timeout: float = 60.0
         path = find_platform_ini(name, environ=environ)
         ini = parse_platform_ini(path.read_text(encoding="utf-8", errors="replace")) if path else None
     return identify(props, ini, smi)
+
+
+def lesson_chip(choice: str | None = None, environ: Mapping[str, str] | None = None, timeout: float = 60.0) -> Identity:
+    """The chip a lesson computes for: the learner's choice, else this machine's chip, else the course default.
+
+    The choice is the lesson's ``CHIP`` variable or, for every lesson at once, the environment variable
+    ``NPULAB_CHIP`` (``NPULAB_CHIP=910B4 jupyter lab``); any name ``npulab.hw.chips.get_chip`` accepts.
+    An unknown name raises ``UnknownChip`` with the names the table knows.
+    """
+    env = os.environ if environ is None else environ
+    if choice:
+        return Identity(get_chip(choice), False, "本节的 CHIP 变量", chosen=True)
+    if env.get(CHOICE_VARIABLE, "").strip():
+        return Identity(get_chip(env[CHOICE_VARIABLE].strip()), False, f"环境变量 {CHOICE_VARIABLE}", chosen=True)
+    return current_chip(environ, timeout)
 
 
 def chip_check(environ: Mapping[str, str] | None = None, *, has_npu: bool, timeout: float = 60.0) -> tuple[str, str, str]:

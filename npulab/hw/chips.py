@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from npulab.core.display import Table
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.core.provenance import Figure, derive, reported
 
 CHIPS_FILE = DATA_DIR / "chips.yaml"
+T = TypeVar("T")
 DEFAULT = "910B3"  # the chip the course computes for when there is no NPU (the seed's hardware)
 
 
@@ -78,7 +81,7 @@ class Chip:
         """The figure ``name``, or NotApplicable saying that ``purpose`` needs it and it is not published."""
         fig = self.figure(name)
         if fig is None:
-            raise NotApplicable(f"{self.key}（{self.soc_version}）没有公开的 {fields()[name]['what']}，"
+            raise NotApplicable(f"{self.key}（{self.soc_version}）没有公开的{fields()[name]['what']}，"
                                 f"无法{purpose}：{self.unpublished_note(name)}")
         return fig
 
@@ -179,6 +182,26 @@ def get_chip(name: str | None = None) -> Chip:
     if wanted.startswith("910_93") or wanted.startswith("91093"):
         return chips()["A3"]
     raise UnknownChip(f"芯片表里没有 {name!r}。可选：{'、'.join(chips())}（也可以写 CANN 的 SoC 名，如 Ascend910B3）")
+
+
+def first_applicable(build: Callable[[Chip], T], chip: Chip | str | None, *, fallback: str = DEFAULT,
+                     errors: tuple[type[Exception], ...] = (NotApplicable,), say: Callable[[str], object] = print
+                     ) -> tuple[T, Chip]:
+    """``(build(chip), chip)``; when the model does not apply to ``chip``, say why and use ``fallback`` instead.
+
+    A lesson computing for the learner's chip must still run top to bottom when a figure it needs is not published
+    for that part (most bandwidths) or the model does not apply (Triton limits on a 310P3): it says so, in Chinese,
+    and computes for the course default, whose name the caller then prints next to every number.
+    """
+    chip = chip if isinstance(chip, Chip) else get_chip(chip)
+    try:
+        return build(chip), chip
+    except errors as why:
+        other = get_chip(fallback)
+        if other.key == chip.key:
+            raise
+        say(f"{why}\n→ 这一步改按 {other.key}（{other.soc_version}）计算。")
+        return build(other), other
 
 
 def comparison_table(keys: list[str] | None = None) -> Table:

@@ -67,18 +67,26 @@ def machine_for(chip: str | Chip | None = None, bandwidth: Figure | None = None)
     if bandwidth is None:
         bandwidth = bandwidth_910b3() if chip.key == "910B3" else chip.require(
             "memory_bandwidth_gb_s", "画带宽屋顶（可传入本机实测带宽 bandwidth=）")
-    return Machine(f"Ascend {chip.key}", peak, bandwidth, "峰值为推导值；带宽见其出处")
+    if bandwidth.kind is Kind.MEASURED:
+        source = "本机实测值"
+    else:
+        source = "原文的 ascend-dmi 实测值" if chip.key == "910B3" else "见其出处"
+    return Machine(f"Ascend {chip.key}", peak, bandwidth, f"峰值为推导值；带宽为{source}")
 
 
-def machines() -> list[Machine]:
-    """Ascend 910B3, NVIDIA A100 SXM 80GB and H100 SXM: dense FP16/BF16 matrix peaks and HBM bandwidths."""
+def reference_gpus() -> list[Machine]:
+    """NVIDIA A100 SXM 80GB and H100 SXM: vendor dense FP16/BF16 matrix peaks and HBM bandwidths (reported)."""
     return [
-        Machine("Ascend 910B3", peak_910b3(), bandwidth_910b3(), "峰值为推导值；带宽为原文的 ascend-dmi 实测值"),
         Machine("NVIDIA A100 SXM 80GB", reported("nvidia.a100_sxm.fp16_tensor_tflops"),
                 reported("nvidia.a100_sxm80.hbm_gb_s"), "厂商标称（稠密）"),
         Machine("NVIDIA H100 SXM", reported("nvidia.h100_sxm.fp16_tensor_tflops"),
                 reported("nvidia.h100_sxm.hbm_gb_s"), "厂商标称（稠密）"),
     ]
+
+
+def machines(chip: str | Chip | None = None) -> list[Machine]:
+    """The Ascend ``chip`` (default 910B3; it needs a published bandwidth) followed by the two reference GPUs."""
+    return [machine_for(chip), *reference_gpus()]
 
 
 def measured_machine(device: object, gflops: float, gb_per_s: float, dtype: str = "float32") -> Machine:
