@@ -13,15 +13,28 @@ ARCH=${NPULAB_ARCH:-$(uname -m)}
 CPU_INDEX=${NPULAB_TORCH_CPU_INDEX:-https://download.pytorch.org/whl/cpu}
 cd "$(dirname "$0")/.."
 
-$PIP install -q --upgrade pip
+# uv resolves and installs the same pins several times faster than pip (≈ 2 min instead of ≈ 6 on a 2-core
+# machine, docs/DECISIONS.md); it gets pip's configuration (mirror, find-links, constraints: scripts/uv_args.py).
+# NPULAB_INSTALLER=pip, or a uv that cannot be installed, keeps plain pip.
+UV_PIN=uv==0.13.9
+PY=${PIP% -m pip}
+install() { $PIP install -q "$@"; }
+patience=(--timeout 10 --retries 1)  # pip: give up on an unreachable index quickly
+if [ "${NPULAB_INSTALLER:-uv}" = uv ] && [ "$PY" != "$PIP" ] && $PIP install -q "$UV_PIN" 2>/dev/null; then
+  mapfile -t uv_opts < <("$PY" scripts/uv_args.py)
+  install() { "$(dirname "$PY")/uv" pip install -q --python "$PY" "${uv_opts[@]}" "$@"; }
+  patience=()  # uv fails at once on a name it cannot resolve
+else
+  $PIP install -q --upgrade pip
+fi
 if [ "$ARCH" = x86_64 ]; then
   torch_pin=$(grep -E '^torch==' requirements.txt | cut -d' ' -f1)
   echo "x86_64：从 PyTorch CPU 索引安装 ${torch_pin} 的 CPU 版本（不可达时回退到可用的索引）"
-  $PIP install -q --timeout 10 --retries 1 --extra-index-url "$CPU_INDEX" "$torch_pin" \
+  install "${patience[@]}" --extra-index-url "$CPU_INDEX" "$torch_pin" 2>/dev/null \
     || echo "PyTorch CPU 索引不可用：torch 改由可达的索引安装（x86_64 上请确认装到的是 CPU 版）"
 fi
-$PIP install -q -r requirements.txt
+install -r requirements.txt
 if [ -n "${ASCEND_HOME_PATH:-}${ASCEND_TOOLKIT_HOME:-}" ]; then
   echo "检测到已加载的 CANN 环境：安装 requirements-npu.txt"
-  $PIP install -q -r requirements-npu.txt
+  install -r requirements-npu.txt
 fi

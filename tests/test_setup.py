@@ -1,5 +1,6 @@
 """The set-up script installs system packages as root and otherwise prints the exact command."""
 
+import importlib.util
 import os
 import subprocess
 from pathlib import Path
@@ -92,6 +93,53 @@ def test_aarch64_uses_the_default_index_and_cann_adds_the_npu_pair(tmp_path):
     assert result.returncode == 0, result.stderr
     assert not any("download.pytorch.org" in c for c in calls)
     assert calls[-1] == "install -q -r requirements-npu.txt"
+
+
+def test_uv_installs_with_pips_configuration_when_the_venv_python_is_given(tmp_path):
+    """PIP="<venv>/python -m pip" (as the Makefile passes it): uv is installed and does the installs."""
+    log = tmp_path / "calls.log"
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\necho "python $*" >> {log}\n'
+                      'case "$1" in scripts/uv_args.py) printf -- "--find-links\\n/opt/wheels\\n";; esac\n')
+    uv = tmp_path / "uv"
+    uv.write_text(f'#!/bin/sh\necho "uv $*" >> {log}\n')
+    for tool in (python, uv):
+        tool.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "PIP": f"{python} -m pip", "NPULAB_ARCH": "x86_64"}
+    result = subprocess.run(["bash", str(PY_SCRIPT)], capture_output=True, text=True, env=env, timeout=60)
+    assert result.returncode == 0, result.stderr
+    calls = log.read_text().splitlines()
+    assert calls[0] == "python -m pip install -q uv==0.13.9" and calls[1] == "python scripts/uv_args.py"
+    torch_call, req_call = calls[2], calls[3]
+    assert torch_call.startswith(f"uv pip install -q --python {python} --find-links /opt/wheels --extra-index-url")
+    assert "torch==" in torch_call and "--timeout" not in torch_call
+    assert req_call.endswith("-r requirements.txt") and len(calls) == 4
+    log.unlink()
+    result = subprocess.run(["bash", str(PY_SCRIPT)], capture_output=True, text=True, timeout=60,
+                            env={**env, "NPULAB_INSTALLER": "pip"})
+    calls = log.read_text().splitlines()
+    assert result.returncode == 0 and calls[0] == "python -m pip install -q --upgrade pip"
+    assert not any(c.startswith("uv ") for c in calls) and calls[-1] == "python -m pip install -q -r requirements.txt"
+
+
+def test_uv_gets_the_settings_pip_would_use():
+    spec = importlib.util.spec_from_file_location("uv_args", REPO_ROOT / "scripts" / "uv_args.py")
+    uv_args = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(uv_args)
+    listing = ("global.index-url='https://mirrors.example/simple'\n"
+               ":env:.find-links='/opt/wheels'\n"
+               "global.find-links='/ignored'\n"
+               "global.extra-index-url='file:///a/simple file:///b/simple'\n"
+               "site.index-url='https://site.example/simple'\n"
+               "global.constraint='/etc/xdg/pip/constraints.txt'\n"
+               "global.timeout='60'\n")
+    settings = uv_args.pip_settings(listing)
+    assert settings["find-links"] == "/opt/wheels"  # the environment variable beats the file
+    assert settings["index-url"] == "https://site.example/simple"  # the site file beats the global one
+    assert uv_args.uv_args(settings) == [
+        "--index-strategy", "unsafe-best-match", "--index-url", "https://site.example/simple",
+        "--extra-index-url", "file:///a/simple", "--extra-index-url", "file:///b/simple",
+        "--find-links", "/opt/wheels", "--constraints", "/etc/xdg/pip/constraints.txt"]
 
 
 def test_loading_cann_later_reinstalls_on_the_next_make():
