@@ -12,7 +12,7 @@ export GLOG_v := 4
 export KINETO_LOG_LEVEL := 6
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv book test lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
+.PHONY: help venv book test test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
@@ -21,6 +21,7 @@ help:
 	@echo "make lab         在课程目录启动 JupyterLab（中文界面），打开第一课"
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
 	@echo "make record-npu  在昇腾主机上录制 NPU 单元的真实输出"
+	@echo "make test-chips  把按芯片计算的课分别按芯片表中的每颗芯片执行一遍（NPULAB_CHIP，约 15 分钟）"
 	@echo "make workshop-check  在 127.0.0.1 上真实启动工作坊 JupyterHub 并测试（约 1 分钟内）"
 	@echo "make lighthouse  用 Lighthouse（npm）检查首页与课程页的移动端性能与无障碍得分"
 	@echo "make pdf         用 XeLaTeX 生成全书 PDF（_build/latex/course.pdf），放进网站并检查"
@@ -88,6 +89,14 @@ test: venv lint workshop-deps
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks
 	$(BIN)/jupyter-book build . -W --keep-going
 	$(BIN)/pytest tests/site --ignore=tests/site/test_pdf.py
+
+# the lessons that compute for the learner's chip, run once per chip of the table (NPULAB_CHIP): every one must
+# finish for every chip, saying where a model does not apply (tests/test_chip_lessons.py lists them). Minutes: not in `make test`.
+CHIP_LESSONS = $(shell $(BIN)/python -c "from tests.test_chip_lessons import CHIP_LESSONS; print(' '.join(CHIP_LESSONS))" 2>/dev/null)
+CHIPS ?= $(shell $(BIN)/python -c "from npulab.hw.chips import chips; print(' '.join(chips()))" 2>/dev/null)
+test-chips: venv
+	@for chip in $(CHIPS); do echo "== NPULAB_CHIP=$$chip"; \
+	  NPULAB_CHIP=$$chip $(BIN)/pytest --nbval-lax --nbval-current-env -o testpaths= -p no:cacheprovider -q -n 2 --dist loadfile $(CHIP_LESSONS) || exit 1; done
 
 # --- the PDF (not part of `make test`: TeX Live costs minutes to install; docs/site.md) --------------
 pdf: venv

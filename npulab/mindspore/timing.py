@@ -24,6 +24,7 @@ import mindspore.dataset as msds
 import numpy as np
 from mindspore import nn
 
+from npulab.core.comparison import separated
 from npulab.core.timing import StepTimes, Timing, benchmark, time_steps  # noqa: F401  (re-exported for lessons)
 from npulab.mindspore import runtime as ms_env
 
@@ -38,12 +39,11 @@ def compare(a: StepTimes | Timing, a_name: str, b: StepTimes | Timing, b_name: s
     """Say which of two measurements is faster, but only when their repeats do not overlap (Chinese sentence)."""
     ta = a.steady if isinstance(a, StepTimes) else a
     tb = b.steady if isinstance(b, StepTimes) else b
-    if max(ta.times) < min(tb.times):
-        return f"{a_name} 比 {b_name} 快：中位数之比 {tb.median / ta.median:.1f} 倍（两组重复的范围不重叠）"
-    if max(tb.times) < min(ta.times):
-        return f"{b_name} 比 {a_name} 快：中位数之比 {ta.median / tb.median:.1f} 倍（两组重复的范围不重叠）"
-    return (f"{a_name}（中位数 {ta.median:.3g} s）与 {b_name}（{tb.median:.3g} s）的重复范围重叠："
-            "本次测量分不出快慢")
+    if not separated(ta, tb):
+        return (f"{a_name}（中位数 {ta.median:.3g} s）与 {b_name}（{tb.median:.3g} s）的重复范围重叠："
+                "本次测量分不出快慢")
+    (fast, fast_t), (slow, slow_t) = sorted(((a_name, ta), (b_name, tb)), key=lambda pair: pair[1].median)
+    return f"{fast} 比 {slow} 快：中位数之比 {slow_t.median / fast_t.median:.1f} 倍（两组重复的范围不重叠）"
 
 
 @contextlib.contextmanager
