@@ -98,3 +98,8 @@ def test_a_lesson_computes_for_the_chosen_chip_before_asking_the_device(monkeypa
 def test_a_lesson_without_a_choice_asks_the_device():
     ident = cp.lesson_chip(None, environ={"PATH": ""})
     assert ident.chip.key == "910B3" and not ident.chosen
+
+
+def test_doctor_says_when_the_lessons_compute_for_a_chosen_chip():
+    status, message, _ = cp.chip_check({cp.CHOICE_VARIABLE: "310P3"}, has_npu=False)
+    assert status == "skip" and "NPULAB_CHIP=310P3" in message and "而不是按本机" in message

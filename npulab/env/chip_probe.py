@@ -206,12 +206,16 @@ def lesson_chip(choice: str | None = None, environ: Mapping[str, str] | None = N
 
 
 def chip_check(environ: Mapping[str, str] | None = None, *, has_npu: bool, timeout: float = 60.0) -> tuple[str, str, str]:
-    """(status, message, fix) for ``doctor``: which chip this is and what it supports."""
+    """(status, message, fix) for ``doctor``: which chip this is and what it supports (and a lesson override)."""
+    env = os.environ if environ is None else environ
+    choice = env.get(CHOICE_VARIABLE, "").strip()
+    note = f" 注意：{CHOICE_VARIABLE}={choice}，课程的各节按这颗芯片计算，而不是按本机。" if choice else ""
     if not has_npu:
-        return "skip", identify().describe(), ""
+        return "skip", identify().describe() + note, ""
     ident = current_chip(environ, timeout)
     if not ident.detected:
-        return "warn", ident.describe(), "在同一个 shell 里加载 CANN 环境（set_env.sh）后再运行；或用 python -m npulab chips 查看芯片表。"
+        return ("warn", ident.describe() + note,
+                "在同一个 shell 里加载 CANN 环境（set_env.sh）后再运行；或用 python -m npulab chips 查看芯片表。")
     chip = ident.chip
     supports = f"支持：{'、'.join(chip.programming)}；BF16：{'有' if chip.bf16 else '无'}；{chip.role}"
-    return ("warn" if ident.differences else "ok"), f"{ident.describe()} {supports}", ""
+    return ("warn" if ident.differences else "ok"), f"{ident.describe()} {supports}{note}", ""
