@@ -87,3 +87,80 @@ def test_in_a_workshop_the_cells_use_the_seat_or_say_why_not(run):
     for whole_server in ("597ddbeb", "540ec779"):  # 8-card jobs: skipped on a shared server, with the reason
         commands, out = run(whole_server, SEAT)
         assert commands == [] and "工作坊模式（alice）" in out and "8 张卡" in out
+
+
+# -- the lesson computes its HBM plans and decode bound for the learner's chip (issue #25) -----------------------------
+
+def _code_cells() -> list[dict]:
+    cells = json.loads(LESSON.read_text(encoding="utf-8"))["cells"]
+    return [c for c in cells if c["cell_type"] == "code"]
+
+
+CODE = {c["id"]: "".join(c["source"]) for c in _code_cells()}
+# what the planning cells need from the setup cell, then the chip cell and the cells that compute for the chip
+IMPORTS = """
+import json, subprocess, sys
+from npulab.core import provenance
+from npulab.core.display import Table
+from npulab.core.paths import DATA_DIR
+from npulab.env import chip_probe
+from npulab.hw import chips
+from npulab.llm import decoder, kv_cache
+"""
+PLANNING = ("chip-llm", "cccfcb77", "037abe59", "bbf538a9", "a127e672", "b5ec6b69")
+
+
+def test_the_chip_cell_follows_the_setup_cell_and_no_code_after_it_names_the_910b3():
+    ids = [c["id"] for c in _code_cells()]
+    assert ids[1] == "chip-llm" and "chip_probe.lesson_chip(CHIP)" in CODE["chip-llm"]
+    for cell_id in ids[2:]:
+        for literal in ("_910b3(", '"910B3"', "'910B3'"):
+            assert literal not in CODE[cell_id], (cell_id, literal)
+
+
+def _run_planning(monkeypatch, chip: str | None) -> tuple[dict, dict]:
+    """Run the chip cell and the planning cells as the kernel would; (namespace, last expression of each cell)."""
+    import ast
+
+    if chip is None:
+        monkeypatch.delenv("NPULAB_CHIP", raising=False)
+    else:
+        monkeypatch.setenv("NPULAB_CHIP", chip)
+    namespace: dict = {}
+    exec(IMPORTS, namespace)
+    shown = {}
+    for cell_id in PLANNING:
+        tree = ast.parse(CODE[cell_id])
+        last = tree.body.pop() if isinstance(tree.body[-1], ast.Expr) else None
+        exec(compile(tree, cell_id, "exec"), namespace)
+        shown[cell_id] = eval(compile(ast.Expression(last.value), cell_id, "eval"), namespace) if last else None
+    return namespace, shown
+
+
+def test_default_plans_for_the_910b3_per_card(monkeypatch, capsys):
+    ns, shown = _run_planning(monkeypatch, None)
+    assert ns["card"].key == ns["bw_chip"].key == "910B3"
+    assert ns["p8"].max_tokens == 310507  # the number the exercise answers quote (60.96 GiB runtime total)
+    assert "1 张卡能缓存的 token" in shown["a127e672"].headers and "TP=8 时所需卡数" in shown["a127e672"].headers
+    assert "910B3" in shown["a127e672"].title and "BF16 权重" in shown["a127e672"].headers
+
+
+def test_a3_plans_per_die_and_says_so(monkeypatch, capsys):
+    ns, shown = _run_planning(monkeypatch, "A3")
+    out = capsys.readouterr().out
+    assert ns["card"].key == "A3" and ns["p8"].hbm.value == 64  # one die is one device
+    assert "每个 die 当作一个设备" in out and "“卡”都指一个 die" in out
+    assert "1 个 die 能缓存的 token" in shown["a127e672"].headers and "TP=8 时所需 die 数" in shown["a127e672"].headers
+    assert not any("张卡" in h for h in shown["a127e672"].headers)
+    assert "A3 的一个 die" in shown["bbf538a9"].title and "“卡”指 die" in shown["b5ec6b69"].title
+    # no published bandwidth: the decode bound says why and is computed, and labelled, for the 910B3
+    assert ns["bw_chip"].key == "910B3" and "改按 910B3" in out and shown["037abe59"].title.startswith("910B3：")
+
+
+def test_unpublished_memory_falls_back_and_fp16_parts_are_labelled_fp16(monkeypatch, capsys):
+    ns, shown = _run_planning(monkeypatch, "310B")
+    assert ns["card"].key == "910B3" and "片外内存未公开" in capsys.readouterr().out
+    assert "910B3" in shown["a127e672"].title
+    ns, shown = _run_planning(monkeypatch, "310P3")
+    assert ns["card"].key == "310P3" and ns["p8"].kv_dtype == "float16"
+    assert "FP16 权重" in shown["a127e672"].headers and "FP16" in shown["b5ec6b69"].title
