@@ -59,6 +59,7 @@ class Trace:
     events: list[Event]
     process_names: dict[Any, str] = field(default_factory=dict)
     device_processes: frozenset = frozenset()  # pids whose events are device activity (Ascend trace_view)
+    source: str | None = None  # the file it was read from, for tools that take the file (msprof-analyze compare)
 
     def by_cat(self, cats: Iterable[str]) -> list[Event]:
         wanted = {c.lower() for c in cats}
@@ -110,7 +111,8 @@ def load(source: str | os.PathLike | dict | list, device_process_pattern: str | 
     if device_process_pattern:
         rx = re.compile(device_process_pattern)
         device = frozenset(pid for pid, n in names.items() if rx.search(n))
-    return Trace(sorted(events, key=lambda e: (e.ts, -e.dur)), names, device)
+    path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+    return Trace(sorted(events, key=lambda e: (e.ts, -e.dur)), names, device, path)
 
 
 # --- self time ---------------------------------------------------------------------------------------
