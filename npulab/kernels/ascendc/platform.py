@@ -23,7 +23,7 @@ class Platform:
     name: str
     ub_bytes: int  # Unified Buffer per vector core
     block_bytes: int  # UB access granularity ("ubblock_size")
-    vector_cores: int  # AIV cores: the ceiling of blockDim for a vector-only kernel
+    vector_cores: int  # GetCoreNumAiv: AIV cores (AI Cores on a coupled chip), the blockDim of a vector-only kernel
     max_buffers: int = MAX_BUFFERS
 
     def __post_init__(self) -> None:
@@ -43,8 +43,19 @@ def for_chip(chip: str | Chip | None = None) -> Platform:
         name=chip.soc_version,
         ub_bytes=int(chip.require("ub_bytes", purpose).value),
         block_bytes=int(chip.require("ubblock_bytes", purpose).value),
-        vector_cores=int(chip.require("vector_cores", purpose).value),
+        vector_cores=int(chip.require(aiv_field(chip), purpose).value),
     )
+
+
+def aiv_field(chip: Chip) -> str:
+    """The chip-table field a vector-only kernel's host tiling gets from ``GetCoreNumAiv``.
+
+    Split (AIC/AIV) chips: their Vector cores; coupled ones (310P3): their AI Cores, each with its own Vector unit
+    (Ascend C API reference, GetCoreNumAiv: "耦合模式返回AI Core的核数"). The 310P3's standalone Vector Cores
+    (``GetCoreNumVector``) are not counted: the course's TilingFunc reads GetCoreNumAiv only. (The 310B has one
+    AI Core and one Vector core: the same either way.)
+    """
+    return "vector_cores" if chip.is_split() else "cube_cores"
 
 
 def ascend910b3() -> Platform:
