@@ -6,6 +6,9 @@ anything (a wheel by HTTP range requests: only its zip directory and the listed 
 downloaded once into the cache), and parsed with ``ast``:
 
 - every option string of an ``add_argument(...)`` call, every ``add_parser("name")`` sub-command;
+- for click tools, the options of each sub-command: ``group.add_command(func, name="compare")`` names the
+  sub-command, and the options of the file that defines ``func`` are its own (a nested group's file holds all of
+  its commands), so ``msprof-analyze compare --bp`` is refused even though another sub-command has ``--bp``;
 - every field of a ``@dataclass`` class in the listed files (tools that build flags from dataclasses: vLLM's
   ``EngineArgs``/``FrontendArgs``, ms-swift's argument classes and the transformers ``TrainingArguments`` they extend).
 
@@ -90,6 +93,30 @@ def argparse_flags(sources: dict[str, str], click: bool = False) -> tuple[set[st
     return flags, commands
 
 
+def click_subcommands(sources: dict[str, str]) -> dict[str, list[str]]:
+    """{sub-command: its options} of click groups: ``add_command(func, name=...)`` and the options of func's file."""
+    defined: dict[str, str] = {}  # click-decorated function -> file
+    added: dict[str, str] = {}  # sub-command name -> function
+    for path, text in sources.items():
+        tree = _parse(text)
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and any("click." in ast.unparse(d) for d in node.decorator_list):
+                defined[node.name] = path
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_command"
+                  and node.args and isinstance(node.args[0], ast.Name)):
+                name = next((kw.value.value for kw in node.keywords if kw.arg == "name"
+                             and isinstance(kw.value, ast.Constant)), node.args[0].id)
+                added[name] = node.args[0].id
+    out = {}
+    for name, func in added.items():
+        if func in defined:
+            flags, _ = argparse_flags({defined[func]: sources[defined[func]]}, click=True)
+            out[name] = sorted(flags)
+    return dict(sorted(out.items()))
+
+
 def dataclass_fields(sources: dict[str, str]) -> tuple[set[str], set[str]]:
     """(fields, boolean fields) of every dataclass-decorated class in the sources."""
     fields, booleans = set(), set()
@@ -135,9 +162,13 @@ def extract(tool: str, spec: dict, cache: Path) -> dict:
         flags |= {f"--no-{b.replace('_', '-')}" for b in booleans}
     if spec.get("underscore_equals_dash"):
         flags = {f if not f.startswith("--") else "--" + f[2:].replace("_", "-") for f in flags}
-    return {"package": spec["package"], "version": spec["version"], "why": spec["why"],
-            "underscore_equals_dash": bool(spec.get("underscore_equals_dash")),
-            "read": read, "subcommands": sorted(commands), "flags": sorted(flags)}
+    table = {"package": spec["package"], "version": spec["version"], "why": spec["why"],
+             "underscore_equals_dash": bool(spec.get("underscore_equals_dash")),
+             "read": read, "subcommands": sorted(commands), "flags": sorted(flags)}
+    if spec.get("click"):
+        table["subcommand_flags"] = click_subcommands(sources)
+        table["subcommands"] = sorted(set(commands) | set(table["subcommand_flags"]))
+    return table
 
 
 def main(argv: list[str] | None = None) -> int:

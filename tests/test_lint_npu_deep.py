@@ -98,6 +98,9 @@ def tables():
     ("npu-smi info -t boards -i 0", 1),
     ("atc --framework=5 --model=m.onnx --output=m --soc_version=Ascend910B3", 0),
     ("atc --frame=5", 1),
+    ("msprof-analyze compare -d npu_prof -bp gpu_trace.json --enable_api_compare -o out", 0),
+    ("msprof-analyze compare -d npu_prof --bp gpu_trace.json", 1),  # --bp is another sub-command's flag
+    ("msprof-analyze advisor all -d npu_prof", 0),
     ("ls -la /tmp", 0),  # no table: not checked
 ])
 def test_command_lines(tables, line, problems):
@@ -179,3 +182,19 @@ def test_cli_json_lists_findings_and_what_could_not_be_checked(context):
     data = json.loads(r.stdout)
     assert {f["kind"] for f in data["findings"]} == {"call-signature"} and len(data["findings"]) == 3
     assert isinstance(data["not_checkable"], list) and isinstance(data["stack_not_named"], list)
+
+
+def test_click_sub_commands_keep_their_own_flags():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("extract", REPO_ROOT / "scripts" / "extract_cli_flags.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sources = {
+        "cli/entrance.py": "import click\n@click.group()\ndef main(): pass\n"
+                           "main.add_command(compare_cli, name='compare')\nmain.add_command(other)\n",
+        "cli/compare_cli.py": "import click\n@click.command()\n@click.option('-bp', '--benchmark_profiling_path')\n"
+                              "def compare_cli(**kw): pass\n",
+        "cli/other.py": "import click\n@click.command()\n@click.option('--bp')\ndef other(**kw): pass\n",
+    }
+    assert module.click_subcommands(sources) == {"compare": ["--benchmark_profiling_path", "-bp"], "other": ["--bp"]}

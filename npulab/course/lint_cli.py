@@ -162,6 +162,9 @@ def check_command(argv: list[str], tables: Tables) -> list[str]:
         entry = tables.packaged[tool]
         own = _until_positional(args) if tool in LAUNCHERS else args
         known = set(entry["flags"])
+        label, by_command = tool, entry.get("subcommand_flags", {})
+        if own and own[0] in by_command:  # a click sub-command parses its own options, and only those
+            label, known = f"{tool} {own[0]}", set(by_command[own[0]]) | {"-h", "--help"}
         problems = []
         for flag in _flags(own):
             shown = "--" + flag[2:].replace("_", "-") if entry.get("underscore_equals_dash") and flag.startswith("--") else flag
@@ -170,10 +173,10 @@ def check_command(argv: list[str], tables: Tables) -> list[str]:
 
                 feature = flag_feature(tool, flag)
                 if feature and feature.get("replacement"):
-                    problems.append(f"`{tool}` {entry['version']} 没有参数 `{flag}`：{feature['note']}（{feature['source']}）。")
+                    problems.append(f"`{label}` {entry['version']} 没有参数 `{flag}`：{feature['note']}（{feature['source']}）。")
                     continue
                 guess = difflib.get_close_matches(shown, sorted(known), n=2, cutoff=0.7)
-                problems.append(f"`{tool}` 没有参数 `{flag}`（{entry['package']} {entry['version']} 的参数定义，"
+                problems.append(f"`{label}` 没有参数 `{flag}`（{entry['package']} {entry['version']} 的参数定义，"
                                 f"npulab/data/cli_flags.json）" + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))
         return problems
     other = tables.other["tools"].get(tool)
