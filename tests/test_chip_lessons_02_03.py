@@ -28,22 +28,6 @@ def chip_cell_and_after(path):
     return index, cells[index + 1:]
 
 
-@pytest.mark.parametrize("path", [ARCH, RESNET], ids=lambda p: p.name)
-def test_one_chip_cell_and_no_910b3_by_name_after_it(path):
-    _, after = chip_cell_and_after(path)
-    for src in after:
-        assert not BY_NAME.search(src), f"{path.name}：CHIP 单元之后仍按名字算 910B3：{BY_NAME.search(src)[0]}"
-        assert "current_chip(" not in src and "roofline.machines()" not in src
-    if path == RESNET:  # its seed comparison names the seed's chip itself; 02/01's seed table precedes the CHIP cell
-        assert "peak_910b3" not in "\n".join(cell.source for _, cell in code_cells(read(path)))
-
-
-def test_resnet_chip_cell_follows_the_setup_cell():
-    index, _ = chip_cell_and_after(RESNET)
-    first = code_cells(read(RESNET))[0][1].source
-    assert index == 1 and "environment_summary.summary()" in first
-
-
 def test_architecture_models_fall_back_through_first_applicable_and_name_the_chip_used():
     _, after = chip_cell_and_after(ARCH)
     text = "\n".join(after)

@@ -172,5 +172,6 @@ def test_first_applicable_says_why_and_falls_back_to_the_default():
 def test_a_measured_bandwidth_gives_any_chip_its_roofline():
     bw = measured("设备内拷贝带宽（读 + 写）", 1234.5, "GB/s", "npu:0")
     m = roofline.machine_for("910B4", bandwidth=bw)
-    assert m.peak.value == ct.get_chip("910B4").fp16_peak().value and "本机实测" in m.note
+    assert m.peak.value == ct.get_chip("910B4").fp16_peak().value and "本机实测" in m.note and "峰值为推导值" in m.note
+    assert "峰值为厂商标称值" in roofline.machine_for("910A", bandwidth=bw).note
     assert [g.name for g in roofline.machines()[1:]] == [g.name for g in roofline.reference_gpus()]

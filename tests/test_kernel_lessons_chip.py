@@ -56,18 +56,6 @@ def calls(cells, name):
     return found
 
 
-@pytest.mark.parametrize("lesson", LESSONS)
-def test_the_chip_cell_follows_the_setup_cell_and_nothing_after_it_is_910b3_only(lesson):
-    cells = code_cells(LESSONS[lesson])
-    setup = next(i for i, c in enumerate(cells) if "%load_ext npulab" in "".join(c["source"]))
-    chip_cell = "".join(cells[setup + 1]["source"])
-    assert chip_cell.startswith("CHIP = None") and "chip_probe.lesson_chip(CHIP)" in chip_cell
-    assert "print(ident.describe())" in chip_cell and "chip = ident.chip" in chip_cell
-    for cell in cells[setup + 1:]:
-        text = "".join(cell["source"])
-        assert not any(s in text for s in DEFAULT_ONLY), text
-
-
 def test_ascendc_lesson_passes_the_platform_to_every_tiling_call():
     cells = code_cells(LESSONS["ascendc"])
     for name in ("plan_tiling", "run_relu"):

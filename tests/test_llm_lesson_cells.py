@@ -110,14 +110,6 @@ from npulab.llm import decoder, kv_cache
 PLANNING = ("chip-llm", "cccfcb77", "037abe59", "bbf538a9", "a127e672", "b5ec6b69")
 
 
-def test_the_chip_cell_follows_the_setup_cell_and_no_code_after_it_names_the_910b3():
-    ids = [c["id"] for c in _code_cells()]
-    assert ids[1] == "chip-llm" and "chip_probe.lesson_chip(CHIP)" in CODE["chip-llm"]
-    for cell_id in ids[2:]:
-        for literal in ("_910b3(", '"910B3"', "'910B3'"):
-            assert literal not in CODE[cell_id], (cell_id, literal)
-
-
 def _run_planning(monkeypatch, chip: str | None) -> tuple[dict, dict]:
     """Run the chip cell and the planning cells as the kernel would; (namespace, last expression of each cell)."""
     import ast

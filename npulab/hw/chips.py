@@ -31,7 +31,8 @@ from npulab.core.provenance import Figure, derive, reported
 
 CHIPS_FILE = DATA_DIR / "chips.yaml"
 T = TypeVar("T")
-DEFAULT = "910B3"  # the chip the course computes for when there is no NPU (the seed's hardware)
+SEED = "910B3"  # the seed article's hardware: its measured figures (ResNet-50 img/s, ascend-dmi) are for this chip
+DEFAULT = SEED  # the chip the course computes for when there is no NPU
 
 
 class UnknownChip(ValueError):

@@ -71,7 +71,8 @@ def machine_for(chip: str | Chip | None = None, bandwidth: Figure | None = None)
         source = "本机实测值"
     else:
         source = "原文的 ascend-dmi 实测值" if chip.key == "910B3" else "见其出处"
-    return Machine(f"Ascend {chip.key}", peak, bandwidth, f"峰值为推导值；带宽为{source}")
+    peak_is = "推导值" if peak.kind is Kind.DERIVED else "厂商标称值"
+    return Machine(f"Ascend {chip.key}", peak, bandwidth, f"峰值为{peak_is}；带宽为{source}")
 
 
 def reference_gpus() -> list[Machine]:
