@@ -121,3 +121,10 @@ def test_every_chip_gets_a_triton_target(key):
     report = triton_launch.check_launch(triton_launch.matmul_launch(2048, 2048, 2048, "float16",
                                                                     programs=target.cores_for("cube")), target)
     assert report.rounds == 1 and not report.findings
+
+
+def test_the_blockdim_warning_names_what_the_cores_are():
+    coupled, split = for_chip("310P3"), for_chip("910B3")
+    tiling = ReluTiling(64 * 1024, 16, 4096, 1024, "float16")
+    assert "8 个 AI Core（耦合架构" in tiling.warnings(coupled)[0]
+    assert "40 个 Vector 核（AIV）" in ReluTiling(64 * 4096, 64, 4096, 1024, "float16").warnings(split)[0]

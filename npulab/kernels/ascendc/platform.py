@@ -25,6 +25,7 @@ class Platform:
     block_bytes: int  # UB access granularity ("ubblock_size")
     vector_cores: int  # GetCoreNumAiv: AIV cores (AI Cores on a coupled chip), the blockDim of a vector-only kernel
     max_buffers: int = MAX_BUFFERS
+    core_label: str = "Vector 核（AIV）"  # what vector_cores counts, for messages
 
     def __post_init__(self) -> None:
         if self.ub_bytes <= 0 or self.block_bytes <= 0 or self.vector_cores <= 0:
@@ -44,6 +45,7 @@ def for_chip(chip: str | Chip | None = None) -> Platform:
         ub_bytes=int(chip.require("ub_bytes", purpose).value),
         block_bytes=int(chip.require("ubblock_bytes", purpose).value),
         vector_cores=int(chip.require(aiv_field(chip), purpose).value),
+        core_label="Vector 核（AIV）" if chip.is_split() else "AI Core（耦合架构，各带 Vector 单元）",
     )
 
 

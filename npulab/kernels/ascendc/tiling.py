@@ -176,9 +176,9 @@ class ReluTiling:
         if _is_int(self.block_dim) and self.block_dim > platform.vector_cores:
             rounds = ceil_div(self.block_dim, platform.vector_cores)
             notes.append(
-                f"blockDim = {self.block_dim} 超过 {platform.name} 的 {platform.vector_cores} 个 Vector 核（AIV）："
+                f"blockDim = {self.block_dim} 超过 {platform.name} 的 {platform.vector_cores} 个 {platform.core_label}："
                 f"纯 Vector 算子可以这样启动（blockDim 是逻辑核数），但要分 {rounds} 轮才能排完，每轮都有调度开销；"
-                f"取 Vector 核数 {platform.vector_cores} 或它的整数倍更好。只有 Cube + Vector 融合（MIX）算子的 blockDim "
+                f"取这个核数 {platform.vector_cores} 或它的整数倍更好。只有 Cube + Vector 融合（MIX）算子的 blockDim "
                 f"不能超过物理核数"
             )
         return notes
