@@ -20,10 +20,15 @@ UV_PIN=uv==0.13.9
 PY=${PIP% -m pip}
 install() { $PIP install -q "$@"; }
 patience=(--timeout 10 --retries 1)  # pip: give up on an unreachable index quickly
+compiled=()  # pip compiles what it installs
 if [ "${NPULAB_INSTALLER:-uv}" = uv ] && [ "$PY" != "$PIP" ] && $PIP install -q "$UV_PIN" 2>/dev/null; then
   mapfile -t uv_opts < <("$PY" scripts/uv_args.py)
   install() { "$(dirname "$PY")/uv" pip install -q --python "$PY" "${uv_opts[@]}" "$@"; }
   patience=()  # uv fails at once on a name it cannot resolve
+  # uv writes no .pyc files unless asked, and the Makefile sets PYTHONDONTWRITEBYTECODE: without this every kernel
+  # and test process would compile torch, transformers … from source again (CI measured nbval 585 s instead of ~340 s).
+  # It compiles the whole site-packages, so the torch step goes without.
+  compiled=(--compile-bytecode)
 else
   $PIP install -q --upgrade pip
 fi
@@ -33,8 +38,8 @@ if [ "$ARCH" = x86_64 ]; then
   install "${patience[@]}" --extra-index-url "$CPU_INDEX" "$torch_pin" 2>/dev/null \
     || echo "PyTorch CPU 索引不可用：torch 改由可达的索引安装（x86_64 上请确认装到的是 CPU 版）"
 fi
-install -r requirements.txt
+install "${compiled[@]}" -r requirements.txt
 if [ -n "${ASCEND_HOME_PATH:-}${ASCEND_TOOLKIT_HOME:-}" ]; then
   echo "检测到已加载的 CANN 环境：安装 requirements-npu.txt"
-  install -r requirements-npu.txt
+  install "${compiled[@]}" -r requirements-npu.txt
 fi

@@ -113,7 +113,8 @@ def test_uv_installs_with_pips_configuration_when_the_venv_python_is_given(tmp_p
     torch_call, req_call = calls[2], calls[3]
     assert torch_call.startswith(f"uv pip install -q --python {python} --find-links /opt/wheels --extra-index-url")
     assert "torch==" in torch_call and "--timeout" not in torch_call
-    assert req_call.endswith("-r requirements.txt") and len(calls) == 4
+    assert req_call.endswith("--compile-bytecode -r requirements.txt") and len(calls) == 4
+    assert "--compile-bytecode" not in torch_call  # uv compiles the whole site-packages: once is enough
     log.unlink()
     result = subprocess.run(["bash", str(PY_SCRIPT)], capture_output=True, text=True, timeout=60,
                             env={**env, "NPULAB_INSTALLER": "pip"})
