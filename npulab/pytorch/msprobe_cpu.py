@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.display import Table
+from npulab.env.check import metadata_version
 
 SCRIPT = r'''
 import json
@@ -82,12 +83,8 @@ def available() -> bool:
 
 
 def version() -> str | None:
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version("mindstudio-probe")
-    except importlib.metadata.PackageNotFoundError:
-        return None
+    """The installed mindstudio-probe version, or None."""
+    return metadata_version("mindstudio-probe")
 
 
 @dataclass

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.display import Table
+from npulab.env.check import metadata_version
 
 RUN = ("import sys\nfrom msprof_analyze.cli.compare_cli import compare_cli\n"
        "compare_cli(sys.argv[1:], prog_name='msprof-analyze compare')\n")
@@ -43,12 +44,8 @@ def available() -> bool:
 
 
 def version() -> str | None:
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version("msprof-analyze")
-    except importlib.metadata.PackageNotFoundError:
-        return None
+    """The installed msprof-analyze version, or None."""
+    return metadata_version("msprof-analyze")
 
 
 def command(comparison: str | os.PathLike, base: str | os.PathLike, out: str | os.PathLike) -> list[str]:

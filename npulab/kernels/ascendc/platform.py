@@ -40,13 +40,18 @@ def for_chip(chip: str | Chip | None = None) -> Platform:
     """
     chip = chip if isinstance(chip, Chip) else get_chip(chip)
     purpose = "给 Ascend C 矢量核函数做 tiling"
+    cores = aiv_field(chip)
     return Platform(
         name=chip.soc_version,
         ub_bytes=int(chip.require("ub_bytes", purpose).value),
         block_bytes=int(chip.require("ubblock_bytes", purpose).value),
-        vector_cores=int(chip.require(aiv_field(chip), purpose).value),
-        core_label="Vector 核（AIV）" if chip.is_split() else "AI Core（耦合架构，各带 Vector 单元）",
+        vector_cores=int(chip.require(cores, purpose).value),
+        core_label=CORE_LABELS[cores],
     )
+
+
+# what a vector kernel's cores are called, by the chip-table field aiv_field picks
+CORE_LABELS = {"vector_cores": "Vector 核（AIV）", "cube_cores": "AI Core（耦合架构，各带 Vector 单元）"}
 
 
 def aiv_field(chip: Chip) -> str:
