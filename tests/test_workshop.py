@@ -93,6 +93,7 @@ def test_copy_course_withholds_solutions_and_keeps_edits(tmp_path):
     assert (dest / "notebooks" / "01_environment_lab.ipynb").exists()
     assert (dest / "chapters" / "01_environment" / "index.md").exists()
     assert not list(dest.rglob("*solution*")), "no solution reaches a participant"
+    assert not (dest / "notebooks" / "instructor_guide.ipynb").exists() and (dest / "notebooks" / "quizzes.ipynb").exists()
     (dest / "notebooks" / "01_environment_lab.ipynb").write_text("edited")
     assert copy_course(REPO_ROOT, tmp_path / "home") is None
     assert (dest / "notebooks" / "01_environment_lab.ipynb").read_text() == "edited"

@@ -12,7 +12,7 @@
 #   WORKSHOP_ROSTER         one participant name per line; only they (and the instructor) may log in [anyone]
 #   WORKSHOP_NPUS / WORKSHOP_PER_NPU   the NPU pool and seats per NPU                            [0,…,7 / 1]
 #   WORKSHOP_IP / WORKSHOP_PORT        where participants connect (0.0.0.0: every interface)  [127.0.0.1 / 8000]
-#   WORKSHOP_SSL_CERT / WORKSHOP_SSL_KEY  TLS for a bind beyond loopback                          [none]
+#   WORKSHOP_SSL_CERT / WORKSHOP_SSL_KEY  TLS; required for a bind beyond loopback (accounts certificate) [none]
 #   WORKSHOP_HUB_PORT / WORKSHOP_PROXY_API_PORT  the hub's and proxy's internal ports (127.0.0.1)  [8081 / 8001]
 #   WORKSHOP_ADMIN          the instructor's user name (admin, no seat unless on the roster)       [instructor]
 #   WORKSHOP_SPAWNER        accounts (one Unix account each) or docker (one container each)       [accounts]
@@ -30,7 +30,8 @@ from pathlib import Path
 from jupyterhub.spawner import SpawnException
 
 from npulab.course import workshop
-from npulab.course.workshop import access, accounts, cann_env, course_copy, device_access, hub_secrets, proxy
+from npulab.course.workshop import access, accounts, cann_env, course_copy, device_access, hub_checks, hub_secrets
+from npulab.course.workshop import proxy, sealed
 from npulab.course.workshop import spawner as local_spawner
 
 c = get_config()  # noqa: F821  (provided by JupyterHub when it loads this file)
@@ -70,6 +71,9 @@ try:
     c.ConfigurableHTTPProxy.command = proxy.find_proxy(HERE, env)
 except proxy.ProxyMissing as err:
     refuse(str(err))
+BIND = hub_checks.bind_check(SETTINGS)  # beyond loopback only with TLS: the shared password is sent at every login
+if BIND.status == "fail":
+    refuse(BIND.message)
 c.JupyterHub.bind_url = f"{'https' if SETTINGS.ssl_cert else 'http'}://{SETTINGS.ip}:{SETTINGS.port}"
 if SETTINGS.ssl_cert:
     c.JupyterHub.ssl_cert, c.JupyterHub.ssl_key = str(SETTINGS.ssl_cert), str(SETTINGS.ssl_key)
@@ -113,6 +117,10 @@ c.Spawner.args = [
     f"--ServerApp.shutdown_no_activity_timeout={IDLE_SECONDS}",  # idle culling, done by the server itself
     f"--MappingKernelManager.cull_idle_timeout={IDLE_SECONDS // 2}",
     "--MappingKernelManager.cull_interval=120",
+    # kernels talk over Unix sockets in the account's own runtime folder (~/.local/share/jupyter/runtime, inside a
+    # 0700 home), not TCP ports on 127.0.0.1 that every account on the server can connect to: over TCP anyone may
+    # subscribe to another kernel's IOPub channel, which needs no key and carries that participant's code and outputs
+    "--KernelManager.transport=ipc",
 ]
 # a room logging in at once on a shared server: a server may take a minute to import JupyterLab (defaults 60 / 30 s)
 c.Spawner.start_timeout = c.Spawner.http_timeout = int(env.get("WORKSHOP_START_SECONDS", "180"))
@@ -136,6 +144,10 @@ else:
         refuse("学员的账号用不了课程的 Python：\n" + access.describe(BLOCKED) + "\n运行 .venv/bin/python -m npulab "
                "workshop accounts allow-python（只给工作坊组这些目录的 x / r-x 权限），或用 /usr/bin/python3.11 "
                "在 /srv 之类的目录重建 venv（README「安装」）")
+    OPEN = sealed.unsealed(HERE.parent, GID)
+    if OPEN:
+        refuse("学员的账号能读到只属于讲师的内容：" + "、".join(map(str, OPEN)) + "\n运行 .venv/bin/python -m npulab "
+               "workshop accounts seal（参考答案、讲师指南、_build 与 git 历史只留给属主）")
     c.JupyterHub.spawner_class = local_spawner.AccountSpawner
     c.Spawner.cmd = [str(VENV / "bin" / "jupyterhub-singleuser")]
     c.Spawner.env_keep = list(local_spawner.KEEP)
