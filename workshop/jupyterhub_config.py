@@ -78,6 +78,7 @@ c.JupyterHub.bind_url = f"{'https' if SETTINGS.ssl_cert else 'http'}://{SETTINGS
 if SETTINGS.ssl_cert:
     c.JupyterHub.ssl_cert, c.JupyterHub.ssl_key = str(SETTINGS.ssl_cert), str(SETTINGS.ssl_key)
 c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.template_paths = [str(HERE / "templates")]  # the login and error pages in Chinese
 c.JupyterHub.hub_port = int(env.get("WORKSHOP_HUB_PORT", "8081"))
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{int(env.get('WORKSHOP_PROXY_API_PORT', '8001'))}"
 say(f"学员访问 {c.JupyterHub.bind_url}/ （hub 内部端口 {c.JupyterHub.hub_port}，代理 API {c.ConfigurableHTTPProxy.api_url}）")
@@ -153,19 +154,27 @@ else:
     c.Spawner.env_keep = list(local_spawner.KEEP)
 
 
+def refuse_spawn(message, reason):
+    """Stop a server from starting with a Chinese message the participant reads (spawn page, API, progress page)."""
+    # JupyterHub 6's SpawnException: its message is what the spawn page and the API show; jupyterhub_message is what
+    # the progress page ("Spawn failed: …") and a later visit to /user/<name> show
+    refusal = SpawnException(message, reason=reason, status_code=403)
+    refusal.jupyterhub_message = message
+    raise refusal from None
+
+
 def give_seat(spawner):
     """Before a server starts: a seat (or a refusal the participant reads), the account, the home, the environment."""
     user = spawner.user.name
     seat = {}
-    if user != SETTINGS.admin or user in ROSTER:  # the instructor watches; list them in the roster for a seat
+    if user == SETTINGS.admin and user not in ROSTER:
+        refuse_spawn(f"讲师账号（{user}）不占座位，也不启动自己的服务器（不会为它创建 Unix 账号）：在 /hub/admin 查看与"
+                     "管理学员。要自己试一个座位，把这个名字加进名单（WORKSHOP_ROSTER）后重启 hub", "instructor")
+    else:
         try:
             entry = POOL.entry(user)
         except workshop.SeatError as err:
-            # JupyterHub 6's SpawnException: its message is what the spawn page and the API show; jupyterhub_message
-            # is what the progress page ("Spawn failed: …") and a later visit to /user/<name> show
-            refusal = SpawnException(str(err), reason="no-seat", status_code=403)
-            refusal.jupyterhub_message = str(err)
-            raise refusal from None
+            refuse_spawn(str(err), "no-seat")
         seat = {**POOL.variables(user), cann_env.VISIBLE_ENV: str(entry.device)}
     if SPAWNER == "docker":
         home = STATE / "homes" / user
@@ -190,6 +199,18 @@ def give_seat(spawner):
 
 
 c.Spawner.pre_spawn_hook = give_seat
+
+
+def landing_page(handler):
+    """Where a login lands: the instructor (unless seated on the roster) on the admin page; "" for JupyterHub's default
+    (a participant's own server)."""
+    user = handler.current_user
+    if user is not None and user.name == SETTINGS.admin and user.name not in ROSTER:
+        return handler.hub.base_url + "admin"
+    return ""
+
+
+c.JupyterHub.default_url = landing_page
 
 
 # --- the seat map for the instructor: a hub service at /services/seats/ (admins only) -----------------------------

@@ -140,7 +140,8 @@ def _login(base: str, user: str, password: str) -> requests.Session:
     s.get(f"{base}/hub/login", timeout=10)
     r = s.post(f"{base}/hub/login", data={"username": user, "password": password, "_xsrf": s.cookies.get("_xsrf")},
                allow_redirects=False, timeout=10)
-    s.login_status = r.status_code
+    s.login_status, s.landing = r.status_code, r.headers.get("Location", "")
+    s.login_page = r.content.decode("utf-8")  # <meta charset="utf-8">; the header names no charset
     return s
 
 
@@ -430,7 +431,9 @@ def test_the_readme_start_gives_each_participant_an_account_a_seat_cann_and_no_s
     assert f"https://127.0.0.1:{base.rsplit(':', 1)[1]}" in hub_log, "the hub states where participants connect"
     assert "CANN 环境：在干净的环境（env -i）里读取了" in hub_log and "ASCEND_OPP_PATH" in hub_log
 
-    assert _login(base, "tina", "wrong-password").login_status == 403
+    refused = _login(base, "tina", "wrong-password")
+    assert refused.login_status == 403 and "用户名或密码不对" in refused.login_page  # the workshop's Chinese login page
+    assert "Invalid username" not in refused.login_page
     assert _login(base, "mallory", passwords["participants"]).login_status == 403  # not on the roster
     sessions = {"tina": _login(base, "Tina", passwords["participants"]),  # typed as on the roster: capitalised
                 "tom": _login(base, "tom", passwords["participants"]),
@@ -449,6 +452,7 @@ def test_the_readme_start_gives_each_participant_an_account_a_seat_cann_and_no_s
     page = sessions["tess"].get(f"{base}/hub/spawn/tess", timeout=30)
     shown = re.search(r'<div class="error">(.*?)</div>', page.content.decode("utf-8"), re.S)  # <meta charset="utf-8">
     assert page.status_code == 403 and shown and "已全部分配" in shown.group(1), shown.group(1) if shown else page.text
+    assert "无法继续（403）" in shown.group(1) and "Forbidden" not in shown.group(1), shown.group(1)
     api = requests.post(f"{base}/hub/api/users/tess/server", headers={"Authorization": f"token {tokens['tess']}"},
                         timeout=30)
     assert api.status_code == 403 and "已全部分配" in api.json()["message"]
@@ -523,7 +527,11 @@ def test_the_readme_start_gives_each_participant_an_account_a_seat_cann_and_no_s
 
     # the instructor logs in with the admin password and sees everyone; the participants' password is not enough
     admin = _login(base, "instructor", passwords["instructor"])
-    assert admin.login_status == 302
+    assert admin.login_status == 302 and admin.landing.endswith("/hub/admin"), admin.landing  # not a server of their own
+    own = requests.post(f"{base}/hub/api/users/instructor/server",
+                        headers={"Authorization": f"token {_token(admin, base, 'instructor')}"}, timeout=30)
+    assert own.status_code == 403 and "不占座位" in own.json()["message"], own.text
+    assert not Path("/home/jupyter-instructor").exists(), "no Unix account for the instructor"
     users = requests.get(f"{base}/hub/api/users", headers={"Authorization": f"token {_token(admin, base, 'instructor')}"},
                          timeout=10).json()
     assert {"tina", "tom", "tess", "instructor"} <= {u["name"] for u in users}
