@@ -44,7 +44,11 @@ __version__ = "0.2.0"
 
 
 def load_ipython_extension(ipython):  # pragma: no cover - thin IPython hook
-    """``%load_ext npulab`` registers the ``%%npu`` cell magic."""
+    """``%load_ext npulab`` registers the ``%%npu`` cell magic; on a workshop server it also says the seat."""
     from npulab.course.npu_magic import register_magics
+    from npulab.course.workshop.mode import current_seat, seat_line
 
     register_magics(ipython)
+    seat = current_seat()
+    if seat is not None:
+        print(seat_line(seat))
