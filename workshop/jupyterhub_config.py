@@ -30,8 +30,17 @@ from pathlib import Path
 from jupyterhub.spawner import SpawnException
 
 from npulab.course import workshop
-from npulab.course.workshop import access, accounts, cann_env, course_copy, device_access, hub_checks, hub_secrets
-from npulab.course.workshop import proxy, sealed
+from npulab.course.workshop import (
+    access,
+    accounts,
+    cann_env,
+    course_copy,
+    device_access,
+    hub_checks,
+    hub_secrets,
+    proxy,
+    sealed,
+)
 from npulab.course.workshop import spawner as local_spawner
 
 c = get_config()  # noqa: F821  (provided by JupyterHub when it loads this file)

@@ -44,7 +44,7 @@ import websocket
 
 from npulab.core.paths import REPO_ROOT
 from npulab.course.workshop import access, accounts, posix_acl
-from npulab.testing.synthetic_cann import make_synthetic_install
+from npulab.testing.rehearsal import make_rehearsal
 
 # real Unix accounts: never at the same time as the other module that creates them (pytest-xdist --dist loadgroup)
 pytestmark = pytest.mark.xdist_group("unix-accounts")
@@ -329,15 +329,12 @@ def live_hub(tmp_path, monkeypatch):
                     "every workshop account at the end, so it does not run here")
     acl_before = _acl_snapshot()
     base = Path(tempfile.mkdtemp(prefix="npulab-live-hub-"))
-    base.chmod(0o755)  # readable by the accounts, like /srv: what protects the state is the hub's own 0700
-    root = make_synthetic_install(base / "Ascend")
+    # the documented rehearsal (README): a synthetic CANN and stand-in device nodes, root:root 0660 like the real
+    # ones (root:HwHiAiUser); the folder is readable by the accounts, like /srv: the state is protected by its 0700
+    rehearsal = make_rehearsal(base, [4, 5], layout="legacy", version="8.0.0")
+    root, dev = base / "Ascend", Path(rehearsal["WORKSHOP_DEV_DIR"])
     roster = base / "roster.txt"
     roster.write_text("\n".join(ROSTER) + "\n", encoding="utf-8")
-    dev = base / "dev"  # stand-in device nodes, root:root 0660 like the real ones (root:HwHiAiUser)
-    dev.mkdir()
-    for name in ("davinci4", "davinci5", "davinci_manager", "devmm_svm", "hisi_hdc"):
-        (dev / name).write_bytes(b"\0")
-        (dev / name).chmod(0o660)
     port = _free_port()
     values = {"WORKSHOP_STATE_DIR": str(base / "state"), "WORKSHOP_ROSTER": str(roster), "WORKSHOP_NPUS": "4,5",
               "WORKSHOP_PER_NPU": "1", "WORKSHOP_IP": "127.0.0.1", "WORKSHOP_PORT": str(port),
@@ -349,7 +346,7 @@ def live_hub(tmp_path, monkeypatch):
     script = base / "start.sh"
     script.write_text("\n".join([
         "set -e",
-        f"source {shlex.quote(str(root / 'ascend-toolkit' / 'set_env.sh'))}  # the shell already loaded CANN",
+        f"source {shlex.quote(rehearsal['WORKSHOP_CANN_SET_ENV'])}  # the shell already loaded CANN",
         f"export WORKSHOP_HUB_PORT={_free_port()} WORKSHOP_PROXY_API_PORT={_free_port()} WORKSHOP_DEV_DIR={dev}",
         *start[:-1], "exec " + start[-1], ""]), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ASCEND_", "WORKSHOP_", "NPULAB_SEAT"))}
