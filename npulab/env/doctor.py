@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
-from npulab.env import cann_install
+from npulab.env import cann_install, triton_ascend
 from npulab.env.check import MARKS, Check, metadata_version
 from npulab.env.compatibility import (
     cann_for_mindspore,
@@ -36,7 +36,7 @@ EXPLAIN_HINT = "程序已经报错？把日志交给 `python -m npulab explain �
 CPU_MODE = "课程将以 CPU 模式运行"
 CHECK_IDS = (
     "python", "numpy", "torch", "mindspore", "cann_install", "cann_env", "driver", "device_nodes", "npu_smi",
-    "visible_devices", "torch_npu", "version_alignment", "cann_python_deps", "chip",
+    "visible_devices", "torch_npu", "triton", "version_alignment", "cann_python_deps", "chip",
 )
 
 # Python packages CANN's graph engine and operator compiler (TBE) import at initialisation. REQUIRED follows the
@@ -345,6 +345,23 @@ def _check_torch_npu(ctx: _Context) -> Check:
     return Check("torch_npu", "ok", f"torch_npu {version} 导入成功，可见 {result.get('count')} 个 NPU。")
 
 
+def _check_triton(ctx: _Context, probe: Callable[[], triton_ascend.TritonAscendStatus] | None = None) -> Check:
+    """torch_npu next to community Triton without Triton-Ascend: torch.compile's inductor fails at the first step."""
+    if ctx.dist_version("torch-npu") is None:
+        return Check("triton", "skip", "未安装 torch_npu：不检查 Triton（CPU 课程环境里的社区版 triton 供第 06 章第 2 节的解释器用）。")
+    status = (probe or triton_ascend.probe)()
+    if status.importable:
+        return Check("triton", "ok", f"{status.describe()}：torch.compile 的 inductor 可以在 NPU 上生成融合算子。")
+    if not status.has_triton:
+        return Check("triton", "ok", "没有 triton 包：torch_npu 的 inductor 不走 Triton 代码生成；"
+                                     "torch.compile 请用 aot_eager 或 npugraphs（npulab.bench.compile.choose_backend 会选）。")
+    return Check("triton", "warn",
+                 f"torch_npu 旁边{status.describe()}。torch_npu 看到任何 triton 就让 inductor 生成 Triton-Ascend 代码，"
+                 "torch.compile(backend=\"inductor\") 第一步就会报 No module named 'triton.language.extra.ascend'。",
+                 "在这个环境里 pip uninstall -y triton（课程的 scripts/python_packages.sh 在装 requirements-npu.txt 后会自动做）；"
+                 "要 inductor 就换到装有配套 Triton-Ascend 的环境（python -m npulab doctor --stack triton-ascend）。")
+
+
 def _check_alignment(ctx: _Context) -> Check:
     torch, torch_npu = ctx.dist_version("torch"), ctx.dist_version("torch-npu")
     cann = ctx.install.version if ctx.install else None
@@ -407,7 +424,8 @@ _CHECKS: tuple[tuple[str, Callable[[_Context], Check]], ...] = (
     ("python", _check_python), ("numpy", _check_numpy), ("torch", _check_torch), ("mindspore", _check_mindspore),
     ("cann_install", _check_cann_install), ("cann_env", _check_cann_env), ("driver", _check_driver),
     ("device_nodes", _check_device_nodes), ("npu_smi", _check_npu_smi), ("visible_devices", _check_visible),
-    ("torch_npu", _check_torch_npu), ("version_alignment", _check_alignment), ("cann_python_deps", _check_cann_deps),
+    ("torch_npu", _check_torch_npu), ("triton", _check_triton), ("version_alignment", _check_alignment),
+    ("cann_python_deps", _check_cann_deps),
     ("chip", _check_chip),
 )
 
