@@ -52,7 +52,7 @@ def choose_backend(device) -> BackendChoice:
         return BackendChoice(
             "aot_eager",
             f"NPU 上 torch_npu 的 inductor 生成的代码要导入 Triton-Ascend，本环境{status.describe()}，用 inductor 第一步就会失败；"
-            "改用只捕获计算图、不生成代码的 aot_eager（图捕获 + 重放的 npugraphs 后端也不需要 Triton，可用 --backend npugraphs 试）")
+            "改用只捕获计算图、不生成代码的 aot_eager（torch_npu 注册的 npugraphs 后端只做图捕获与重放、不需要 Triton，可用 python -m npulab bench compile --backend npugraphs 试）")
     if importlib.util.find_spec("triton") is not None:
         return BackendChoice("inductor", f"{device.kind} 上 inductor 生成 Triton 核函数，本环境装有 triton")
     return BackendChoice("aot_eager", f"{device.kind} 上 inductor 要用 triton，本环境没有，改用只捕获计算图、不生成代码的 aot_eager")

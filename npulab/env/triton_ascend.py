@@ -54,8 +54,8 @@ class TritonAscendStatus:
         if not self.has_triton:
             return "没有安装任何 triton 包"
         which = f"社区版 triton {self.triton_version}" if self.triton_version else "一个 triton 包"
-        missing = [m for m, ok in (("、".join(LIBDEVICE_MODULES), self.libdevice), (BACKEND_MODULE, self.backend)) if not ok]
-        return f"只有{which}，缺 torch_npu 需要的 {'；'.join(missing)}"
+        missing = [m for m, ok in ((" 或 ".join(LIBDEVICE_MODULES), self.libdevice), (BACKEND_MODULE, self.backend)) if not ok]
+        return f"只有{which}，缺 torch_npu 需要的 {'，以及 '.join(missing)}"
 
 
 def _spec(name: str) -> bool:
