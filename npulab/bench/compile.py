@@ -49,9 +49,11 @@ def choose_backend(device) -> BackendChoice:
         status = probe()
         if status.importable:
             return BackendChoice("inductor", f"NPU 上 torch_npu 的 inductor 经 Triton-Ascend 生成融合算子；{status.describe()}")
+        failure = ("inductor 第一步就会报 No module named 'triton.language.extra.ascend'" if status.community_only else
+                   "inductor 在 NPU 上没有代码生成后端，第一步就会失败（torch 报 Unsupported device type: npu 或找不到可用的 triton）")
         return BackendChoice(
             "aot_eager",
-            f"NPU 上 torch_npu 的 inductor 生成的代码要导入 Triton-Ascend，本环境{status.describe()}，用 inductor 第一步就会失败；"
+            f"NPU 上 torch_npu 的 inductor 生成的代码要导入 Triton-Ascend，本环境{status.describe()}，{failure}；"
             "改用只捕获计算图、不生成代码的 aot_eager（torch_npu 注册的 npugraphs 后端只做图捕获与重放、不需要 Triton，可用 python -m npulab bench compile --backend npugraphs 试）")
     if importlib.util.find_spec("triton") is not None:
         return BackendChoice("inductor", f"{device.kind} 上 inductor 生成 Triton 核函数，本环境装有 triton")
