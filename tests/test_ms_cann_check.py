@@ -86,3 +86,12 @@ def test_bad_cann_versions_raise(bad):
 
 def test_unknown_mindspore_has_no_recorded_check():
     assert msc.from_data("1.0.0") is None
+
+
+def test_mindformers_for_the_course_mindspore_and_its_python():
+    row = msc.mindformers_for("2.10.0")
+    assert (row["mindformers"], row["hyper_parallel"], row["cann"]) == ("2.0.0", "1.0.0", "9.1.0")
+    assert msc.mindformers_for("2.11.0")["mindformers"] == "2.1.0" and msc.mindformers_for("1.0") is None
+    assert not msc.python_satisfies("3.11.7", row["python"]) and msc.python_satisfies("3.12.4", row["python"])
+    with pytest.raises(ValueError, match="X.Y"):
+        msc.python_satisfies("3.12", "~=3.12")

@@ -123,3 +123,21 @@ def verdict(check: CannCheck, cann_version: str) -> str:
         return f"CANN {cann_version}：{ms} 接受，与它自带的自定义算子（用 CANN {check.custom_ops_cann} 编译）同一版本线，推荐"
     return (f"CANN {cann_version}：{ms} 接受（不警告），但与自带自定义算子的版本线 {check.recommended_line} 不同："
             "混合精度的 AllFinite 融合溢出检查会被关闭")
+
+
+def mindformers_for(ms_version: str) -> dict | None:
+    """The MindSpore Transformers release paired with a MindSpore version (table ``mindformers_releases``), or None."""
+    wanted = compatibility.parse_version(ms_version)
+    for row in compatibility.table("mindformers_releases"):
+        if any(compatibility.parse_version(v) == wanted for v in row["mindspore"]):
+            return row
+    return None
+
+
+def python_satisfies(python: str, requirement: str) -> bool:
+    """Whether a Python version meets a ``>=X.Y`` requirement as the data writes it: ``("3.11.7", ">=3.12")`` → False."""
+    if not requirement.startswith(">="):
+        raise ValueError(f"只支持 >=X.Y 形式的 Python 要求：{requirement!r}")
+    have = compatibility.parse_version(python).release_n(2)
+    need = compatibility.parse_version(requirement[2:]).release_n(2)
+    return have >= need
