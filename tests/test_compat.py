@@ -214,7 +214,10 @@ def test_cann_for_mindspore():
     assert [r["cann"] for r in compatibility.cann_for_mindspore("2.4.10")] == ["8.0.0.beta1", "8.0.0"]
     conflict = compatibility.cann_for_mindspore("2.6.0")
     assert {r["cann"] for r in conflict} == {"8.1.RC1.beta1", "8.2.RC1"} and all(r["uncertain"] for r in conflict)
-    assert compatibility.cann_for_mindspore("2.10.0") == []  # no official pairing found
+    wheel, image = compatibility.cann_for_mindspore("2.10.0")  # the wheel's own check; MindSpore Transformers' image
+    assert (wheel["table"], wheel["cann"], image["table"], image["cann"]) == (
+        "mindspore_cann_check", "9.1.0", "mindformers_releases", "9.1.0")
+    assert not wheel["uncertain"] and compatibility.cann_for_mindspore("2.8.0") == []  # 2.8.x: none in the sources
     series = compatibility.cann_for_mindspore("2.7.3")
     assert series and all(r["match"] == "series" for r in series)
 
