@@ -201,9 +201,9 @@ def disk_check(path: Path | str, seats: int, per_seat_gb: float = DISK_PER_SEAT_
                                      f"{need:.1f} GB")
 
 
-# What one seat needs of the host besides its NPU. Memory: a lesson kernel holds about 0.7 GiB once torch, MindSpore
-# and transformers are imported, and the heaviest CPU lessons peak higher (measured in docs/DECISIONS.md's workshop
-# entry); CPU: the lessons' CPU problem sizes are chosen for about a minute on one core.
+# What one seat needs of the host besides its NPU. Memory: measured peak resident size of a lesson's kernel on CPU
+# (docs/DECISIONS.md, "Workshop sealed"): 3.7 GiB for the MindSpore training lesson 04/02, 0.97 GiB for ResNet-50 AMP
+# 03/02, 0.7 GiB after importing torch, MindSpore and transformers; CPU: the lessons' CPU sizes aim at a minute on a core.
 MEM_PER_SEAT_GB = 4.0
 CORES_PER_SEAT = 1
 
