@@ -340,3 +340,17 @@ def test_binary_junk_around_a_rule_line():
     out = ex.explain_bytes(data)
     assert "nnal_missing" in out.categories
     json.dumps(out.to_dict(), ensure_ascii=False)
+
+
+def test_advice_under_an_error_line_behind_a_launcher_prefix():
+    log = ("(EngineCore pid=7) [Error]: Failed to apply for memory on the Ascend device.\n"
+           "(EngineCore pid=7)         Check the remaining storage space in the hardware environment.\n"
+           "(EngineCore pid=7) INFO 12-01 [core.py:1] Check the docs for more options about the Ascend engine\n")
+    advice = finding(log, "message_advice")
+    assert advice.evidence[0].line == 2 and "Check the remaining storage space" in advice.fix
+    assert "more options" not in advice.fix  # an INFO line is not advice about an error
+
+
+def test_advice_pointing_elsewhere_without_an_address_is_dropped():
+    assert advice_rule.clauses('Error. For details, please refer to "Device load error message".') == []
+    assert advice_rule.clauses("Error. Please refer to https://www.hiascend.com/document for the fix.") != []

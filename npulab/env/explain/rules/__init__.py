@@ -39,10 +39,15 @@ FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased
     "torch": (b"torch._dynamo", b"torch/_dynamo", b"torch.compile", b"torch._inductor", b"torchair", b"torch.fx"),
     "acl": (b"aclgraph", b"acl graph", b"npugraph", b"aclmdlri", b"capture mode", b"capture_begin"),
 }
-_CONTINUATION = rb"(?:Solution|Suggestion|Possible Cause)\s*(?::|\xef\xbc\x9a)"  # ":" or the full-width one in UTF-8
-# an unindented, non-empty line that is not the continuation of a message ("Solution: …")
-_HEAD = re.compile(rb"(?m)^(?![ \t]|" + _CONTINUATION + rb")[^\n]*\S")
-_IS_CONTINUATION = re.compile(r"^\s*(?:Solution|Suggestion|Possible Cause)\s*[:：]|^[ \t]")
+# what launchers put before every line of a process: vLLM's "(EngineCore pid=12) ", torchrun's "[rank3]: "
+_LAUNCHER = rb"(?:\((?:[\w.]+ ?)+pid=\d+\)|\[rank\d+\]:)"
+# a line that continues the message above it: indented (after the launcher's prefix, by two spaces or a tab) or a
+# "Solution:" / "Possible Cause:" line (":" or the full-width one in UTF-8)
+_CONTINUES = (rb"(?:" + _LAUNCHER + rb"(?: {2,}|\s*\t)|[ \t]|(?:" + _LAUNCHER + rb")?\s*"
+              rb"(?:Solution|Suggestion|Possible Cause)\s*(?::|\xef\xbc\x9a))")
+_HEAD = re.compile(rb"(?m)^(?!" + _CONTINUES + rb")[^\n]*\S")  # an unindented, non-empty line that starts a message
+_IS_CONTINUATION = re.compile(_CONTINUES.decode().replace(r"\xef\xbc\x9a", "："))
+_PREFIX = re.compile(_LAUNCHER.decode() + " ?")
 
 
 class RuleScanner:
@@ -75,7 +80,7 @@ class RuleScanner:
                     head = line
                 if not self._readable(line, head, rule):
                     continue
-                facts = rule.read(line)
+                facts = rule.read(_PREFIX.sub("", line, count=1))
                 if facts is None:
                     continue
                 found.append(RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, facts.get("focus", "")), facts))

@@ -16,6 +16,8 @@ MAX_CLAUSES = 3
 _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|\.(?=\d[.)、]\s*\S)|\s*\b(?:Solution|Suggestion|Possible Cause)\s*[:：]\s*"
                     r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*|(?<=[,，])\s*(?=(?:please|Please|请))")
 _NUMBERING = re.compile(r"^\s*(?:\d+[.)、]|[-*•])\s*")
+_POINTER = re.compile(r"(?i)^(?:please\s+)?(?:refer to|see)\b")  # "please refer to …" points elsewhere …
+_WHERE = re.compile(r"https?://|/|\.md\b|\.html?\b")  # … and says something only with an address
 
 
 @functools.cache
@@ -39,7 +41,7 @@ def clauses(line: str) -> list[str]:
         piece = _NUMBERING.sub("", piece or "").strip().strip('"').strip()
         if not marker.match(piece) or not _says_enough(piece):
             continue
-        if any(b in piece.lower() for b in boilerplate):
+        if any(b in piece.lower() for b in boilerplate) or (_POINTER.match(piece) and not _WHERE.search(piece)):
             continue
         out.append(piece.rstrip(".。"))
     return out
@@ -60,5 +62,6 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
 
 
 RULE = Rule(NAME, (b"please", b"try", b"should", b"solution", b"suggest", b"consider", b"make sure", b"you can",
-                   b"you need", b"you may", "请".encode(), "建议".encode(), "尝试".encode()),
+                   b"you need", b"you may", b"check", b"ensure", b"verify", "请".encode(), "建议".encode(),
+                   "尝试".encode()),
             read, finding, needs_error=True)
