@@ -354,3 +354,11 @@ def test_advice_under_an_error_line_behind_a_launcher_prefix():
 def test_advice_pointing_elsewhere_without_an_address_is_dropped():
     assert advice_rule.clauses('Error. For details, please refer to "Device load error message".') == []
     assert advice_rule.clauses("Error. Please refer to https://www.hiascend.com/document for the fix.") != []
+
+
+def test_the_rules_casebook_section_exists():
+    from npulab.core.paths import REPO_ROOT
+
+    text = (REPO_ROOT / ex.CASEBOOK).read_text(encoding="utf-8")
+    assert "(read-the-message)=" in text and "read-the-message" == finding(
+        "ModuleNotFoundError: No module named 'msprobe'\n", "missing_module").casebook

@@ -40,7 +40,7 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
                  "（新算子、新接口只在新版本里有）。")
         fix = f"把 {giver} 升级到调用方的版本说明要求的版本" + (f"：{provider.install}" if provider else "") + "。"
     else:
-        who = f"`{lib}`（属于 {needer.name}）" if needer else (f"`{lib}`" if lib else "这个库")
+        who = f"`{lib}`（属于 {needer.name}）" if needer else (f"`{lib}` " if lib else "这个库")
         title = f"{lib + ' ' if lib else '库'}找不到符号 {name}"
         cause = f"{who}要调用 `{name}`（由 {giver}提供），但进程里加载的那一份没有它：两者的版本不配套，通常是一方升级了另一方没有。"
         fix = (f"把 {needer.name if needer else '调用方'} 与 {giver} 装成彼此配套的版本（看版本说明或配套表）"
