@@ -362,3 +362,43 @@ def test_the_rules_casebook_section_exists():
     text = (REPO_ROOT / ex.CASEBOOK).read_text(encoding="utf-8")
     assert "(read-the-message)=" in text and "read-the-message" == finding(
         "ModuleNotFoundError: No module named 'msprobe'\n", "missing_module").casebook
+
+
+def test_millions_of_needle_lines_cost_a_bounded_number_of_readings():
+    from npulab.env.explain.rules import LOOK_BUDGET, RuleScanner
+
+    line = b"[ERROR] ASCEND run 7: capture graph not supported by this alloc memory workspace, check the timeout\n"
+    scanner = RuleScanner()
+    for i in range(4):
+        scanner.feed(1 + i * 20_000, line * 20_000)
+    assert all(n <= LOOK_BUDGET for n in scanner._looked.values()) and max(scanner._looked.values()) == LOOK_BUDGET
+
+
+def cli_on(tmp_path, name: str, data: bytes):
+    import os
+    import subprocess
+    import sys
+
+    from npulab.core.paths import REPO_ROOT
+
+    path = tmp_path / name
+    path.write_bytes(data)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    return subprocess.run([sys.executable, "-m", "npulab", "explain", str(path), "--no-env"], capture_output=True,
+                          env=env, timeout=120)
+
+
+@pytest.mark.parametrize("name, data", [
+    ("gb18030.log", "启动训练\n错误：ModuleNotFoundError: No module named 'torch_npu'\n".encode("gb18030")),
+    ("utf16.log", "启动训练\r\nImportError: libatb.so: cannot open shared object file\r\n".encode("utf-16")),
+    ("junk.log", bytes(range(256)) * 64 + b"\nRuntimeError: Unsupported soc version: Ascend910_9391\n" + b"\x00\xff" * 999),
+])
+def test_cli_on_odd_inputs_is_clean_chinese_and_exits_1(tmp_path, name, data):
+    done = cli_on(tmp_path, name, data)
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 1 and "读取了" in out and "Traceback" not in err + out
+
+
+def test_cli_on_pure_junk_exits_0_without_a_traceback(tmp_path):
+    done = cli_on(tmp_path, "junk.bin", bytes(range(256)) * 4096)
+    assert done.returncode == 0 and "没有识别出" in done.stdout.decode() and b"Traceback" not in done.stderr

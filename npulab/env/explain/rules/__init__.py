@@ -32,6 +32,7 @@ from npulab.env.explain.root import quiet, rank
 from npulab.env.explain.rules import advice, capability, communication, graph, library, module, resource, symbol
 from npulab.env.explain.rules.base import MAX_HITS, NOTE, LogFacts, Rule, RuleHit
 
+LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
 RULES: tuple[Rule, ...] = (advice.RULE, module.RULE, library.RULE, symbol.RULE, graph.RULE, communication.RULE,
                            resource.RULE, capability.RULE)
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
@@ -50,14 +51,33 @@ _IS_CONTINUATION = re.compile(_CONTINUES.decode().replace(r"\xef\xbc\x9a", "："
 _PREFIX = re.compile(_LAUNCHER.decode() + " ?")
 
 
+_CONTINUES_BYTES = re.compile(_CONTINUES)
+
+
+def _last_head(block: bytes) -> str | None:
+    """The block's last unindented, non-empty line (read backwards: usually the very last line)."""
+    pos = len(block)
+    while pos > 0:
+        start = block.rfind(b"\n", 0, pos) + 1
+        line = block[start:pos]
+        if line.strip() and not _CONTINUES_BYTES.match(line):
+            return decode_line(line)
+        pos = start - 1
+    return None
+
+
 class RuleScanner:
     """Collects, over the blocks of a log, the first lines each rule reads (at most ``MAX_HITS`` per rule)."""
+
+    # Warning and info lines cost a decode and two regular expressions each; error-level lines that hold a rule's
+    # needle cost that rule's reading, for the first LOOK_BUDGET of them only.
 
     def __init__(self, rules: tuple[Rule, ...] = RULES):
         self.rules = rules
         self.hits: dict[str, list[RuleHit]] = {r.name: [] for r in rules}
         self.facts = LogFacts()
         self._head = ""  # the last unindented line before the current block
+        self._looked: dict[str, int] = dict.fromkeys(self.hits, 0)  # candidate lines each rule has looked at
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Read one block of whole lines."""
@@ -65,32 +85,46 @@ class RuleScanner:
         for name, needles in FRAMEWORKS.items():
             if name not in self.facts.frameworks and any(n in lowered for n in needles):
                 self.facts.frameworks.add(name)
-        heads: list[int] | None = None  # offsets of the block's unindented lines, computed when first needed
-        for rule in self.rules:
-            found = self.hits[rule.name]
-            if len(found) >= MAX_HITS:
-                continue
+        active = [r for r in self.rules if self._wants(r)]
+        candidates: dict[int, tuple[int, list[Rule]]] = {}  # line start → (line end, the rules whose needle it holds)
+        for rule in active:
             for start, end in hit_lines(block, lowered, rule.needles):
-                line = decode_line(block[start:end])
-                if _IS_CONTINUATION.match(line):
-                    if heads is None:
-                        heads = [m.start() for m in _HEAD.finditer(block)]
-                    head = self._head_before(block, heads, start)
-                else:
-                    head = line
-                if not self._readable(line, head, rule):
-                    continue
-                facts = rule.read(_PREFIX.sub("", line, count=1))
-                if facts is None:
-                    continue
-                found.append(RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, facts.get("focus", "")), facts))
-                if len(found) >= MAX_HITS:
-                    break
-        tail = None
-        for tail in _HEAD.finditer(block):  # noqa: B007  (the last match is wanted)
-            continue
-        if tail is not None:
-            self._head = decode_line(tail.group())
+                candidates.setdefault(start, (end, []))[1].append(rule)
+        heads: list[int] | None = None  # offsets of the block's unindented lines, computed when first needed
+        for start in sorted(candidates):
+            end, wanting = candidates[start]
+            wanting = [r for r in wanting if self._wants(r)]
+            if not wanting:
+                continue
+            line = decode_line(block[start:end])
+            if _IS_CONTINUATION.match(line):
+                if heads is None:
+                    heads = [m.start() for m in _HEAD.finditer(block)]
+                head = self._head_before(block, heads, start)
+            else:
+                head = line
+            if quiet(line) or quiet(head):
+                continue
+            body, is_error = _PREFIX.sub("", line, count=1), None
+            for rule in wanting:
+                self._looked[rule.name] += 1
+                if rule.needs_error:
+                    if is_error is None:
+                        is_error = rank(line) > 0 or rank(head) > 0
+                    if not is_error:
+                        continue
+                facts = rule.read(body)
+                if facts is not None:
+                    self.hits[rule.name].append(
+                        RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, facts.get("focus", "")), facts))
+        last = _last_head(block)
+        if last is not None:
+            self._head = last
+
+    def _wants(self, rule: Rule) -> bool:
+        """Whether a rule still reads lines: fewer than MAX_HITS hits and fewer than LOOK_BUDGET error-level lines
+        read (a log of millions of error lines costs bounded time; the earliest lines are the root ones anyway)."""
+        return len(self.hits[rule.name]) < MAX_HITS and self._looked[rule.name] < LOOK_BUDGET
 
     def _head_before(self, block: bytes, heads: list[int], start: int) -> str:
         i = bisect.bisect_left(heads, start) - 1
@@ -98,12 +132,6 @@ class RuleScanner:
             return self._head
         s, e = line_at(block, heads[i])
         return decode_line(block[s:e])
-
-    @staticmethod
-    def _readable(line: str, head: str, rule: Rule) -> bool:
-        if quiet(line) or quiet(head):
-            return False
-        return not rule.needs_error or rank(line) > 0 or rank(head) > 0
 
     def first_hit(self) -> RuleHit | None:
         """The earliest line any rule read (the root error when no line says "error" itself)."""
