@@ -228,7 +228,12 @@ def test_unsupported_dtype_on_a_chip_names_both():
 def test_unsupported_format_gives_the_documented_alternative():
     f = finding("[ERROR] ME(1,python): Only support export file in 'AIR' format with Ascend backend.\n",
                 "unsupported_capability")
-    assert "AIR" in f.title and "MINDIR" in f.fix
+    assert "只支持" in f.title and "AIR" in f.title and "MINDIR" in f.fix
+
+
+def test_an_unsupported_feature_on_a_chip_names_both():
+    f = finding("ValueError: Quantization method w4a4_demo is not supported on Ascend310P3.\n", "unsupported_soc")
+    assert "Quantization method w4a4_demo" in f.fix and "Ascend310P3" in f.fix
 
 
 def test_unsupported_near_misses():

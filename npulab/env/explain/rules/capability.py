@@ -18,7 +18,7 @@ SAYS_UNSUPPORTED = re.compile(r"(?i)\b(?:not\s+supported|unsupported|unsupport|n
                               r"can\s?not\s+support|only\s+supports?|is\s+not\s+implemented)\b|不支持")
 _SOC_ITSELF = re.compile(r"(?i)unsupported\s+soc|soc[_ ]?version|support\s+soc|SOC_VERSION|support for Ascend")
 # which noun the line is about, most telling first; the chip comes first only when the chip itself is unsupported
-ORDER = ("dtype", "format", "op", "version", "mode", "soc")
+ORDER = ("dtype", "format", "op", "version", "mode", "feature", "soc")
 
 
 @functools.cache
@@ -46,7 +46,8 @@ def read(line: str) -> dict | None:
         kind = next((k for k in ORDER if found[k] and k != "soc"), "soc" if soc else None)
     if kind is None:  # nothing named: the generic finding quotes the line, a rule would add nothing
         return None
-    return {"kind": kind, "what": found[kind], "on": soc if kind != "soc" else None, "focus": m.group(0)}
+    return {"kind": kind, "what": found[kind], "on": soc if kind != "soc" else None, "focus": m.group(0),
+            "only": m.group(0).lower().startswith("only")}
 
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
@@ -55,12 +56,14 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     sources = list(data["kinds"]["version"]["sources"])
     kind = data["kinds"][hit["kind"]]
     on = f"（在 {hit['on']} 上）" if hit.get("on") else ""
-    title = f"能力不匹配：{kind['label']} {hit['what']} 不被支持{on}"
-    cause = (f"报错行说 {kind['label']} `{hit['what']}` 不被支持{on}。这是能力不匹配，不是环境没装好：改环境变量不能解决，"
+    said = f"只支持 {kind['label']} `{hit['what']}`" if hit.get("only") else f"{kind['label']} `{hit['what']}` 不被支持"
+    title = f"能力不匹配：{said.replace('`', '')}{on}"
+    cause = (f"报错行说{said}{on}。这是能力不匹配，不是环境没装好：改环境变量不能解决，"
              f"要换成支持的{kind['label']}，或换用支持它的版本或硬件。")
     fix = tidy(kind["alternatives"])
-    return rule_finding(NAME, title, cause, fix, hits, [*kind["sources"], *sources], family=kind.get("family"),
-                        note=f"{kind['label']} `{hit['what']}` 不被支持{on}。")
+    family = kind.get("family") or (kind.get("family_on_chip") if hit.get("on") else None)
+    return rule_finding(NAME, title, cause, fix, hits, [*kind["sources"], *sources], family=family,
+                        note=f"{said}{on}。")
 
 
 RULE = Rule(NAME, (b"support", b"not implemented", "不支持".encode()), read, finding)
