@@ -104,6 +104,13 @@ def test_cannot_import_name_names_the_package_and_the_name():
     assert "GraphCaptureFeature" in f.title and "MindSpeed" in f.fix
 
 
+def test_module_without_an_attribute_is_a_version_question():
+    f = finding("AttributeError: module 'torch_npu' has no attribute 'npu_fancy_op'\n", "version_mismatch")
+    assert f.rule == "missing_module" and "npu_fancy_op" in f.fix and "torch-npu" in f.fix
+    g = finding("AttributeError: module 'vllm.envs' has no attribute 'VLLM_FOO'\n" + CANN_CONTEXT, "missing_module")
+    assert "vllm.envs 里没有 VLLM_FOO" == g.title and "vllm-ascend" in g.fix
+
+
 def test_module_near_misses():
     assert report("WARNING 12-01 Failed to import from vllm._C with ModuleNotFoundError(\"No module named 'vllm._C'\")\n"
                   "INFO Platform plugin ascend is activated\n").findings == []

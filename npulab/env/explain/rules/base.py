@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from npulab.core.paths import DATA_DIR, load_yaml
-from npulab.env.explain.catalog import load_catalog
+from npulab.env.explain.catalog import load_catalog, tidy
 from npulab.env.explain.matcher import Evidence, Finding
 
 RULES_PATH = DATA_DIR / "explain_rules.yaml"
@@ -60,6 +60,7 @@ def rule_finding(rule: str, title: str, cause: str, fix: str, hits: list[RuleHit
                  family: str | None = None, note: str = "") -> Finding:
     """A rule's finding; with ``family``, the catalog family's finding (its cause, fix and sources first) reached
     through this rule, the rule's reading of the line added as ``note``."""
+    title, cause, fix, note = tidy(title), tidy(cause), tidy(fix), tidy(note)
     if family:
         entry = next((e for e in load_catalog() if e.id == family), None)
         if entry is not None:

@@ -1,8 +1,8 @@
-"""``No module named X`` and ``cannot import name N from M``: which distribution provides the module for the Ascend
-stacks (npulab/data/ascend_packages.yaml), and what the form of the name says — a compiled extension (``pkg._C``)
-missing means the source tree shadows the installed package; a missing submodule or name of an installed package
-means its version does not match the code that imports it; a missing top-level module means it is not installed
-in this Python."""
+"""``No module named X``, ``cannot import name N from M`` and ``module M has no attribute N``: which distribution
+provides the module for the Ascend stacks (npulab/data/ascend_packages.yaml), and what the form of the name says — a
+compiled extension (``pkg._C``) missing means the source tree shadows the installed package; a missing submodule or
+name of an installed package means its version does not match the code that uses it (for torch, torch_npu and CANN:
+the version table's family); a missing top-level module means it is not installed in this Python."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding,
 NAME = "missing_module"
 _NO_MODULE = re.compile(r"No module named ['\"]?([A-Za-z_][\w.]*)")
 _NO_NAME = re.compile(r"cannot import name ['\"]?(\w+)['\"]? from ['\"]?([A-Za-z_][\w.]*)")
+_NO_ATTRIBUTE = re.compile(r"module ['\"]([A-Za-z_][\w.]*)['\"] has no attribute ['\"](\w+)")
 _COMPILED = re.compile(r"^_[Cc](?:_\w*)?$|^lib\w+$")  # a compiled extension: torch._C, mindspore._c_expression
 
 
@@ -22,6 +23,9 @@ def read(line: str) -> dict | None:
     m = _NO_NAME.search(line)
     if m:
         return {"module": m.group(2), "name": m.group(1), "focus": "cannot import name"}
+    m = _NO_ATTRIBUTE.search(line)
+    if m:
+        return {"module": m.group(1), "name": m.group(2), "focus": "has no attribute"}
     m = _NO_MODULE.search(line)
     return {"module": m.group(1).rstrip("."), "focus": "No module named"} if m else None
 
@@ -34,9 +38,11 @@ def _explain(module: str, name: str | None) -> tuple[str, str, str, str | None]:
     install = pkg.install if pkg else (f"装提供 `{top}` 的发行包（包名可能与模块名不同，例如 PyPI 上的 torch-npu 提供 torch_npu）")
     same_python = "并确认 `python -m pip show <包名>` 查到的与运行时用的是同一个 Python 环境"
     if name:
+        stack = set(rules_data()["symbol"]["stack"])  # torch, torch_npu, CANN…: the version table's family
         return (f"{module} 里没有 {name}",
-                f"`{module}` 能导入，但里面没有 `{name}`：装的 {who} 版本与导入它的代码要求的不一致（这个名字在别的版本里才有、改了名或删了）。",
-                f"按导入方的安装说明装它要求的 {who} 版本：{install}。", None)
+                f"`{module}` 能导入，但里面没有 `{name}`：装的 {who} 版本与使用它的代码要求的不一致（这个名字在别的版本里才有、改了名或删了）。",
+                f"按使用方的安装说明装它要求的 {who} 版本：{install}。",
+                rules_data()["symbol"]["family"] if pkg and pkg.id in stack else None)
     last = module.rsplit(".", 1)[-1]
     if rest and _COMPILED.match(last):
         return (f"缺少编译扩展 {module}",
@@ -60,4 +66,4 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     return rule_finding(NAME, title, cause, fix, hits, sources, family=family, note=f"{title}。{fix}")
 
 
-RULE = Rule(NAME, (b"no module named", b"cannot import name"), read, finding)
+RULE = Rule(NAME, (b"no module named", b"cannot import name", b"has no attribute"), read, finding)
