@@ -53,17 +53,27 @@ def test_requirements_npu_agrees_with_the_course_stack():
 
 
 def test_check_stack_reports_each_requirement():
-    installed = {"vllm": "0.30.0", "vllm-ascend": "0.30.0rc2", "torch": "2.12.0", "torch-npu": "2.10.0.post4",
-                 "triton-ascend": None, "transformers": "5.14.1"}
-    checks = {c.id: c for c in stack_check.check_stack("vllm-ascend", installed.get, cann="9.2.0", python="3.11.7")}
-    assert checks["vllm"].status == "ok" and checks["vllm-ascend"].status == "ok"
+    installed = {"vllm": "0.23.0", "vllm-ascend": "0.23.0.post1", "torch": "2.12.0", "torch-npu": "2.10.0.post4",
+                 "triton-ascend": None, "transformers": "5.5.4"}
+    checks = {c.id: c for c in stack_check.check_stack("vllm-ascend", installed.get, cann="9.1.0", python="3.11.7")}
+    assert checks["vllm"].status == "ok" and checks["vllm-ascend"].status == "ok"  # a .post build of the release
     assert checks["torch"].status == "fail" and "不要装进课程环境" in checks["torch"].fix
     assert checks["triton-ascend"].status == "fail" and "未安装" in checks["triton-ascend"].message
     assert checks["CANN"].status == "ok" and checks["Python"].status == "ok"
-    swift = {c.id: c for c in stack_check.check_stack("ms-swift", {"ms-swift": "4.6.0", "torch": "2.7.1",
-                                                                    "torch-npu": "2.7.1.post8", "transformers": "5.24.0"}.get,
+    rc = {c.id: c for c in stack_check.check_stack("vllm-ascend", {**installed, "vllm-ascend": "0.30.0rc2"}.get)}
+    assert rc["vllm-ascend"].status == "fail"
+    swift = {c.id: c for c in stack_check.check_stack("ms-swift", {"ms-swift": "4.6.0", "torch": "2.10.0",
+                                                                    "torch-npu": "2.10.0.post4", "transformers": "5.24.0"}.get,
                                                        cann="8.5.0", python="3.12.1")}
     assert swift["transformers"].status == "fail" and swift["CANN"].status == "fail" and swift["Python"].status == "fail"
+
+
+def test_course_python_matches_pyproject():
+    """#17: doctor --stack course accepts exactly the interpreters pip accepts for npulab."""
+    import tomllib
+
+    requires = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["requires-python"]
+    assert ",".join(stack_check.stacks()["course"]["python"]).replace(" ", "") == requires.replace(" ", "")
 
 
 def test_doctor_stack_cli():

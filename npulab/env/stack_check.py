@@ -9,20 +9,18 @@ from collections.abc import Callable
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.core.cli import EXIT_FAIL, EXIT_OK
 from npulab.core.display import Table
-from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env import cann_install
+from npulab.env import stacks as stack_data
 from npulab.env.check import MARKS, Check, metadata_version
 from npulab.env.compatibility import cann_base
 from npulab.env.pypi import version_key
 
-STACKS = DATA_DIR / "stacks.yaml"
-
 
 def stacks() -> dict:
-    """The stacks of npulab/data/stacks.yaml by name."""
-    return load_yaml(STACKS)["stacks"]
+    """The stacks of npulab/data/stacks.yaml by name (npulab.env.stacks reads them)."""
+    return stack_data.load()
 
 
 def _satisfies(version: str, spec: str) -> bool | None:
@@ -43,10 +41,7 @@ def _cann_ok(installed: str, spec: str) -> bool:
 def check_stack(name: str, versions: Callable[[str], str | None] = metadata_version, cann: str | None = None,
                 python: str | None = None) -> list[Check]:
     """One Check per requirement of stack ``name``; UsageError for an unknown stack."""
-    known = stacks()
-    if name not in known:
-        raise UsageError(f"没有名为 {name!r} 的软件栈；可选：{'、'.join(known)}（npulab/data/stacks.yaml）。")
-    stack = known[name]
+    stack = stack_data.get(name)
     checks = []
     for package, spec in stack["packages"].items():
         if spec is None:
