@@ -18,6 +18,7 @@ from packaging.version import Version
 from npulab.core.paths import REPO_ROOT
 from npulab.env import stacks
 
+pytestmark = pytest.mark.xdist_group("stack-resolution")  # one worker resolves everything once (make test: loadgroup)
 PLATFORMS = tuple(stacks.PLATFORMS)
 NOTEBOOKS = sorted([*REPO_ROOT.glob("chapters/*/*.ipynb"), *REPO_ROOT.glob("notebooks/*.ipynb")])
 

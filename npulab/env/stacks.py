@@ -272,6 +272,24 @@ def notebook_stack(metadata: dict) -> str:
     return metadata.get("course", {}).get("stack", "course")
 
 
+def venv(name: str) -> Path | None:
+    """The stack's own venv: ``$NPULAB_VENV_<NAME>`` or the stack's ``venv`` (None when the stack names none)."""
+    import os
+
+    where = os.environ.get("NPULAB_VENV_" + re.sub(r"\W", "_", name).upper()) or get(name).get("venv")
+    return Path(where).expanduser() if where else None
+
+
+def tool_path(name: str) -> str:
+    """A PATH that finds the stack's tools: its venv's bin first when that venv exists; otherwise the current PATH
+    (inside the stack's container image the tools are already on it)."""
+    import os
+
+    folder = venv(name)
+    current = os.environ.get("PATH", "")
+    return os.pathsep.join([str(folder / "bin"), current]) if folder and (folder / "bin").is_dir() else current
+
+
 def table(name: str) -> Table:
     """What a lesson shows about a stack: versions, CANN, Python, install, image and what comes from elsewhere."""
     stack = get(name)
@@ -282,6 +300,7 @@ def table(name: str) -> Table:
         rows.append(["容器镜像", stack["image"]])
     rows += [[f"PyPI 之外：{entry['name']} {entry.get('version') or ''}".rstrip(), entry["where"]]
              for entry in stack.get("outside_pypi", [])]
+    rows += [["不能这样装：" + "；".join(c["install"]), c["why"]] for c in stack.get("conflicts", [])]
     label = "" if stack.get("label", "stable") == "stable" else f"（{stack['label']}）"
     return Table(["项目", "版本 / 做法"], rows, f"软件栈 {name}：{stack['title']}{label}",
                  notes=[f"环境：{stack['environment']}", *[f"来源：{s}" for s in stack["sources"]],
