@@ -308,7 +308,10 @@ def table(name: str) -> Table:
 
 
 def show(name: str) -> None:
-    """Display the stack's table (in a notebook as HTML, else as text)."""
-    from npulab.core.display import show as display
-
+    """Display the stack's table: as HTML in a notebook, as text elsewhere."""
+    try:
+        from IPython.display import display
+    except ImportError:
+        print(table(name).text())
+        return
     display(table(name))
