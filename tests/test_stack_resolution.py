@@ -78,7 +78,8 @@ def test_each_stack_resolves_to_its_stated_versions(resolutions, name, platform)
             assert result.pins.get(stacks.canonical(pin.group(1))) == pin.group(2), (name, platform, requirement)
     print(f"\n{name} / {platform} / Python {result.python}: {len(result.pins)} 个包，{result.seconds:.1f} s；"
           + "、".join(f"{p}=={result.pins[p]}" for p in stacks.top_level(name) if p in result.pins)
-          + "".join(f"\n  PyPI 之外：{e['name']} {e.get('version') or ''}：{e['where']}" for e in result.outside_pypi)
+          + "".join(f"\n  PyPI 之外：{e['name']} {e.get('version') or ''}".rstrip() + f"：{e['where']}"
+                    for e in result.outside_pypi)
           + "".join(f"\n  注：{n}" for n in result.notes))
 
 

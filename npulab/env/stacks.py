@@ -256,7 +256,7 @@ def resolve(name: str, platform: str, uv: str | None = None, cpu_index_up: bool 
 
 def top_level(name: str) -> list[str]:
     """Canonical names of the packages a stack's install asks for directly."""
-    return [n for r in install_requirements(name)[0] if (n := _requirement_name(r))]
+    return list(dict.fromkeys(n for r in install_requirements(name)[0] if (n := _requirement_name(r))))
 
 
 def distributions_for(module: str) -> set[str]:
