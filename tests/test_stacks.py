@@ -4,6 +4,7 @@ does with the installer's answers (a stand-in uv), the venv a lesson cell runs a
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 import pytest
@@ -84,3 +85,23 @@ def test_the_table_a_lesson_shows():
     assert "vllm-ascend" in text and "quay.io/ascend/vllm-ascend:v0.23.0" in text
     assert "PyPI 之外：triton-ascend 3.2.2" in text and "mirrors.huaweicloud.com/ascend/repos/pypi" in text
     assert "不能这样装" in text  # the recorded conflict
+
+
+def test_a_cell_of_another_stack_runs_that_stacks_tools():
+    """An npu cell whose `# stack:` differs from its lesson's kernel runs its command lines with the stack's own
+    tools (stacks.tool_path), since its Python lines run in the lesson's kernel."""
+    import nbformat
+
+    from npulab.core.paths import REPO_ROOT
+    from npulab.course.lint_features import cell_stack
+
+    checked = 0
+    for path in sorted([*REPO_ROOT.glob("chapters/*/*.ipynb"), *REPO_ROOT.glob("notebooks/*.ipynb")]):
+        nb = nbformat.read(path, as_version=4)
+        lesson = stacks.notebook_stack(nb.metadata)
+        for cell in nb.cells:
+            name = cell_stack(cell.source) if cell.cell_type == "code" else None
+            if name and name != lesson and re.search(r"^\s*!", cell.source, re.MULTILINE):
+                checked += 1
+                assert f'stacks.tool_path("{name}")' in cell.source, (path.name, cell.get("id"))
+    assert checked >= 4  # 06/05: ms-swift, MindSpeed-LLM, two vLLM-Ascend cells
