@@ -6,6 +6,7 @@ kernel imports must be in its stack's resolved set. Without network the tests sk
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +22,13 @@ from npulab.env import stacks
 pytestmark = pytest.mark.xdist_group("stack-resolution")  # one worker resolves everything once (make test: loadgroup)
 PLATFORMS = tuple(stacks.PLATFORMS)
 NOTEBOOKS = sorted([*REPO_ROOT.glob("chapters/*/*.ipynb"), *REPO_ROOT.glob("notebooks/*.ipynb")])
+
+
+# resolved with the stacks, in the same parallel batch: a pin that must not be on PyPI, and the recorded conflicts
+NOT_ON_PYPI = ("vllm-ascend", "aarch64", "pip install triton-ascend==3.2.2")
+CONFLICTS = [(name, "aarch64", *conflict["install"]) for name, stack in stacks.load().items()
+             for conflict in stack.get("conflicts", [])]
+EXTRA_JOBS = [NOT_ON_PYPI, *CONFLICTS]
 
 
 def _offline_reason() -> str | None:
@@ -39,13 +47,15 @@ def resolutions() -> dict[tuple[str, str], stacks.Resolution | Exception]:
         pytest.skip(reason)
 
     def one(key):
+        name, platform, *install = key
         try:
-            return stacks.resolve(*key)
+            return stacks.resolve(name, platform, install=list(install) or None)
         except (stacks.Unresolvable, stacks.IndexUnreachable) as err:
             return err
 
     keys = [(name, platform) for name in stacks.load() for platform in PLATFORMS]
-    with ThreadPoolExecutor(max_workers=6) as pool:
+    keys += EXTRA_JOBS
+    with ThreadPoolExecutor(max_workers=len(keys)) as pool:  # network-bound: all at once
         results = dict(zip(keys, pool.map(one, keys), strict=True))
     if any(isinstance(r, stacks.IndexUnreachable) for r in results.values()):
         pytest.skip(f"包索引中途不可达：{next(r for r in results.values() if isinstance(r, stacks.IndexUnreachable))}")
@@ -92,17 +102,15 @@ def test_what_is_outside_pypi_says_where_to_get_it():
 
 def test_outside_pypi_really_is_not_on_pypi(resolutions):
     """triton-ascend 3.2.2 (vllm-ascend, MindSpeed-LLM) cannot come from PyPI: asking for it there has no solution."""
-    with pytest.raises(stacks.Unresolvable, match="triton-ascend"):
-        stacks.resolve("vllm-ascend", "aarch64", install=["pip install triton-ascend==3.2.2"])
+    result = resolutions[NOT_ON_PYPI]
+    assert isinstance(result, stacks.Unresolvable) and "triton-ascend" in str(result)
 
 
 def test_recorded_conflicts_still_conflict(resolutions):
     """A documented install the data records as broken (vllm 0.23.0 from PyPI beside vllm-ascend 0.23.0) stays so;
     when it resolves one day, the data and the lesson should say so."""
-    for name, stack in stacks.load().items():
-        for conflict in stack.get("conflicts", []):
-            with pytest.raises(stacks.Unresolvable):
-                stacks.resolve(name, "aarch64", install=conflict["install"])
+    for key in CONFLICTS:
+        assert isinstance(resolutions[key], stacks.Unresolvable), key
 
 
 # --- the lessons' kernels ----------------------------------------------------------------------------------------
@@ -117,6 +125,7 @@ def _code(source: str) -> str:
                      for line in lines)
 
 
+@functools.cache
 def kernel_imports(path) -> set[str]:
     """Top-level modules that a notebook's code cells import (the kernel runs them all)."""
     nb = nbformat.read(path, as_version=4)
@@ -136,9 +145,14 @@ def kernel_imports(path) -> set[str]:
     return {m for m in modules if m not in sys.stdlib_module_names}
 
 
+@functools.cache
+def _lesson_stack(path) -> str:
+    return stacks.notebook_stack(nbformat.read(path, as_version=4).metadata)
+
+
 def test_every_lesson_names_a_known_stack():
     for path in NOTEBOOKS:
-        name = stacks.notebook_stack(nbformat.read(path, as_version=4).metadata)
+        name = _lesson_stack(path)
         assert name in stacks.load(), (path, name)
     triton = nbformat.read(REPO_ROOT / "chapters/06_advanced/02_triton_kernels.ipynb", as_version=4)
     assert stacks.notebook_stack(triton.metadata) == "triton-ascend"
@@ -150,7 +164,7 @@ def test_each_lesson_kernel_finds_its_imports_in_its_environment(resolutions, pl
     needed_by_npulab = {stacks.canonical(re.match(r"[A-Za-z0-9._-]+", d).group(0)) for d in stacks.course_dependencies()}
     missing = []
     for path in NOTEBOOKS:
-        name = stacks.notebook_stack(nbformat.read(path, as_version=4).metadata)
+        name = _lesson_stack(path)
         pins = _resolved(resolutions, name, platform).pins
         for dist in needed_by_npulab | {"ipykernel"}:
             if dist not in pins:

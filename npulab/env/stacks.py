@@ -259,11 +259,16 @@ def top_level(name: str) -> list[str]:
     return list(dict.fromkeys(n for r in install_requirements(name)[0] if (n := _requirement_name(r))))
 
 
-def distributions_for(module: str) -> set[str]:
-    """Distributions (canonical names) that can provide top-level ``module``: installed metadata plus the table."""
+@functools.lru_cache(maxsize=1)
+def _installed_modules() -> dict[str, list[str]]:
     from importlib.metadata import packages_distributions
 
-    found = {canonical(d) for d in packages_distributions().get(module, [])}
+    return packages_distributions()  # scans every installed distribution: once per process
+
+
+def distributions_for(module: str) -> set[str]:
+    """Distributions (canonical names) that can provide top-level ``module``: installed metadata plus the table."""
+    found = {canonical(d) for d in _installed_modules().get(module, [])}
     return found | {canonical(d) for d in MODULE_DISTRIBUTIONS.get(module, ())}
 
 
