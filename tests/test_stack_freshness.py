@@ -59,6 +59,7 @@ def test_check_stack_reports_each_requirement():
     assert checks["vllm"].status == "ok" and checks["vllm-ascend"].status == "ok"  # a .post build of the release
     assert checks["torch"].status == "fail" and "不要装进课程环境" in checks["torch"].fix
     assert checks["triton-ascend"].status == "fail" and "未安装" in checks["triton-ascend"].message
+    assert "mirrors.huaweicloud.com/ascend/repos/pypi" in checks["triton-ascend"].fix  # not on PyPI: where it is
     assert checks["CANN"].status == "ok" and checks["Python"].status == "ok"
     rc = {c.id: c for c in stack_check.check_stack("vllm-ascend", {**installed, "vllm-ascend": "0.30.0rc2"}.get)}
     assert rc["vllm-ascend"].status == "fail"

@@ -43,13 +43,14 @@ def check_stack(name: str, versions: Callable[[str], str | None] = metadata_vers
     """One Check per requirement of stack ``name``; UsageError for an unknown stack."""
     stack = stack_data.get(name)
     checks = []
+    elsewhere = {stack_data.canonical(e["name"]): e["where"] for e in stack.get("outside_pypi", [])}
     for package, spec in stack["packages"].items():
         if spec is None:
             continue
         installed = versions(package)
         if installed is None:
-            checks.append(Check(package, "fail", f"未安装（{name} 要求 {spec}）",
-                                f"pip install \"{package}{spec}\"（装进下方“环境”一行所说的环境）"))
+            how = elsewhere.get(stack_data.canonical(package)) or f"pip install \"{package}{spec}\""
+            checks.append(Check(package, "fail", f"未安装（{name} 要求 {spec}）", f"{how}（装进下方“环境”一行所说的环境）"))
             continue
         ok = _satisfies(installed, spec)
         status = "ok" if ok else "warn" if ok is None else "fail"
@@ -87,10 +88,14 @@ def run(name: str, ascend_root: str | None = None, as_json: bool = False) -> int
     checks = check_stack(name, cann=cann, python=platform.python_version())
     stack = stacks()[name]
     if as_json:
-        print(json.dumps({"stack": name, "environment": stack["environment"], "sources": stack["sources"],
+        print(json.dumps({"stack": name, "environment": stack["environment"], "install": stack["install"],
+                          "outside_pypi": stack.get("outside_pypi", []), "sources": stack["sources"],
                           "checks": [c.as_dict() for c in checks]}, ensure_ascii=False, indent=2))
     else:
         print(Table(["", "项目", "当前 → 要求", "修复"], [[MARKS[c.status], c.id, c.message, c.fix] for c in checks],
-                    f"软件栈 {name}：{stack['title']}", notes=[f"环境：{stack['environment']}",
-                                                            *[f"来源：{s}" for s in stack["sources"]]]).text())
+                    f"软件栈 {name}：{stack['title']}",
+                    notes=[f"环境：{stack['environment']}", *[f"安装：{c}" for c in stack["install"]],
+                           *[f"PyPI 之外：{e['name']} {e.get('version') or ''}".rstrip() + f"：{e['where']}"
+                             for e in stack.get("outside_pypi", [])],
+                           *[f"来源：{s}" for s in stack["sources"]]]).text())
     return EXIT_FAIL if any(c.status == "fail" for c in checks) else EXIT_OK
