@@ -187,7 +187,7 @@ def test_uncertain_rows_have_a_note():
 
 def test_table_copies_are_independent_and_unknown_table_errors():
     compatibility.table("torch_npu")[0]["cann"] = "changed"
-    assert compatibility.table("torch_npu")[0]["cann"] == "9.1.0"
+    assert compatibility.table("torch_npu")[0]["cann"] == "9.2.0"  # TorchNPU 26.2.0 heads the table
     with pytest.raises(KeyError):
         compatibility.table("nope")
     assert "rows" not in compatibility.table_info("hdk_matrix")
@@ -201,7 +201,9 @@ def test_torch_npu_for_sorts_newest_cann_first():
     names = [r["torch_npu"] for r in compatibility.torch_npu_for("2.1.0+cpu")]
     assert names[:4] == ["2.1.0.post17", "2.1.0.post13", "2.1.0.post12", "2.1.0.post10"]
     assert set(names) >= {"2.1.0.post8", "2.1.0", "2.1.0.rc1"}
-    assert compatibility.torch_npu_for("2.13.0") == []
+    assert [r["torch_npu"] for r in compatibility.torch_npu_for("2.12.0")] == ["2.12.0.post3", "2.12.0"]  # 9.2.0 first
+    assert [r["cann"] for r in compatibility.torch_npu_for("2.13.0")] == ["9.2.0"]  # TorchNPU 26.2.0
+    assert compatibility.torch_npu_for("2.15.0") == []
 
 
 def test_python_for_torch():
