@@ -1,0 +1,204 @@
+"""The course on Kubernetes, checked offline with the real artifacts: the generated Zero to JupyterHub values are up to
+date and valid for the chart's own values.schema.json (vendored in workshop/k8s/chart/ from the pinned release), and
+the real KubeSpawner builds each profile's pod from them, which validates against the Kubernetes 1.37 OpenAPI schema
+(kubernetes-validate) and asks for exactly the device plugin's resources of its seat size.
+
+What this cannot show: scheduling, the device plugins' own behaviour, the image build (workshop/README.md says how to
+see those on a real cluster).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from npulab.core.paths import REPO_ROOT
+from npulab.course.workshop import k8s, mode
+from npulab.course.workshop.seat_sizes import SIZES, resource_limits, single_server_size, slice_template
+
+CHART_DIR = REPO_ROOT / "workshop" / "k8s" / "chart"
+PLUGINS = ("hami", "mindcluster")
+K8S_VERSION = "1.37.0"
+EXPECTED = {  # seat size → the device plugin's resources its pod must ask for (documented names, vnpu_templates.yaml)
+    "hami": {"cpu": {}, "vnpu": {"huawei.com/Ascend910B3": "1", "huawei.com/Ascend910B3-memory": "16384"},
+             "npu": {"huawei.com/Ascend910B3": "1"}, "node8": {"huawei.com/Ascend910B3": "8"}},
+    "mindcluster": {"cpu": {}, "vnpu": {"huawei.com/Ascend910-8c": "1"}, "npu": {"huawei.com/Ascend910": "1"},
+                    "node8": {"huawei.com/Ascend910": "8"}},
+}
+
+
+def _values(plugin: str) -> dict:
+    return yaml.safe_load(k8s.values_path(plugin).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("plugin", PLUGINS)
+def test_generated_values_are_up_to_date(plugin):
+    assert k8s.values_path(plugin).read_text(encoding="utf-8") == k8s.render(plugin), (
+        f"workshop/k8s/values-{plugin}.yaml is stale: python -m npulab workshop k8s-values --plugin {plugin}")
+
+
+def _helm_merge(defaults, overrides):
+    """Helm's coalescing of a chart's values.yaml with a user's file: maps merge, everything else is replaced."""
+    out = copy.deepcopy(defaults)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _helm_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+@pytest.mark.parametrize("plugin", PLUGINS)
+def test_values_validate_against_the_chart_schema(plugin):
+    import jsonschema
+
+    schema = json.loads((CHART_DIR / "values.schema.json").read_text(encoding="utf-8"))
+    defaults = yaml.safe_load((CHART_DIR / "values.yaml").read_text(encoding="utf-8"))
+    jsonschema.Draft7Validator.check_schema(schema)
+    jsonschema.validate(_helm_merge(defaults, _values(plugin)), schema)
+    broken = _helm_merge(defaults, {"singleuser": {"profileList": "cpu"}})  # the schema does catch a wrong shape
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
+
+
+def test_vendored_chart_files_name_their_release():
+    readme = (CHART_DIR / "README.md").read_text(encoding="utf-8")
+    assert f"jupyterhub/zero-to-jupyterhub-k8s` tag `{k8s.CHART_VERSION}`" in readme
+
+
+def test_dockerfile_base_image_is_the_course_stack():
+    dockerfile = (REPO_ROOT / "workshop" / "Dockerfile").read_text(encoding="utf-8")
+    assert f"ARG CANN_IMAGE={k8s.base_image()}\n" in dockerfile
+    from npulab.env.stack_check import stacks
+
+    assert stacks()["course"]["cann"] in k8s.base_image()
+
+
+def test_seat_sizes_are_the_single_server_ones():
+    assert single_server_size(1) is SIZES["npu"] and single_server_size(4) is SIZES["vnpu"]
+    assert mode.current_seat(k8s.size_variables(SIZES["node8"], "bob")).devices == tuple(range(8))
+    assert mode.current_seat(k8s.size_variables(SIZES["cpu"], "bob")).devices == ()
+
+
+def test_a_slice_on_a_chip_without_templates_is_refused():
+    assert slice_template("mindcluster", "910B") is None
+    with pytest.raises(ValueError, match="vNPU"):
+        resource_limits(SIZES["vnpu"], "mindcluster", "910B")
+    slugs = [p["slug"] for p in k8s.chart_values("mindcluster", "910B")["singleuser"]["profileList"]]
+    assert slugs == ["cpu", "npu", "node8"]  # whole cards only
+
+
+def test_roster_and_course_copy_in_values():
+    values = k8s.chart_values("hami", roster=["alice", "bob"])
+    assert values["hub"]["config"]["Authenticator"]["allowed_users"] == ["alice", "bob"]
+    hook = values["singleuser"]["lifecycleHooks"]["postStart"]["exec"]["command"]
+    assert hook[1:3] == ["-m", "npulab.course.workshop.course_copy"]
+
+
+# --- the real KubeSpawner, offline --------------------------------------------------------------------------------
+
+KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters: [{name: offline, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: offline, user: {token: unused}}]
+contexts: [{name: offline, context: {cluster: offline, user: offline, namespace: npulab}}]
+current-context: offline
+"""
+
+
+def _spawner_config(values: dict):
+    """The KubeSpawner settings the chart makes of these values: hub.config passed through as it is, and the singleuser
+    keys we set mapped as the chart's files/hub/jupyterhub_config.py (tag 4.4.0) maps them."""
+    from traitlets.config import Config
+
+    single = values["singleuser"]
+    config = Config(copy.deepcopy(values["hub"]["config"]))
+    ks = config.KubeSpawner
+    ks.image = f"{single['image']['name']}:{single['image']['tag']}"
+    ks.cmd = [single["cmd"]]
+    ks.default_url = single["defaultUrl"]
+    ks.environment = dict(single["extraEnv"])
+    ks.lifecycle_hooks = single["lifecycleHooks"]
+    ks.storage_capacity = single["storage"]["capacity"]
+    ks.volumes = [{"name": "volume-{user_server}", "persistentVolumeClaim": {"claimName": "{pvc_name}"}}]
+    ks.volume_mounts = [{"mountPath": single["storage"]["homeMountPath"], "name": "volume-{user_server}"}]
+    ks.profile_list = single["profileList"]
+    return config
+
+
+@pytest.fixture(scope="module")
+def pods(tmp_path_factory):
+    """plugin → profile slug → the pod manifest KubeSpawner 7.1.0 builds for participant alice (as JSON)."""
+    kubeconfig = tmp_path_factory.mktemp("kube") / "config"
+    kubeconfig.write_text(KUBECONFIG, encoding="utf-8")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("KUBECONFIG", str(kubeconfig))  # a client is created, never used: no API call is made
+    from kubernetes_asyncio.config import kube_config
+
+    mp.setattr(kube_config, "KUBE_CONFIG_DEFAULT_LOCATION", str(kubeconfig))  # read once, when first imported
+
+    async def build() -> dict:
+        from unittest.mock import Mock
+
+        from kubernetes_asyncio.client import ApiClient
+        from kubespawner import KubeSpawner
+
+        out = {}
+        for plugin in PLUGINS:
+            config = _spawner_config(_values(plugin))
+            out[plugin] = {}
+            for entry in config.KubeSpawner.profile_list:
+                user = Mock()
+                user.name = user.escaped_name = "alice"
+                user.id, user.url = 7, "/user/alice/"
+                spawner = KubeSpawner(config=config, user=user, _mock=True, api_token="unused", oauth_client_id="x")
+                spawner.user_options = {"profile": entry["slug"]}
+                await spawner.load_user_options()  # KubeSpawner's own profile handling
+                pod = await spawner.get_pod_manifest()
+                out[plugin][entry["slug"]] = ApiClient().sanitize_for_serialization(pod)
+        return out
+
+    try:
+        yield asyncio.run(build())
+    finally:
+        mp.undo()
+
+
+@pytest.mark.parametrize("plugin", PLUGINS)
+def test_each_profile_pod_validates_and_asks_for_its_seat(pods, plugin):
+    import kubernetes_validate
+
+    assert set(pods[plugin]) == set(EXPECTED[plugin])
+    for slug, pod in pods[plugin].items():
+        pod = {"apiVersion": "v1", "kind": "Pod", **pod}
+        kubernetes_validate.validate(pod, K8S_VERSION, strict=True)
+        container = pod["spec"]["containers"][0]
+        limits = container["resources"]["limits"]
+        ascend = {k: v for k, v in limits.items() if k.startswith("huawei.com/")}
+        assert ascend == EXPECTED[plugin][slug], slug
+        env = {e["name"]: e["value"] for e in container["env"]}
+        seat = mode.current_seat(env)
+        assert seat.user == "alice" and seat.devices == SIZES[slug].devices and env["GLOG_v"] == "4"
+        assert "--KernelManager.transport=ipc" in container["args"]
+        assert container["lifecycle"]["postStart"]["exec"]["command"][-2:] == [k8s.COURSE_IN_IMAGE, k8s.HOME]
+        assert {m["mountPath"] for m in container["volumeMounts"]} >= {k8s.HOME}
+        assert re.fullmatch(r"\d+G", k8s.size_resources(SIZES[slug])["mem_limit"])
+
+
+def test_kubernetes_validate_catches_a_broken_pod(pods):
+    import kubernetes_validate
+
+    pod = {"apiVersion": "v1", "kind": "Pod", **copy.deepcopy(pods["hami"]["npu"])}
+    pod["spec"]["containers"][0]["resources"]["limits"] = "one NPU"
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(pod, K8S_VERSION, strict=True)
+
+
+def test_values_file_paths_exist():
+    assert Path(k8s.values_path("hami")).is_file() and Path(k8s.values_path("mindcluster")).is_file()
