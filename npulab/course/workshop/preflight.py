@@ -409,6 +409,9 @@ def build_parser(parser) -> None:
     parser.add_argument("--execute", metavar="NOTEBOOK", help="在每个座位的 NPU 上把这个笔记本完整运行一遍")
     parser.add_argument("--skip-doctor", action="store_true", help="不运行环境检查（doctor）")
     parser.add_argument("--json", action="store_true", help="以 JSON 输出")
+    from npulab.course.workshop import k8s_preflight
+
+    k8s_preflight.build_parser(parser)
 
 
 def run(args) -> int:
@@ -416,6 +419,10 @@ def run(args) -> int:
     from npulab.core.cli import UsageError
     from npulab.course.workshop.settings import WorkshopSettings
 
+    if getattr(args, "k8s", False):
+        from npulab.course.workshop import k8s_preflight
+
+        return k8s_preflight.run(args)
     try:
         settings = WorkshopSettings.from_env()
     except ValueError as err:
