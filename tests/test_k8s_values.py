@@ -20,7 +20,14 @@ import yaml
 
 from npulab.core.paths import REPO_ROOT
 from npulab.course.workshop import k8s, mode
-from npulab.course.workshop.seat_sizes import SIZES, resource_limits, single_server_size, slice_template
+from npulab.course.workshop.seat_sizes import (
+    SIZES,
+    resource_limits,
+    single_server_size,
+    size_resources,
+    size_variables,
+    slice_template,
+)
 
 CHART_DIR = REPO_ROOT / "workshop" / "k8s" / "chart"
 PLUGINS = ("hami", "mindcluster")
@@ -82,8 +89,8 @@ def test_dockerfile_base_image_is_the_course_stack():
 
 def test_seat_sizes_are_the_single_server_ones():
     assert single_server_size(1) is SIZES["npu"] and single_server_size(4) is SIZES["vnpu"]
-    assert mode.current_seat(k8s.size_variables(SIZES["node8"], "bob")).devices == tuple(range(8))
-    assert mode.current_seat(k8s.size_variables(SIZES["cpu"], "bob")).devices == ()
+    assert mode.current_seat(size_variables(SIZES["node8"], "bob")).devices == tuple(range(8))
+    assert mode.current_seat(size_variables(SIZES["cpu"], "bob")).devices == ()
 
 
 def test_a_slice_on_a_chip_without_templates_is_refused():
@@ -185,10 +192,11 @@ def test_each_profile_pod_validates_and_asks_for_its_seat(pods, plugin):
         env = {e["name"]: e["value"] for e in container["env"]}
         seat = mode.current_seat(env)
         assert seat.user == "alice" and seat.devices == SIZES[slug].devices and env["GLOG_v"] == "4"
+        assert env.get("ASCEND_RT_VISIBLE_DEVICES") == (",".join(map(str, seat.devices)) or None)
         assert "--KernelManager.transport=ipc" in container["args"]
         assert container["lifecycle"]["postStart"]["exec"]["command"][-2:] == [k8s.COURSE_IN_IMAGE, k8s.HOME]
         assert {m["mountPath"] for m in container["volumeMounts"]} >= {k8s.HOME}
-        assert re.fullmatch(r"\d+G", k8s.size_resources(SIZES[slug])["mem_limit"])
+        assert re.fullmatch(r"\d+G", size_resources(SIZES[slug])["mem_limit"])
 
 
 def test_kubernetes_validate_catches_a_broken_pod(pods):

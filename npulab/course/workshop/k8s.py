@@ -18,15 +18,21 @@ from pathlib import Path
 import yaml
 
 from npulab.core.paths import REPO_ROOT
-from npulab.course.workshop.preflight import CORES_PER_SEAT, MEM_PER_SEAT_GB
-from npulab.course.workshop.seat_sizes import SEAT_SIZES, SeatSize, resource_limits, size_variables, slice_template
+from npulab.course.workshop.seat_sizes import (
+    DEFAULT_CHIPS,
+    SEAT_SIZES,
+    SeatSize,
+    resource_limits,
+    size_resources,
+    size_variables,
+    slice_template,
+)
 from npulab.course.workshop.server_args import DEFAULT_IDLE_MINUTES, server_args
 
 CHART = "jupyterhub"
 CHART_REPO = "https://hub.jupyter.org/helm-chart/"
 CHART_VERSION = "4.4.0"  # the newest release tag of jupyterhub/zero-to-jupyterhub-k8s (2026-06-10); JupyterHub 5.5.0
 K8S_DIR = REPO_ROOT / "workshop" / "k8s"
-DEFAULT_CHIPS = {"hami": "910B3", "mindcluster": "910"}
 IMAGE_NAME = "npulab-workshop"  # docker build -f workshop/Dockerfile -t <registry>/npulab-workshop:<tag> .
 CANN_IMAGE = "quay.io/ascend/cann:{cann}-910b-ubuntu22.04-py3.11"  # Ascend/cann-container-image tag pattern
 HOME = "/home/jovyan"  # the chart's singleuser.storage.homeMountPath; the image's user (uid 1000)
@@ -36,7 +42,6 @@ TEMPLATES_IN_HUB = "/usr/local/etc/jupyterhub/npulab-templates"
 ADMIN = "instructor"
 STORAGE = "10Gi"  # a participant's copy of the course is under 1 MB; the chart's default capacity leaves room
 EXTRA_ENV = {"GLOG_v": "4"}  # MindSpore: no C++ log lines in the notebooks (as on one server)
-MEM_LIMIT_GB, CPU_LIMIT = 16, 4  # per seat, as WORKSHOP_MEM_LIMIT / WORKSHOP_CPU_LIMIT default on one server
 
 
 def base_image() -> str:
@@ -47,13 +52,6 @@ def base_image() -> str:
 
     course = stacks()["course"]
     return course.get(IMAGE_KEY) or CANN_IMAGE.format(cann=course["cann"])
-
-
-def size_resources(size: SeatSize) -> dict:
-    """CPU and memory a seat of this size is guaranteed and limited to: per NPU process as on one server."""
-    scale = max(1, size.npus)
-    return {"cpu_guarantee": float(CORES_PER_SEAT * scale), "cpu_limit": float(CPU_LIMIT * scale),
-            "mem_guarantee": f"{int(MEM_PER_SEAT_GB * scale)}G", "mem_limit": f"{MEM_LIMIT_GB * scale}G"}
 
 
 def profile(size: SeatSize, plugin: str, chip: str) -> dict | None:

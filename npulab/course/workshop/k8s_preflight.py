@@ -19,7 +19,16 @@ from pathlib import Path
 import yaml
 
 from npulab.core.display import Table
-from npulab.course.workshop.seat_sizes import SEAT_SIZES, SIZES, SeatSize, chip_entry, resource_limits, slice_template
+from npulab.course.workshop.seat_sizes import (
+    DEFAULT_CHIPS,
+    SEAT_SIZES,
+    SIZES,
+    SeatSize,
+    chip_entry,
+    resource_limits,
+    size_resources,
+    slice_template,
+)
 
 HAMI_CONFIGMAP = ("kube-system", "hami-scheduler-device")
 HAMI_REGISTER = "hami.io/node-register-"
@@ -96,8 +105,6 @@ def hami_templates(configmap: dict | None, chip: str) -> dict[str, dict] | None:
 
 def _host_seats(node: dict, size: SeatSize) -> int:
     """Seats of ``size`` the node's CPU and memory hold (each profile's guarantees)."""
-    from npulab.course.workshop.k8s import size_resources
-
     alloc = node.get("status", {}).get("allocatable", {})
     need = size_resources(size)
     cpu = quantity(alloc.get("cpu", 0)) / need["cpu_guarantee"]
@@ -216,7 +223,6 @@ def read_cluster(nodes_file: str | None, hami_file: str | None, plugin: str) -> 
 def run(args) -> int:
     """The ``--k8s`` branch of ``workshop preflight``."""
     from npulab.core.cli import UsageError
-    from npulab.course.workshop.k8s import DEFAULT_CHIPS
     from npulab.course.workshop.seats import read_roster
 
     for path in (args.nodes_file, args.hami_config_file):

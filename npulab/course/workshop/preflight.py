@@ -30,6 +30,7 @@ from npulab.ascend_tools.smi.info import Chip, SmiInfo, parse_info
 from npulab.core.display import Table
 from npulab.course.workshop import accounts
 from npulab.course.workshop.hub_checks import HostCheck, hub_checks
+from npulab.course.workshop.seat_sizes import CORES_PER_SEAT, MEM_PER_SEAT_GB  # what one seat needs of its host
 
 MAX_IDLE_AICORE_PCT = 5
 MAX_IDLE_MEMORY_FRACTION = 0.10
@@ -201,11 +202,6 @@ def disk_check(path: Path | str, seats: int, per_seat_gb: float = DISK_PER_SEAT_
                                      f"{need:.1f} GB")
 
 
-# What one seat needs of the host besides its NPU. Memory: a lesson kernel holds about 0.7 GiB once torch, MindSpore
-# and transformers are imported, and the heaviest CPU lessons peak higher (measured in docs/DECISIONS.md's workshop
-# entry); CPU: the lessons' CPU problem sizes are chosen for about a minute on one core.
-MEM_PER_SEAT_GB = 4.0
-CORES_PER_SEAT = 1
 
 
 def capacity_check(seats: int, *, cpu_only: bool, cores: int | None = None, memory_gb: float | None = None) -> HostCheck:

@@ -20,10 +20,19 @@ from functools import cache
 import yaml
 
 from npulab.core.paths import DATA_DIR
+from npulab.course.workshop.cann_env import VISIBLE_ENV
 from npulab.course.workshop.mode import seat_variables
 
 TEMPLATES_FILE = DATA_DIR / "vnpu_templates.yaml"
 PLUGINS = ("hami", "mindcluster")
+DEFAULT_CHIPS = {"hami": "910B3", "mindcluster": "910"}  # the chip whose resource names a plugin's values file uses
+
+# What one seat needs of the host besides its NPU. Memory: a lesson kernel holds about 0.7 GiB once torch, MindSpore
+# and transformers are imported, and the heaviest CPU lessons peak higher (measured in docs/DECISIONS.md's workshop
+# entry); CPU: the lessons' CPU problem sizes are chosen for about a minute on one core.
+MEM_PER_SEAT_GB = 4.0
+CORES_PER_SEAT = 1
+MEM_LIMIT_GB, CPU_LIMIT = 16, 4  # a seat's ceiling, as WORKSHOP_MEM_LIMIT / WORKSHOP_CPU_LIMIT default on one server
 
 
 @dataclass(frozen=True)
@@ -56,9 +65,22 @@ def single_server_size(per_npu: int) -> SeatSize:
     return SIZES["npu"] if int(per_npu) <= 1 else SIZES["vnpu"]
 
 
+def size_resources(size: SeatSize) -> dict:
+    """CPU and memory a seat of this size is guaranteed and limited to (KubeSpawner's traits; its "G" is GiB): the
+    host share of one seat per NPU process, as preflight checks it on one server."""
+    scale = max(1, size.npus)
+    return {"cpu_guarantee": float(CORES_PER_SEAT * scale), "cpu_limit": float(CPU_LIMIT * scale),
+            "mem_guarantee": f"{int(MEM_PER_SEAT_GB * scale)}G", "mem_limit": f"{MEM_LIMIT_GB * scale}G"}
+
+
 def size_variables(size: SeatSize, user: str) -> dict[str, str]:
-    """The ``NPULAB_*`` variables of a seat of this size in its own container (own network: the first seat's ports)."""
-    return seat_variables(user, size.devices, 0)
+    """The variables a seat of this size sets in its own container: the ``NPULAB_*`` ones (own network namespace, so
+    the first seat's ports) and, with NPUs, ``ASCEND_RT_VISIBLE_DEVICES`` over the container's own logical ids, as
+    the hub on one server sets it to the seat's card (``mode.seat_line`` tells the participant so)."""
+    variables = seat_variables(user, size.devices, 0)
+    if size.devices:
+        variables[VISIBLE_ENV] = ",".join(map(str, size.devices))
+    return variables
 
 
 @cache
