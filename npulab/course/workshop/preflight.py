@@ -224,6 +224,31 @@ def capacity_check(seats: int, *, cpu_only: bool, cores: int | None = None, memo
     return HostCheck("capacity", "ok", facts)
 
 
+def vnpu_check(per_npu: int, template_file: Path | str | None = None,
+               runner: Callable[[list[str]], object] | None = None) -> HostCheck:
+    """Seats sharing a card (``per_npu`` > 1) time-share it without isolation: say so, and what the driver offers instead
+    (``npu-smi info -t template-info``: vNPU templates that cut AI Cores and memory, or none: whole cards only)."""
+    from npulab.ascend_tools.smi.templates import parse_template_info
+
+    if template_file is not None:
+        text, source = Path(template_file).read_text(encoding="utf-8", errors="replace"), f"文件 {template_file}"
+    else:
+        if runner is None:
+            from npulab.ascend_tools.smi.runner import run as runner
+        result = runner(["npu-smi", "info", "-t", "template-info"])
+        text, source = (result.stdout + "\n" + result.stderr), "npu-smi info -t template-info"
+        if result.returncode != 0 and not parse_template_info(text).unsupported:
+            return HostCheck("vnpu", "warn", f"每张 NPU {per_npu} 人分时共用，AI Core 与显存不隔离；读不到驱动的切分模板"
+                                             f"（{source} 退出码 {result.returncode}），按整卡共用")
+    info = parse_template_info(text)
+    shared = f"每张 NPU {per_npu} 人分时共用，AI Core 与显存不隔离"
+    if info.unsupported or not info.templates:
+        why = info.unsupported or "输出里没有模板"
+        return HostCheck("vnpu", "warn", f"{shared}；驱动不提供算力切分模板（{source}：{why}），只能整卡或分时共用")
+    return HostCheck("vnpu", "warn", f"{shared}；驱动提供模板 {'、'.join(info.names)}（{source}）：要隔离就用集群路径的 "
+                                     "vNPU 座位（workshop/README.md「一台服务器还是集群」）")
+
+
 def notebooks_check(paths: list[Path] | None = None) -> HostCheck:
     """Every course notebook is valid nbformat and a ``python3`` kernel exists to run it."""
     import nbformat
@@ -395,6 +420,8 @@ def build_parser(parser) -> None:
                      help="名单文件，每行一个用户名（默认取 hub 的 WORKSHOP_ROSTER）")
     who.add_argument("--seats", type=int, metavar="N", help="座位数（没有名单时；默认坐满 NPU 池）")
     parser.add_argument("--smi-file", metavar="FILE", help="读取保存下来的 npu-smi info 输出，而不是现场运行 npu-smi")
+    parser.add_argument("--template-file", metavar="FILE",
+                        help="读取保存下来的 npu-smi info -t template-info 输出（每卡多人时检查驱动提供的 vNPU 模板）")
     homes = (Path(env.get("WORKSHOP_STATE_DIR", "workshop-state")) / "homes" if env.get("WORKSHOP_SPAWNER") == "docker"
              else accounts.home_base())
     parser.add_argument("--home-dir", default=str(homes), metavar="DIR",
@@ -426,6 +453,8 @@ def run(args) -> int:
     seats = _seats_from_args(args, settings)
     if args.smi_file and not Path(args.smi_file).is_file():
         raise UsageError(f"找不到 npu-smi 输出文件 {args.smi_file}")
+    if args.template_file and not Path(args.template_file).is_file():
+        raise UsageError(f"找不到模板信息文件 {args.template_file}")
     if args.execute and not Path(args.execute).is_file():
         raise UsageError(f"找不到笔记本 {args.execute}")
     info, source = (None, "CPU 模式") if args.cpu_only else read_smi(args.smi_file)
@@ -436,6 +465,8 @@ def run(args) -> int:
         host.append(capacity_check(len(seats), cpu_only=args.cpu_only))
     host += [] if args.skip_doctor else [doctor_check()]
     host += [disk_check(args.home_dir, len(seats)), notebooks_check()]
+    if args.per_npu > 1 and not args.cpu_only:
+        host.append(vnpu_check(args.per_npu, args.template_file))
     if args.execute:
         host.append(execute_check(args.execute, sorted(set(seats.values())), cann_env, cpu_only=args.cpu_only))
     result = preflight(seats, info, source=source, host=host, cpu_only=args.cpu_only)
