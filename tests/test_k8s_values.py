@@ -193,6 +193,7 @@ def test_each_profile_pod_validates_and_asks_for_its_seat(pods, plugin):
         seat = mode.current_seat(env)
         assert seat.user == "alice" and seat.devices == SIZES[slug].devices and env["GLOG_v"] == "4"
         assert env.get("ASCEND_RT_VISIBLE_DEVICES") == (",".join(map(str, seat.devices)) or None)
+        assert (env.get("ASCEND_VISIBLE_DEVICES") == "void") == (slug == "cpu")  # no NPU: Ascend Docker Runtime mounts none
         assert "--KernelManager.transport=ipc" in container["args"]
         assert container["lifecycle"]["postStart"]["exec"]["command"][-2:] == [k8s.COURSE_IN_IMAGE, k8s.HOME]
         assert {m["mountPath"] for m in container["volumeMounts"]} >= {k8s.HOME}
@@ -206,6 +207,16 @@ def test_kubernetes_validate_catches_a_broken_pod(pods):
     pod["spec"]["containers"][0]["resources"]["limits"] = "one NPU"
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(pod, K8S_VERSION, strict=True)
+
+
+def test_readme_test_pod_is_a_valid_pod():
+    import kubernetes_validate
+
+    readme = (REPO_ROOT / "workshop" / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- workshop:k8s-test-pod", 1)[1]
+    manifest = yaml.safe_load(block.split("<<'EOF'\n", 1)[1].split("\nEOF\n", 1)[0])
+    kubernetes_validate.validate(manifest, K8S_VERSION, strict=True)
+    assert manifest["spec"]["containers"][0]["resources"]["limits"] == dict(EXPECTED["hami"]["npu"])
 
 
 def test_values_file_paths_exist():

@@ -42,6 +42,9 @@ TEMPLATES_IN_HUB = "/usr/local/etc/jupyterhub/npulab-templates"
 ADMIN = "instructor"
 STORAGE = "10Gi"  # a participant's copy of the course is under 1 MB; the chart's default capacity leaves room
 EXTRA_ENV = {"GLOG_v": "4"}  # MindSpore: no C++ log lines in the notebooks (as on one server)
+# a pod given no NPU by a device plugin says so to Ascend Docker Runtime, which both plugins run under (MindCluster 7.3.0
+# "Usage on the Containerd Integrated with Kubernetes", dlruntime_ug_007: ASCEND_VISIBLE_DEVICES=void)
+NO_NPU_ENV = {"ASCEND_VISIBLE_DEVICES": "void"}
 
 
 def base_image() -> str:
@@ -69,7 +72,7 @@ def profile(size: SeatSize, plugin: str, chip: str) -> dict | None:
         "kubespawner_override": {
             **size_resources(size),
             "extra_resource_limits": limits,
-            "environment": size_variables(size, "{username}"),
+            "environment": {**size_variables(size, "{username}"), **({} if limits else NO_NPU_ENV)},
         },
     }
 
