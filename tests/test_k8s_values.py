@@ -1,6 +1,7 @@
 """The course on Kubernetes, checked offline with the real artifacts: the generated Zero to JupyterHub values are up to
 date and valid for the chart's own values.schema.json (vendored in workshop/k8s/chart/ from the pinned release), and
-the real KubeSpawner builds each profile's pod from them, which validates against the Kubernetes 1.37 OpenAPI schema
+the real KubeSpawner builds each profile's pod from the hub configuration the chart's own jupyterhub_config.py makes of
+them (vendored from the same release), which validates against the Kubernetes 1.37 OpenAPI schema
 (kubernetes-validate) and asks for exactly the device plugin's resources of its seat size.
 
 What this cannot show: scheduling, the device plugins' own behaviour, the image build (workshop/README.md says how to
@@ -119,29 +120,40 @@ current-context: offline
 """
 
 
-def _spawner_config(values: dict):
-    """The KubeSpawner settings the chart makes of these values: hub.config passed through as it is, and the singleuser
-    keys we set mapped as the chart's files/hub/jupyterhub_config.py (tag 4.4.0) maps them."""
+def _chart_hub_config(plugin: str, mp: pytest.MonkeyPatch):
+    """The hub's configuration as the chart makes it: the chart's own files/hub/jupyterhub_config.py (vendored from tag
+    4.4.0) run on its default values merged with ours. Only what a cluster would provide is stood in for: the mounted
+    values and resource names (z2jh's readers), two secrets, the services' ports, and tornado's curl client (pycurl)."""
+    import importlib.util
+
+    from tornado.httpclient import AsyncHTTPClient
     from traitlets.config import Config
 
-    single = values["singleuser"]
-    config = Config(copy.deepcopy(values["hub"]["config"]))
-    ks = config.KubeSpawner
-    ks.image = f"{single['image']['name']}:{single['image']['tag']}"
-    ks.cmd = [single["cmd"]]
-    ks.default_url = single["defaultUrl"]
-    ks.environment = dict(single["extraEnv"])
-    ks.lifecycle_hooks = single["lifecycleHooks"]
-    ks.storage_capacity = single["storage"]["capacity"]
-    ks.volumes = [{"name": "volume-{user_server}", "persistentVolumeClaim": {"claimName": "{pvc_name}"}}]
-    ks.volume_mounts = [{"mountPath": single["storage"]["homeMountPath"], "name": "volume-{user_server}"}]
-    ks.profile_list = single["profileList"]
+    defaults = yaml.safe_load((CHART_DIR / "values.yaml").read_text(encoding="utf-8"))
+    merged = _helm_merge(defaults, _values(plugin))
+    merged.update(Chart={"Name": k8s.CHART, "Version": k8s.CHART_VERSION}, Release={"Name": "npulab"})
+    spec = importlib.util.spec_from_file_location("z2jh", CHART_DIR / "hub" / "z2jh.py")
+    z2jh = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(z2jh)
+    secrets = {"hub.config.JupyterHub.cookie_secret": "00" * 32, "hub.config.CryptKeeper.keys": "aa" * 32}
+    mp.setattr(z2jh, "_load_config", lambda: merged)
+    mp.setattr(z2jh, "_get_config_value", lambda name: name)  # resource names without a fullnameOverride
+    mp.setattr(z2jh, "get_secret_value", lambda key, default=None: secrets.get(key, default))
+    mp.setitem(__import__("sys").modules, "z2jh", z2jh)
+    for key, value in {"PROXY_API_SERVICE_PORT": "8001", "HUB_SERVICE_PORT": "8081", "POD_NAMESPACE": "npulab"}.items():
+        mp.setenv(key, value)
+    mp.setattr(AsyncHTTPClient, "configure", classmethod(lambda cls, impl, **kwargs: None))
+    config = Config()
+    path = CHART_DIR / "hub" / "jupyterhub_config.py"
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"),
+         {"get_config": lambda: config, "__file__": str(path), "__name__": "jupyterhub_config"})
     return config
 
 
 @pytest.fixture(scope="module")
 def pods(tmp_path_factory):
-    """plugin → profile slug → the pod manifest KubeSpawner 7.1.0 builds for participant alice (as JSON)."""
+    """plugin → profile slug → the pod manifest KubeSpawner 7.1.0 builds for participant alice (as JSON), from the hub
+    configuration the chart's own code makes of the values file."""
     kubeconfig = tmp_path_factory.mktemp("kube") / "config"
     kubeconfig.write_text(KUBECONFIG, encoding="utf-8")
     mp = pytest.MonkeyPatch()
@@ -158,7 +170,7 @@ def pods(tmp_path_factory):
 
         out = {}
         for plugin in PLUGINS:
-            config = _spawner_config(_values(plugin))
+            config = _chart_hub_config(plugin, mp)
             out[plugin] = {}
             for entry in config.KubeSpawner.profile_list:
                 user = Mock()
@@ -194,7 +206,8 @@ def test_each_profile_pod_validates_and_asks_for_its_seat(pods, plugin):
         assert seat.user == "alice" and seat.devices == SIZES[slug].devices and env["GLOG_v"] == "4"
         assert env.get("ASCEND_RT_VISIBLE_DEVICES") == (",".join(map(str, seat.devices)) or None)
         assert (env.get("ASCEND_VISIBLE_DEVICES") == "void") == (slug == "cpu")  # no NPU: Ascend Docker Runtime mounts none
-        assert "--KernelManager.transport=ipc" in container["args"]
+        assert "--KernelManager.transport=ipc" in container["args"] and container["args"][0] == "jupyterhub-singleuser"
+        assert "command" not in container  # the image's entry point stays: it loads CANN's set_env.sh first
         assert container["lifecycle"]["postStart"]["exec"]["command"][-2:] == [k8s.COURSE_IN_IMAGE, k8s.HOME]
         assert {m["mountPath"] for m in container["volumeMounts"]} >= {k8s.HOME}
         assert re.fullmatch(r"\d+G", size_resources(SIZES[slug])["mem_limit"])
