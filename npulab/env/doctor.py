@@ -145,7 +145,8 @@ def _check_mindspore(ctx: _Context) -> Check:
         return Check("mindspore", "warn", "未安装 MindSpore：MindSpore 章节将无法运行。", "pip install -r requirements.txt")
     pairing = cann_for_mindspore(ms) if try_parse(ms) else []
     if pairing:
-        text = "；".join(f"CANN {r['cann']}" + ("（待确认）" if r["uncertain"] else "") for r in pairing[:3])
+        lines = dict.fromkeys(f"CANN {r['cann']}" + ("（待确认）" if r["uncertain"] else "") for r in pairing)
+        text = "；".join(list(lines)[:3])  # several tables may name the same CANN: each once
         return Check("mindspore", "ok", f"MindSpore {ms}；在昇腾上对应 {text}")
     return Check("mindspore", "ok", f"MindSpore {ms}（CPU 可用；它在昇腾上的官方 CANN 配套未找到，见 compatibility.yaml）")
 

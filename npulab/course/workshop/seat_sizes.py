@@ -27,9 +27,9 @@ TEMPLATES_FILE = DATA_DIR / "vnpu_templates.yaml"
 PLUGINS = ("hami", "mindcluster")
 DEFAULT_CHIPS = {"hami": "910B3", "mindcluster": "910"}  # the chip whose resource names a plugin's values file uses
 
-# What one seat needs of the host besides its NPU. Memory: a lesson kernel holds about 0.7 GiB once torch, MindSpore
-# and transformers are imported, and the heaviest CPU lessons peak higher (measured in docs/DECISIONS.md's workshop
-# entry); CPU: the lessons' CPU problem sizes are chosen for about a minute on one core.
+# What one seat needs of the host besides its NPU. Memory: measured peak resident size of a lesson's kernel on CPU
+# (docs/DECISIONS.md, "Workshop sealed"): 3.7 GiB for the MindSpore training lesson 04/02, 0.97 GiB for ResNet-50 AMP
+# 03/02, 0.7 GiB after importing torch, MindSpore and transformers; CPU: the lessons' CPU sizes aim at a minute on a core.
 MEM_PER_SEAT_GB = 4.0
 CORES_PER_SEAT = 1
 MEM_LIMIT_GB, CPU_LIMIT = 16, 4  # a seat's ceiling, as WORKSHOP_MEM_LIMIT / WORKSHOP_CPU_LIMIT default on one server
