@@ -202,8 +202,6 @@ def disk_check(path: Path | str, seats: int, per_seat_gb: float = DISK_PER_SEAT_
                                      f"{need:.1f} GB")
 
 
-
-
 def capacity_check(seats: int, *, cpu_only: bool, cores: int | None = None, memory_gb: float | None = None) -> HostCheck:
     """CPU cores and memory for ``seats`` participants: short memory fails; in a CPU-only workshop, fewer cores than
     seats is a warning that every lesson runs that many times slower; with NPUs the host CPU matters less."""
