@@ -75,6 +75,45 @@ def test_values_validate_against_the_chart_schema(plugin):
         jsonschema.validate(broken, schema)
 
 
+def _helm_set(values: dict, key: str, value: str) -> None:
+    """``helm --set key=value`` on a dict: dotted keys, ``name[i]`` list items, true/false/integers typed as Helm does."""
+    typed = {"true": True, "false": False}.get(value, int(value) if value.isdigit() else value)
+    parts = key.split(".")
+    node = values
+    for i, part in enumerate(parts):
+        name, _, index = part.partition("[")
+        last = i == len(parts) - 1
+        if index:
+            items = node.setdefault(name, [])
+            position = int(index.rstrip("]"))
+            items.extend([None] * (position + 1 - len(items)))
+            if last:
+                items[position] = typed
+            else:
+                items[position] = items[position] or {}
+                node = items[position]
+        elif last:
+            node[name] = typed
+        else:
+            node = node.setdefault(name, {})
+
+
+def test_readme_helm_command_sets_valid_chart_values():
+    import jsonschema
+
+    readme = (REPO_ROOT / "workshop" / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- workshop:k8s-helm", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    assert f"--version {k8s.CHART_VERSION}" in block and "-f workshop/k8s/values-hami.yaml" in block
+    pairs = re.findall(r"--set(?:-string)? (\S+?)=(\S+)", block)
+    assert len(pairs) >= 8
+    schema = json.loads((CHART_DIR / "values.schema.json").read_text(encoding="utf-8"))
+    values = _helm_merge(yaml.safe_load((CHART_DIR / "values.yaml").read_text(encoding="utf-8")), _values("hami"))
+    for key, value in pairs:
+        _helm_set(values, key, value)
+    jsonschema.validate(values, schema)
+    assert values["proxy"]["https"]["hosts"] == ["<域名>"] and values["proxy"]["https"]["type"] == "secret"
+
+
 def test_vendored_chart_files_name_their_release():
     readme = (CHART_DIR / "README.md").read_text(encoding="utf-8")
     assert f"jupyterhub/zero-to-jupyterhub-k8s` tag `{k8s.CHART_VERSION}`" in readme
