@@ -49,7 +49,7 @@ def test_hami_without_its_configmap_falls_back_to_whole_cards():
 def test_mindcluster_static_vnpus_and_a_chip_without_templates():
     nodes = _nodes("nodes_mindcluster.json")
     cut = node_seats(nodes["atlas-800-9000-01"], "mindcluster", "910")
-    assert cut.seats["vnpu"] == 8 and cut.seats["npu"] == 6  # huawei.com/Ascend910-8c: 8 next to 6 whole cards
+    assert cut.seats["vnpu"] == 14 and cut.seats["npu"] == 6  # huawei.com/Ascend910-8c: 8 next to 6 whole cards
     uncut = node_seats(nodes["atlas-800t-a2-01"], "mindcluster", "910")
     assert uncut.seats["vnpu"] == 8 and any("没有切好的 vir08" in n for n in uncut.notes)
     a2 = node_seats(nodes["atlas-800t-a2-01"], "mindcluster", "910B")
@@ -73,7 +73,8 @@ def test_report_verdict_and_warnings():
 @pytest.mark.parametrize(("args", "code", "words"), [
     (["--plugin", "hami", "--seats", "40", "--hami-config-file", str(DATA / "hami_configmap.json")], 0, "够用"),
     (["--plugin", "hami", "--seats", "40"], 1, "还差 25 个"),
-    (["--plugin", "mindcluster", "--seats", "20"], 1, "集群可容纳 16 人"),
+    (["--plugin", "mindcluster", "--seats", "20"], 0, "集群可容纳 22 人"),
+    (["--plugin", "mindcluster", "--seats", "23"], 1, "还差 1 个"),
 ])
 def test_cli_exit_codes(capsys, args, code, words):
     nodes = DATA / ("nodes_hami.json" if "hami" in args else "nodes_mindcluster.json")

@@ -137,10 +137,12 @@ def node_seats(node: dict, plugin: str, chip: str, hami_config: dict | None = No
         vnpus = _device_seats(alloc, resource_limits(SIZES["vnpu"], plugin, chip)) if template else 0
         offer = f"{whole}: {cards}" + (f"，vNPU {template}: {vnpus}" if template else "")
         if not template:
-            notes.append(f"{chip} 没有 vNPU 模板（MindCluster 的模板表只列 910 与 310P）：vNPU 座位按整卡算")
+            notes.append(f"{chip} 没有 vNPU 模板（MindCluster 的模板表只列 910 与 310P）：vNPU 座位按整卡算（这些学员选「整卡座位」）")
         elif vnpus == 0:
-            notes.append(f"没有切好的 {template}（先用 npu-smi 切分并重启插件）：vNPU 座位按整卡算")
-        seats["vnpu"] = vnpus or cards
+            notes.append(f"没有切好的 {template}（先用 npu-smi 切分并重启插件）：vNPU 座位按整卡算（这些学员选「整卡座位」）")
+        if vnpus and cards:
+            notes.append(f"vNPU 座位 = {vnpus} 个 {template} + {cards} 张没切的整卡（多出的学员选「整卡座位」）")
+        seats["vnpu"] = vnpus + cards  # cut vNPUs and whole cards are separate resources under MindCluster
     for key in ("vnpu", "npu", "node8"):
         seats[key] = min(seats[key], _host_seats(node, SIZES[key]))
     if cards_whole == 0:
@@ -165,9 +167,9 @@ def _hami(node: dict, chip: str, allocatable: int, hami_config: dict | None, not
     slice_name = slice_template("hami", chip)
     vnpu = 0
     if templates is None:
-        notes.append("读不到 HAMi 的模板配置（ConfigMap kube-system/hami-scheduler-device）：vNPU 座位按整卡算")
+        notes.append("读不到 HAMi 的模板配置（ConfigMap kube-system/hami-scheduler-device）：vNPU 座位按整卡算（这些学员选「整卡座位」）")
     elif slice_name not in templates:
-        notes.append(f"HAMi 的配置里 {common} 没有模板 {slice_name}：vNPU 座位按整卡算")
+        notes.append(f"HAMi 的配置里 {common} 没有模板 {slice_name}：vNPU 座位按整卡算（这些学员选「整卡座位」）")
     else:
         spec = templates[slice_name]
         for c in healthy:
