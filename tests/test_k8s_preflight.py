@@ -91,3 +91,39 @@ def test_cli_bad_input_is_usage(capsys, args):
         code = exit_info.code
     assert code == 2
     assert "错误" in capsys.readouterr().err
+
+
+def test_the_api_path_reads_the_same_responses(monkeypatch):
+    """Without files, preflight asks the official client for the nodes and HAMi's ConfigMap (raw JSON, as kubectl)."""
+    from kubernetes import client, config
+
+    from npulab.course.workshop.k8s_preflight import read_cluster
+
+    asked = []
+
+    class FakeCoreV1:
+        def list_node(self, _preload_content=True):
+            asked.append("nodes")
+            return type("R", (), {"data": (DATA / "nodes_hami.json").read_bytes()})()
+
+        def read_namespaced_config_map(self, name, namespace, _preload_content=True):
+            asked.append(f"{namespace}/{name}")
+            return type("R", (), {"data": (DATA / "hami_configmap.json").read_bytes()})()
+
+    monkeypatch.setattr(config, "load_kube_config", lambda: None)
+    monkeypatch.setattr(client, "CoreV1Api", FakeCoreV1)
+    nodes, hami, source = read_cluster(None, None, "hami")
+    assert asked == ["nodes", "kube-system/hami-scheduler-device"] and "kubeconfig" in source
+    assert cluster_report(nodes, "hami", "910B3", SIZES["vnpu"], 40, source, hami).capacity == 60
+
+
+def test_no_cluster_is_said_in_chinese(monkeypatch, capsys):
+    from kubernetes import config
+
+    def refuse(*args, **kwargs):
+        raise config.ConfigException("Service host/port is not set.")
+
+    monkeypatch.setattr(config, "load_kube_config", refuse)
+    monkeypatch.setattr(config, "load_incluster_config", refuse)
+    assert main(["workshop", "preflight", "--k8s", "--seats", "3"]) == 1
+    assert "连不上 Kubernetes API" in capsys.readouterr().out
