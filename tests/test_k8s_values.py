@@ -273,3 +273,25 @@ def test_readme_test_pod_is_a_valid_pod():
 
 def test_values_file_paths_exist():
     assert Path(k8s.values_path("hami")).is_file() and Path(k8s.values_path("mindcluster")).is_file()
+
+
+def test_course_copy_runs_as_the_image_build_runs_it(tmp_path):
+    """workshop/Dockerfile runs course_copy.py as a plain script (no npulab on the path) on the checkout: the course
+    and the Chinese JupyterLab settings come out, the solutions and the instructor guide do not."""
+    import subprocess
+    import sys
+
+    script = REPO_ROOT / "npulab" / "course" / "workshop" / "course_copy.py"
+    out = tmp_path / "out"
+    run = subprocess.run([sys.executable, "-I", str(script), str(REPO_ROOT), str(out)], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    course = out / "course"
+    assert (course / "chapters").is_dir() and (course / "notebooks").is_dir()
+    assert not list(course.rglob("solutions")) and not (course / "notebooks" / "instructor_guide.ipynb").exists()
+    assert (out / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "translation-extension").is_dir()
+    again = subprocess.run([sys.executable, "-I", str(script), str(REPO_ROOT), str(out)], capture_output=True, text=True,
+                           timeout=120)
+    assert again.returncode == 0 and "未改动" in again.stdout  # a participant's later edits are kept
+    usage = subprocess.run([sys.executable, "-I", str(script)], capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 2 and "用法" in usage.stderr
