@@ -141,6 +141,21 @@ def test_a_slice_on_a_chip_without_templates_is_refused():
     assert slugs == ["cpu", "npu", "node8"]  # whole cards only
 
 
+def test_readme_template_table_matches_the_data():
+    from npulab.course.workshop.seat_sizes import templates_data
+
+    readme = (REPO_ROOT / "workshop" / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## 一台服务器还是集群", 1)[1].split("### 集群上的步骤", 1)[0]
+    for plugin, data in templates_data()["plugins"].items():
+        for chip, entry in data["chips"].items():
+            assert entry["whole"] in section, (plugin, chip)
+            for name in entry.get("templates") or {}:
+                short = name.replace("vir0", "").replace("vir", "")  # "vir02/04/08/16" lists several on one line
+                assert name in section or f"/{short}" in section, (plugin, chip, name)
+    assert f"HAMi 910B3：{slice_template('hami', '910B3')}" in section
+    assert f"MindCluster 910：{slice_template('mindcluster', '910')}" in section
+
+
 def test_roster_and_course_copy_in_values():
     values = k8s.chart_values("hami", roster=["alice", "bob"])
     assert values["hub"]["config"]["Authenticator"]["allowed_users"] == ["alice", "bob"]
