@@ -40,6 +40,7 @@ from npulab.course.workshop import (
     hub_secrets,
     proxy,
     sealed,
+    server_args,
 )
 from npulab.course.workshop import spawner as local_spawner
 
@@ -121,17 +122,9 @@ say(CANN_LOG, warn=not CANN_ENV)
 EXTRA_ENV = {"GLOG_v": "4"}  # MindSpore: no C++ log lines in the notebooks
 
 # --- the single-user servers ------------------------------------------------------------------------------------
-IDLE_SECONDS = int(float(env.get("WORKSHOP_IDLE_MINUTES", "60")) * 60)
+IDLE_SECONDS = int(float(env.get("WORKSHOP_IDLE_MINUTES", server_args.DEFAULT_IDLE_MINUTES)) * 60)
 c.Spawner.default_url = "/lab"
-c.Spawner.args = [
-    f"--ServerApp.shutdown_no_activity_timeout={IDLE_SECONDS}",  # idle culling, done by the server itself
-    f"--MappingKernelManager.cull_idle_timeout={IDLE_SECONDS // 2}",
-    "--MappingKernelManager.cull_interval=120",
-    # kernels talk over Unix sockets in the account's own runtime folder (~/.local/share/jupyter/runtime, inside a
-    # 0700 home), not TCP ports on 127.0.0.1 that every account on the server can connect to: over TCP anyone may
-    # subscribe to another kernel's IOPub channel, which needs no key and carries that participant's code and outputs
-    "--KernelManager.transport=ipc",
-]
+c.Spawner.args = server_args.server_args(IDLE_SECONDS)  # idle culling; kernels over ipc (server_args.py)
 # a room logging in at once on a shared server: a server may take a minute to import JupyterLab (defaults 60 / 30 s)
 c.Spawner.start_timeout = c.Spawner.http_timeout = int(env.get("WORKSHOP_START_SECONDS", "180"))
 c.Spawner.mem_limit = env.get("WORKSHOP_MEM_LIMIT", "16G")  # JupyterHub: only spawners that support limits

@@ -8,6 +8,7 @@
 - ``parse_board`` / ``parse_usages`` / ``parse_memory`` / ``parse_health`` / ``parse_ecc`` / ``parse_temp`` /
   ``parse_power`` / ``parse_common`` / ``parse_pcie_err`` / ``parse_phyid_remap``  the ``Label : value`` queries → dict
 - ``parse_help``      ``npu-smi info -h``: sub-commands and the ``-t`` types      → dict
+- ``templates.parse_template_info``  ``npu-smi info -t template-info`` (vNPU templates, or none) → ``TemplateInfo``
 - ``detect(text)`` says which output a text is; ``parse(text)`` detects and parses.
 
 Every parser raises only ``SmiParseError`` (its subclass ``SmiUnsupported`` when npu-smi says the device does

@@ -20,7 +20,9 @@ One concern a module: ``seats`` (names normalised as JupyterHub does, even sprea
 ``settings`` (the ``WORKSHOP_*`` variables), ``seat_commands`` (``workshop seats list|free|move|who|reset``),
 ``seat_service`` (the seat map as a hub service for the instructor), ``npu_owners`` (NPU process → participant),
 ``mode`` (what a seat allows an NPU cell), ``cann_env``, ``containers``, ``course_copy``, ``agenda`` (the planner),
-``public_toc`` (and the public site's leak check), ``preflight`` with ``hub_checks`` (the evening before) and
+``public_toc`` (and the public site's leak check), ``preflight`` with ``hub_checks`` (the evening before),
+``seat_sizes`` (CPU, vNPU, one NPU, eight NPUs: the same on one server and on Kubernetes), ``server_args`` (the
+servers' options, both engines), ``k8s`` (the Zero to JupyterHub values) with ``k8s_preflight`` (seats per node) and
 ``cli`` (``python -m npulab workshop …``); for the hub's accounts mode ``accounts`` (one Unix account per
 participant), ``access`` (the venv reachable by them), ``device_access`` and ``posix_acl`` (who may open which NPU),
 ``hub_secrets`` (root-only state and passwords), ``proxy`` (finding configurable-http-proxy), ``spawner`` (servers

@@ -150,6 +150,11 @@ def build_parser(subparsers, name: str) -> None:
     from npulab.course.workshop import accounts_cli
 
     accounts_cli.build_parser(ac)
+    kv = inner.add_parser("k8s-values", help="写出 Zero to JupyterHub 的 values 文件（集群办课：座位规格、设备插件的资源）",
+                          description="按课程的座位规格与所选设备插件生成 workshop/k8s/values-<插件>.yaml。")
+    from npulab.course.workshop import k8s
+
+    k8s.build_parser(kv)
     pt = inner.add_parser("public-toc", help="写出不含参考答案的目录文件（公开站点用：make book-public）")
     pt.add_argument("--output", default="_build/_toc_public.yml", metavar="FILE", help="输出文件（默认 _build/_toc_public.yml）")
     pt.set_defaults(run=_run_public_toc)

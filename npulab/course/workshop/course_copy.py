@@ -44,3 +44,32 @@ def copy_lab_settings(source: Path | str, home: Path | str) -> list[Path]:
             shutil.copy2(f, target)
             written.append(target)
     return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python course_copy.py SOURCE HOME``: the course and the JupyterLab settings into a new home, solutions withheld.
+
+    Runs as a plain script too (standard library only): the image build strips the solutions with it before the course
+    enters the image (workshop/Dockerfile), and each pod's start copies that course into the participant's volume
+    (the ``postStart`` hook of workshop/k8s/values.yaml).
+    """
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print("用法：course_copy.py <课程目录> <主目录>（把课程复制进 <主目录>/course，不含参考答案；已有时不动）",
+              file=sys.stderr)
+        return 2
+    source, home = Path(args[0]), Path(args[1])
+    if not (source / "chapters").is_dir():
+        print(f"{source} 不是课程目录（没有 chapters/）", file=sys.stderr)
+        return 2
+    copied = copy_course(source, home)
+    settings = copy_lab_settings(source, home)
+    print(f"课程{'已复制到 ' + str(copied) if copied else '已在 ' + str(home / 'course') + '，未改动'}；"
+          f"JupyterLab 设置新写 {len(settings)} 个文件")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -30,6 +30,7 @@ from npulab.ascend_tools.smi.info import Chip, SmiInfo, parse_info
 from npulab.core.display import Table
 from npulab.course.workshop import accounts
 from npulab.course.workshop.hub_checks import HostCheck, hub_checks
+from npulab.course.workshop.seat_sizes import CORES_PER_SEAT, MEM_PER_SEAT_GB  # what one seat needs of its host
 
 MAX_IDLE_AICORE_PCT = 5
 MAX_IDLE_MEMORY_FRACTION = 0.10
@@ -201,13 +202,6 @@ def disk_check(path: Path | str, seats: int, per_seat_gb: float = DISK_PER_SEAT_
                                      f"{need:.1f} GB")
 
 
-# What one seat needs of the host besides its NPU. Memory: measured peak resident size of a lesson's kernel on CPU
-# (docs/DECISIONS.md, "Workshop sealed"): 3.7 GiB for the MindSpore training lesson 04/02, 0.97 GiB for ResNet-50 AMP
-# 03/02, 0.7 GiB after importing torch, MindSpore and transformers; CPU: the lessons' CPU sizes aim at a minute on a core.
-MEM_PER_SEAT_GB = 4.0
-CORES_PER_SEAT = 1
-
-
 def capacity_check(seats: int, *, cpu_only: bool, cores: int | None = None, memory_gb: float | None = None) -> HostCheck:
     """CPU cores and memory for ``seats`` participants: short memory fails; in a CPU-only workshop, fewer cores than
     seats is a warning that every lesson runs that many times slower; with NPUs the host CPU matters less."""
@@ -226,6 +220,31 @@ def capacity_check(seats: int, *, cpu_only: bool, cores: int | None = None, memo
                          f"{facts}：核数不够，大家同时运行时每节课约慢 {slower:.1f} 倍" +
                          ("（整场只用 CPU：按这个倍数排议程，或减少座位）" if cpu_only else "（NPU 座位主要用 NPU，主机核数影响较小）"))
     return HostCheck("capacity", "ok", facts)
+
+
+def vnpu_check(per_npu: int, template_file: Path | str | None = None,
+               runner: Callable[[list[str]], object] | None = None) -> HostCheck:
+    """Seats sharing a card (``per_npu`` > 1) time-share it without isolation: say so, and what the driver offers instead
+    (``npu-smi info -t template-info``: vNPU templates that cut AI Cores and memory, or none: whole cards only)."""
+    from npulab.ascend_tools.smi.templates import parse_template_info
+
+    if template_file is not None:
+        text, source = Path(template_file).read_text(encoding="utf-8", errors="replace"), f"文件 {template_file}"
+    else:
+        if runner is None:
+            from npulab.ascend_tools.smi.runner import run as runner
+        result = runner(["npu-smi", "info", "-t", "template-info"])
+        text, source = (result.stdout + "\n" + result.stderr), "npu-smi info -t template-info"
+        if result.returncode != 0 and not parse_template_info(text).unsupported:
+            return HostCheck("vnpu", "warn", f"每张 NPU {per_npu} 人分时共用，AI Core 与显存不隔离；读不到驱动的切分模板"
+                                             f"（{source} 退出码 {result.returncode}），按整卡共用")
+    info = parse_template_info(text)
+    shared = f"每张 NPU {per_npu} 人分时共用，AI Core 与显存不隔离"
+    if info.unsupported or not info.templates:
+        why = info.unsupported or "输出里没有模板"
+        return HostCheck("vnpu", "warn", f"{shared}；驱动不提供算力切分模板（{source}：{why}），只能整卡或分时共用")
+    return HostCheck("vnpu", "warn", f"{shared}；驱动提供模板 {'、'.join(info.names)}（{source}）：要隔离就用集群路径的 "
+                                     "vNPU 座位（workshop/README.md「一台服务器还是集群」）")
 
 
 def notebooks_check(paths: list[Path] | None = None) -> HostCheck:
@@ -399,6 +418,8 @@ def build_parser(parser) -> None:
                      help="名单文件，每行一个用户名（默认取 hub 的 WORKSHOP_ROSTER）")
     who.add_argument("--seats", type=int, metavar="N", help="座位数（没有名单时；默认坐满 NPU 池）")
     parser.add_argument("--smi-file", metavar="FILE", help="读取保存下来的 npu-smi info 输出，而不是现场运行 npu-smi")
+    parser.add_argument("--template-file", metavar="FILE",
+                        help="读取保存下来的 npu-smi info -t template-info 输出（每卡多人时检查驱动提供的 vNPU 模板）")
     homes = (Path(env.get("WORKSHOP_STATE_DIR", "workshop-state")) / "homes" if env.get("WORKSHOP_SPAWNER") == "docker"
              else accounts.home_base())
     parser.add_argument("--home-dir", default=str(homes), metavar="DIR",
@@ -409,6 +430,9 @@ def build_parser(parser) -> None:
     parser.add_argument("--execute", metavar="NOTEBOOK", help="在每个座位的 NPU 上把这个笔记本完整运行一遍")
     parser.add_argument("--skip-doctor", action="store_true", help="不运行环境检查（doctor）")
     parser.add_argument("--json", action="store_true", help="以 JSON 输出")
+    from npulab.course.workshop import k8s_preflight
+
+    k8s_preflight.build_parser(parser)
 
 
 def run(args) -> int:
@@ -416,6 +440,10 @@ def run(args) -> int:
     from npulab.core.cli import UsageError
     from npulab.course.workshop.settings import WorkshopSettings
 
+    if getattr(args, "k8s", False):
+        from npulab.course.workshop import k8s_preflight
+
+        return k8s_preflight.run(args)
     try:
         settings = WorkshopSettings.from_env()
     except ValueError as err:
@@ -423,6 +451,8 @@ def run(args) -> int:
     seats = _seats_from_args(args, settings)
     if args.smi_file and not Path(args.smi_file).is_file():
         raise UsageError(f"找不到 npu-smi 输出文件 {args.smi_file}")
+    if args.template_file and not Path(args.template_file).is_file():
+        raise UsageError(f"找不到模板信息文件 {args.template_file}")
     if args.execute and not Path(args.execute).is_file():
         raise UsageError(f"找不到笔记本 {args.execute}")
     info, source = (None, "CPU 模式") if args.cpu_only else read_smi(args.smi_file)
@@ -433,6 +463,8 @@ def run(args) -> int:
         host.append(capacity_check(len(seats), cpu_only=args.cpu_only))
     host += [] if args.skip_doctor else [doctor_check()]
     host += [disk_check(args.home_dir, len(seats)), notebooks_check()]
+    if args.per_npu > 1 and not args.cpu_only:
+        host.append(vnpu_check(args.per_npu, args.template_file))
     if args.execute:
         host.append(execute_check(args.execute, sorted(set(seats.values())), cann_env, cpu_only=args.cpu_only))
     result = preflight(seats, info, source=source, host=host, cpu_only=args.cpu_only)
