@@ -14,16 +14,18 @@ function el(tag, text, cls) {
 }
 function status(text) { $("npulab-tools-status").textContent = text; }
 
-// Text with the http(s) addresses in it made into links (sources are "name: https://…" or repository paths).
+// Text with `code` spans shown as code and http(s) addresses made into links (sources are "name: https://…").
 function linked(text) {
   const span = el("span");
-  const parts = String(text).split(/(https?:\/\/[^\s，。；、）)<>"]+)/);
-  parts.forEach((part, i) => {
-    if (i % 2) {
-      const a = el("a", part);
-      a.href = part; a.rel = "noopener"; a.target = "_blank";
-      span.append(a);
-    } else if (part) span.append(document.createTextNode(part));
+  String(text).split("`").forEach((chunk, c) => {
+    if (c % 2) { span.append(el("code", chunk)); return; }
+    chunk.split(/(https?:\/\/[^\s，。；、）)<>"]+)/).forEach((part, i) => {
+      if (i % 2) {
+        const a = el("a", part);
+        a.href = part; a.rel = "noopener"; a.target = "_blank";
+        span.append(a);
+      } else if (part) span.append(document.createTextNode(part));
+    });
   });
   return span;
 }
@@ -118,7 +120,9 @@ async function explainLog(out) {
     : `读取了 ${r.lines_read} 行，没有识别出昇腾错误。`, "npulab-summary");
   out.append(head);
   if (r.root_error) row(out, `根错误行（第 ${r.root_error.line} 行）`, r.root_error.text);
-  for (const c of r.codes || []) row(out, `错误码（第 ${c.line} 行）`, c.text || c.code || JSON.stringify(c));
+  for (const c of r.codes || []) {  // the CLI's line: `code`：module — name：meaning（source）
+    row(out, `错误码（第 ${c.line} 行）`, `\`${c.code}\`：${c.module} — ${c.name ? c.name + "：" : ""}${c.meaning}（${c.source}）`);
+  }
   r.findings.forEach((f, i) => {
     const box = card(`${i + 1}. ${f.title}`, f.kind === "family" ? "npulab-family" : "npulab-generic");
     box.dataset.category = f.category;
@@ -172,8 +176,10 @@ async function smiInfo(out) {
       if (fig.value !== null) { li.append(linked(fig.origin || "")); li.append(document.createTextNode("）")); }
       figs.append(li);
     }
-    box.append(el("strong", "数字与出处："));
-    box.append(figs);
+    const details = el("details");
+    details.append(el("summary", `数字与出处（${figs.children.length} 项：报告值带来源，未公开的写明）`));
+    details.append(figs);
+    box.append(details);
     out.append(box);
     $("npulab-versions-chip").value = c.key;
   }

@@ -147,3 +147,20 @@ def test_bundle_is_this_tree():
     assert not [n for n in names if n.endswith((".so", ".pyc"))]
     assert Path(REPO_ROOT / "npulab" / "data" / "compatibility.yaml").read_bytes() == \
         zipfile.ZipFile(BUILD / "_tools" / "npulab.zip").read("npulab/data/compatibility.yaml")
+
+
+def test_lighthouse_tools_page(server, tmp_path):
+    """The tools page before use: as light as a lesson page (the runtime is not loaded); scores printed for the note."""
+    from test_lighthouse import LIGHTHOUSE, MIN_ACCESSIBILITY, MIN_PERFORMANCE, lighthouse
+
+    if LIGHTHOUSE is None:
+        pytest.skip("Lighthouse is not installed (make lighthouse)")
+    report = lighthouse(f"{server}/{TOOLS_PAGE}", tmp_path / "report.json")
+    scores = {k: report["categories"][k]["score"] for k in ("performance", "accessibility")}
+    print(f"\nLighthouse (mobile) {TOOLS_PAGE}: {scores}; "
+          f"LCP {report['audits']['largest-contentful-paint']['displayValue']}, "
+          f"TBT {report['audits']['total-blocking-time']['displayValue']}")
+    failed = [a["id"] for a in report["audits"].values()
+              if a.get("score") == 0 and a["id"] in {r["id"] for r in report["categories"]["accessibility"]["auditRefs"]}]
+    assert scores["accessibility"] >= MIN_ACCESSIBILITY, failed
+    assert scores["performance"] >= MIN_PERFORMANCE, scores
