@@ -51,3 +51,17 @@ def test_run_cli_returns_the_cli_output_and_exit_code():
     assert bad["code"] == 2 and "芯片表里没有" in bad["stderr"]
     usage = json.loads(browser_tools.run_cli(["llm-plan"]))  # argparse exits: caught, not raised
     assert usage["code"] == 2 and usage["stderr"]
+
+
+def test_tools_page_names_real_commands():
+    """Each ``python -m npulab X`` on the tools page (and its JupyterLab table) is a tool of the CLI."""
+    import re
+
+    from npulab.__main__ import TOOLS
+    from npulab.core.paths import REPO_ROOT
+
+    text = (REPO_ROOT / "about" / "tools.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"python -m npulab ([a-z-]+)", text))
+    assert {"explain", "smi", "chips", "llm-plan", "versions"} <= named <= set(TOOLS)
+    script = (browser_tools.SOURCE_DIR / "tools.js").read_text(encoding="utf-8")
+    assert not re.search(r"[\"'`]https?://", script), "the script requests only the site's own files (no address)"

@@ -2,7 +2,8 @@
 // Nothing is sent anywhere: the only requests are for this site's own files (the runtime and npulab.zip), made
 // the first time a tool is used. All text from the tools is inserted as text, never as HTML.
 const BASE = new URL(".", import.meta.url);
-const INPUT = "/tmp/npulab-input.txt";
+// where each tool's paste is written in Pyodide's in-memory file system (one file per tool)
+const PASTE = { explain: "/tmp/explain.log", smi: "/tmp/npu-smi-info.txt", plan: "/tmp/config.json" };
 let ready = null;
 
 const $ = (id) => document.getElementById(id);
@@ -54,14 +55,14 @@ function runtime() {
   return ready;
 }
 
-// Run `python -m npulab ARGV` (text written to INPUT first, when given); returns {code, stdout, stderr}.
-async function cli(argv, text) {
+// Run `python -m npulab ARGV` after writing FILES ({path: text}); returns {code, stdout, stderr}.
+async function cli(argv, files = {}) {
   const { py, tools } = await runtime();
-  if (text !== undefined) py.FS.writeFile(INPUT, text);
+  for (const [path, text] of Object.entries(files)) py.FS.writeFile(path, text);
   return JSON.parse(tools.run_cli(py.toPy(argv)));
 }
-async function cliJson(argv, text) {
-  const res = await cli(argv, text);
+async function cliJson(argv, files) {
+  const res = await cli(argv, files);
   let data = null;
   try { data = res.stdout.trim() ? JSON.parse(res.stdout) : null; } catch (e) { data = null; }
   return { ...res, data };
@@ -110,8 +111,8 @@ const CASEBOOK = "../chapters/01_environment/03_troubleshooting_casebook.html";
 
 async function explainLog(out) {
   const text = $("npulab-explain-input").value;
-  const argv = ["explain", "--no-env", INPUT];
-  const res = await cliJson([...argv.slice(0, 2), "--json", INPUT], text);
+  const argv = ["explain", "--no-env", PASTE.explain];
+  const res = await cliJson(["explain", "--no-env", "--json", PASTE.explain], { [PASTE.explain]: text });
   if (!res.data) return problem(out, res);
   const r = res.data;
   out.dataset.categories = r.findings.map((f) => f.category).join(",");
@@ -142,12 +143,12 @@ async function explainLog(out) {
     }
     out.append(box);
   });
-  cliText(out, argv.concat(["（粘贴的日志）"]).filter((a) => a !== INPUT), (await cli(argv)).stdout);
+  cliText(out, ["explain", "--no-env", "（粘贴的日志）"], (await cli(argv)).stdout);
 }
 
 async function smiInfo(out) {
   const text = $("npulab-smi-input").value;
-  const res = await cliJson(["smi", "parse", "--json", INPUT], text);
+  const res = await cliJson(["smi", "parse", "--json", PASTE.smi], { [PASTE.smi]: text });
   if (!res.data || !Array.isArray(res.data.chips)) return problem(out, res);
   const info = res.data;
   const names = [...new Set(info.chips.map((c) => c.name).filter(Boolean))];
@@ -193,9 +194,8 @@ async function llmPlan(out) {
   if (!pasted && !model) return out.append(el("p", "请填写模型名，或粘贴模型的 config.json。", "npulab-error"));
   const opts = ["--card", $("npulab-plan-card").value || "910B3", "--tp", $("npulab-plan-tp").value || "1",
     "--batch", $("npulab-plan-batch").value || "1", "--context", $("npulab-plan-context").value || "4096"];
-  const target = pasted ? "/tmp/config.json" : model;
-  if (pasted) (await runtime()).py.FS.writeFile(target, pasted);
-  const res = await cliJson(["llm-plan", target, ...opts, "--json"]);
+  const target = pasted ? PASTE.plan : model;
+  const res = await cliJson(["llm-plan", target, ...opts, "--json"], pasted ? { [PASTE.plan]: pasted } : {});
   if (!res.data) return problem(out, res);
   const p = res.data;
   out.dataset.fits = String(p.fits);

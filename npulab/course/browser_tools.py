@@ -20,6 +20,7 @@ import io
 import json
 import shutil
 import zipfile
+from importlib import metadata
 from pathlib import Path
 
 from npulab.core.paths import PACKAGE_DIR, REPO_ROOT
@@ -56,6 +57,9 @@ def _bundle_files() -> list[tuple[Path, str]]:
              if p.is_file() and wanted(p)]
     yaml_dir = Path(yaml.__file__).parent
     files += [(p, f"yaml/{p.name}") for p in sorted(yaml_dir.glob("*.py"))]
+    licence = next((f for f in metadata.distribution("PyYAML").files or () if f.name == "LICENSE"), None)
+    if licence is not None:  # PyYAML's MIT licence travels with its code
+        files.append((Path(licence.locate()), "yaml/LICENSE"))
     return files
 
 

@@ -106,6 +106,13 @@ def test_tools_page_offline_same_answers_as_cli(offline, server):
     plan = cli_json(["llm-plan", "Qwen3-32B", "--card", "910B3", "--tp", "2", "--batch", "1", "--context", "4096"])
     assert page.get_attribute("#npulab-plan-result", "data-fits") == str(plan["fits"]).lower()
     assert plan["model"] in page.inner_text("#npulab-plan-result")
+    config = DATA_DIR / "llm_configs" / "Llama-3.1-8B.json"  # a pasted config.json (the model card's file)
+    page.fill("#npulab-plan-config", config.read_text(encoding="utf-8"))
+    _use(page, "plan")
+    pasted = cli_json(["llm-plan", str(config), "--card", "910B3", "--tp", "2", "--batch", "1", "--context", "4096"])
+    assert page.get_attribute("#npulab-plan-result", "data-fits") == str(pasted["fits"]).lower()
+    assert f"{pasted['max_tokens']:,}" in page.inner_text("#npulab-plan-result")
+    page.fill("#npulab-plan-config", "")
 
     page.fill("#npulab-versions-cann", "8.0.0")
     _use(page, "versions")
