@@ -111,6 +111,7 @@ const CASEBOOK = "../chapters/01_environment/03_troubleshooting_casebook.html";
 
 async function explainLog(out) {
   const text = $("npulab-explain-input").value;
+  if (!text.trim()) return out.append(el("p", "请先把报错日志粘贴到上面的输入框。", "npulab-error"));
   const argv = ["explain", "--no-env", PASTE.explain];
   const res = await cliJson(["explain", "--no-env", "--json", PASTE.explain], { [PASTE.explain]: text });
   if (!res.data) return problem(out, res);
@@ -148,6 +149,7 @@ async function explainLog(out) {
 
 async function smiInfo(out) {
   const text = $("npulab-smi-input").value;
+  if (!text.trim()) return out.append(el("p", "请先把 npu-smi info 的输出粘贴到上面的输入框。", "npulab-error"));
   const res = await cliJson(["smi", "parse", "--json", PASTE.smi], { [PASTE.smi]: text });
   if (!res.data || !Array.isArray(res.data.chips)) return problem(out, res);
   const info = res.data;
