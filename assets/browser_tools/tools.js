@@ -35,7 +35,7 @@ function runtime() {
   if (!ready) {
     ready = (async () => {
       const t0 = performance.now();
-      status("正在从本站加载 Python 运行时（Pyodide）与课程的 npulab 包（第一次约 12 MB，之后由浏览器缓存）……");
+      status("正在从本站加载 Python 运行时（Pyodide）与课程的 npulab 包（第一次使用时下载，之后由浏览器缓存）……");
       const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", BASE).href);
       const py = await loadPyodide({ indexURL: new URL("pyodide/", BASE).href });
       const bundle = await fetch(new URL("npulab.zip", BASE));
@@ -46,7 +46,11 @@ function runtime() {
       const tools = py.pyimport("npulab.course.browser_tools");
       const ms = Math.round(performance.now() - t0);
       document.body.dataset.npulabToolsLoadMs = String(ms);
-      status(`运行时已就绪（加载用时 ${(ms / 1000).toFixed(1)} 秒）：Python ${py.version}，全部在你的浏览器里运行。`);
+      // measured: what this load actually transferred from the site (0 when the browser's cache served it)
+      const bytes = performance.getEntriesByType("resource").filter((e) => e.name.startsWith(BASE.href))
+        .reduce((sum, e) => sum + (e.transferSize || 0), 0);
+      const fetched = bytes ? `，从本站下载 ${(bytes / 1e6).toFixed(1)} MB` : "，文件来自浏览器缓存";
+      status(`运行时已就绪（实测：加载用时 ${(ms / 1000).toFixed(1)} 秒${fetched}）：Python ${py.runPython("import sys; sys.version.split()[0]")}（Pyodide ${py.version}），全部在你的浏览器里运行。`);
       fillChoices(py);
       return { py, tools };
     })();
@@ -59,7 +63,8 @@ function runtime() {
 async function cli(argv, files = {}) {
   const { py, tools } = await runtime();
   for (const [path, text] of Object.entries(files)) py.FS.writeFile(path, text);
-  return JSON.parse(tools.run_cli(py.toPy(argv)));
+  const args = py.toPy(argv);
+  try { return JSON.parse(tools.run_cli(args)); } finally { args.destroy(); }
 }
 async function cliJson(argv, files) {
   const res = await cli(argv, files);

@@ -81,7 +81,9 @@ def test_tools_page_offline_same_answers_as_cli(offline, server):
         _use(page, "explain")
         if i == 0:
             print(f"\nfirst answer (runtime load + explain): {time.monotonic() - started:.1f} s; "
-                  f"runtime ready in {page.evaluate('document.body.dataset.npulabToolsLoadMs')} ms")
+                  f"runtime ready in {page.evaluate('document.body.dataset.npulabToolsLoadMs')} ms; "
+                  f"{page.inner_text('#npulab-tools-status')}")
+            assert "从本站下载" in page.inner_text("#npulab-tools-status")
         shown = page.get_attribute("#npulab-explain-result", "data-categories").split(",")
         expected = [f["category"] for f in cli_json(["explain", "--no-env", str(log)])["findings"]]
         assert expected, f"{log.name}: the CLI finds nothing; pick a log with an error"
