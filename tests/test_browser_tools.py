@@ -41,7 +41,8 @@ def test_publish_copies_runtime_bundle_and_script(tmp_path):
     sizes = browser_tools.publish(tmp_path / "site", runtime_dir=runtime)
     tools = tmp_path / "site" / browser_tools.SITE_FOLDER
     assert sorted(p.name for p in (tools / "pyodide").iterdir()) == sorted(browser_tools.RUNTIME_FILES)
-    assert sizes["bundle"] == (tools / "npulab.zip").stat().st_size and (tools / "tools.js").is_file()
+    assert sizes["bundle"] == (tools / "npulab.zip").stat().st_size
+    assert all((tools / script).is_file() for script in browser_tools.SCRIPTS)
 
 
 def test_run_cli_returns_the_cli_output_and_exit_code():
@@ -63,5 +64,6 @@ def test_tools_page_names_real_commands():
     text = (REPO_ROOT / "about" / "tools.md").read_text(encoding="utf-8")
     named = set(re.findall(r"python -m npulab ([a-z-]+)", text))
     assert {"explain", "smi", "chips", "llm-plan", "versions"} <= named <= set(TOOLS)
-    script = (browser_tools.SOURCE_DIR / "tools.js").read_text(encoding="utf-8")
-    assert not re.search(r"[\"'`]https?://", script), "the script requests only the site's own files (no address)"
+    for name in browser_tools.SCRIPTS:
+        script = (browser_tools.SOURCE_DIR / name).read_text(encoding="utf-8")
+        assert not re.search(r"[\"'`]https?://", script), f"{name} requests only the site's own files (no address)"

@@ -1,4 +1,5 @@
-// The tools page (about/tools.md): runs `python -m npulab …` in Pyodide, served by this site, and draws its JSON.
+// The tools page (about/tools.md): runs `python -m npulab …` in Pyodide (in worker.js), served by this site, and
+// draws its JSON.
 // Nothing is sent anywhere: the only requests are for this site's own files (the runtime and npulab.zip), made
 // the first time a tool is used. All text from the tools is inserted as text, never as HTML.
 const BASE = new URL(".", import.meta.url);
@@ -31,40 +32,47 @@ function linked(text) {
   return span;
 }
 
+// The worker (worker.js) that runs Pyodide; each request gets an id, its answer resolves that request's promise.
+let worker = null, nextId = 0;
+const waiting = new Map();
+function ask(message) {
+  if (!worker) {
+    worker = new Worker(new URL("worker.js", BASE), { type: "module" });
+    worker.onmessage = ({ data }) => {
+      const [resolve, reject] = waiting.get(data.id);
+      waiting.delete(data.id);
+      if (data.error) reject(new Error(data.error)); else resolve(data);
+    };
+    worker.onerror = (event) => {
+      for (const [, reject] of waiting.values()) reject(new Error(event.message || "worker failed"));
+      waiting.clear();
+      worker = null;
+    };
+  }
+  const id = nextId++;
+  return new Promise((resolve, reject) => { waiting.set(id, [resolve, reject]); worker.postMessage({ id, ...message }); });
+}
+
 function runtime() {
   if (!ready) {
-    ready = (async () => {
-      const t0 = performance.now();
-      status("正在从本站加载 Python 运行时（Pyodide）与课程的 npulab 包（第一次使用时下载，之后由浏览器缓存）……");
-      const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", BASE).href);
-      const py = await loadPyodide({ indexURL: new URL("pyodide/", BASE).href });
-      const bundle = await fetch(new URL("npulab.zip", BASE));
-      if (!bundle.ok) throw new Error(`npulab.zip: HTTP ${bundle.status}`);
-      const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
-      py.unpackArchive(await bundle.arrayBuffer(), "zip", { extractDir: sitePackages });
-      py.runPython("import importlib; importlib.invalidate_caches()");
-      const tools = py.pyimport("npulab.course.browser_tools");
-      const ms = Math.round(performance.now() - t0);
-      document.body.dataset.npulabToolsLoadMs = String(ms);
-      // measured: what this load actually transferred from the site (0 when the browser's cache served it)
-      const bytes = performance.getEntriesByType("resource").filter((e) => e.name.startsWith(BASE.href))
-        .reduce((sum, e) => sum + (e.transferSize || 0), 0);
-      const fetched = bytes ? `，从本站下载 ${(bytes / 1e6).toFixed(1)} MB` : "，文件来自浏览器缓存";
-      status(`运行时已就绪（实测：加载用时 ${(ms / 1000).toFixed(1)} 秒${fetched}）：Python ${py.runPython("import sys; sys.version.split()[0]")}（Pyodide ${py.version}），全部在你的浏览器里运行。`);
-      fillChoices(py);
-      return { py, tools };
-    })();
-    ready.catch((err) => { status(`运行时加载失败：${err}`); ready = null; });
+    status("正在从本站加载 Python 运行时（Pyodide）与课程的 npulab 包（第一次使用时下载，之后由浏览器缓存）……");
+    ready = ask({}).then(({ info }) => {
+      document.body.dataset.npulabToolsLoadMs = String(info.ms);
+      const fetched = info.bytes ? `，从本站下载 ${(info.bytes / 1e6).toFixed(1)} MB` : "，文件来自浏览器缓存";
+      status(`运行时已就绪（实测：加载用时 ${(info.ms / 1000).toFixed(1)} 秒${fetched}）：Python ${info.python}` +
+        `（Pyodide ${info.pyodide}），全部在你的浏览器里运行。`);
+      fillChoices(info);
+      return info;
+    });
+    ready.catch((err) => { status(`运行时加载失败：${err.message || err}`); ready = null; });
   }
   return ready;
 }
 
 // Run `python -m npulab ARGV` after writing FILES ({path: text}); returns {code, stdout, stderr}.
 async function cli(argv, files = {}) {
-  const { py, tools } = await runtime();
-  for (const [path, text] of Object.entries(files)) py.FS.writeFile(path, text);
-  const args = py.toPy(argv);
-  try { return JSON.parse(tools.run_cli(args)); } finally { args.destroy(); }
+  await runtime();
+  return (await ask({ argv, files })).result;
 }
 async function cliJson(argv, files) {
   const res = await cli(argv, files);
@@ -73,9 +81,7 @@ async function cliJson(argv, files) {
   return { ...res, data };
 }
 
-function fillChoices(py) {
-  const configs = py.runPython("from npulab.llm.plan_cli import shipped_configs; shipped_configs()").toJs();
-  const cards = py.runPython("from npulab.llm.kv_cache import CARDS; list(CARDS)").toJs();
+function fillChoices({ configs, cards }) {
   const models = $("npulab-plan-models");
   models.replaceChildren(...configs.map((name) => { const o = el("option"); o.value = name; return o; }));
   const card = $("npulab-plan-card");

@@ -10,7 +10,7 @@ At site-build time :func:`publish` puts into ``<site>/_tools/``:
   ``make site-runtime``); the page loads it from there, never from a CDN, and only when the learner uses a tool;
 - ``npulab.zip``: this package (code and data) and PyYAML's pure-Python modules, both as this build uses them
   (Pyodide's core has no PyYAML; the pure-Python ``yaml`` reads the same files the same way);
-- ``tools.js``: the page's script (``assets/browser_tools/tools.js``).
+- ``tools.js`` and ``worker.js``: the page's script and the worker that runs Pyodide (``assets/browser_tools``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ RUNTIME_DIR = SOURCE_DIR / "node_modules" / "pyodide"
 RUNTIME_FILES = ("pyodide.mjs", "pyodide-lock.json", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip")
 SITE_FOLDER = "_tools"
 BUNDLE_NAME = "npulab.zip"
+SCRIPTS = ("tools.js", "worker.js")  # the page's script, and the worker that runs Pyodide off the main thread
 _FIXED_TIME = (2026, 1, 1, 0, 0, 0)  # every entry gets this date: the same tree gives the same zip
 # what the tools import (python -m npulab explain|smi|chips|llm-plan|versions): the lower layers, this module and
 # the data; not the course's lab checkers or quizzes, which the public site must not carry
@@ -88,8 +89,9 @@ def publish(outdir: Path, runtime_dir: Path = RUNTIME_DIR) -> dict[str, int]:
         shutil.copyfile(runtime_dir / name, target / "pyodide" / name)
         runtime += (runtime_dir / name).stat().st_size
     bundle = build_bundle(target / BUNDLE_NAME).stat().st_size
-    shutil.copyfile(SOURCE_DIR / "tools.js", target / "tools.js")
-    return {"runtime": runtime, "bundle": bundle, "script": (target / "tools.js").stat().st_size}
+    for script in SCRIPTS:
+        shutil.copyfile(SOURCE_DIR / script, target / script)
+    return {"runtime": runtime, "bundle": bundle, "scripts": sum((target / s).stat().st_size for s in SCRIPTS)}
 
 
 def run_cli(argv: list[str]) -> str:

@@ -16,7 +16,7 @@ import pytest
 from sitekit import BUILD
 
 from npulab.core.paths import DATA_DIR, REPO_ROOT
-from npulab.course.browser_tools import RUNTIME_FILES, run_cli
+from npulab.course.browser_tools import RUNTIME_FILES, SCRIPTS, run_cli
 
 TOOLS_PAGE = "about/tools.html"
 LOGS = [REPO_ROOT / "tests" / "data" / "explain_heldout" / name
@@ -66,7 +66,7 @@ def test_runtime_is_published_with_the_site():
     for name in RUNTIME_FILES:
         assert (BUILD / "_tools" / "pyodide" / name).is_file(), name
     assert (BUILD / "_tools" / "npulab.zip").stat().st_size > 100_000
-    assert (BUILD / "_tools" / "tools.js").is_file()
+    assert all((BUILD / "_tools" / script).is_file() for script in SCRIPTS)
 
 
 def test_tools_page_offline_same_answers_as_cli(offline, server):
