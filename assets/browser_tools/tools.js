@@ -197,6 +197,7 @@ async function smiInfo(out) {
     out.append(box);
     $("npulab-versions-chip").value = c.key;
   }
+  cliText(out, ["smi", "parse", "（粘贴的输出）"], (await cli(["smi", "parse", PASTE.smi])).stdout);
 }
 
 function gib(bytes) { return `${(bytes / 2 ** 30).toFixed(1)} GiB`; }
