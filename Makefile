@@ -12,7 +12,7 @@ export GLOG_v := 4
 export KINETO_LOG_LEVEL := 6
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv book test test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
+.PHONY: help venv book site-runtime test test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
@@ -49,8 +49,17 @@ $(CHP): workshop/package.json workshop/package-lock.json
 
 workshop-deps: $(CHP)
 
+# the Pyodide runtime (npm, pinned in assets/browser_tools/package-lock.json, ~12 MB, seconds) that the site's tools
+# page (about/tools.md) serves itself; the book build copies it into _build/html/_tools (npulab.course.browser_tools)
+PYODIDE := assets/browser_tools/node_modules/pyodide/pyodide.asm.wasm
+$(PYODIDE): assets/browser_tools/package.json assets/browser_tools/package-lock.json
+	npm ci --prefix assets/browser_tools --no-audit --no-fund --loglevel=error
+	touch $(PYODIDE)
+
+site-runtime: $(PYODIDE)
+
 # --- the book ----------------------------------------------------------------------------------
-book: venv
+book: venv site-runtime
 	$(BIN)/jupyter-book build . -W --keep-going
 
 # the public site: the same book without the solutions part (the default build, `make book`, is the instructor's).
@@ -58,7 +67,7 @@ book: venv
 # would keep the solutions); the execution cache of `make book`/`make test` is reused; the checker fails the target
 # if any solution page, source or link is in the result.
 PUBLIC := _build/public
-book-public: venv
+book-public: venv site-runtime
 	rm -rf $(PUBLIC)
 	mkdir -p $(PUBLIC)/_build
 	$(BIN)/python -m npulab workshop public-toc --output _build/_toc_public.yml
@@ -82,7 +91,7 @@ lint: venv
 	$(BIN)/python -m npulab lint-npu
 	$(BIN)/python -m npulab lab-export --check
 
-test: venv lint workshop-deps
+test: venv lint workshop-deps site-runtime
 	# unit tests on both cores; the two modules that create Unix accounts share one worker (xdist_group)
 	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site -n 2 --dist loadgroup
 	# notebooks on both cores too: each notebook's cells stay together on one worker (loadfile), in order

@@ -49,7 +49,7 @@ def project(tmp_path):
 
 
 def _make(project, **env):
-    return subprocess.run(["make", "-o", "venv", "book-public", f"BIN={project / 'bin'}"], cwd=project,
+    return subprocess.run(["make", "-o", "venv", "-o", "site-runtime", "book-public", f"BIN={project / 'bin'}"], cwd=project,
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO_ROOT), **env},
                           timeout=120)
 

@@ -298,6 +298,21 @@ def on_build_finished(app, exception):
     launch = (app.config.html_theme_options or {}).get("launch_buttons", {}) or {}
     site_postprocess.run(Path(app.outdir), str(app.config.html_title or app.config.project),
                          thebe=bool(launch.get("thebe")), repository=repository_url(app.config))
+    publish_browser_tools(app)
+
+
+def publish_browser_tools(app) -> None:
+    """The tools page's runtime and npulab bundle into ``<site>/_tools`` (npulab.course.browser_tools)."""
+    from npulab.course import browser_tools
+
+    if "about/tools" not in app.env.all_docs:
+        return
+    try:
+        browser_tools.publish(Path(app.outdir))
+    except browser_tools.RuntimeMissing as err:
+        from sphinx.util import logging
+
+        logging.getLogger(__name__).warning(str(err))  # with -W (make book, make test) the build fails
 
 
 def setup(app):
