@@ -6,6 +6,11 @@ Tag mapping (Jupyter Book and nbval understand different tags; this file bridges
 - ``skip-execution``  Jupyter Book never executes it; nbval skips it too, so both agree.
 - ``raises-exception`` the error is the lesson: both tools expect the exception (native to both).
 
+Lessons that measure timings (notebook metadata ``course.measures: true``, :mod:`npulab.course.measuring`): all
+their items carry the marker ``measures``, so `make test` runs the other notebooks two at a time
+(``-m "not measures"``) and then these alone, one after another (``-m measures``): the timings the book publishes
+were not taken while a sibling notebook shared the CPU.
+
 Lesson exercises: after a lesson's last cell, one more item (``…::练习参考答案``) runs, in the same kernel, the
 ``python`` fences of its folded 参考答案 and resolves every call its 练习 section writes
 (:mod:`npulab.course.exercises` has the convention). It is not a notebook cell: it neither stages nor blocks
@@ -97,8 +102,20 @@ def _add_exercise_items(items) -> None:
             items.insert(index + 1, extra)
 
 
+def _mark_measuring(items) -> None:
+    """Mark every item of a notebook with ``course.measures: true`` (its cells and its exercise item): ``measures``."""
+    from npulab.course.measuring import measures
+
+    for item in items:
+        nb = getattr(getattr(item, "parent", None), "nb", None)
+        if nb is not None and hasattr(item, "cell") and measures(nb):
+            item.add_marker(pytest.mark.measures)
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the marker added here
 def pytest_collection_modifyitems(config, items):
     _add_exercise_items(items)
+    _mark_measuring(items)
     has_npu = npu_available()
     for item in items:
         if not _is_notebook_cell(item):
@@ -181,6 +198,7 @@ class _BookCacheStager:
 def pytest_configure(config):
     config.addinivalue_line("markers", "npu: needs an Ascend NPU")
     config.addinivalue_line("markers", "network: needs PyPI (downloads a wheel)")
+    config.addinivalue_line("markers", "measures: a cell of a lesson that measures timings (course.measures): run alone")
     if config.getoption("--stage-book-cache", default=False):
         config._npulab_stager = _BookCacheStager()
 

@@ -40,13 +40,13 @@ def test_a_cold_start_at_0_3_times_the_median_is_not_called_slowest():
     rest = [1.0, 1.1, 0.9, 1.3, 1.0, 2.5, 1.0, 0.95, 1.2, 1.05, 1.0, 3.0, 0.9, 1.1]
     v = verdicts.cold_start(0.3 * statistics.median(rest), rest)
     assert v.verdict == SLOWER and v.ratio == pytest.approx(0.3)
-    assert "看不出冷启动的代价" in v.text and "慢：" not in v.text
+    assert "看不出一次性开销的代价" in v.text and "慢：" not in v.text
     assert not _audit(v)
 
 
 def test_a_cold_start_clearly_above_the_rest_is_called_slower_with_its_factor():
     v = verdicts.cold_start(5.0, [1.0, 1.02, 0.98, 1.01, 0.99, 1.0, 1.03, 0.97])
-    assert v.verdict == FASTER and v.text.startswith("第一次（冷启动）比其余 8 次的中位数慢：5.0 倍")
+    assert v.verdict == FASTER and v.text.startswith("第一次比其余 8 次的中位数慢：5.0 倍")
     assert not _audit(v)
 
 
@@ -165,7 +165,7 @@ def test_the_audit_finds_a_direction_the_interval_does_not_support():
 
 
 def test_the_audit_finds_a_sentence_without_its_interval_and_a_display_that_differs():
-    assert verdict_audit.problems_of(_printed(text="第一次（冷启动）最慢。"))
+    assert verdict_audit.problems_of(_printed(text="第一次最慢。"))
     p = _printed()
     assert verdict_audit.problems_of(verdict_audit.Printed(3, "别的句子", p.record))
 

@@ -189,7 +189,7 @@ class Verdict:
 
     def show(self, prefix: str = "") -> None:
         """Print the sentence; in a notebook also store ``record()`` in the output's metadata (key VERDICT_KEY)."""
-        show_verdict(prefix + self.text, self.record())
+        show_verdict(prefix + self.text, {**self.record(), "text": prefix + self.text})
 
     def __str__(self) -> str:
         return self.text
@@ -247,7 +247,7 @@ def between(claim: str, times_a: Timing | list[float] | tuple[float, ...],
 def against_rest(claim: str, first: float, rest: list[float] | tuple[float, ...], /, **kw: object) -> Verdict:
     """Verdict on one value against the median of the others (e.g. a cold start against the warm calls)."""
     low, high = median_interval(rest)
-    kw.setdefault("decisive", len(rest) >= 5)
+    kw.setdefault("decisive", len(rest) >= 3)
     return verdict(claim, first / statistics.median(rest), first / high, first / low, **kw)  # type: ignore[arg-type]
 
 

@@ -23,17 +23,18 @@ from npulab.core.comparison import (
 )
 
 
-def cold_start(first: float, rest: Sequence[float], margin: float = 0.2) -> Verdict:
-    """Was the first of several single-shot timings slower than the median of the others?"""
-    n = len(rest)
+def cold_start(first: float, rest: Sequence[float], margin: float = 0.2, *, first_name: str = "第一次",
+               rest_name: str = "", claim: str = "cold_start") -> Verdict:
+    """Was the first of several timings (a cold start, a first training step) slower than the median of the others?"""
+    others = rest_name or f"其余 {len(rest)} 次"
     words = {
-        FASTER: f"第一次（冷启动）比其余 {n} 次的中位数慢：{{ratio:.1f}} 倍（{{basis}}）。",
-        SLOWER: f"第一次反而比其余 {n} 次的中位数快（第一次 / 其余中位数 = {{ratio:.2f}}，{{basis}}）："
-                "本次测量里看不出冷启动的代价，单次计时的起伏比它还大。",
-        SAME: f"第一次与其余 {n} 次的中位数相差在 ±{{margin:.0%}} 之内（{{basis}}）：本次测量里看不出冷启动的代价。",
-        NOISY: f"其余 {n} 次自身起伏太大，判断不了第一次是否更慢（第一次 / 其余中位数 = {{ratio:.2f}}，{{basis}}）。",
+        FASTER: f"{first_name}比{others}的中位数慢：{{ratio:.1f}} 倍（{{basis}}）。",
+        SLOWER: f"{first_name}反而比{others}的中位数快（{first_name} / {others}的中位数 = {{ratio:.2f}}，{{basis}}）："
+                "本次测量里看不出一次性开销的代价，各次计时的起伏比它还大。",
+        SAME: f"{first_name}与{others}的中位数相差在 ±{{margin:.0%}} 之内（{{basis}}）：本次测量里看不出一次性开销的代价。",
+        NOISY: f"{others}自身起伏太大，判断不了{first_name}是否更慢（{first_name} / {others}的中位数 = {{ratio:.2f}}，{{basis}}）。",
     }
-    return against_rest("cold_start", first, list(rest), a="第一次", b=f"其余 {n} 次", margin=margin, words=words)
+    return against_rest(claim, first, list(rest), a=first_name, b=others, margin=margin, words=words)
 
 
 def sync_cost(result: Comparison, accelerator: bool) -> Verdict:

@@ -83,3 +83,31 @@ def audit(nb) -> list[str]:
     if printed(nb) and not printed(nb, FOOTER_KEY):
         found.append("有判定却没有测量环境的脚注（npulab.core.machine.LoadWatch.footer）")
     return found
+
+
+def summary(folder) -> str:
+    """The verdicts of each ``make test-verdicts`` run side by side: lesson, claim, ratio, interval, verdict, load."""
+    import json
+    from pathlib import Path
+
+    lines = []
+    for run in sorted(Path(folder).glob("load*")):
+        lines.append(f"== {run.name}（忙碌进程数 {run.name.removeprefix('load')}）")
+        for path in sorted(run.glob("*.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            loads = [f"{f['load_start']}→{f['load_end']}" for f in data["footers"]]
+            lines.append(f"-- {data['lesson']}（{data['seconds']} s；1 分钟负载 {', '.join(loads) or '—'}）")
+            for r in data["verdicts"]:
+                if r.get("kind") == "best":
+                    lines.append(f"   {r['claim']}: {r['labels'][r['index']]} {r['value'] / 1e9:,.1f} GFLOP/s "
+                                 f"[{r['low'] / 1e9:,.1f}, {r['high'] / 1e9:,.1f}] 可靠={r['spread_ok']}")
+                else:
+                    lines.append(f"   {r['claim']}: {r['a']}/{r['b']} = {r['ratio']:.3f} [{r['low']:.3f}, {r['high']:.3f}] "
+                                 f"→ {r['verdict']}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(summary(sys.argv[1] if len(sys.argv) > 1 else "_build/verdicts"))
