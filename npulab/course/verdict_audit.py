@@ -95,7 +95,7 @@ def summary(folder) -> str:
         lines.append(f"== {run.name}（忙碌进程数 {run.name.removeprefix('load')}）")
         for path in sorted(run.glob("*.json")):
             data = json.loads(path.read_text(encoding="utf-8"))
-            loads = [f"{f['load_start']}→{f['load_end']}" for f in data["footers"]]
+            loads = [f"{f['load_start']:.1f}→{f['load_end']:.1f}" for f in data["footers"] if f['load_start'] is not None]
             lines.append(f"-- {data['lesson']}（{data['seconds']} s；1 分钟负载 {', '.join(loads) or '—'}）")
             for r in data["verdicts"]:
                 if r.get("kind") == "best":
