@@ -87,9 +87,8 @@ test: venv lint workshop-deps
 	# unit tests on both cores; the two modules that create Unix accounts share one worker (xdist_group)
 	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site -n 2 --dist loadgroup
 	# notebooks on both cores too: each notebook's cells stay together on one worker (loadfile), in order
-	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile -m "not measures" chapters notebooks
-	# the lessons that publish timings (course.measures), alone, one after another: no sibling notebook shares the CPU
-	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -p no:xdist -m measures chapters notebooks
+	# (a cell that measures, i.e. calls LoadWatch(, runs alone: the other worker waits; conftest.py)
+	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks
 	$(BIN)/jupyter-book build . -W --keep-going
 	$(BIN)/pytest tests/site --ignore=tests/site/test_pdf.py
 

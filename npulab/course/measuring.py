@@ -1,8 +1,8 @@
 """Which lessons measure timings: notebook metadata ``course.measures: true``.
 
-Their published numbers are only as good as the machine was quiet: the nbval run that stages the book's outputs
-executes them after the other notebooks, one at a time (``conftest.py``), and ``make test-verdicts`` executes them
-under artificial load to check that every verdict they print agrees with its numbers.
+Their published numbers are only as good as the machine was quiet: in the nbval run that stages the book's outputs
+their measuring cells (``LoadWatch(``) run while no other cell runs (``conftest.py``), and ``make test-verdicts``
+executes these lessons under artificial load to check that every verdict they print agrees with its numbers.
 """
 
 from __future__ import annotations
