@@ -178,3 +178,8 @@ def test_noisy_is_never_a_contradiction_unless_enough_repeats_were_decisive():
 def test_the_machine_footer_names_cpu_device_load_and_date():
     text = machine.LoadWatch("cpu", start_load=0.5).footer(print_it=False)
     assert text.startswith("测量环境：") and "设备 cpu" in text and "开始 0.50" in text and "UTC" in text
+
+
+def test_too_few_repeats_are_said_to_be_too_few():
+    v = comparison.between("demo", [1.0, 1.1], [2.0, 2.1], a="A", b="B")
+    assert v.verdict == NOISY and not v.decisive and "重复次数太少" in v.text and not _audit(v)

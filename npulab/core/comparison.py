@@ -224,6 +224,8 @@ def verdict(claim: str, ratio: float, low: float, high: float, *, a: str = "A", 
     template = {**WORDS, **(words or {})}[chosen]
     text = template.format(a=a, b=b, ratio=ratio, inverse=1 / ratio if ratio else math.inf, low=low, high=high,
                            margin=margin, basis=basis, **extra)
+    if not decisive:
+        text += "（重复次数太少，不足以下结论。）"
     return Verdict(claim, a, b, ratio, low, high, margin, chosen, text, decisive)
 
 
