@@ -286,7 +286,7 @@ def robust_best(timings: list[Timing] | tuple[Timing, ...], work: list[float] | 
     A size whose repeats were hit by a load burst has a wide interval and so a low lower end: it cannot become the
     headline by one lucky (or unlucky) median.
     """
-    lows = [w / median_interval(t.times)[1] for t, w in zip(timings, work, strict=True)]
+    lows = rate_lows(timings, work)
     index = max(range(len(lows)), key=lows.__getitem__)
     t, w = timings[index], work[index]
     low_t, high_t = median_interval(t.times)
