@@ -12,7 +12,7 @@ export GLOG_v := 4
 export KINETO_LOG_LEVEL := 6
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help venv book site-runtime test test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
+.PHONY: help venv book site-runtime test test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
@@ -22,6 +22,7 @@ help:
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
 	@echo "make record-npu  在昇腾主机上录制 NPU 单元的真实输出"
 	@echo "make test-chips  把按芯片计算的课分别按芯片表中的每颗芯片执行一遍（NPULAB_CHIP，约 15 分钟）"
+	@echo "make test-verdicts 在两个忙碌进程的负载下、再在空闲时执行测量课，检查每句判定与数字一致（几分钟）"
 	@echo "make workshop-check  在 127.0.0.1 上真实启动工作坊 JupyterHub 并测试（约 1 分钟内）"
 	@echo "make lighthouse  用 Lighthouse（npm）检查首页与课程页的移动端性能与无障碍得分"
 	@echo "make pdf         用 XeLaTeX 生成全书 PDF（_build/latex/course.pdf），放进网站并检查"
@@ -95,6 +96,7 @@ test: venv lint workshop-deps site-runtime
 	# unit tests on both cores; the two modules that create Unix accounts share one worker (xdist_group)
 	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site -n 2 --dist loadgroup
 	# notebooks on both cores too: each notebook's cells stay together on one worker (loadfile), in order
+	# (a cell that measures, i.e. calls LoadWatch(, runs alone: the other worker waits; conftest.py)
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks
 	$(BIN)/jupyter-book build . -W --keep-going
 	$(BIN)/pytest tests/site --ignore=tests/site/test_pdf.py
@@ -106,6 +108,13 @@ CHIPS ?= $(shell $(BIN)/python -c "from npulab.hw.chips import chips; print(' '.
 test-chips: venv
 	@for chip in $(CHIPS); do echo "== NPULAB_CHIP=$$chip"; \
 	  NPULAB_CHIP=$$chip $(BIN)/pytest --nbval-lax --nbval-current-env -o testpaths= -p no:cacheprovider -q -n 2 --dist loadfile $(CHIP_LESSONS) || exit 1; done
+
+# the measuring lessons (course.measures) executed under two busy processes, then quietly: every verdict they print
+# must agree with its numbers (tests/load). Minutes: not in `make test`; the verdicts land in _build/verdicts/.
+test-verdicts: venv
+	NPULAB_VERDICT_LOAD=2 $(BIN)/pytest tests/load -p no:cacheprovider -p no:xdist -q
+	NPULAB_VERDICT_LOAD=0 $(BIN)/pytest tests/load -p no:cacheprovider -p no:xdist -q
+	$(BIN)/python -m npulab.course.verdict_audit _build/verdicts
 
 # --- the PDF (not part of `make test`: TeX Live costs minutes to install; docs/site.md) --------------
 pdf: venv

@@ -6,6 +6,11 @@ Tag mapping (Jupyter Book and nbval understand different tags; this file bridges
 - ``skip-execution``  Jupyter Book never executes it; nbval skips it too, so both agree.
 - ``raises-exception`` the error is the lesson: both tools expect the exception (native to both).
 
+Measuring cells run alone: under xdist (`make test` runs notebooks two at a time), a cell that starts a measurement
+(its source calls ``LoadWatch(``, :mod:`npulab.core.machine`) takes an exclusive lock and every other notebook cell a
+shared one, with a gate that lets a waiting measurement in before the next shared cell. So the timings the book
+publishes were not taken while a sibling notebook computed; the other cells still run two at a time.
+
 Lesson exercises: after a lesson's last cell, one more item (``…::练习参考答案``) runs, in the same kernel, the
 ``python`` fences of its folded 参考答案 and resolves every call its 练习 section writes
 (:mod:`npulab.course.exercises` has the convention). It is not a notebook cell: it neither stages nor blocks
@@ -20,6 +25,7 @@ key is the code cells' source and metadata, so an edited notebook is executed ag
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections import defaultdict
@@ -183,6 +189,49 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "network: needs PyPI (downloads a wheel)")
     if config.getoption("--stage-book-cache", default=False):
         config._npulab_stager = _BookCacheStager()
+
+
+MEASURE_LOCK = ROOT / "_build" / ".measure.lock"
+MEASURE_GATE = ROOT / "_build" / ".measure.gate"
+
+
+@contextlib.contextmanager
+def _measuring_alone(exclusive: bool):
+    """Exclusive (a measuring cell) or shared (any other cell) hold of the lock all xdist workers share.
+
+    A measuring cell holds the gate while it waits and runs, so no new shared cell starts meanwhile (writer
+    preference); a shared cell passes through the gate only to take its shared lock.
+    """
+    import fcntl
+
+    MEASURE_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with open(MEASURE_GATE, "a") as gate, open(MEASURE_LOCK, "a") as lock:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        finally:
+            if not exclusive:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            if exclusive:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+def _measures(item) -> bool:
+    """Whether a notebook cell starts a measurement (``LoadWatch(``): it must not share the CPU with a sibling."""
+    return "LoadWatch(" in item.cell.source
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    if not os.environ.get("PYTEST_XDIST_WORKER") or not _is_notebook_cell(item):
+        yield
+        return
+    with _measuring_alone(_measures(item)):
+        yield
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -4,10 +4,12 @@ Grouped by concern, not by chapter (most modules serve several chapters). Lower 
 ``core`` imports nothing else of npulab; ``hw``, ``env``, ``pytorch``, ``mindspore``, ``ascend_tools`` and
 ``kernels`` build on ``core``; ``migrate``, ``bench`` and ``course`` sit on top; ``testing`` holds test doubles.
 
-- ``core``          device (npu → cuda → cpu), timing (warm-up, sync, median), provenance, peaks, plotting,
+- ``core``          device (npu → cuda → cpu), timing (warm-up, sync, median), comparisons and verdicts chosen
+                    from the numbers, the machine-and-load footer, provenance, peaks, plotting,
                     paths and package data, notebook cells (the ``npu`` tag), environment summary, CLI plumbing
 - ``course``        the ``%%npu`` magic, lint-npu against the real torch_npu wheel, recording on Ascend hardware,
-                    workshop support (seat pool, hub environment, preflight, agenda), quizzes, the labs' checks
+                    workshop support (seat pool, hub environment, preflight, agenda), quizzes, the labs' checks,
+                    the measuring lessons (``course.measures``) and the audit of the verdicts they print
 - ``env``           CANN install inspection, compatibility tables, the CANN stack, shell sessions, visible devices,
                     the CANN lines a MindSpore wheel accepts, doctor, explain (error logs → causes and fixes)
 - ``hw``            Da Vinci core, Cube unit, data formats, roofline, interconnect, collectives (α–β model)
@@ -29,7 +31,8 @@ Grouped by concern, not by chapter (most modules serve several chapters). Lower 
 Chapter → modules:
 
 - 01 environment: ``env.cann_install``, ``env.compatibility``, ``env.shell_session``, ``env.visible_devices``,
-  ``env.doctor``, ``env.explain``, ``migrate.api_map``, ``core.timing``, ``core.peaks``
+  ``env.doctor``, ``env.explain``, ``migrate.api_map``, ``core.timing``, ``core.comparison``, ``core.verdicts``,
+  ``core.machine``, ``core.peaks``
 - 02 architecture: ``hw.*``, ``env.cann_stack``
 - 03 PyTorch: ``migrate``, ``pytorch.resnet``, ``pytorch.train``, ``pytorch.compile``
 - 04 MindSpore: ``mindspore.*``, ``env.mindspore_cann``

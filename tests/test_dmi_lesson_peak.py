@@ -9,8 +9,10 @@ from types import SimpleNamespace
 
 import matplotlib
 
+from npulab.bench.matmul import MatmulResult
 from npulab.core import provenance
 from npulab.core.paths import REPO_ROOT
+from npulab.core.timing import Timing, matmul_flop
 from npulab.env import chip_probe
 
 matplotlib.use("Agg")
@@ -25,7 +27,8 @@ def _run_cell(monkeypatch, kind: str, props: dict):
     shown = []
     monkeypatch.setattr(provenance, "show", lambda rows, *a: shown.extend(rows))
     monkeypatch.setattr(plt, "show", lambda: None)
-    result = SimpleNamespace(n=2048, dtype="float16", gflops=150_000.0)
+    seconds = matmul_flop(2048) / 150e12  # 150 TFLOPS in every repeat
+    result = MatmulResult(2048, "float16", Timing((seconds,) * 5, 2, "npu"))
     namespace = {"plt": plt, "provenance": provenance, "chip_probe": chip_probe,
                  "device": SimpleNamespace(kind=kind, __str__=lambda self: "npu:0"),
                  "curves": {"float16": [result]}, "measured_fp16": 313.7,

@@ -71,9 +71,9 @@ def test_compare_ranks_only_non_overlapping_measurements():
     fast = Timing((1.0, 1.1, 1.2), 0, "x")
     slow = Timing((2.0, 2.2, 2.4), 0, "x")
     noisy = Timing((0.9, 2.1, 3.0), 0, "x")
-    assert ms_timing.compare(fast, "A", slow, "B").startswith("A 比 B 快：中位数之比 2.0 倍")
-    assert ms_timing.compare(slow, "B", fast, "A").startswith("A 比 B 快")
-    assert "分不出快慢" in ms_timing.compare(fast, "A", noisy, "C")
+    assert ms_timing.compare(fast, "A", slow, "B").text.startswith("A 比 B 快：中位数之比 2.0 倍")
+    assert ms_timing.compare(slow, "B", fast, "A").text.startswith("A 比 B 快")
+    assert "分不出快慢" in ms_timing.compare(fast, "A", noisy, "C").text
 
 
 def test_warmup_must_include_the_first_call():

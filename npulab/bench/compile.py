@@ -129,5 +129,6 @@ def run(args) -> int:
               f"（离散度 {run_.steady.spread:.0%}）")
     print(f"  编译耗时（推导：第一步 − 稳态中位数）：{result.compile_time * 1e3:.1f} ms；稳态加速比 {result.speedup:.2f}×")
     steps = result.break_even_steps
-    print(f"  回本步数：{steps:.0f}" if steps is not None else "  回本步数：无（编译后的稳态不比 eager 快）")
+    print(f"  回本步数：{steps:,.0f}" if steps is not None else "  回本步数：不计算（见下一行的判定）")
+    print(f"  判定：{result.verdict().text}")
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from npulab.core.comparison import Best, rate_lows, robust_best, show_verdict
 from npulab.core.device import Device
 from npulab.core.provenance import Figure
 from npulab.core.timing import Timing, benchmark, matmul_flop
@@ -98,3 +99,26 @@ def run(args) -> int:
         for dtype, point in saturation.items():
             print(f"  {dtype} 饱和点（达到最高值 90% 的最小尺寸）：n={point['n']}，{point['gflops']:.1f} GFLOP/s")
     return 0
+
+
+def headline(results: list[MatmulResult]) -> tuple[MatmulResult, Best]:
+    """The sweep's headline size, chosen by the lower end of each size's throughput interval (not by one median).
+
+    ``Best.value`` is in FLOP/s; a size whose repeats were disturbed has a wide interval and cannot win by it.
+    """
+    best = robust_best([r.timing for r in results], [matmul_flop(r.n) for r in results])
+    return results[best.index], best
+
+
+def show_headline(results: list[MatmulResult], claim: str = "matmul_headline") -> tuple[MatmulResult, Best]:
+    """Print which size is the sweep's headline, its interval and why (words chosen from the numbers); return it."""
+    chosen, best = headline(results)
+    lows = rate_lows([r.timing for r in results], [matmul_flop(r.n) for r in results])
+    listed = ", ".join(f"n={r.n}: {low / 1e9:,.1f}" for r, low in zip(results, lows, strict=True))
+    text = (f"标题数字取自 n={chosen.n}（{chosen.dtype}）：中位数 {best.value / 1e9:,.1f} GFLOP/s，约 90% 区间 "
+            f"{best.low / 1e9:,.1f}–{best.high / 1e9:,.1f} GFLOP/s。它在各尺寸吞吐区间的下端（GFLOP/s：{listed}）中最高，"
+            "所以受干扰的尺寸不会凭一次偶然的中位数成为标题。")
+    if not best.spread_ok:
+        text += "但这个尺寸的重复起伏也很大（区间宽于中位数的一半）：本次的标题数字与占峰值百分比都不可靠，请在机器空闲时重新运行。"
+    show_verdict(text, best.record(claim, [f"{r.dtype} n={r.n}" for r in results], lows, text))
+    return chosen, best

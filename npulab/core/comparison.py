@@ -149,3 +149,151 @@ def compare(
 def separated(a: Timing, b: Timing) -> bool:
     """Whether the repeats of two timings do not overlap: the least a page needs before it says which is faster."""
     return max(a.times) < min(b.times) or max(b.times) < min(a.times)
+
+
+# --- verdicts on numbers already measured --------------------------------------------------------------------------
+# Every interpretation of a timing on a page reduces to one ratio with an interval: A/B for two calls, the first
+# call against the median of the others, a batch's step time against batch 1's. ``judge`` picks the verdict from
+# that interval, a template per verdict words it, and ``Verdict.show`` prints it with a machine-readable copy
+# (cell output metadata) so a test can check every published sentence against its numbers.
+
+VERDICT_KEY = "npulab/verdict"  # key of the structured copy in a display output's metadata
+WORDS = {
+    FASTER: "{b}更快：{a}/{b} 的中位数 {ratio:.2f}（{basis}）。",
+    SLOWER: "{b}更慢：{b}/{a} 的中位数 {inverse:.2f}（{basis}）。",
+    SAME: "两者相差在 ±{margin:.0%} 之内，本机上分不出值得一提的快慢（{basis}）。",
+    NOISY: "这台机器此刻太忙，测不出稳定的结论（{basis}）；这里不下快慢的结论，请在机器空闲时再运行本单元。",
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One conclusion about measured numbers: the ratio A/B, its ~90 % interval, the verdict and the sentence."""
+
+    claim: str  # what is judged, e.g. "cold_start" (lets a test find it)
+    a: str
+    b: str
+    ratio: float
+    low: float
+    high: float
+    margin: float
+    verdict: str
+    text: str
+    decisive: bool = True  # False: fewer repeats than a verdict needs (then only NOISY may be said)
+
+    def record(self) -> dict:
+        """The structured copy a test reads back from the notebook."""
+        return {"claim": self.claim, "a": self.a, "b": self.b, "ratio": self.ratio, "low": self.low,
+                "high": self.high, "margin": self.margin, "verdict": self.verdict, "decisive": self.decisive,
+                "text": self.text}
+
+    def show(self, prefix: str = "") -> None:
+        """Print the sentence; in a notebook also store ``record()`` in the output's metadata (key VERDICT_KEY)."""
+        show_verdict(prefix + self.text, {**self.record(), "text": prefix + self.text})
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def show_verdict(text: str, record: dict, key: str = VERDICT_KEY) -> None:
+    """Print ``text``; under IPython as a display output carrying ``record`` in its metadata under ``key``."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - IPython comes with the course environment
+        print(text)
+        return
+    if get_ipython() is None:
+        print(text)
+        return
+    display({"text/plain": text}, raw=True, metadata={key: record})
+
+
+def verdict(claim: str, ratio: float, low: float, high: float, *, a: str = "A", b: str = "B", margin: float = 0.1,
+            words: dict[str, str] | None = None, decisive: bool = True, **extra: object) -> Verdict:
+    """Judge the interval [low, high] of the ratio A/B and word the verdict (``words`` overrides ``WORDS``).
+
+    The templates may use {a} {b} {ratio} {inverse} (= B/A) {low} {high} {margin} {basis} and the ``extra`` names.
+
+    >>> verdict("demo", 2.0, 1.8, 2.2, a="循环", b="向量化").verdict
+    'faster'
+    """
+    found = judge(low, high, margin) if decisive else None
+    chosen = found or NOISY
+    basis = f"{a}/{b} 的约 90% 置信区间 {low:.2f}–{high:.2f}"
+    template = {**WORDS, **(words or {})}[chosen]
+    text = template.format(a=a, b=b, ratio=ratio, inverse=1 / ratio if ratio else math.inf, low=low, high=high,
+                           margin=margin, basis=basis, **extra)
+    if not decisive:
+        text += "（重复次数太少，不足以下结论。）"
+    return Verdict(claim, a, b, ratio, low, high, margin, chosen, text, decisive)
+
+
+def ratio_interval(a: list[float] | tuple[float, ...], b: list[float] | tuple[float, ...]) -> tuple[float, float, float]:
+    """Median(a)/median(b) with a conservative interval from the two medians' intervals (independent samples)."""
+    low_a, high_a = median_interval(a)
+    low_b, high_b = median_interval(b)
+    return statistics.median(a) / statistics.median(b), low_a / high_b, high_a / low_b
+
+
+def between(claim: str, times_a: Timing | list[float] | tuple[float, ...],
+            times_b: Timing | list[float] | tuple[float, ...], /, **kw: object) -> Verdict:
+    """Verdict on two timings measured one after the other (not interleaved): their medians' intervals must part."""
+    ta = times_a.times if isinstance(times_a, Timing) else tuple(times_a)
+    tb = times_b.times if isinstance(times_b, Timing) else tuple(times_b)
+    ratio, low, high = ratio_interval(ta, tb)
+    kw.setdefault("decisive", min(len(ta), len(tb)) >= 3)
+    return verdict(claim, ratio, low, high, **kw)  # type: ignore[arg-type]
+
+
+def against_rest(claim: str, first: float, rest: list[float] | tuple[float, ...], /, **kw: object) -> Verdict:
+    """Verdict on one value against the median of the others (e.g. a cold start against the warm calls)."""
+    low, high = median_interval(rest)
+    kw.setdefault("decisive", len(rest) >= 3)
+    return verdict(claim, first / statistics.median(rest), first / high, first / low, **kw)  # type: ignore[arg-type]
+
+
+def of_comparison(claim: str, result: Comparison, a: str, b: str, words: dict[str, str] | None = None) -> Verdict:
+    """The verdict of an interleaved ``compare`` as a ``Verdict``: ``Comparison.sentence``, or ``words`` for its cases.
+
+    ``words`` need not cover NOISY: a run the budget cut short keeps the sentence that says why.
+    """
+    decisive = result.verdict != NOISY
+    if words is None or not decisive:
+        return Verdict(claim, a, b, result.ratio, result.low, result.high, result.margin, result.verdict,
+                       result.sentence(a, b), decisive)
+    return verdict(claim, result.ratio, result.low, result.high, a=a, b=b, margin=result.margin, words=words)
+
+
+@dataclass(frozen=True)
+class Best:
+    """The headline of a sweep: the point whose throughput is highest even at the low end of its interval."""
+
+    index: int
+    value: float  # throughput at the chosen point's median time
+    low: float  # throughput at the high end of its median's interval
+    high: float
+    spread_ok: bool  # the chosen point's interval is narrower than half its value
+
+    def record(self, claim: str, labels: list[str], lows: list[float], text: str) -> dict:
+        return {"claim": claim, "kind": "best", "index": self.index, "value": self.value, "low": self.low,
+                "high": self.high, "labels": labels, "lows": lows, "spread_ok": self.spread_ok, "text": text}
+
+
+def robust_best(timings: list[Timing] | tuple[Timing, ...], work: list[float] | tuple[float, ...]) -> Best:
+    """Choose the headline point of a sweep by the lower end of each point's rate interval, not by its one median.
+
+    A size whose repeats were hit by a load burst has a wide interval and so a low lower end: it cannot become the
+    headline by one lucky (or unlucky) median.
+    """
+    lows = rate_lows(timings, work)
+    index = max(range(len(lows)), key=lows.__getitem__)
+    t, w = timings[index], work[index]
+    low_t, high_t = median_interval(t.times)
+    value = w / t.median
+    return Best(index, value, w / high_t, w / low_t, (w / low_t - w / high_t) <= 0.5 * value)
+
+
+def rate_lows(timings: list[Timing] | tuple[Timing, ...], work: list[float] | tuple[float, ...]) -> list[float]:
+    """The lower end of each point's rate interval (what ``robust_best`` ranks by)."""
+    return [w / median_interval(t.times)[1] for t, w in zip(timings, work, strict=True)]

@@ -24,7 +24,7 @@ import mindspore.dataset as msds
 import numpy as np
 from mindspore import nn
 
-from npulab.core.comparison import separated
+from npulab.core.comparison import FASTER, NOISY, SAME, SLOWER, Verdict, between
 from npulab.core.timing import StepTimes, Timing, benchmark, time_steps  # noqa: F401  (re-exported for lessons)
 from npulab.mindspore import runtime as ms_env
 
@@ -35,15 +35,20 @@ MODES = {
 }
 
 
-def compare(a: StepTimes | Timing, a_name: str, b: StepTimes | Timing, b_name: str) -> str:
-    """Say which of two measurements is faster, but only when their repeats do not overlap (Chinese sentence)."""
+def compare(a: StepTimes | Timing, a_name: str, b: StepTimes | Timing, b_name: str, margin: float = 0.1) -> Verdict:
+    """Say which of two measurements is faster, only when the intervals of their medians part (``between``).
+
+    ``str()`` of the result is the Chinese sentence; ``.show("判定：")`` prints it with its numbers as output metadata.
+    """
     ta = a.steady if isinstance(a, StepTimes) else a
     tb = b.steady if isinstance(b, StepTimes) else b
-    if not separated(ta, tb):
-        return (f"{a_name}（中位数 {ta.median:.3g} s）与 {b_name}（{tb.median:.3g} s）的重复范围重叠："
-                "本次测量分不出快慢")
-    (fast, fast_t), (slow, slow_t) = sorted(((a_name, ta), (b_name, tb)), key=lambda pair: pair[1].median)
-    return f"{fast} 比 {slow} 快：中位数之比 {slow_t.median / fast_t.median:.1f} 倍（两组重复的范围不重叠）"
+    words = {
+        FASTER: "{b} 比 {a} 快：中位数之比 {ratio:.1f} 倍（{basis}）",
+        SLOWER: "{a} 比 {b} 快：中位数之比 {inverse:.1f} 倍（{basis}）",
+        SAME: "{a} 与 {b} 的中位数相差在 ±{margin:.0%} 之内，分不出快慢（{basis}）",
+        NOISY: "{a}（中位数 {ma:.3g} s）与 {b}（{mb:.3g} s）的重复起伏太大：本次测量分不出快慢（{basis}）",
+    }
+    return between("ms_compare", ta, tb, a=a_name, b=b_name, margin=margin, words=words, ma=ta.median, mb=tb.median)
 
 
 @contextlib.contextmanager

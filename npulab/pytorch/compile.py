@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from npulab.core.comparison import FASTER, NOISY, SAME, SLOWER, Verdict, between
 from npulab.core.device import Device, synchronize
 from npulab.core.provenance import Figure, derive, derived, measured
 from npulab.core.timing import StepTimes, Timing, benchmark, time_steps
@@ -95,8 +96,25 @@ class CompileComparison:
 
     @property
     def break_even_steps(self) -> float | None:
-        """Steps after which the compile time is paid back: compile time / saving; None when it never is."""
-        return self.compile_time / self.saving if self.saving > 0 else None
+        """Steps after which the compile time is paid back: compile time / saving; None unless the verdict is that
+        the compiled step is faster (slower, the same within the margin, or too noisy to tell: no payback to state)."""
+        return self.compile_time / self.saving if self.verdict().verdict == FASTER else None
+
+    def verdict(self, margin: float = 0.1) -> Verdict:
+        """Is the compiled steady step faster than eager's? Chosen from the intervals of the two medians."""
+        compile_s = self.compile_time
+        payback = self.compile_time / self.saving if self.saving > 0 else float("inf")
+        words = {
+            FASTER: "编译后每步更快：eager / 编译后 = {ratio:.2f}（{basis}）；编译花了 {compile_s:.1f} s，"
+                    "约 {payback:,.0f} 步之后回本。",
+            SLOWER: "编译后每步反而更慢：编译后 / eager = {inverse:.2f}（{basis}）：{compile_s:.1f} s 的编译收不回来——"
+                    "在这个规模、这台设备上，编译不划算。",
+            SAME: "编译后与 eager 的稳态步时相差在 ±{margin:.0%} 之内（{basis}）：看不出 {compile_s:.1f} s 的编译换来了什么，"
+                  "不计算回本步数。",
+            NOISY: "两者的重复起伏太大，分不出快慢（{basis}）：不计算回本步数，请在机器空闲时再运行。",
+        }
+        return between("compile_payback", self.eager.steady, self.compiled.steady, a="eager", b="编译后",
+                       margin=margin, words=words, compile_s=compile_s, payback=payback)
 
     def figures(self, device: object) -> list[Figure]:
         """Measured and derived figures for ``npulab.core.provenance.show``."""
@@ -114,11 +132,14 @@ class CompileComparison:
             e_steady, c_first, c_steady, compile_ms,
             derive("稳态加速比", "t_eager / t_compiled", "×", digits=3, t_eager=e_steady, t_compiled=c_steady),
         ]
-        if e_steady.value > c_steady.value:
+        judged = self.verdict().verdict
+        if judged == FASTER:
             rows.append(derive("回本步数", "t_compile / (t_eager - t_compiled)", "步", digits=3,
                                t_compile=compile_ms, t_eager=e_steady, t_compiled=c_steady))
-        else:  # no arithmetic to show: the saving per step is not positive, so the cost is never paid back
-            rows.append(derived("回本步数", float("inf"), "步", "编译后的步时不比 eager 快，编译永远收不回成本"))
+        elif judged == SLOWER:  # no arithmetic to show: the step got slower, so the cost is never paid back
+            rows.append(derived("回本步数", float("inf"), "步", "编译后的步时比 eager 慢（判定见表下）",
+                                "编译后每步更慢，编译永远收不回成本"))
+        # SAME or NOISY: no payback row; the verdict under the table says why
         return rows
 
 

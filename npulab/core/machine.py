@@ -1,0 +1,60 @@
+"""The machine and the load a measurement ran on, as one line under the numbers.
+
+A timing printed on a page means little without the machine and what else ran on it: the same cell moves by up to
+10× on a busy two-core machine. ``LoadWatch`` notes the load average when a measurement starts, and ``footer()``
+prints one line at its end: CPU model and cores, the device, the 1-minute load average at start and end, the date.
+The load average counts runnable processes; above the number of cores, the measurement shared the CPU.
+
+>>> watch = LoadWatch("cpu")
+>>> watch.footer(print_it=False).startswith("测量环境：")
+True
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from dataclasses import dataclass, field
+
+from npulab.core.device import Device, cpu_name
+
+FOOTER_KEY = "npulab/machine"  # key of the structured copy in a display output's metadata
+
+
+def load_average() -> float | None:
+    """The 1-minute load average (None where the system has none, e.g. Windows)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def _load_text(value: float | None) -> str:
+    return "未知" if value is None else f"{value:.2f}"
+
+
+@dataclass
+class LoadWatch:
+    """Started when a measurement starts; ``footer()`` at its end says where and under what load it ran."""
+
+    device: Device | str = "cpu"
+    start_load: float | None = field(default_factory=load_average)
+
+    def record(self) -> dict:
+        end = load_average()
+        device = self.device.torch if isinstance(self.device, Device) else str(self.device)
+        return {"cpu": cpu_name(), "cores": os.cpu_count(), "device": device, "load_start": self.start_load,
+                "load_end": end, "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")}
+
+    def footer(self, print_it: bool = True) -> str:
+        """One line: machine, device, load average at start and end, date (also stored as output metadata)."""
+        r = self.record()
+        busy = [x for x in (r["load_start"], r["load_end"]) if x is not None]
+        shared = f"（高于 {r['cores']} 核：测量时 CPU 有别的负载）" if busy and max(busy) > (r["cores"] or 1) else ""
+        text = (f"测量环境：{r['cpu']}；设备 {r['device']}；1 分钟平均负载 开始 {_load_text(r['load_start'])}、"
+                f"结束 {_load_text(r['load_end'])}{shared}；{r['date']}")
+        if print_it:
+            from npulab.core.comparison import show_verdict
+
+            show_verdict(text, {"claim": "machine", **r}, key=FOOTER_KEY)
+        return text
