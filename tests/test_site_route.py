@@ -90,7 +90,7 @@ def test_download_is_clean_and_installs_what_it_imports(tmp_path):
     assert sys.prefix not in text and str(REPO_ROOT) not in text and "<Python 环境>" in text
     assert cleaned["cells"][1]["outputs"] == [] and "execution" not in cleaned["cells"][0]["metadata"]
     requires = dl.requirements_for(cleaned, {"pyyaml": "pyyaml>=6"})
-    assert requires == ["pyyaml>=6"]
+    assert "pyyaml>=6" in requires and any(r.startswith("torch") for r in requires)
     source = dl.install_source("", "../../_static/wheels/npulab-0.2.0-py3-none-any.whl", requires + ["torch==2.13.0"])
     assert dl.NOTEBOOK_URL_LINE.search(source) and "--extra-index-url" in source
     compile(source, "install", "exec")

@@ -35,6 +35,9 @@ NOTEBOOK_URL_LINE = re.compile(r'^NOTEBOOK_URL = ".*"', re.M)  # course.js rewri
 # the PyTorch CPU index, as scripts/python_packages.sh uses it: PyPI's default torch wheel on x86_64 is the CUDA build
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 ALWAYS_THERE = {"npulab", "IPython", "ipykernel", "__future__"}  # a Jupyter kernel has these (npulab: the wheel)
+# what every lesson needs whatever it imports: npulab's device choice and environment summary import torch when
+# called (not on import, so the import scan cannot see it), its data files are YAML, and tensors meet NumPy
+EVERY_LESSON = {"torch", "yaml", "numpy"}
 
 
 def note_text(page: str, repository_url: str | None = None) -> str:
@@ -190,7 +193,7 @@ def requirements_for(nb: dict, pins: dict[str, str] | None = None) -> list[str]:
             for c in nb.get("cells", []) if c.get("cell_type") == "code"
             and "skip-execution" not in c.get("metadata", {}).get("tags", [])]
     wanted = set()
-    for top in imported_top_levels(code):
+    for top in imported_top_levels(code) | EVERY_LESSON:
         for dist in dists.get(top, []):
             wanted.add(pins.get(_normal(dist), dist))
     return sorted(wanted, key=str.lower)

@@ -254,18 +254,10 @@ def _inline(text: str) -> str:
 
 
 def lesson_title(path: str) -> str:
-    """The first heading of a lesson (``chapters/…/x.ipynb``), or the path itself when it has none."""
-    from npulab.core.notebook_cells import read
+    """The first heading of a lesson (``chapters/…/x.ipynb``), or the file name when it has none."""
+    from npulab.course.book_toc import title
 
-    try:
-        cells = read(REPO_ROOT / path).cells
-    except (OSError, ValueError):
-        return path
-    for cell in cells:
-        for line in cell.source.splitlines() if cell.cell_type == "markdown" else ():
-            if line.startswith("# "):
-                return line[2:].strip()
-    return path
+    return title(REPO_ROOT / path)
 
 
 def _source_html(source: str) -> str:
