@@ -56,7 +56,9 @@ def note_text(page: str, repository_url: str | None = None) -> str:
 
 def install_source(notebook_url: str, wheel: str, requires: list[str]) -> str:
     """The first code cell of a download: install the site's npulab wheel (and ``requires``) when npulab is missing."""
-    extra = ["--extra-index-url", TORCH_CPU_INDEX] if any(re.match(r"torch\b", r) for r in requires) else []
+    # as scripts/python_packages.sh: give up on an unreachable CPU index quickly (then PyPI's torch is installed)
+    extra = (["--extra-index-url", TORCH_CPU_INDEX, "--timeout", "10", "--retries", "1"]
+             if any(re.match(r"torch\b", r) for r in requires) else [])
     return "\n".join([
         "# 只在下载的笔记本里：没有 npulab 时，从课程网站安装它和本课导入的软件包（地址由网站写入）",
         f"NOTEBOOK_URL = {json.dumps(notebook_url)}",
