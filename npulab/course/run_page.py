@@ -66,10 +66,10 @@ def modelarts(s: Setting, lessons: list[tuple[str, str]]) -> str:
     """``lessons``: (title, page path without suffix) pairs, in the order of the table of contents."""
     intro = ("华为云 ModelArts 的 CodeLab 可以按地址打开一个公开的 .ipynb：链接参数 `share-url-b64` 是笔记本地址的 "
              "Base64 编码。MindSpore 官方教程的「在线运行」链接就是这样写的（例如 "
-             "<https://gitee.com/mindspore/docs/blob/r2.2/tutorials/application/source_zh_cn/cv/fcn8s.ipynb> 开头的链接），"
+             "<https://gitee.com/mindspore/docs/blob/r2.2/tutorials/application/source_zh_cn/cv/fcn8s.ipynb> 开头的那个链接），"
              "其背后的接口是 ModelArts API 参考中的「打开 CodeLab 实例」（RunCodeLab，`POST /v1/{project_id}/notebooks/open`），"
              "它把参数 `share_url` 说明为 Base64 编码的 IPYNB 文件地址（<https://support.huaweicloud.com/api-modelarts/>）。"
-             "需要华为云账号（实名认证）并登录；MindSpore 的链接还带 `imageid` 指定其镜像，这里不指定，"
+             "需要华为云账号并登录；MindSpore 的链接还带 `imageid` 指定其镜像，这里不指定，"
              "由 CodeLab 用默认镜像（接口文档：默认是多内核的 CPU 实例），昇腾规格与镜像在 CodeLab 中自行切换；"
              "本课程没有核实 CodeLab 当前是否提供免费的昇腾规格。打开后先运行笔记本的第一个代码单元（见 1.1 节）。")
     if not s.site:
