@@ -186,3 +186,23 @@ def test_figures_get_the_width_at_which_their_smallest_text_is_readable(tmp_path
     need = int(re.search(r"--course-fig-min: (\d+)px", out).group(1))
     assert need * px / width >= 11 > (need - 2) * px / width
     assert site_postprocess.readable_figures(out, page, {}) == out
+
+
+def test_download_sources_stay_as_written():
+    src = 'path = "/tmp/course-data"'
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "id": "a", "metadata": {}, "source": src, "execution_count": 1,
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": "/tmp/abc/x\n"}]}]}
+    cleaned = dl.clean(nb)
+    assert cleaned["cells"][0]["source"] == src and "<临时目录>" in cleaned["cells"][0]["outputs"][0]["text"]
+
+
+def test_page_code_sources_keep_their_paths():
+    from docutils import nodes
+
+    source = nodes.literal_block('p = Path("/tmp/npulab_msprof_demo.py")', 'p = Path("/tmp/npulab_msprof_demo.py")')
+    output = nodes.literal_block("/tmp/abc/x", "/tmp/abc/x")
+    doc = nodes.section("", nodes.container("", source, classes=["cell_input"]),
+                        nodes.container("", output, classes=["cell_output"]))
+    sphinx_site.scrub_doctree_paths(doc)
+    assert "/tmp/npulab_msprof_demo.py" in source.astext() and output.astext() == "<临时目录>/x"

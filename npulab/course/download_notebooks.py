@@ -94,18 +94,21 @@ def with_note(nb: dict, page: str, repository_url: str | None = None, install: s
 
 
 def clean(nb: dict) -> dict:
-    """As clean as the page: no build-machine paths, no outputs the page removes, no execution timestamps."""
-    from npulab.course.site_paths import scrub_json
+    """As clean as the page: no build-machine paths in outputs and metadata (sources are the repository's own text,
+    left as written), no outputs the page removes, no execution timestamps."""
+    from npulab.course.site_paths import path_replacements, scrub_json
 
+    pairs = path_replacements()
     cells = []
     for cell in nb.get("cells", []):
         cell = dict(cell)
         meta = {k: v for k, v in cell.get("metadata", {}).items() if k != "execution"}
-        cell["metadata"] = meta
-        if cell.get("cell_type") == "code" and "remove-output" in meta.get("tags", []):
-            cell["outputs"] = []
+        cell["metadata"] = scrub_json(meta, pairs)
+        if cell.get("cell_type") == "code":
+            outputs = [] if "remove-output" in meta.get("tags", []) else cell.get("outputs", [])
+            cell["outputs"] = scrub_json(outputs, pairs)
         cells.append(cell)
-    return scrub_json({**nb, "cells": cells})
+    return {**nb, "metadata": scrub_json(nb.get("metadata", {}), pairs), "cells": cells}
 
 
 # ---- what a notebook imports, and the pins of requirements.txt ------------------------------------------------

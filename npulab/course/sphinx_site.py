@@ -139,9 +139,23 @@ def pair_quotes(doctree) -> int:
 # Build-machine paths
 # --------------------------------------------------------------------------------------------------------------
 
+def _in_cell_source(node) -> bool:
+    """Whether ``node`` is part of a code cell's source (the repository's own text: shown as written)."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, nodes.container) and "cell_input" in parent.get("classes", []):
+            return True
+        parent = parent.parent
+    return False
+
+
 def scrub_doctree_paths(doctree) -> None:
+    """Build-machine paths in outputs and prose become neutral names; code cell sources stay as written (a lesson
+    that writes to ``/tmp/npulab_msprof`` must show that path, not ``<临时目录>``)."""
     pairs = path_replacements()
     for node in list(doctree.findall(nodes.Text)):
+        if _in_cell_source(node):
+            continue
         new = scrub_paths(str(node), pairs)
         if new != str(node):
             node.parent.replace(node, nodes.Text(new))
