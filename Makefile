@@ -11,11 +11,15 @@ CANN_NOW := $(if $(ASCEND_HOME_PATH)$(ASCEND_TOOLKIT_HOME),cann:$(ASCEND_HOME_PA
 export GLOG_v := 4
 export KINETO_LOG_LEVEL := 6
 export PYTHONDONTWRITEBYTECODE := 1
+# the ONE repository setting of the site (docs/site.md): `make book COURSE_REPOSITORY=https://github.com/<owner>/<repo>`
+# gives every page launch (Binder; COURSE_JUPYTERHUB adds a JupyterHub), repository and issue buttons
+export COURSE_REPOSITORY COURSE_JUPYTERHUB COURSE_SITE_URL
 
-.PHONY: help venv book site-runtime test test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
+.PHONY: help venv book book-with-repository site-runtime test test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
+	@echo "make book COURSE_REPOSITORY=https://github.com/<owner>/<repo>  同上，页面带启动（Binder）、源代码仓库与提交问题按钮"
 	@echo "make book-public 同上，但网站不含参考答案（给学员的公开站点，生成在 _build/public/_build/html）"
 	@echo "make test        同样的准备，然后运行全部测试（失败时返回非零）"
 	@echo "make lab         在课程目录启动 JupyterLab（中文界面），打开第一课"
@@ -98,8 +102,21 @@ test: venv lint workshop-deps site-runtime
 	# notebooks on both cores too: each notebook's cells stay together on one worker (loadfile), in order
 	# (a cell that measures, i.e. calls LoadWatch(, runs alone: the other worker waits; conftest.py)
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks
-	$(BIN)/jupyter-book build . -W --keep-going
-	$(BIN)/pytest tests/site --ignore=tests/site/test_pdf.py
+	COURSE_REPOSITORY= $(BIN)/jupyter-book build . -W --keep-going
+	$(MAKE) --no-print-directory book-with-repository
+	COURSE_SITE_REPO_DIR=$(REPO_BUILD)/_build/html $(BIN)/pytest tests/site --ignore=tests/site/test_pdf.py
+
+# the same book built the other way, with the repository setting (an example address): its own folder, the
+# execution cache of the real build reused (nothing executes); tests/site checks that its pages have the launch,
+# repository and issue buttons and the default build's pages have none
+REPO_BUILD := _build/with_repository
+EXAMPLE_REPOSITORY := https://github.com/ascend-course/npu-course
+book-with-repository: venv
+	rm -rf $(REPO_BUILD)
+	mkdir -p $(REPO_BUILD)/_build
+	if [ -d _build/.jupyter_cache ]; then ln -s ../../.jupyter_cache $(REPO_BUILD)/_build/.jupyter_cache; fi
+	COURSE_REPOSITORY=$(EXAMPLE_REPOSITORY) COURSE_JUPYTERHUB=https://hub.example.org COURSE_SITE_URL= \
+	  $(BIN)/jupyter-book build . --path-output $(REPO_BUILD) -W --keep-going
 
 # the lessons that compute for the learner's chip, run once per chip of the table (NPULAB_CHIP): every one must
 # finish for every chip, saying where a model does not apply (tests/test_chip_lessons.py lists them). Minutes: not in `make test`.

@@ -1,6 +1,7 @@
 import nbformat
 import pytest
 
+from npulab.core.paths import REPO_ROOT
 from npulab.course.labs import Lab, LabCheckFailed, export, lab01
 
 
@@ -113,3 +114,30 @@ def test_exercise_drops_solution_cells_and_title_mark():
 
 def test_committed_exercises_are_in_sync_with_solutions():
     assert export.export_all(check_only=True) == []
+
+
+# ---- issue 30: a lab's goals name exactly its questions -----------------------------------------------------
+
+def _goals_and_questions(path):
+    import re
+
+    from npulab.core.notebook_cells import read
+
+    markdown = [c.source for c in read(path).cells if c.cell_type == "markdown"]
+    goals = next(s for s in markdown if s.startswith("## 目标"))
+    items = re.findall(r"^\d+\. .*$", goals, re.M)
+    covered = [[int(n) for n in re.findall(r"\d+", m)] for item in items
+               for m in re.findall(r"（第 ([\d、 ]+) 题）", item)]
+    questions = [int(m.group(1)) for s in markdown for m in [re.match(r"## 第 (\d+) 题", s)] if m]
+    return items, covered, questions
+
+
+@pytest.mark.parametrize("path", sorted((REPO_ROOT / "notebooks").glob("*_lab.ipynb"))
+                         + sorted((REPO_ROOT / "notebooks" / "solutions").glob("*_lab_solution.ipynb")),
+                         ids=lambda p: p.name)
+def test_goals_cover_every_question_once(path):
+    items, covered, questions = _goals_and_questions(path)
+    assert questions == list(range(1, len(questions) + 1)), f"{path.name}：题号应从 1 连续编号"
+    assert len(covered) == len(items), f"{path.name}：每个目标都要注明它对应的题（“（第 N 题）”）"
+    assert sorted(q for qs in covered for q in qs) == questions, (
+        f"{path.name}：目标对应的题 {covered} 与实际的 {len(questions)} 道题不一致")

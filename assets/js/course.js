@@ -11,6 +11,10 @@
  *    cut by jieba (with the course dictionary assets/search_userdict.txt). A query is cut here by forward maximum
  *    matching over the index's own vocabulary, so "性能分析" is looked up as the terms the index holds; and a page
  *    whose title contains every query term ranks above pages that merely mention them.
+ * 4. Notebook downloads: the first code cell of a downloaded notebook installs npulab from the site, relative to
+ *    the notebook's own address (npulab.course.download_notebooks). On a click on the .ipynb download, the address
+ *    the notebook is downloaded from is written into that cell (NOTEBOOK_URL); if anything fails, the plain link
+ *    is followed as before.
  */
 (() => {
   "use strict";
@@ -51,7 +55,32 @@
       });
   };
 
+  // sphinx-togglebutton labels its buttons in English, after the page has loaded
+  const relabelToggles = () => document.querySelectorAll('button.toggle-button[aria-label="Toggle hidden content"]')
+    .forEach((button) => button.setAttribute("aria-label", "展开或收起隐藏的内容"));
+  window.addEventListener("load", relabelToggles);
+
+  // cells off screen are laid out only near the viewport (content-visibility in course.css), so a jump to an anchor
+  // (a quiz link: quizzes.html#quiz-ch06) lands where the estimated heights put it; settle on the target again
+  const settleOnAnchor = () => {
+    const id = decodeURIComponent(window.location.hash.slice(1));
+    const target = id && document.getElementById(id);
+    if (!target) return;
+    let tries = 0;
+    const again = () => {
+      const top = target.getBoundingClientRect().top;
+      if (Math.abs(top) > 2 && tries++ < 8) {
+        target.scrollIntoView();
+        setTimeout(again, 120);
+      }
+    };
+    setTimeout(again, 50);
+  };
+  window.addEventListener("load", settleOnAnchor);
+  window.addEventListener("hashchange", settleOnAnchor);
+
   ready(() => {
+    relabelToggles();
     forwardToggles(".primary-toggle");
     forwardToggles(".secondary-toggle");
     tameTooltips();
@@ -120,6 +149,34 @@
     const covered = lastTerms.reduce((n, t) => n + t.length, 0) / title.replace(/\s+/g, "").length;
     return score + 50 + Math.round(5 * Math.min(1, covered));
   };
+
+  // ---- 4. notebook downloads ---------------------------------------------------------------------------
+  const NOTEBOOK_URL_LINE = /^NOTEBOOK_URL = ".*"$/m;
+  const withOrigin = (text, url) => {
+    const nb = JSON.parse(text);
+    for (const cell of nb.cells || []) {
+      if (cell.id !== "course-download-install") continue;
+      const source = Array.isArray(cell.source) ? cell.source.join("") : cell.source;
+      cell.source = source.replace(NOTEBOOK_URL_LINE, () => `NOTEBOOK_URL = ${JSON.stringify(url)}`);
+    }
+    return JSON.stringify(nb, null, 1) + "\n";
+  };
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest('a[href$=".ipynb"]');
+    if (!link || !window.fetch || !window.Blob || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const url = new URL(link.getAttribute("href"), window.location.href).href;
+    if (!url.includes("/_sources/")) return;
+    event.preventDefault();
+    fetch(url).then((r) => (r.ok ? r.text() : Promise.reject(r.status))).then((text) => {
+      const blob = new Blob([withOrigin(text, url)], { type: "application/x-ipynb+json" });
+      const save = document.createElement("a");
+      save.href = URL.createObjectURL(blob);
+      save.download = url.split("/").pop();
+      document.body.appendChild(save);
+      save.click();
+      setTimeout(() => { URL.revokeObjectURL(save.href); save.remove(); }, 1000);
+    }).catch(() => { window.location.href = url; });
+  });
 
   window.splitQuery = courseSplitQuery;  // searchtools.js keeps a splitQuery defined before it, or is overridden
 })();

@@ -161,6 +161,21 @@ def validate(quiz: Quiz) -> list[str]:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+# what a Chinese input method types for a number: full-width digits and signs (NFKC makes them ASCII), the ideographic
+# full stop 。 and the minus sign − for the decimal point and the sign; the browser script maps the same characters
+NUMBER_MAP = {"。": ".", "−": "-", "，": ""}
+
+
+def normalize_number(text: str) -> str:
+    """``text`` as ASCII: ``"１２．５"`` and ``"12。5"`` → ``"12.5"``, ``"－3"`` → ``"-3"``, ``"1，024"`` → ``"1024"``."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text).strip()
+    for old, new in NUMBER_MAP.items():
+        text = text.replace(old, new)
+    return text.replace(",", "")
+
+
 def grade(question: Question, response) -> tuple[bool, str]:
     """``(correct, Chinese feedback)`` for a response: an option index, a set of indices, or a number."""
     if question.kind == "single":
@@ -173,7 +188,7 @@ def grade(question: Question, response) -> tuple[bool, str]:
             return True, "正确。"
         return False, f"还不对：应选 {len(right)} 项，你选对了 {len(chosen & right)} 项、多选了 {len(chosen - right)} 项。"
     try:
-        value = float(response)
+        value = float(normalize_number(response) if isinstance(response, str) else response)
     except (TypeError, ValueError):
         return False, "请输入一个数。"
     ok = abs(value - question.answer) <= question.tolerance + 1e-12 * abs(question.answer)
@@ -204,7 +219,8 @@ _SCRIPT = """<script>
     var q = button.closest(".q"), fb = q.querySelector(".fb"), key = JSON.parse(q.getAttribute("data-key"));
     var ok = false, msg = "";
     if (key.kind === "numeric") {
-      var raw = q.querySelector("input").value.trim(), value = Number(raw);
+      var raw = q.querySelector("input").value.normalize("NFKC").trim()
+        .replace(/。/g, ".").replace(/\u2212/g, "-").replace(/[，,]/g, ""), value = Number(raw);
       if (raw === "" || !isFinite(value)) { msg = "请输入一个数。"; }
       else {
         ok = Math.abs(value - key.answer) <= key.tolerance + 1e-12 * Math.abs(key.answer);
@@ -238,18 +254,10 @@ def _inline(text: str) -> str:
 
 
 def lesson_title(path: str) -> str:
-    """The first heading of a lesson (``chapters/…/x.ipynb``), or the path itself when it has none."""
-    from npulab.core.notebook_cells import read
+    """The first heading of a lesson (``chapters/…/x.ipynb``), or the file name when it has none."""
+    from npulab.course.book_toc import title
 
-    try:
-        cells = read(REPO_ROOT / path).cells
-    except (OSError, ValueError):
-        return path
-    for cell in cells:
-        for line in cell.source.splitlines() if cell.cell_type == "markdown" else ():
-            if line.startswith("# "):
-                return line[2:].strip()
-    return path
+    return title(REPO_ROOT / path)
 
 
 def _source_html(source: str) -> str:

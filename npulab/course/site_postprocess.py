@@ -13,6 +13,7 @@ Idempotent: running it twice over the same ``_build/html`` changes nothing the s
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -56,7 +57,12 @@ UI_STRINGS = (
     ('title="Launch on Colab"', 'title="在 Colab 上启动"'),
     ('title="源码库"', 'title="源代码仓库"'),
     ('title="创建议题"', 'title="提交问题"'),
+    ('title="列印成 PDF"', 'title="打印为 PDF"'),
+    # pydata-sphinx-theme's first visit: an empty stored mode is "invalid" (a console error); empty means "auto"
+    ('localStorage.getItem("mode") || ""', 'localStorage.getItem("mode") || "auto"'),
 )
+# the .ipynb download is the executed notebook that installs npulab (download_notebooks), not the source file
+IPYNB_DOWNLOAD_TITLE = re.compile(r'(<a href="[^"]*_sources/[^"]*\.ipynb"[^>]*?title=")下载源文件(")', re.S)
 
 
 def icon_codepoints(css: str) -> dict[str, int]:
@@ -200,6 +206,42 @@ def zoomable_images(html: str) -> str:
     return "".join(out) + html[last:]
 
 
+MIN_TEXT_CSS_PX = 11  # the smallest figure text a phone shows (issue 30)
+IMG_TAG = re.compile(r'<img\b(?![^>]*data-min-text-px)[^>]*\bsrc="([^"]*_images/[^"]+\.png)"[^>]*>')
+
+
+def png_min_text_px(path: Path) -> tuple[float, int] | None:
+    """(smallest text height in image px, image width) recorded by npulab.core.plotting, or None."""
+    from PIL import Image
+
+    from npulab.core.plotting import MIN_TEXT_KEY
+
+    try:
+        with Image.open(path) as image:
+            found = re.search(re.escape(MIN_TEXT_KEY) + r"=([0-9.]+)", image.info.get("Description", "") or "")
+            return (float(found.group(1)), image.width) if found else None
+    except OSError:
+        return None
+
+
+def readable_figures(html: str, page: Path, cache: dict) -> str:
+    """Give each figure whose PNG records its smallest text size the width at which that text is
+    ``MIN_TEXT_CSS_PX`` CSS px (``--course-fig-min``; course.css applies it on narrow screens, where the output
+    scrolls sideways like a wide table)."""
+    def change(m):
+        target = (page.parent / m.group(1)).resolve()
+        if target not in cache:
+            cache[target] = png_min_text_px(target)
+        found = cache[target]
+        if not found:
+            return m.group(0)
+        px, width = found
+        need = math.ceil(width * MIN_TEXT_CSS_PX / px)
+        return m.group(0).replace("<img ", f'<img data-min-text-px="{px:.2f}" style="--course-fig-min: {need}px" ', 1)
+
+    return IMG_TAG.sub(change, html)
+
+
 CONSTANTS = re.compile(r"""\s*(?:(?:let|var|const)\s+\w+\s*=\s*(?:'[^'\n]*'|"[^"\n]*"|true|false|\d+)\s*;?\s*)+""")
 HEAD_SCRIPT = re.compile(r"<script(?P<attrs>[^>]*)>(?P<code>.*?)</script>", re.S)
 
@@ -244,7 +286,37 @@ def rewrite_page(html: str, search_page: bool = False, thebe: bool = False) -> s
         html = MATHJAX_SCRIPT.sub("", html)
     for old, new in UI_STRINGS:
         html = html.replace(old, new)
+    html = IPYNB_DOWNLOAD_TITLE.sub(r"\1下载笔记本（含输出，可自行安装 npulab）\2", html)
     return defer_head_scripts(zoomable_images(html))
+
+
+FAVICON = "favicon.ico"
+FAVICON_LINK = re.compile(r'<link rel="icon" href="[^"]*favicon\.ico"[^>]*>\n?')
+
+
+def write_favicon(outdir: Path) -> Path:
+    """The site's icon at its root (browsers ask for /favicon.ico): 「昇」 in white on the course's NPU red, drawn
+    with the CJK font the figures use (a plain red square without it), 16 and 32 px."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    size = 64
+    image = Image.new("RGBA", (size, size), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((0, 0, size - 1, size - 1), radius=12, fill=(179, 0, 10, 255))
+    font_file = next((f for f in ("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
+                                  "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc") if Path(f).is_file()), None)
+    if font_file:
+        font = ImageFont.truetype(font_file, 50, index=2)  # index 2 of the collection: the SC (简体) face
+        draw.text((size / 2, size / 2), "昇", font=font, fill="white", anchor="mm")
+    path = Path(outdir) / FAVICON
+    image.save(path, sizes=[(16, 16), (32, 32), (48, 48)])
+    return path
+
+
+def link_favicon(html: str, depth: int) -> str:
+    """A ``<link rel="icon">`` to the site's root icon, from a page ``depth`` folders deep (once)."""
+    html = FAVICON_LINK.sub("", html)
+    return html.replace("</head>", f'<link rel="icon" href="{"../" * depth}{FAVICON}" sizes="16x16 32x32 48x48">\n</head>', 1)
 
 
 NOT_FOUND = """<!DOCTYPE html>
@@ -348,17 +420,21 @@ def run(outdir: Path, title: str = "昇腾 NPU 编程实战", thebe: bool = Fals
         css = course_css.read_text(encoding="utf-8").split(SUBSET_MARK)[0].rstrip("\n")
         rules = subset_fonts(static, codepoints)
         course_css.write_text(css + "\n" + SUBSET_MARK + "\n" + "\n".join(rules) + "\n", encoding="utf-8")
+    figures: dict = {}
     for page in pages:  # after the subset rules are in course.css, so that the bundles carry them
         text = page.read_text(encoding="utf-8")
         new = rewrite_page(text, search_page=page.name == "search.html" and page.parent == outdir, thebe=thebe)
         new = bundle_styles(new, static, manifest)
         new = link_pdf(new, len(page.relative_to(outdir).parts) - 1, (outdir / PDF_NAME).exists())
         new = link_notebooks(new, page)
+        new = link_favicon(new, len(page.relative_to(outdir).parts) - 1)
+        new = readable_figures(new, page, figures)
         if new != text:
             page.write_text(new, encoding="utf-8")
             changed += 1
     write_bundles(static, manifest, names)
     write_not_found(outdir, title, pages_base(repository))
+    write_favicon(outdir)
     return {"pages": len(pages), "rewritten": changed, "icons": icons}
 
 

@@ -21,18 +21,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
-import tempfile
 from pathlib import Path
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-from npulab.core.paths import REPO_ROOT
-from npulab.course import npu_expectation
+from npulab.course import npu_expectation, run_page, site_settings
+from npulab.course.site_paths import path_replacements, scrub_paths  # noqa: F401 (scrub_paths: tests, callers)
 
 NPU_CLASS = "tag_npu"
-PLACEHOLDER_REPOS = ("ascend-npu-course/ascend-npu-course", "example.com", "your-org", "<")
+PLACEHOLDER_REPOS = site_settings.PLACEHOLDER_REPOS
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -141,27 +139,23 @@ def pair_quotes(doctree) -> int:
 # Build-machine paths
 # --------------------------------------------------------------------------------------------------------------
 
-def path_replacements() -> list[tuple[re.Pattern, str]]:
-    """(pattern, shown-as) pairs, most specific first."""
-    pairs = []
-    for prefix, shown in ((sys.prefix, "<Python 环境>"), (str(REPO_ROOT), "<课程目录>"), (str(Path.home()), "~")):
-        if prefix and prefix != "/":
-            pairs.append((re.compile(re.escape(prefix.rstrip("/")) + r"(?=[/\s'\")\]:,]|$)"), shown))
-    tmp = re.escape(tempfile.gettempdir().rstrip("/"))
-    pairs.append((re.compile(tmp + r"/[A-Za-z0-9_.\-]+"), "<临时目录>"))
-    return pairs
-
-
-def scrub_paths(text: str, pairs: list[tuple[re.Pattern, str]] | None = None) -> str:
-    """Replace build-machine paths in ``text`` by neutral names."""
-    for pattern, shown in pairs or path_replacements():
-        text = pattern.sub(shown, text)
-    return text
+def _in_cell_source(node) -> bool:
+    """Whether ``node`` is part of a code cell's source (the repository's own text: shown as written)."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, nodes.container) and "cell_input" in parent.get("classes", []):
+            return True
+        parent = parent.parent
+    return False
 
 
 def scrub_doctree_paths(doctree) -> None:
+    """Build-machine paths in outputs and prose become neutral names; code cell sources stay as written (a lesson
+    that writes to ``/tmp/npulab_msprof`` must show that path, not ``<临时目录>``)."""
     pairs = path_replacements()
     for node in list(doctree.findall(nodes.Text)):
+        if _in_cell_source(node):
+            continue
         new = scrub_paths(str(node), pairs)
         if new != str(node):
             node.parent.replace(node, nodes.Text(new))
@@ -169,6 +163,33 @@ def scrub_doctree_paths(doctree) -> None:
         new = scrub_paths(node.astext(), pairs)
         if new != node.astext():
             node.children = [nodes.Text(new)]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Run times: a lesson's "CPU 上运行全部单元约 N 分钟" on the site is the measured time (notebook_times.yaml)
+# --------------------------------------------------------------------------------------------------------------
+
+RUN_CLAIM = re.compile(r"（CPU 上运行全部单元[^）]*）")
+
+
+def run_time_text(seconds: float | None, times: dict) -> str:
+    """The parenthesis a lesson's 预计用时 shows for its CPU run: measured seconds, machine and date."""
+    if seconds is None:
+        return "（CPU 上运行全部单元：尚未实测）"
+    shown = f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
+    where = "，".join(str(times[k]) for k in ("machine", "date") if times.get(k))
+    return f"（CPU 上运行全部单元实测 {shown}{'，' + where if where else ''}）"
+
+
+def fill_run_time(doctree, relpath: str, times: dict) -> int:
+    """Replace the typed run-time claim of the lesson at ``relpath`` by the measured one; return how many."""
+    changed = 0
+    for node in list(doctree.findall(nodes.Text)):
+        if RUN_CLAIM.search(str(node)):
+            text = RUN_CLAIM.sub(run_time_text(times.get("seconds", {}).get(relpath), times), str(node))
+            node.parent.replace(node, nodes.Text(text))
+            changed += 1
+    return changed
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -222,7 +243,8 @@ def status_tables(app) -> list:
 
 
 def always_rebuild_status(app, env, added, changed, removed):
-    return [d for d in env.found_docs if d.endswith("status")] if env.found_docs else []
+    # the status page (execution times) and the run-on-NPU page (the site's address) depend on more than their source
+    return [d for d in env.found_docs if d.endswith(("status", "run_on_npu"))] if env.found_docs else []
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -234,40 +256,104 @@ def on_doctree_resolved(app, doctree, docname):
     scrub_doctree_paths(doctree)
     pair_quotes(doctree)
     fill_repository(doctree, repository_url(app.config))
+    source = Path(app.env.doc2path(docname))
+    if source.suffix == ".ipynb":
+        from npulab.course.workshop.agenda import load_times
+
+        fill_run_time(doctree, source.relative_to(app.srcdir).as_posix(), load_times())
     for node in list(doctree.findall(status_placeholder)):
         node.replace_self(status_tables(app))
 
 
 def repository_url(config) -> str:
-    """The repository address set in ``_config.yml`` (``repository.url``); empty while unset or a placeholder."""
-    url = str((config.html_theme_options or {}).get("repository_url", "") or "").strip()
-    return "" if not url or any(p in url for p in PLACEHOLDER_REPOS) else url
+    """The repository address this build uses (after :func:`check_repository`); empty while unset or a placeholder."""
+    return site_settings.repository(str((config.html_theme_options or {}).get("repository_url", "") or ""))
 
 
 REPOSITORY_BUTTONS = ("use_repository_button", "use_issues_button", "use_edit_page_button", "use_source_button")
+LAUNCH_SERVICES = ("binderhub_url", "jupyterhub_url", "colab_url", "deepnote_url", "jupyterlite_url")
 
 
 def check_repository(app, config):
-    """One setting for the repository address. Publishing (``COURSE_PUBLISH=1``) fails while it is unset; any
-    other build then shows no repository, issue or launch buttons at all (they would lead nowhere)."""
+    """One setting for the repository address: ``COURSE_REPOSITORY`` (else ``repository.url`` of ``_config.yml``).
+    Set, it becomes the theme's repository and the launch buttons' source (``COURSE_JUPYTERHUB`` adds a JupyterHub
+    button). Unset, publishing (``COURSE_PUBLISH=1``) fails, and any other build says so and shows no repository,
+    issue or launch buttons at all (they would lead nowhere)."""
+    options = config.html_theme_options
     url = repository_url(config)
     if url:
+        if options is not None:
+            options["repository_url"] = url
+            launch = dict(options.get("launch_buttons") or {})
+            launch["jupyterhub_url"] = site_settings.jupyterhub(launch.get("jupyterhub_url", ""))
+            options["launch_buttons"] = launch
         return
     if os.environ.get("COURSE_PUBLISH") == "1":
         from sphinx.errors import ConfigError
 
-        given = (config.html_theme_options or {}).get("repository_url", "")
-        raise ConfigError(f"发布构建需要课程仓库的真实地址：请在 _config.yml 的 repository.url 中填写（现为 {given!r}）。")
-    options = config.html_theme_options
+        given = (options or {}).get("repository_url", "")
+        raise ConfigError(f"发布构建需要课程仓库的真实地址：设置环境变量 {site_settings.REPOSITORY_ENV}，或在 _config.yml "
+                          f"的 repository.url 中填写（现为 {given!r}）。")
+    if app is not None:
+        from sphinx.util import logging
+
+        logging.getLogger(__name__).info(
+            f"课程网站：没有设置课程仓库地址（{site_settings.REPOSITORY_ENV}），页面上没有启动、源代码仓库与提交问题按钮。")
     if options is None:
         return
     options["repository_url"] = ""
     for key in REPOSITORY_BUTTONS:
         options[key] = False
     launch = dict(options.get("launch_buttons") or {})
-    for key in ("binderhub_url", "jupyterhub_url", "colab_url", "deepnote_url", "jupyterlite_url"):
+    for key in LAUNCH_SERVICES:
         launch[key] = ""  # every launch service clones the repository
     options["launch_buttons"] = launch
+
+
+def run_setting(config) -> run_page.Setting:
+    """What this build offers, for the run-on-NPU page."""
+    options = config.html_theme_options or {}
+    launch = options.get("launch_buttons") or {}
+    repo = repository_url(config)
+    return run_page.Setting(repository=repo, branch=str(options.get("repository_branch") or "main"),
+                            hub=str(launch.get("jupyterhub_url") or ""), binder=str(launch.get("binderhub_url") or ""),
+                            site=site_settings.site_url(repo))
+
+
+def _parsed(directive: SphinxDirective, text: str, classes: list[str]):
+    """MyST Markdown ``text`` parsed in place of ``directive``, inside a container with ``classes``."""
+    from docutils.statemachine import StringList
+
+    container = nodes.container(classes=classes)
+    directive.state.nested_parse(StringList(text.splitlines(), source=directive.get_source_info()[0]),
+                                 directive.content_offset, container)
+    return [container]
+
+
+class CoursePath(SphinxDirective):
+    """``{course-path}``: the learning path (every chapter and lesson of ``_toc.yml``), for the home page."""
+
+    has_content = False
+
+    def run(self):
+        from npulab.course import book_toc
+
+        self.env.note_dependency(str(book_toc.TOC_FILE))
+        return _parsed(self, book_toc.learning_path_markdown(), ["course-path"])
+
+
+class CourseRun(SphinxDirective):
+    """``{course-run} <part>``: a part of the run-on-NPU page written from this build's repository setting."""
+
+    required_arguments = 1
+    has_content = False
+
+    def run(self):
+        from npulab.course import book_toc
+
+        lessons = [(p.title, p.file) for p in book_toc.lessons()]
+        text = run_page.part(self.arguments[0], run_setting(self.config), lessons)
+        return _parsed(self, text, ["course-run", f"course-run-{self.arguments[0]}"])
 
 
 REPO_MARK = "<课程仓库地址>"
@@ -288,16 +374,22 @@ def fill_repository(doctree, url: str) -> int:
     return changed
 
 
+BUILD_MANIFEST = "course-build.json"
+
+
 def on_build_finished(app, exception):
     if exception is not None or app.builder.format != "html":
         return
-    from npulab.course import download_notebooks, site_postprocess
+    from npulab.course import download_notebooks, site_postprocess, site_wheel
 
-    repo = str((app.config.html_theme_options or {}).get("repository_url", ""))
-    download_notebooks.publish(Path(app.outdir), None if any(p in repo for p in PLACEHOLDER_REPOS) else repo or None)
+    setting = run_setting(app.config)
+    wheel = site_wheel.build(Path(app.outdir))
+    manifest = {**setting.__dict__, "wheel": wheel}  # what this build offers (tests/site read it)
+    (Path(app.outdir) / "_static" / BUILD_MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    download_notebooks.publish(Path(app.outdir), setting.repository or None, wheel, setting.site)
     launch = (app.config.html_theme_options or {}).get("launch_buttons", {}) or {}
     site_postprocess.run(Path(app.outdir), str(app.config.html_title or app.config.project),
-                         thebe=bool(launch.get("thebe")), repository=repository_url(app.config))
+                         thebe=bool(launch.get("thebe")), repository=setting.repository)
     publish_browser_tools(app)
 
 
@@ -318,6 +410,8 @@ def publish_browser_tools(app) -> None:
 def setup(app):
     app.add_node(status_placeholder)
     app.add_directive("course-status", CourseStatus)
+    app.add_directive("course-run", CourseRun)
+    app.add_directive("course-path", CoursePath)
     app.connect("config-inited", check_repository)
     app.connect("env-get-outdated", always_rebuild_status)
     app.connect("doctree-resolved", on_doctree_resolved)

@@ -1,6 +1,7 @@
 """Shared by the site tests: where the built site is and which pages it has (fixtures: conftest.py).
 
-``COURSE_SITE_DIR`` points the tests at another build (default: ``_build/html`` of this checkout).
+``COURSE_SITE_DIR`` points the tests at another build (default: ``_build/html`` of this checkout);
+``COURSE_SITE_REPO_DIR`` at the build with the repository setting (tests/site/test_route.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import pytest
 from npulab.core.paths import REPO_ROOT
 
 BUILD = Path(os.environ.get("COURSE_SITE_DIR") or REPO_ROOT / "_build" / "html")
+# the same book built with the repository setting (`make book-with-repository`; make test sets this)
+REPO_BUILD = Path(os.environ["COURSE_SITE_REPO_DIR"]) if os.environ.get("COURSE_SITE_REPO_DIR") else None
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 

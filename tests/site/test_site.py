@@ -10,8 +10,6 @@ from sitekit import BUILD, broken_words, rel
 # Console messages that are known, harmless and not ours (documented in docs/DECISIONS.md):
 CONSOLE_ALLOW = (
     "Identifier 'THEBE_JS_URL' has already been declared",  # sphinx-thebe 0.3.1 injects its inline script twice
-    "Got invalid theme mode",  # pydata-sphinx-theme before the mode is stored in localStorage
-    "favicon.ico",  # the site has no favicon; the browser asks anyway
 )
 INTERNAL_NOTES = re.compile(r"ascend_facts|seed_digest|toolchain_notes|calibration\.md|course_anchors")
 LOG_NOISE = re.compile(r"\[(?:WARNING|ERROR|INFO|DEBUG|CRITICAL)\] [A-Z_]+\(\d+|GetRealPath|ReadSectionDebugInfo")
