@@ -15,7 +15,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # gives every page launch (Binder; COURSE_JUPYTERHUB adds a JupyterHub), repository and issue buttons
 export COURSE_REPOSITORY COURSE_JUPYTERHUB COURSE_SITE_URL
 
-.PHONY: help venv book book-with-repository site-runtime test test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
+.PHONY: help venv book book-with-repository site-runtime test test-download test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
@@ -100,7 +100,8 @@ test: venv lint workshop-deps site-runtime
 	# unit tests on both cores; the two modules that create Unix accounts share one worker (xdist_group)
 	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site -n 2 --dist loadgroup
 	# notebooks on both cores too: each notebook's cells stay together on one worker (loadfile), in order
-	# (a cell that measures, i.e. calls LoadWatch(, runs alone: the other worker waits; conftest.py)
+	# (NPULAB_MEASURE_ALONE=1 would make a measuring cell, one that calls LoadWatch(, run alone: conftest.py; off here,
+	#  about 3 min; the published site comes from make book, which executes one notebook at a time)
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks
 	COURSE_REPOSITORY= $(BIN)/jupyter-book build . -W --keep-going
 	$(MAKE) --no-print-directory book-with-repository
@@ -128,6 +129,12 @@ test-chips: venv
 
 # the measuring lessons (course.measures) executed under two busy processes, then quietly: every verdict they print
 # must agree with its numbers (tests/load). Minutes: not in `make test`; the verdicts land in _build/verdicts/.
+# a notebook downloaded from the built site runs in a fresh venv that only its first cell prepared (it installs torch
+# and the lesson's packages: 1-5 min, so not in make test)
+test-download: venv
+	@test -f _build/html/index.html || { echo "还没有生成网站：先运行 make book"; exit 2; }
+	NPULAB_DOWNLOAD_TEST=1 $(BIN)/pytest tests/site/test_route.py -k fresh_venv -p no:cacheprovider
+
 test-verdicts: venv
 	NPULAB_VERDICT_LOAD=2 $(BIN)/pytest tests/load -p no:cacheprovider -p no:xdist -q
 	NPULAB_VERDICT_LOAD=0 $(BIN)/pytest tests/load -p no:cacheprovider -p no:xdist -q
