@@ -1,6 +1,6 @@
 """lint-npu, calls: the positional count and keyword names of every call an ``npu`` cell makes into torch_npu
 (torch.npu, torchair, npugraph_ex), msprobe and MindSpore, checked against the pinned releases' sources
-(npulab.course.signatures); what cannot be checked is collected, never hidden.
+(npulab.course.lint.signatures); what cannot be checked is collected, never hidden.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from npulab.course.signatures import Signature, SourceTree
+from npulab.course.lint.signatures import Signature, SourceTree
 from npulab.pytorch.torch_npu_names import dotted_parts
 
 CHECKED_ROOTS = ("torch_npu", "torchair", "npugraph_ex", "msprobe", "mindspore", "triton")

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from npulab.core.paths import DATA_DIR, REPO_ROOT
-from npulab.course import lint_cli, lint_env, lint_features, signatures
-from npulab.course.lint_calls import Uncheckable
+from npulab.course.lint import command_flags, env_vars, features, signatures
+from npulab.course.lint.calls import Uncheckable
 from npulab.pytorch.torch_npu_names import default_cache_dir
 
 # package roots of a cell's calls -> (import name, distribution, requirements file) of the installed sources
@@ -48,8 +48,8 @@ class Context:
     cache_dir: Path | None = None
     cann: str = "9.1.0"
     _trees: dict = field(default_factory=dict)
-    _tables: lint_cli.Tables | None = None
-    _env: lint_env.EnvChecker | None = None
+    _tables: command_flags.Tables | None = None
+    _env: env_vars.EnvChecker | None = None
     unchecked: set[Uncheckable] = field(default_factory=set)
     unnamed_stacks: list[tuple[str, int, str | None, str]] = field(default_factory=list)
 
@@ -86,17 +86,17 @@ class Context:
                 self._trees[root] = None
         return self._trees[root]
 
-    def tables(self) -> lint_cli.Tables:
+    def tables(self) -> command_flags.Tables:
         if self._tables is None:
-            self._tables = lint_cli.Tables()
+            self._tables = command_flags.Tables()
         return self._tables
 
-    def env(self) -> lint_env.EnvChecker:
+    def env(self) -> env_vars.EnvChecker:
         if self._env is None:
-            self._env = lint_env.EnvChecker(self.cann, lambda: lint_env.wheel_names(self.wheel(), self.wheel().parent))
+            self._env = env_vars.EnvChecker(self.cann, lambda: env_vars.wheel_names(self.wheel(), self.wheel().parent))
         return self._env
 
     def course_targets(self) -> dict[str, str]:
-        targets = lint_features.targets("course")
+        targets = features.targets("course")
         targets["torch-npu"] = self.torch_npu_version
         return targets
