@@ -15,6 +15,9 @@ from npulab.pytorch.torch_npu_names import default_cache_dir
 # package roots of a cell's calls -> (import name, distribution, requirements file) of the installed sources
 INSTALLED = {"msprobe": ("msprobe", "mindstudio-probe", "requirements.txt"),
              "mindspore": ("mindspore", "mindspore", "requirements.txt")}
+# packages whose every public name resolves in their sources (tests/test_lint_frameworks.py checks it against the
+# imported package), so a name the sources do not have is an error rather than "not checkable"
+NAMES_CHECKED = {"mindspore"}
 # packages read from committed stubs (scripts/extract_signature_stubs.py): root -> stub file
 STUBS = {"triton": DATA_DIR / "signature_stubs" / "triton-ascend-3.2.0.json"}
 NOT_CHECKABLE_ROOTS: dict[str, str] = {}
@@ -74,7 +77,10 @@ class Context:
             elif root in INSTALLED:
                 package, dist, req = INSTALLED[root]
                 pin = requirement_pin(dist, req)
-                self._trees[root] = signatures.installed_tree(package, dist, pin) if pin else f"{req} 没有钉 {dist}"
+                tree = signatures.installed_tree(package, dist, pin) if pin else f"{req} 没有钉 {dist}"
+                if isinstance(tree, signatures.SourceTree):
+                    tree.names_checked = root in NAMES_CHECKED
+                self._trees[root] = tree
             elif root in STUBS:
                 tree = signatures.stub_tree(STUBS[root])
                 if root == "triton":

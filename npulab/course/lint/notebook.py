@@ -200,8 +200,8 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
     if npu and tree is not None:
         found, unchecked = calls.findings_for_cell(tree, imported, context.sources)
         context.unchecked |= unchecked
-        for _, written, message in found:
-            add("call-signature", written, message)
+        for problem in found:
+            add(problem.kind, problem.written, problem.message)
     for problem in command_flags.check_text(commands, context.tables()):
         add("cli-flag", problem.command, f"第 {problem.line} 行：{problem.message}")
     if npu:

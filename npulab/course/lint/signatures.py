@@ -28,7 +28,11 @@ from pathlib import Path
 FORMAT = 1
 _PRESERVING = {"builtin", "jit",  # triton.language: @builtin keeps the signature (plus _builder); kernels are @jit
                "staticmethod", "classmethod", "wraps", "property", "cache", "lru_cache", "overload", "deprecated",
-               "no_type_check", "final", "abstractmethod", "contextmanager"}
+               "no_type_check", "final", "abstractmethod", "contextmanager",
+               # MindSpore 2.10: each wrapper binds the caller's arguments to the function's own signature and calls
+               # it with them unchanged (_checkparam.py args_type_check, ops/primitive.py prim_attr_register and
+               # prim_arg_register, graph/_utils/cell_attr_register.py)
+               "args_type_check", "prim_attr_register", "prim_arg_register", "cell_attr_register"}
 
 
 @dataclass
@@ -41,10 +45,14 @@ class Signature:
     varargs: bool = False
     varkw: bool = False
     posonly: int = 0  # the first ``posonly`` positional names cannot be given by keyword
-    origin: str = ""  # where it was read: "def" or "schema"
+    origin: str = ""  # where it was read: "def", "schema" or "pyi"
+    keyword_required: list[str] = field(default_factory=list)  # keyword-only names without a default
 
-    def problem(self, positional: int, keywords: list[str]) -> str | None:
-        """Why a call with ``positional`` arguments and these keyword names does not fit; None when it does."""
+    def problem(self, positional: int, keywords: list[str], more_positional: bool = False,
+                more_keywords: bool = False) -> str | None:
+        """Why a call does not fit; None when it does. ``positional`` counts the plain positional arguments (those
+        before any ``*x``), ``keywords`` the named ones; ``more_positional`` / ``more_keywords`` say that a ``*x`` /
+        ``**x`` splat may add any number more, so only what they cannot change is checked."""
         if positional > len(self.positional) and not self.varargs:
             return f"最多接受 {len(self.positional)} 个位置参数，这里给了 {positional} 个"
         names = set(self.positional[self.posonly:]) | set(self.keyword_only)
@@ -53,6 +61,13 @@ class Signature:
                 return f"没有名为 `{kw}` 的参数"
             if kw in self.positional[:positional]:
                 return f"参数 `{kw}` 既按位置又按关键字给出"
+        if not more_keywords:
+            given = set(keywords)
+            missing = [] if more_positional else \
+                [n for n in self.positional[positional:self.required] if n not in given or n in self.positional[:self.posonly]]
+            missing += [n for n in self.keyword_required if n not in given]
+            if missing:
+                return f"缺少必需的参数 {'、'.join(f'`{n}`' for n in missing)}"
         return None
 
     def text(self) -> str:
@@ -81,8 +96,9 @@ def from_def(node: ast.FunctionDef | ast.AsyncFunctionDef, drop_first: bool = Fa
     if drop_first and positional:
         positional, posonly = positional[1:], max(0, posonly - 1)
     required = len(positional) - len(args.defaults)
+    keyword_required = [a.arg for a, default in zip(args.kwonlyargs, args.kw_defaults, strict=True) if default is None]
     return Signature(positional, max(required, 0), [a.arg for a in args.kwonlyargs], args.vararg is not None,
-                     args.kwarg is not None, posonly, "def")
+                     args.kwarg is not None, posonly, "def", keyword_required)
 
 
 def _split_top(text: str) -> list[str]:
@@ -110,7 +126,7 @@ def from_schema(line: str) -> tuple[str, Signature] | None:
     match = _SCHEMA.match(line)
     if not match:
         return None
-    positional, keyword_only, required, star = [], [], 0, False
+    positional, keyword_only, keyword_required, required, star = [], [], [], 0, False
     for arg in _split_top(match.group(2)):
         if arg == "*":
             star = True
@@ -119,10 +135,13 @@ def from_schema(line: str) -> tuple[str, Signature] | None:
         name = decl.split()[-1]
         if star:
             keyword_only.append(name)
+            if not default:
+                keyword_required.append(name)
         else:
             positional.append(name)
             required += not default
-    return match.group(1), Signature(positional, required, keyword_only, origin="schema")
+    return match.group(1), Signature(positional, required, keyword_only, origin="schema",
+                                     keyword_required=keyword_required)
 
 
 # --- the signature table of a source tree ----------------------------------------------------------------
@@ -138,6 +157,8 @@ class SourceTree:
         self.extensions: set[str] = set()
         self.alternates = lambda dotted: []  # other definitions of the same name that may replace it at run time
         self._trees: dict[str, ast.Module | None] = {}
+        self._defined_at = ""  # where the last resolve found a def or class: module.name
+        self.names_checked = False  # whether an unknown name is an error (a test shows every public name resolves)
 
     def tree(self, module: str) -> ast.Module | None:
         if module not in self._trees:
@@ -173,6 +194,60 @@ class SourceTree:
             return "模块", None
         return self._lookup(module, rest, depth)
 
+    def definition(self, dotted: str) -> str:
+        """Where ``dotted`` is defined (``mindspore.set_context`` -> ``mindspore.context.set_context``); '' when
+        it is not a def or class of these sources."""
+        self._defined_at = ""
+        try:
+            self.resolve(dotted)
+        except NameNotFound:
+            return ""
+        return self._defined_at
+
+    def names_in(self, module: str, depth: int = 0) -> set[str]:
+        """The names a module binds (its own, those of its star imports, its submodules) — for suggestions."""
+        tree = self.tree(module)
+        if tree is None or depth > 6:
+            return set()
+        names = {m[len(module) + 1:].split(".")[0] for m in self.sources if m.startswith(module + ".")}
+        for node in _flat(tree.body):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    if alias.name == "*" and isinstance(node, ast.ImportFrom):
+                        names |= self.names_in(self._absolute(module, node), depth + 1)
+                    else:
+                        names.add(alias.asname or alias.name.split(".")[0])
+            elif isinstance(node, ast.Assign):
+                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        return {n for n in names if not n.startswith("_")}
+
+    def function(self, dotted: str) -> ast.FunctionDef | None:
+        """The ``def`` of ``module.function`` or ``module.Class.method`` as these sources spell it."""
+        parts = dotted.split(".")
+        for cut in (len(parts) - 1, len(parts) - 2):
+            tree = self.tree(".".join(parts[:cut])) if cut > 0 else None
+            if tree is None:
+                continue
+            found = _top_level(tree, parts[cut])
+            if cut == len(parts) - 2 and isinstance(found, ast.ClassDef):
+                found = _class_member(found, parts[-1])
+            if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return found
+        return None
+
+    def constant(self, module: str, name: str):
+        """The literal value of a module-level ``NAME = <literal>``; None when there is none."""
+        tree = self.tree(module)
+        found = _top_level(tree, name) if tree is not None else None
+        if isinstance(found, ast.Assign):
+            try:
+                return ast.literal_eval(found.value)
+            except ValueError:
+                return None
+        return None
+
     def _lookup(self, module: str, rest: list[str], depth: int) -> tuple[str, list[Signature] | None]:
         tree = self.tree(module)
         if tree is None:
@@ -182,20 +257,24 @@ class SourceTree:
         if found is None:
             if module == self.package and name in self.schemas and len(rest) == 1:
                 return "算子 schema", self.schemas[name]
-            for node in tree.body:  # star imports
+            certain = True
+            for node in _flat(tree.body):  # star imports
                 if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
                     source = self._absolute(module, node)
-                    if source in self.sources:
-                        try:
-                            what, sigs = self._lookup(source, rest, depth + 1)
-                        except KeyError:
-                            continue
-                        return what, sigs
+                    if source not in self.sources:
+                        certain = False  # from a C extension or another package: its names are not read here
+                        continue
+                    try:
+                        what, sigs = self._lookup(source, rest, depth + 1)
+                    except NameNotFound as err:
+                        certain = certain and err.certain
+                        continue
+                    return what, sigs
             if f"{module}.{name}" in self.sources:
                 return self.resolve(f"{module}.{'.'.join(rest)}", depth + 1)
             if any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body):
                 return "模块级 __getattr__", None
-            raise KeyError(f"{module}.{name}")
+            raise NameNotFound(f"{module}.{name}", certain and not _dynamic_names(self.sources[module]))
         if isinstance(found, ast.ImportFrom):
             source = self._absolute(module, found)
             alias = next(a for a in found.names if (a.asname or a.name) == name)
@@ -205,6 +284,8 @@ class SourceTree:
             return self.resolve(target, depth + 1)
         if isinstance(found, ast.Import):
             return "模块别名", None
+        if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self._defined_at = ".".join([module, *rest[:2]]) if isinstance(found, ast.ClassDef) else f"{module}.{name}"
         if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if len(rest) > 1:
                 return "函数的属性", None
@@ -252,6 +333,20 @@ class SourceTree:
         base = module.split(".") if module in self.packages else module.split(".")[:-1]
         base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
         return ".".join(base + ([node.module] if node.module else []))
+
+
+class NameNotFound(KeyError):
+    """A name the sources do not define; ``certain`` is False where the module may define names at run time
+    (``globals()``, a star import from a C extension or another package)."""
+
+    def __init__(self, dotted: str, certain: bool = True):
+        super().__init__(dotted)
+        self.dotted, self.certain = dotted, certain
+
+
+def _dynamic_names(source: str) -> bool:
+    """Whether a module binds names it does not spell out (``globals()[…] =``, ``setattr(sys.modules[…]``)."""
+    return "globals()" in source or "sys.modules[__name__]" in source or "setattr(sys.modules" in source
 
 
 def _unique(sigs: list[Signature]) -> list[Signature]:
@@ -367,10 +462,13 @@ def installed_tree(package: str, distribution: str, pinned: str) -> SourceTree |
     if spec is None or not spec.submodule_search_locations:
         return f"找不到 {package} 的源文件"
     root = Path(list(spec.submodule_search_locations)[0])
-    sources, packages = {}, set()
+    sources, packages, extensions = {}, set(), set()
     for folder, _, files in os.walk(root):
         for f in files:
-            if f.endswith(".py"):
+            if f.endswith((".so", ".pyd")):  # mindspore/_c_expression.cpython-311-x86_64-linux-gnu.so
+                rel = (Path(folder) / f.split(".", 1)[0]).relative_to(root.parent).as_posix()
+                extensions.add(rel.replace("/", "."))
+            elif f.endswith(".py"):
                 rel = (Path(folder) / f).relative_to(root.parent).as_posix()
                 module = _module_of(rel)
                 if module:
@@ -380,7 +478,9 @@ def installed_tree(package: str, distribution: str, pinned: str) -> SourceTree |
                         sources[module] = (Path(folder) / f).read_text(encoding="utf-8", errors="replace")
                     except OSError:
                         continue
-    return SourceTree(package, version, sources, packages)
+    tree = SourceTree(package, version, sources, packages)
+    tree.extensions = extensions
+    return tree
 
 
 def stub_tree(path: Path) -> SourceTree:
