@@ -21,7 +21,7 @@ from npulab.course.lint import api_values
 from npulab.course.lint.signatures import NameNotFound, Signature, SourceTree
 from npulab.pytorch.torch_npu_names import dotted_parts
 
-CHECKED_ROOTS = ("torch_npu", "torchair", "npugraph_ex", "msprobe", "mindspore", "triton")
+CHECKED_ROOTS = ("torch_npu", "torchair", "npugraph_ex", "msprobe", "mindspore", "triton", "torch")
 RUNTIME_API = DATA_DIR / "mindspore_api.json"  # what only exists at run time (scripts/extract_mindspore_api.py)
 TENSOR_CLASSES = {"mindspore.common.tensor.Tensor", "mindspore.common.tensor.tensor"}
 

@@ -13,8 +13,11 @@ from npulab.course.lint.calls import Uncheckable
 from npulab.pytorch.torch_npu_names import default_cache_dir
 
 # package roots of a cell's calls -> (import name, distribution, requirements file) of the installed sources
+# (torch: the CPU environment's build of requirements.txt; an NPU host runs requirements-npu.txt's torch, a minor
+# release apart at most — an API that differs between the two is not reported, see docs/DECISIONS.md)
 INSTALLED = {"msprobe": ("msprobe", "mindstudio-probe", "requirements.txt"),
-             "mindspore": ("mindspore", "mindspore", "requirements.txt")}
+             "mindspore": ("mindspore", "mindspore", "requirements.txt"),
+             "torch": ("torch", "torch", "requirements.txt")}
 # packages whose every public name resolves in their sources (tests/test_lint_frameworks.py checks it against the
 # imported package), so a name the sources do not have is an error rather than "not checkable"
 NAMES_CHECKED = {"mindspore"}

@@ -291,6 +291,9 @@ class SourceTree:
                 return "函数的属性", None
             if module == self.package and name in self.schemas:
                 return "Python 函数", [s for s in [from_def(found)] if s] + self.schemas[name] or None
+            overloads = _overloads(tree.body, name)
+            if overloads:  # typing.overload variants (the .pyi stubs of C functions): a call fits one of them
+                return "重载", overloads
             sig = from_def(found)
             return ("Python 函数", [sig]) if sig else ("装饰器改写的函数", None)
         if isinstance(found, ast.ClassDef):
@@ -298,6 +301,9 @@ class SourceTree:
                 return self._class_init(module, found, depth)
             if len(rest) == 2:
                 method = _class_member(found, rest[1])
+                if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                        (overloads := _overloads(found.body, rest[1], drop_first=True)):
+                    return "类的方法（重载）", overloads
                 if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
                     sig = from_def(method, drop_first=not static)
@@ -309,6 +315,9 @@ class SourceTree:
 
     def _class_init(self, module: str, cls: ast.ClassDef, depth: int) -> tuple[str, list[Signature] | None]:
         init = _class_member(cls, "__init__")
+        if isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                (overloads := _overloads(cls.body, "__init__", drop_first=True)):
+            return "类（重载的 __init__）", overloads
         if isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
             sig = from_def(init, drop_first=True)
             return ("类", [sig]) if sig else ("装饰器改写的 __init__", None)
@@ -373,6 +382,21 @@ def _top_level(tree: ast.Module, name: str):
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 found = node
     return found
+
+
+def _overloads(body: list[ast.stmt], name: str, drop_first: bool = False) -> list[Signature]:
+    """The signatures of every ``@overload def name`` of a module or class body (with the implementation, if any)."""
+    defs = [n for n in _flat(body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    if not any(_decorator_names(d) & {"overload"} for d in defs):
+        return []
+    sigs = [from_def(d, drop_first) for d in defs]
+    return [] if any(s is None for s in sigs) else sigs
+
+
+def _decorator_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    return {(d.func if isinstance(d, ast.Call) else d).attr if isinstance(d.func if isinstance(d, ast.Call) else d,
+                                                                          ast.Attribute)
+            else getattr(d.func if isinstance(d, ast.Call) else d, "id", "") for d in node.decorator_list}
 
 
 def _flat(body):
@@ -450,34 +474,51 @@ def torch_npu_tree(wheel: Path, cache_dir: Path) -> SourceTree:
     return tree
 
 
+class _Files(dict):
+    """module -> source text, read from its file on first use (torch has 2,000 modules; a cell touches a few)."""
+
+    def __getitem__(self, module: str) -> str:
+        value = super().__getitem__(module)
+        if isinstance(value, Path):
+            try:
+                value = value.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                value = ""
+            self[module] = value
+        return value
+
+    def get(self, module: str, default=None):
+        return self[module] if module in self else default
+
+
 def installed_tree(package: str, distribution: str, pinned: str) -> SourceTree | str:
-    """The installed package's sources when its version is ``pinned``; otherwise a Chinese reason string."""
+    """The installed package's sources (``.py``; ``.pyi`` stubs of C extensions where no ``.py`` exists) when its
+    version is ``pinned`` (a local label such as ``+cpu`` aside); otherwise a Chinese reason string."""
     try:
         version = metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return f"{distribution} 未安装"
-    if version != pinned:
+    if version.split("+")[0] != pinned:
         return f"已安装的 {distribution} 是 {version}，不是课程钉住的 {pinned}"
     spec = util.find_spec(package) if "." not in package else None
     if spec is None or not spec.submodule_search_locations:
         return f"找不到 {package} 的源文件"
     root = Path(list(spec.submodule_search_locations)[0])
-    sources, packages, extensions = {}, set(), set()
+    sources, packages, extensions, stubs = _Files(), set(), set(), {}
     for folder, _, files in os.walk(root):
         for f in files:
             if f.endswith((".so", ".pyd")):  # mindspore/_c_expression.cpython-311-x86_64-linux-gnu.so
                 rel = (Path(folder) / f.split(".", 1)[0]).relative_to(root.parent).as_posix()
                 extensions.add(rel.replace("/", "."))
-            elif f.endswith(".py"):
+            elif f.endswith((".py", ".pyi")):
                 rel = (Path(folder) / f).relative_to(root.parent).as_posix()
-                module = _module_of(rel)
+                module = _module_of(rel.removesuffix("i"))
                 if module:
-                    if f == "__init__.py":
+                    if f in ("__init__.py", "__init__.pyi"):
                         packages.add(module)
-                    try:
-                        sources[module] = (Path(folder) / f).read_text(encoding="utf-8", errors="replace")
-                    except OSError:
-                        continue
+                    (stubs if f.endswith(".pyi") else sources)[module] = Path(folder) / f
+    for module, path in stubs.items():  # torch/_C/_VariableFunctions.pyi: the signatures of torch.ones & co.
+        sources.setdefault(module, path)
     tree = SourceTree(package, version, sources, packages)
     tree.extensions = extensions
     return tree
