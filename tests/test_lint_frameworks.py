@@ -51,6 +51,12 @@ PLANTED = [
     ("ms-amp-level", MS + "net = ms.amp.auto_mixed_precision(net0, 'O4')", "argument-value", "'O3'"),
     ("ms-export-format", MS + "ms.export(net, x, file_name='m', file_format='OM')", "argument-value", "'MINDIR'"),
     ("ms-memory-level", MS + "ms.runtime.set_memory(optimize_level='O2')", "argument-value", "'O1'"),
+    ("ms-hal-target", MS + "print(ms.hal.device_count('NPU'))", "argument-value", "'Ascend'"),
+    ("ms-jit-level", MS + "@ms.jit(jit_level='O2')\ndef step(x):\n    return x", "argument-value", "'O1'"),
+    ("ms-jit-capture", "from mindspore import jit\nstep = jit(f, capture_mode='graph')", "argument-value", "'bytecode'"),
+    ("ms-device-id-type", MS + "ms.set_device('Ascend', '0')", "argument-value", "int"),
+    ("ms-set-context-type", MS + "ms.set_context(device_id='1')", "argument-value", "int"),
+    ("ms-mode-string", MS + "ms.set_context(mode='GRAPH_MODE')", "argument-value", "int"),
     ("ms-comm-backend", "from mindspore.communication import init\ninit('hcl')", "argument-value", "'hccl'"),
     ("ms-set-device-missing", "import mindspore as mindspore_alias\nmindspore_alias.set_device()", "call-signature",
      "`device_target`"),
@@ -100,6 +106,8 @@ NEAR_MISSES = [
     ("ms-kwargs-splat", MS + "options = {'mode': 9}\nms.set_context(**options)"),
     ("ms-rebound-name", "from mindspore import context\nimport mindspore_lite as mslite\ncontext = mslite.Context()\n"
      "context.ascend.device_id = 0\ncontext.target = ['ascend']"),
+    ("ms-hal-jit-ok", MS + "print(ms.hal.device_count(), ms.hal.is_available('Ascend'))\n"
+     "@ms.jit(jit_level='O1', capture_mode='bytecode')\ndef step(x):\n    return x\nms.set_context(device_id=1, save_graphs=True)"),
     ("ms-comm-init-ok", "from mindspore.communication import init\ninit()\ninit('hccl')"),
     ("tnpu-fused-ok", TNPU + "y, rstd = torch_npu.npu_rms_norm(x, g, epsilon=1e-6)\ny = torch_npu.npu_rotary_mul(x, r1, r2)\n"
      "out = torch_npu.npu_fusion_attention(q, k, v, 8, 'BSND', scale=0.125)[0]"),
@@ -213,11 +221,14 @@ def test_every_value_rule_reads_its_values():
     """Each rule of npulab/data/api_values.yaml finds its values in the installed sources (or names its source)."""
     context = Context(pinned_version(REPO_ROOT / "requirements-npu.txt"))
     for rule in api_values.rules():
-        tree = context.sources(rule["function"].split(".")[0])
+        functions = [rule["function"]] if isinstance(rule["function"], str) else rule["function"]
+        tree = context.sources(functions[0].split(".")[0])
         if not isinstance(tree, signatures.SourceTree):
             continue
         allowed = api_values.allowed(tree, rule)
         assert allowed is not None and (allowed.values or allowed.keys), rule
+        if tree.package == "mindspore":  # the rule names real functions (a typo would make it silently unused)
+            assert all(tree.function(f) is not None for f in functions), rule
         assert "from_source" in rule or "from_docstring" in rule or rule.get("source"), rule
     device = next(r for r in api_values.rules() if r["parameter"] == "device_target" and "from_source" in r)
     assert set(api_values.allowed(context.sources("mindspore"), device).values) >= {"Ascend", "GPU", "CPU"}

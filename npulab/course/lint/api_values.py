@@ -41,11 +41,12 @@ def allowed(tree: SourceTree, rule: dict) -> Allowed | None:
     where = f"{tree.package} {tree.version}"
     if "from_source" in rule:
         spec = rule["from_source"]
-        func = tree.function(spec["function"])
-        value = _local_literal(func, spec["variable"]) if func is not None else None
-        if value is None:
+        value, what = _source_literal(tree, spec, spec.get("argument", rule["parameter"]))
+        if "key" in spec and isinstance(value, dict):
+            value, what = value.get(spec["key"]), f"{what}[{spec['key']!r}]"
+        if not value:
             return None
-        source = f"{where} 的 {spec['function']}（{spec['variable']}）"
+        source = f"{where} 的 {what}"
         if isinstance(value, dict):
             return Allowed(None, {k: tuple(v) if isinstance(v, list) else None for k, v in value.items()}, {}, source)
         return Allowed(tuple(value), None, {}, source)
@@ -62,6 +63,36 @@ def allowed(tree: SourceTree, rule: dict) -> Allowed | None:
             return None
         return Allowed(tuple(values), None, {}, f"{where} 的 {rule['from_docstring']['function']} 文档字符串")
     return Allowed(tuple(rule["values"]), None, {}, rule["source"])
+
+
+def _source_literal(tree: SourceTree, spec: dict, argument: str) -> tuple:
+    """(the literal, where it was read) that a from_source spec points at: a variable of a function or module, or
+    the list a function's validation tests ``argument`` against (``x not in [...]``, ``check_string(x, [...])``)."""
+    if "function" not in spec:
+        return tree.constant(spec["module"], spec["variable"]), f"{spec['module']}.{spec['variable']}"
+    func = tree.function(spec["function"])
+    if func is None:
+        return None, ""
+    if "variable" in spec:
+        return _local_literal(func, spec["variable"]), f"{spec['function']}（{spec['variable']}）"
+    return _tested_literal(func, argument), f"{spec['function']} 对 {argument} 的校验"
+
+
+def _tested_literal(func: ast.FunctionDef, argument: str):
+    """The list of constants that ``func`` checks ``argument`` against."""
+    for node in ast.walk(func):
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == argument \
+                and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            other = node.comparators[0]
+            value = _local_literal(func, other.id) if isinstance(other, ast.Name) else _literal(other)
+            if value:
+                return value
+        if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == argument for a in node.args):
+            for arg in node.args:
+                if isinstance(arg, (ast.List, ast.Tuple)) and (value := _literal(arg)) and \
+                        all(isinstance(v, str) for v in value):
+                    return value
+    return None
 
 
 def _local_literal(func: ast.FunctionDef, name: str):
@@ -99,7 +130,7 @@ def _docstring_list(func: ast.FunctionDef, parameter: str) -> list | None:
 
 
 def rules_for(definition: str) -> list[dict]:
-    return [r for r in rules() if r["function"] == definition]
+    return [r for r in rules() if definition in ([r["function"]] if isinstance(r["function"], str) else r["function"])]
 
 
 def argument(call: ast.Call, sig: Signature | None, parameter: str) -> ast.expr | None:
@@ -144,7 +175,7 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
                 out.append(_sentence(f"`{parameter}[{key.value!r}]`", value.value, choices, allowed.source))
         return out
     value = _value(node, allowed)
-    if value is _MISSING:
+    if value is _MISSING or value is None:  # None: the parameter's "not given" default in every rule so far
         return []
     if isinstance(value, tuple) and value[:1] == ("constant",):
         names = tuple(allowed.constants)
@@ -160,3 +191,47 @@ def _sentence(what: str, value, choices: tuple, source: str, constant: bool = Fa
     same_case = [c for c in choices if str(c).lower() == str(value).lower()]  # 'ascend' -> 'Ascend'
     guess = [str(c) for c in same_case] or difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.5)
     return (f"{what} 不接受 {shown}：可取 {listed}（{source}）" + (f"；是不是 {guess[0]!r}？" if guess else "。"))
+
+
+# --- types a validation decorator declares ------------------------------------------------------------------
+
+_TYPES = {"int": int, "str": str, "bool": bool, "float": float, "dict": dict, "list": list, "tuple": tuple}
+_DISPLAYS = {ast.Dict: dict, ast.List: list, ast.Tuple: tuple, ast.Set: set}
+TYPE_DECORATORS = {"args_type_check"}  # mindspore/_checkparam.py: raises TypeError unless isinstance(value, types)
+
+
+def declared_types(func: ast.FunctionDef) -> dict[str, tuple[type, ...]]:
+    """Parameter -> types of a ``@args_type_check(device_id=int, save_graphs=(bool, int))`` decorator."""
+    for deco in func.decorator_list:
+        name = deco.func.attr if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Attribute) else \
+            deco.func.id if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name) else ""
+        if name not in TYPE_DECORATORS:
+            continue
+        out = {}
+        for kw in deco.keywords:
+            items = kw.value.elts if isinstance(kw.value, ast.Tuple) else [kw.value]
+            types = tuple(_TYPES[i.id] for i in items if isinstance(i, ast.Name) and i.id in _TYPES)
+            if kw.arg and types and len(types) == len(items):
+                out[kw.arg] = types
+        return out
+    return {}
+
+
+def type_problems(call: ast.Call, sig: Signature | None, types: dict[str, tuple[type, ...]],
+                  where: str) -> list[tuple[str, str]]:
+    """(parameter, sentence) of literal arguments whose type the decorator refuses (None passes, as it does there)."""
+    out = []
+    for parameter, accepted in types.items():
+        node = argument(call, sig, parameter)
+        if isinstance(node, ast.Constant) and node.value is not None:
+            value = node.value
+        elif type(node) in _DISPLAYS:
+            value = _DISPLAYS[type(node)]()
+        else:
+            continue
+        if not isinstance(value, accepted):
+            wanted = " 或 ".join(t.__name__ for t in accepted)
+            shown = repr(value) if isinstance(node, ast.Constant) else ast.unparse(node)[:40]
+            out.append((parameter, f"`{parameter}` 应为 {wanted}，这里是 {type(value).__name__} {shown}（{where} 的 @args_type_check，"
+                       f"运行时抛 TypeError）。"))
+    return out

@@ -208,10 +208,15 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
                     f"的 {definition} 只接受 {len(accepted)} 个关键字（由它自己的校验代码得出，列在 "
                     "npulab/data/mindspore_api.json）" + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))))
     sig = sigs[0] if sigs else None
+    func = source.function(definition)
+    types = api_values.declared_types(func) if func is not None else {}
+    typed = api_values.type_problems(call, sig, types, f"{source.package} {source.version} {definition}")
+    for _, problem in typed:  # the decorator runs first: a wrong type is what the learner would see
+        out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
     for rule in api_values.rules_for(definition):
         allowed = api_values.allowed(source, rule)
         node = api_values.argument(call, sig, rule["parameter"])
-        if allowed is None or node is None:
+        if allowed is None or node is None or rule["parameter"] in {p for p, _ in typed}:
             continue
         for problem in api_values.problems(node, rule["parameter"], allowed):
             out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
