@@ -86,6 +86,18 @@ PLANTED = [
      "`mode`"),
     ("torch-builtin-keyword", TNPU + "x = torch.ones(4, devce='npu:0')", "call-signature", "`devce`"),
     ("torch-builtin-missing", TNPU + "same = torch.allclose(a)", "call-signature", "`other`"),
+    ("torch-overload-keyword", TNPU + "x = torch.randn(2, 3, device='npu', dtyp=torch.float16)", "call-signature",
+     "没有名为 `dtyp` 的参数"),
+    ("torch-docstr-missing", TNPU + "import torch.nn.functional as F\ny = F.scaled_dot_product_attention(q, k)",
+     "call-signature", "`value`"),
+    ("tnpu-profiler-keyword", TNPU + "prof = torch_npu.profiler.profile(activities=[torch_npu.profiler.ProfilerActivity.NPU], "
+     "record_shape=True)", "call-signature", "`record_shapes`"),
+    ("ms-dataset-keyword", MS + "ds = ms.dataset.GeneratorDataset(gen, column_names=['x'], shuffel=True)",
+     "call-signature", "`shuffle`"),
+    ("ms-conv-keyword", "from mindspore import nn\nc = nn.Conv2d(3, 64, kernel_size=3, pad_mod='same')", "call-signature",
+     "`pad_mode`"),
+    ("ms-mint-missing", "from mindspore import mint\ny = mint.matmul(a)", "call-signature", "`other`"),
+    ("ms-save-missing", MS + "ms.save_checkpoint(net)", "call-signature", "`ckpt_file_name`"),
     ("tool-flag", "!msprof --outptu=/tmp/prof python train.py", "cli-flag", "--output"),
 ]
 
@@ -117,6 +129,11 @@ NEAR_MISSES = [
     ("torch-ok", TNPU + "import torch.distributed as dist\ndist.init_process_group('hccl', rank=0, world_size=1)\n"
      "x = torch.ones(2, 3, device='npu:0') + torch.ones((2, 3), dtype=torch.float16)\n"
      "model = torch.compile(net, backend='aot_eager', mode='default')\nprint(torch.allclose(x, x), torch.arange(4.0).npu())"),
+    ("torch-more-ok", TNPU + "import torch.nn.functional as F\ny = F.scaled_dot_product_attention(q, k, v, is_causal=True)\n"
+     "x = torch.randn(2, 3, dtype=torch.float16)"),
+    ("ms-more-ok", "import mindspore as ms\nfrom mindspore import mint, nn\n"
+     "ds = ms.dataset.GeneratorDataset(gen, column_names=['x'], shuffle=True)\nc = nn.Conv2d(3, 64, 3, pad_mode='same')\n"
+     "y = mint.matmul(a, b)\nms.save_checkpoint(net, 'net.ckpt')"),
     ("tool-flag-ok", "!msprof --output=/tmp/prof python train.py"),
 ]
 

@@ -111,6 +111,8 @@ def _fits(sigs: list[Signature], call: ast.Call) -> tuple[bool, str]:
         if problem is None:
             return True, ""
         problems.append((problem, sig))
+    # of several overloads, the one that takes this many positional arguments says what is wrong
+    problems.sort(key=lambda p: p[0].startswith("最多接受"))
     return False, problems[0][0]
 
 

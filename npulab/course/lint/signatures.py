@@ -21,6 +21,7 @@ import os
 import re
 import warnings
 import zipfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from importlib import metadata, util
 from pathlib import Path
@@ -33,6 +34,7 @@ _PRESERVING = {"builtin", "jit",  # triton.language: @builtin keeps the signatur
                # it with them unchanged (_checkparam.py args_type_check, ops/primitive.py prim_attr_register and
                # prim_arg_register, graph/_utils/cell_attr_register.py)
                "args_type_check", "prim_attr_register", "prim_arg_register", "cell_attr_register"}
+# (decorators defined in the package's own sources are also recognised by their code: forwards_unchanged)
 
 
 @dataclass
@@ -83,12 +85,13 @@ class Signature:
         return "(" + ", ".join(parts) + ")"
 
 
-def from_def(node: ast.FunctionDef | ast.AsyncFunctionDef, drop_first: bool = False) -> Signature | None:
-    """The signature of a ``def``; None when a decorator may change it."""
+def from_def(node: ast.FunctionDef | ast.AsyncFunctionDef, drop_first: bool = False,
+             preserves: Callable[[ast.expr], bool] | None = None) -> Signature | None:
+    """The signature of a ``def``; None when a decorator may change it (``preserves`` may vouch for one)."""
     for deco in node.decorator_list:
         func = deco.func if isinstance(deco, ast.Call) else deco
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if name not in _PRESERVING and not name.startswith("_"):
+        if name not in _PRESERVING and not name.startswith("_") and not (preserves and preserves(deco)):
             return None
     args = node.args
     positional = [a.arg for a in args.posonlyargs + args.args]
@@ -294,7 +297,7 @@ class SourceTree:
             overloads = _overloads(tree.body, name)
             if overloads:  # typing.overload variants (the .pyi stubs of C functions): a call fits one of them
                 return "重载", overloads
-            sig = from_def(found)
+            sig = from_def(found, preserves=lambda deco: self._preserves(module, deco))
             return ("Python 函数", [sig]) if sig else ("装饰器改写的函数", None)
         if isinstance(found, ast.ClassDef):
             if len(rest) == 1:
@@ -306,11 +309,14 @@ class SourceTree:
                     return "类的方法（重载）", overloads
                 if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
-                    sig = from_def(method, drop_first=not static)
+                    sig = from_def(method, drop_first=not static, preserves=lambda deco: self._preserves(module, deco))
                     return ("类的方法（按类调用）", [sig]) if sig else ("装饰器改写的方法", None)
             return "类的成员", None
         if module == self.package and name in self.schemas and len(rest) == 1:
             return "算子 schema", self.schemas[name]
+        documented = _documented_alias(found)
+        if documented and len(rest) == 1 and documented.split(".")[0] in self.roots():
+            return self.resolve(documented, depth + 1)  # linear = _add_docstr(torch._C._nn.linear, "...")
         return "赋值得到的对象", None
 
     def _class_init(self, module: str, cls: ast.ClassDef, depth: int) -> tuple[str, list[Signature] | None]:
@@ -319,7 +325,7 @@ class SourceTree:
                 (overloads := _overloads(cls.body, "__init__", drop_first=True)):
             return "类（重载的 __init__）", overloads
         if isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            sig = from_def(init, drop_first=True)
+            sig = from_def(init, drop_first=True, preserves=lambda deco: self._preserves(module, deco))
             return ("类", [sig]) if sig else ("装饰器改写的 __init__", None)
         if any((getattr(d, "id", None) or getattr(d, "attr", None)) == "dataclass" or
                (isinstance(d, ast.Call) and (getattr(d.func, "id", None) or getattr(d.func, "attr", None)) == "dataclass")
@@ -329,6 +335,21 @@ class SourceTree:
         if cls.bases or cls.keywords:
             return "继承来的 __init__", None
         return "类", [Signature([], 0, origin="def")]
+
+    def _preserves(self, module: str, deco: ast.expr) -> bool:
+        """Whether a decorator of these sources hands the caller's ``*args, **kwargs`` on to the function unchanged
+        (mindspore.dataset's ``@check_*`` validators, ``opt_init_args_register`` …): then the function's own
+        signature is what a call must fit."""
+        func = deco.func if isinstance(deco, ast.Call) else deco
+        if not isinstance(func, ast.Name) or self.tree(module) is None:
+            return False
+        bound = _top_level(self.tree(module), func.id)
+        if isinstance(bound, ast.ImportFrom):
+            alias = next(a for a in bound.names if (a.asname or a.name) == func.id)
+            definition = self.function(f"{self._absolute(module, bound)}.{alias.name}")
+        else:
+            definition = bound if isinstance(bound, ast.FunctionDef) else None
+        return definition is not None and forwards_unchanged(definition)
 
     def roots(self) -> set[str]:
         """Top-level names this tree answers for (torch_npu, torchair, npugraph_ex)."""
@@ -382,6 +403,47 @@ def _top_level(tree: ast.Module, name: str):
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 found = node
     return found
+
+
+def _documented_alias(node: ast.stmt) -> str | None:
+    """``x = _add_docstr(a.b.c, "...")`` -> ``a.b.c`` (torch gives its C functions docstrings this way)."""
+    value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+    if isinstance(value, ast.Call) and value.args:
+        func = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", "")
+        parts = []
+        target = value.args[0]
+        while isinstance(target, ast.Attribute):
+            parts.append(target.attr)
+            target = target.value
+        if func.endswith("add_docstr") and isinstance(target, ast.Name):
+            return ".".join([target.id, *reversed(parts)])
+    return None
+
+
+def forwards_unchanged(decorator: ast.FunctionDef) -> bool:
+    """Whether a decorator's wrapper calls the wrapped function (a parameter of the decorator or of a function
+    around the wrapper) with its own ``*args, **kwargs`` (after ``self``, at most) and never changes them."""
+    params = {a.arg for n in ast.walk(decorator) if isinstance(n, (ast.FunctionDef, ast.Lambda)) for a in n.args.args}
+    for wrapper in ast.walk(decorator):
+        if not isinstance(wrapper, ast.FunctionDef) or wrapper is decorator or not (wrapper.args.vararg and wrapper.args.kwarg):
+            continue
+        star, double = wrapper.args.vararg.arg, wrapper.args.kwarg.arg
+        for node in ast.walk(wrapper):
+            if isinstance(node, ast.Name) and node.id in (star, double) and not isinstance(node.ctx, ast.Load):
+                return False  # rebinds them
+            if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.value, ast.Name) and \
+                    node.value.id in (star, double) and (not isinstance(node.ctx, ast.Load) or
+                                                         getattr(node, "attr", "") in ("pop", "update", "setdefault", "clear", "popitem")):
+                return False  # changes them
+        for node in ast.walk(wrapper):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in params:
+                args, kws = node.args, node.keywords
+                plain = [a for a in args if not isinstance(a, ast.Starred)]
+                if len(plain) <= 1 and len(args) == len(plain) + 1 and isinstance(args[-1], ast.Starred) and \
+                        isinstance(args[-1].value, ast.Name) and args[-1].value.id == star and len(kws) == 1 and \
+                        kws[0].arg is None and isinstance(kws[0].value, ast.Name) and kws[0].value.id == double:
+                    return True
+    return False
 
 
 def _overloads(body: list[ast.stmt], name: str, drop_first: bool = False) -> list[Signature]:
