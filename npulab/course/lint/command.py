@@ -29,7 +29,9 @@ def build_parser(subparsers, name: str) -> ChineseArgumentParser:
     parser = subparsers.add_parser(
         name, help="静态检查笔记本中的 NPU 单元（语法、名字、调用签名、环境变量、命令行参数、版本特性、叶子单元）",
         description="检查带 npu 标签的单元：能否解析、用到的 torch_npu / torch.npu 名字在钉住的 torch_npu 版本里"
-                    "是否存在、调用的参数个数与关键字是否符合发布包里的签名、设置的昇腾环境变量是否为所教版本所知、"
+                    "是否存在、MindSpore 名字在钉住的 MindSpore 里是否存在、调用 torch_npu、torch、MindSpore 等的参数个数"
+                    "（缺少必需参数、多给位置参数）与关键字是否符合发布包里的签名、枚举参数（如 device_target、mode）的取值"
+                    "是否在发布包的校验代码或文档列出的范围内、设置的昇腾环境变量是否为所教版本所知、"
                     "命令行参数是否在工具的参数定义里、用到的特性是否晚于所针对的版本，以及后面的非 npu 单元是否依赖"
                     "只在 npu 单元里定义的名字；课程 Markdown 里的 shell 代码块与 export 也一并检查。"
                     "退出码：0 无问题，1 有问题，2 用法错误。")

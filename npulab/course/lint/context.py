@@ -13,11 +13,11 @@ from npulab.course.lint.calls import Uncheckable
 from npulab.pytorch.torch_npu_names import default_cache_dir
 
 # package roots of a cell's calls -> (import name, distribution, requirements file) of the installed sources
-# (torch: the CPU environment's build of requirements.txt; an NPU host runs requirements-npu.txt's torch, a minor
-# release apart at most — an API that differs between the two is not reported, see docs/DECISIONS.md)
-INSTALLED = {"msprobe": ("msprobe", "mindstudio-probe", "requirements.txt"),
-             "mindspore": ("mindspore", "mindspore", "requirements.txt"),
-             "torch": ("torch", "torch", "requirements.txt")}
+# (torch: the build either file pins — the CPU environment's requirements.txt or an NPU host's requirements-npu.txt,
+# a minor release apart at most; messages name the version read)
+INSTALLED = {"msprobe": ("msprobe", "mindstudio-probe", ("requirements.txt",)),
+             "mindspore": ("mindspore", "mindspore", ("requirements.txt",)),
+             "torch": ("torch", "torch", ("requirements.txt", "requirements-npu.txt"))}
 # packages whose every public name resolves in their sources (tests/test_lint_frameworks.py checks it against the
 # imported package), so a name the sources do not have is an error rather than "not checkable"
 NAMES_CHECKED = {"mindspore"}
@@ -78,9 +78,9 @@ class Context:
                 wheel = self.wheel()
                 self._trees[root] = signatures.torch_npu_tree(wheel, wheel.parent)
             elif root in INSTALLED:
-                package, dist, req = INSTALLED[root]
-                pin = requirement_pin(dist, req)
-                tree = signatures.installed_tree(package, dist, pin) if pin else f"{req} 没有钉 {dist}"
+                package, dist, files = INSTALLED[root]
+                pins = tuple(p for f in files if (p := requirement_pin(dist, f)))
+                tree = signatures.installed_tree(package, dist, pins) if pins else f"{files[0]} 没有钉 {dist}"
                 if isinstance(tree, signatures.SourceTree):
                     tree.names_checked = root in NAMES_CHECKED
                 self._trees[root] = tree

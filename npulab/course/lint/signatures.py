@@ -553,15 +553,16 @@ class _Files(dict):
         return self[module] if module in self else default
 
 
-def installed_tree(package: str, distribution: str, pinned: str) -> SourceTree | str:
+def installed_tree(package: str, distribution: str, pinned: str | tuple[str, ...]) -> SourceTree | str:
     """The installed package's sources (``.py``; ``.pyi`` stubs of C extensions where no ``.py`` exists) when its
-    version is ``pinned`` (a local label such as ``+cpu`` aside); otherwise a Chinese reason string."""
+    version is ``pinned`` (or one of them; a local label such as ``+cpu`` aside); otherwise a Chinese reason string."""
+    pins = (pinned,) if isinstance(pinned, str) else pinned
     try:
         version = metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return f"{distribution} 未安装"
-    if version.split("+")[0] != pinned:
-        return f"已安装的 {distribution} 是 {version}，不是课程钉住的 {pinned}"
+    if version.split("+")[0] not in pins:
+        return f"已安装的 {distribution} 是 {version}，不是课程钉住的 {' 或 '.join(pins)}"
     spec = util.find_spec(package) if "." not in package else None
     if spec is None or not spec.submodule_search_locations:
         return f"找不到 {package} 的源文件"
