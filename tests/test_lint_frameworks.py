@@ -98,6 +98,11 @@ PLANTED = [
      "`pad_mode`"),
     ("ms-mint-missing", "from mindspore import mint\ny = mint.matmul(a)", "call-signature", "`other`"),
     ("ms-save-missing", MS + "ms.save_checkpoint(net)", "call-signature", "`ckpt_file_name`"),
+    ("ms-factory-tensor-method", "import mindspore as ms\nfrom mindspore import ops\nx = ops.ones((2, 3), ms.float32)\n"
+     "y = x.asnumpyy()", "unknown-name", "asnumpy"),
+    ("tnpu-set-option-value", TNPU + "torch.npu.set_option({'ACL_PRECISION_MODE': 'must_keep_origin_dtyp'})",
+     "argument-value", "must_keep_origin_dtype"),
+    ("tnpu-stress-detect", TNPU + "torch_npu.npu.stress_detect('hcc')", "argument-value", "'hccs'"),
     ("tool-flag", "!msprof --outptu=/tmp/prof python train.py", "cli-flag", "--output"),
 ]
 
@@ -134,6 +139,10 @@ NEAR_MISSES = [
     ("ms-more-ok", "import mindspore as ms\nfrom mindspore import mint, nn\n"
      "ds = ms.dataset.GeneratorDataset(gen, column_names=['x'], shuffle=True)\nc = nn.Conv2d(3, 64, 3, pad_mode='same')\n"
      "y = mint.matmul(a, b)\nms.save_checkpoint(net, 'net.ckpt')"),
+    ("ms-factory-ok", "import mindspore as ms\nfrom mindspore import mint, ops\nx = ops.ones((2, 3), ms.float32)\n"
+     "y = mint.randn(2, 3)\nprint(x.asnumpy(), y.shape, x.sum(), y.reshape(3, 2).asnumpy())"),
+    ("tnpu-set-option-ok", TNPU + "torch.npu.set_option({'ACL_PRECISION_MODE': 'allow_fp32_to_fp16', "
+     "'ACL_OP_DEBUG_LEVEL': 1, 'ACL_SOME_OTHER_OPTION': 'x'})\ntorch_npu.npu.stress_detect('aic')"),
     ("tool-flag-ok", "!msprof --output=/tmp/prof python train.py"),
 ]
 

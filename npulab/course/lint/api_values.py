@@ -27,6 +27,8 @@ class Allowed:
     keys: dict | None
     constants: dict  # name -> value, for arguments written as ``ms.GRAPH_MODE``
     source: str
+    open_keys: bool = False  # a dict argument may carry keys the rule does not list (they are not checked)
+    as_text: bool = False  # the code compares str(value) (torch_npu.npu.set_option)
 
 
 @cache
@@ -47,9 +49,11 @@ def allowed(tree: SourceTree, rule: dict) -> Allowed | None:
         if not value:
             return None
         source = f"{where} 的 {what}"
+        flags = {"open_keys": bool(rule.get("open_keys")), "as_text": bool(rule.get("compare_as_text"))}
         if isinstance(value, dict):
-            return Allowed(None, {k: tuple(v) if isinstance(v, list) else None for k, v in value.items()}, {}, source)
-        return Allowed(tuple(value), None, {}, source)
+            keys = {k: tuple(v) if isinstance(v, (list, tuple)) else None for k, v in value.items()}
+            return Allowed(None, keys, {}, source, **flags)
+        return Allowed(tuple(value), None, {}, source, **flags)
     if "constants" in rule:
         spec = rule["constants"]
         consts = {name: tree.constant(spec["module"], name) for name in spec["names"]}
@@ -69,7 +73,8 @@ def _source_literal(tree: SourceTree, spec: dict, argument: str) -> tuple:
     """(the literal, where it was read) that a from_source spec points at: a variable of a function or module, or
     the list a function's validation tests ``argument`` against (``x not in [...]``, ``check_string(x, [...])``)."""
     if "function" not in spec:
-        return tree.constant(spec["module"], spec["variable"]), f"{spec['module']}.{spec['variable']}"
+        value = tree.assigned(spec["module"], spec["variable"])
+        return (_literal(value) if value is not None else None), f"{spec['module']}.{spec['variable']}"
     func = tree.function(spec["function"])
     if func is None:
         return None, ""
@@ -168,10 +173,13 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
             if not isinstance(key, ast.Constant):
                 continue
             if key.value not in allowed.keys:
-                out.append(_sentence(f"`{parameter}` 的键", key.value, tuple(allowed.keys), allowed.source))
+                if not allowed.open_keys:
+                    out.append(_sentence(f"`{parameter}` 的键", key.value, tuple(allowed.keys), allowed.source))
                 continue
             choices = allowed.keys[key.value]
-            if choices is not None and isinstance(value, ast.Constant) and value.value not in choices:
+            given = str(value.value) if allowed.as_text and isinstance(value, ast.Constant) else \
+                getattr(value, "value", None)
+            if choices is not None and isinstance(value, ast.Constant) and given not in choices:
                 out.append(_sentence(f"`{parameter}[{key.value!r}]`", value.value, choices, allowed.source))
         return out
     value = _value(node, allowed)

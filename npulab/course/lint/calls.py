@@ -24,6 +24,9 @@ from npulab.pytorch.torch_npu_names import dotted_parts
 CHECKED_ROOTS = ("torch_npu", "torchair", "npugraph_ex", "msprobe", "mindspore", "triton", "torch")
 RUNTIME_API = DATA_DIR / "mindspore_api.json"  # what only exists at run time (scripts/extract_mindspore_api.py)
 TENSOR_CLASSES = {"mindspore.common.tensor.Tensor", "mindspore.common.tensor.tensor"}
+# MindSpore functions (ops, mint, numpy) that return one new tensor
+TENSOR_FACTORIES = {"ones", "zeros", "ones_like", "zeros_like", "full", "full_like", "arange", "rand", "randn",
+                    "rand_like", "randn_like", "randint", "eye", "empty", "linspace"}
 
 
 @dataclass(frozen=True)
@@ -177,10 +180,14 @@ def _tensor_names(tree: ast.Module, aliases: dict[str, str], source: SourceTree,
 
 
 def _is_tensor(node: ast.expr, aliases: dict[str, str], source: SourceTree, skip: set[str]) -> bool:
+    """Whether ``node`` builds a MindSpore tensor: ``Tensor(...)``, ``ops.ones(...)``, ``mint.randn(...)`` …"""
     parts = dotted_parts(node.func) if isinstance(node, ast.Call) else None
     if not parts or parts[0] not in aliases or parts[0] in skip:
         return False
-    return source.definition(".".join([aliases[parts[0]], *parts[1:]])) in TENSOR_CLASSES
+    full = ".".join([aliases[parts[0]], *parts[1:]])
+    definition = source.definition(full)
+    return definition in TENSOR_CLASSES or (bool(definition) and full.startswith("mindspore.")
+                                            and parts[-1] in TENSOR_FACTORIES)
 
 
 def _tensor_attributes(tree: ast.Module, aliases: dict[str, str], source: SourceTree, skip: set[str]):

@@ -240,16 +240,19 @@ class SourceTree:
                 return found
         return None
 
-    def constant(self, module: str, name: str):
-        """The literal value of a module-level ``NAME = <literal>``; None when there is none."""
+    def assigned(self, module: str, name: str) -> ast.expr | None:
+        """The expression of a module-level ``NAME = …``; None when there is none."""
         tree = self.tree(module)
         found = _top_level(tree, name) if tree is not None else None
-        if isinstance(found, ast.Assign):
-            try:
-                return ast.literal_eval(found.value)
-            except ValueError:
-                return None
-        return None
+        return found.value if isinstance(found, ast.Assign) else None
+
+    def constant(self, module: str, name: str):
+        """The literal value of a module-level ``NAME = <literal>``; None when there is none."""
+        value = self.assigned(module, name)
+        try:
+            return ast.literal_eval(value) if value is not None else None
+        except ValueError:
+            return None
 
     def _lookup(self, module: str, rest: list[str], depth: int) -> tuple[str, list[Signature] | None]:
         tree = self.tree(module)
