@@ -102,6 +102,9 @@ PLANTED = [
      "y = x.asnumpyy()", "unknown-name", "asnumpy"),
     ("tnpu-set-option-value", TNPU + "torch.npu.set_option({'ACL_PRECISION_MODE': 'must_keep_origin_dtyp'})",
      "argument-value", "must_keep_origin_dtype"),
+    ("tnpu-config-ignored", TNPU + "torch.npu.config.allow_internal_fromat = False", "unknown-name",
+     "allow_internal_format"),
+    ("tnpu-hf32-ignored", TNPU + "torch.npu.matmul.allow_fp32 = True", "unknown-name", "allow_hf32"),
     ("tnpu-stress-detect", TNPU + "torch_npu.npu.stress_detect('hcc')", "argument-value", "'hccs'"),
     ("tool-flag", "!msprof --outptu=/tmp/prof python train.py", "cli-flag", "--output"),
 ]
@@ -141,6 +144,8 @@ NEAR_MISSES = [
      "y = mint.matmul(a, b)\nms.save_checkpoint(net, 'net.ckpt')"),
     ("ms-factory-ok", "import mindspore as ms\nfrom mindspore import mint, ops\nx = ops.ones((2, 3), ms.float32)\n"
      "y = mint.randn(2, 3)\nprint(x.asnumpy(), y.shape, x.sum(), y.reshape(3, 2).asnumpy())"),
+    ("tnpu-settings-ok", TNPU + "torch.npu.config.allow_internal_format = False\ntorch.npu.matmul.allow_hf32 = True\n"
+     "torch.npu.conv.allow_hf32 = False"),
     ("tnpu-set-option-ok", TNPU + "torch.npu.set_option({'ACL_PRECISION_MODE': 'allow_fp32_to_fp16', "
      "'ACL_OP_DEBUG_LEVEL': 1, 'ACL_SOME_OTHER_OPTION': 'x'})\ntorch_npu.npu.stress_detect('aic')"),
     ("tool-flag-ok", "!msprof --output=/tmp/prof python train.py"),

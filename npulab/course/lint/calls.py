@@ -253,6 +253,20 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
                 if err.certain:
                     reported.add(written)
                     found.append(_unknown(source, written, err, line))
+    for node in ast.walk(tree):  # settings that a __setattr__ ignores: torch.npu.config.allow_internal_fromat = False
+        parts = dotted_parts(node) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) else None
+        if not parts or len(parts) < 3 or parts[0] not in aliases or parts[0] in skip:
+            continue
+        parent = canonical(".".join([aliases[parts[0]], *parts[1:-1]]))
+        source = tree_of(parent)
+        known = source.settable(parent) if isinstance(source, SourceTree) else None
+        if known and parts[-1] not in known[1]:
+            written = ".".join(parts)
+            guess = difflib.get_close_matches(parts[-1], sorted(known[1]), n=2, cutoff=0.6)
+            found.append(CallFinding(node.lineno, written, "unknown-name", (
+                f"第 {node.lineno} 行：给 `{written}` 赋值不起作用——{source.package} {source.version} 中 "
+                f"`{'.'.join(parts[:-1])}`（{known[0]}）的 __setattr__ 只处理 {'、'.join(f'`{n}`' for n in sorted(known[1]))}，"
+                "其他名字被默默忽略" + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))))
     for line, written, full, call in calls(tree, aliases):
         if written.split(".")[0] in skip:
             continue

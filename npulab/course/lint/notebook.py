@@ -26,7 +26,7 @@ class Finding:
     path: str
     cell: int
     cell_id: str | None
-    kind: str  # "unknown-name", "syntax-error", "leaf" or "bare-npu"
+    kind: str  # "unknown-name", "call-signature", "argument-value", "syntax-error", "leaf", "bare-npu", "cli-flag" …
     name: str
     message: str
 

@@ -240,6 +240,37 @@ class SourceTree:
                 return found
         return None
 
+    def settable(self, dotted: str) -> tuple[str, set[str]] | None:
+        """(class, names) for a module-level object ``dotted`` whose class's ``__setattr__`` acts only on the names it
+        compares with (``torch_npu.npu.config``: ``if name == "allow_internal_format"``): setting any other name does
+        nothing. None when that is not known."""
+        module, _, name = dotted.rpartition(".")
+        value = self.assigned(module, name) if module in self.sources else None
+        parts = _dotted(value.func) if isinstance(value, ast.Call) else None
+        if not parts:
+            return None
+        head = _top_level(self.tree(module), parts[0])
+        if isinstance(head, ast.ImportFrom):
+            alias = next(a for a in head.names if (a.asname or a.name) == parts[0])
+            base = f"{self._absolute(module, head)}.{alias.name}"
+        elif isinstance(head, ast.ClassDef) or (head is None and f"{module}.{parts[0]}" in self.sources):
+            base = f"{module}.{parts[0]}"  # a class of the module, or a submodule its imports bind
+        else:
+            return None
+        where = self.definition(".".join([base, *parts[1:]]))
+        cls_module, _, cls_name = where.rpartition(".")
+        cls = _top_level(self.tree(cls_module), cls_name) if cls_module in self.sources else None
+        setter = _class_member(cls, "__setattr__") if isinstance(cls, ast.ClassDef) else None
+        if setter is None or len(setter.args.args) < 2:
+            return None
+        argument = setter.args.args[1].arg
+        names = {c.comparators[0].value for c in ast.walk(setter) if isinstance(c, ast.Compare)
+                 and isinstance(c.left, ast.Name) and c.left.id == argument and isinstance(c.ops[0], ast.Eq)
+                 and isinstance(c.comparators[0], ast.Constant)}
+        others = any(isinstance(n, ast.Call) and "setattr" in ast.unparse(n.func) or
+                     isinstance(n, ast.Attribute) and n.attr == "__dict__" for n in ast.walk(setter))
+        return (cls_name, names) if names and not others else None
+
     def assigned(self, module: str, name: str) -> ast.expr | None:
         """The expression of a module-level ``NAME = …``; None when there is none."""
         tree = self.tree(module)
@@ -406,6 +437,14 @@ def _top_level(tree: ast.Module, name: str):
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 found = node
     return found
+
+
+def _dotted(node: ast.expr) -> list[str] | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return [node.id, *reversed(parts)] if isinstance(node, ast.Name) else None
 
 
 def _documented_alias(node: ast.stmt) -> str | None:
