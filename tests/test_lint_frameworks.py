@@ -106,6 +106,9 @@ PLANTED = [
      "allow_internal_format"),
     ("tnpu-hf32-ignored", TNPU + "torch.npu.matmul.allow_fp32 = True", "unknown-name", "allow_hf32"),
     ("tnpu-stress-detect", TNPU + "torch_npu.npu.stress_detect('hcc')", "argument-value", "'hccs'"),
+    ("torch-misspelt-function", TNPU + "import torch.distributed as dist\ndist.init_proces_group('hccl', rank=0, world_size=1)",
+     "unknown-name", "init_process_group"),
+    ("torch-misspelt-class", TNPU + "m = torch.nn.Linaer(4, 4)", "unknown-name", "Linear"),
     ("tool-flag", "!msprof --outptu=/tmp/prof python train.py", "cli-flag", "--output"),
 ]
 
@@ -226,16 +229,21 @@ def test_arity_with_splats():
     assert "`a`" in posonly.problem(0, ["a", "b"])
 
 
-def test_every_public_mindspore_name_resolves():
-    """No false 'unknown name': every public name of the imported mindspore modules resolves in its sources."""
-    os.environ.setdefault("GLOG_v", "4")
-    ms = pytest.importorskip("mindspore")
-    tree = Context(pinned_version(REPO_ROOT / "requirements-npu.txt")).sources("mindspore")
+PUBLIC_MODULES = {
+    "mindspore": ("mindspore", "mindspore.nn", "mindspore.ops", "mindspore.mint", "mindspore.amp", "mindspore.hal",
+                  "mindspore.runtime", "mindspore.context", "mindspore.communication", "mindspore.train"),
+    "torch": ("torch", "torch.nn", "torch.nn.functional", "torch.distributed", "torch.optim", "torch.amp",
+              "torch.profiler", "torch.compiler", "torch.utils.data"),
+}
+
+
+def _unresolved(package: str) -> list[str]:
+    tree = Context(pinned_version(REPO_ROOT / "requirements-npu.txt")).sources(package)
     if not isinstance(tree, signatures.SourceTree):
         pytest.skip(str(tree))
+    assert tree.names_checked
     missing = []
-    for module in ("mindspore", "mindspore.nn", "mindspore.ops", "mindspore.mint", "mindspore.amp", "mindspore.hal",
-                   "mindspore.runtime", "mindspore.context", "mindspore.communication", "mindspore.train"):
+    for module in PUBLIC_MODULES[package]:
         for name in dir(importlib.import_module(module)):
             if not name.startswith("_"):
                 try:
@@ -243,7 +251,20 @@ def test_every_public_mindspore_name_resolves():
                 except signatures.NameNotFound as err:
                     if err.certain:
                         missing.append(f"{module}.{name}")
-    assert not missing, missing
+    return missing
+
+
+def test_every_public_torch_name_resolves():
+    """No false 'unknown name' for torch: every public name of its main modules resolves in its sources."""
+    pytest.importorskip("torch")
+    assert _unresolved("torch") == []
+
+
+def test_every_public_mindspore_name_resolves():
+    """No false 'unknown name': every public name of the imported mindspore modules resolves in its sources."""
+    os.environ.setdefault("GLOG_v", "4")
+    ms = pytest.importorskip("mindspore")
+    assert _unresolved("mindspore") == []
     assert ms.__version__ == calls.runtime_api()["version"]  # the committed runtime table matches the wheel
     assert set(calls.runtime_api()["tensor_members"]) == {n for n in dir(ms.Tensor) if not n.startswith("_")}
 

@@ -20,7 +20,7 @@ INSTALLED = {"msprobe": ("msprobe", "mindstudio-probe", ("requirements.txt",)),
              "torch": ("torch", "torch", ("requirements.txt", "requirements-npu.txt"))}
 # packages whose every public name resolves in their sources (tests/test_lint_frameworks.py checks it against the
 # imported package), so a name the sources do not have is an error rather than "not checkable"
-NAMES_CHECKED = {"mindspore"}
+NAMES_CHECKED = {"mindspore", "torch"}
 # packages read from committed stubs (scripts/extract_signature_stubs.py): root -> stub file
 STUBS = {"triton": DATA_DIR / "signature_stubs" / "triton-ascend-3.2.0.json"}
 NOT_CHECKABLE_ROOTS: dict[str, str] = {}

@@ -23,6 +23,7 @@ import warnings
 import zipfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from importlib import metadata, util
 from pathlib import Path
 
@@ -162,6 +163,7 @@ class SourceTree:
         self._trees: dict[str, ast.Module | None] = {}
         self._defined_at = ""  # where the last resolve found a def or class: module.name
         self.names_checked = False  # whether an unknown name is an error (a test shows every public name resolves)
+        self.stub_modules: set[str] = set()  # modules read from .pyi stubs
 
     def tree(self, module: str) -> ast.Module | None:
         if module not in self._trees:
@@ -311,6 +313,9 @@ class SourceTree:
                 return self.resolve(f"{module}.{'.'.join(rest)}", depth + 1)
             if any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body):
                 return "模块级 __getattr__", None
+            if name in _declared_all(tree):
+                return "在 __all__ 中声明、运行时才定义", None
+            certain = certain and module not in self.stub_modules  # a .pyi stub may leave names out
             raise NameNotFound(f"{module}.{name}", certain and not _dynamic_names(self.sources[module]))
         if isinstance(found, ast.ImportFrom):
             source = self._absolute(module, found)
@@ -425,18 +430,45 @@ def _unique(sigs: list[Signature]) -> list[Signature]:
 
 def _top_level(tree: ast.Module, name: str):
     """The last top-level statement that binds ``name`` (def, class, import, assignment), searching if/try blocks."""
-    found = None
+    return _bindings(tree).get(name)
+
+
+@cache
+def _bindings(tree: ast.Module) -> dict[str, ast.stmt]:
+    """Name -> the last top-level statement of a module that binds it (built once per parsed module)."""
+    found: dict[str, ast.stmt] = {}
     for node in _flat(tree.body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            found = node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found[node.name] = node
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            if any((a.asname or a.name.split(".")[0]) == name for a in node.names if a.name != "*"):
-                found = node
+            for a in node.names:
+                if a.name != "*":
+                    found[a.asname or a.name.split(".")[0]] = node
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                found = node
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Name):
+                    found[target.id] = node
     return found
+
+
+@cache
+def _declared_all(tree: ast.Module) -> set[str]:
+    """The string names of a module's ``__all__`` (``=``, ``+=``, ``.extend``/``.append`` of literals)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        value = None
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                value = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("extend", "append") \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "__all__" and node.args:
+            value = node.args[0]
+        if isinstance(value, (ast.List, ast.Tuple)):
+            names |= {e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+        elif isinstance(value, ast.Constant) and isinstance(value.value, str):
+            names.add(value.value)
+    return names
 
 
 def _dotted(node: ast.expr) -> list[str] | None:
@@ -622,10 +654,12 @@ def installed_tree(package: str, distribution: str, pinned: str | tuple[str, ...
                     if f in ("__init__.py", "__init__.pyi"):
                         packages.add(module)
                     (stubs if f.endswith(".pyi") else sources)[module] = Path(folder) / f
-    for module, path in stubs.items():  # torch/_C/_VariableFunctions.pyi: the signatures of torch.ones & co.
-        sources.setdefault(module, path)
+    stub_only = {m for m in stubs if m not in sources}
+    for module in stub_only:  # torch/_C/_VariableFunctions.pyi: the signatures of torch.ones & co.
+        sources[module] = stubs[module]
     tree = SourceTree(package, version, sources, packages)
     tree.extensions = extensions
+    tree.stub_modules = stub_only
     return tree
 
 
