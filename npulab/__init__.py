@@ -9,7 +9,7 @@ Grouped by concern, not by chapter (most modules serve several chapters). Lower 
 - ``course``        the ``%%npu`` magic, lint-npu against the real torch_npu wheel, recording on Ascend hardware,
                     workshop support (seat pool, hub environment, preflight, agenda), quizzes, the labs' checks
 - ``env``           CANN install inspection, compatibility tables, the CANN stack, shell sessions, visible devices,
-                    doctor, explain (error logs → causes and fixes)
+                    the CANN lines a MindSpore wheel accepts, doctor, explain (error logs → causes and fixes)
 - ``hw``            Da Vinci core, Cube unit, data formats, roofline, interconnect, collectives (α–β model)
 - ``kernels``       writing operators: the Ascend C vector pipeline as a runnable model, Triton kernels run by the
                     interpreter, the Ascend launch checker and the kernel-path decision table
@@ -32,7 +32,7 @@ Chapter → modules:
   ``env.doctor``, ``env.explain``, ``migrate.api_map``, ``core.timing``, ``core.peaks``
 - 02 architecture: ``hw.*``, ``env.cann_stack``
 - 03 PyTorch: ``migrate``, ``pytorch.resnet``, ``pytorch.train``, ``pytorch.compile``
-- 04 MindSpore: ``mindspore.*``
+- 04 MindSpore: ``mindspore.*``, ``env.mindspore_cann``
 - 05 tools: ``ascend_tools.*``, ``bench``, ``pytorch.profile_trace``, ``pytorch.precision``
 - 06 advanced: ``kernels.ascendc``, ``kernels.triton_kernels``, ``kernels.triton_launch``, ``kernels.kernel_paths``, ``llm.kv_cache``, ``llm.decoder``, ``migrate.strategy``, ``pytorch.distributed``, ``hw.collectives``
 - workshops and labs: ``course.workshop`` (seats, CANN environment, preflight, agenda), ``course.quiz``, ``course.labs``
@@ -44,7 +44,11 @@ __version__ = "0.2.0"
 
 
 def load_ipython_extension(ipython):  # pragma: no cover - thin IPython hook
-    """``%load_ext npulab`` registers the ``%%npu`` cell magic."""
+    """``%load_ext npulab`` registers the ``%%npu`` cell magic; on a workshop server it also says the seat."""
     from npulab.course.npu_magic import register_magics
+    from npulab.course.workshop.mode import current_seat, seat_line
 
     register_magics(ipython)
+    seat = current_seat()
+    if seat is not None:
+        print(seat_line(seat))

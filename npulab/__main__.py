@@ -28,6 +28,7 @@ TOOLS = {
     "chips": ("npulab.hw.chips_cli", "昇腾芯片对照表：核数、频率、内存、缓冲、峰值与出处（910B1–B4、A3、310P3、310B、950、910A）"),
     "triton-launch": ("npulab.kernels.triton_launch", "检查 Triton 核函数在昇腾芯片上的启动配置（grid、块大小、UB）"),
     "freshness": ("npulab.env.freshness", "对照 PyPI：课程钉住或提到的包是否已有更新的发布"),
+    "kernelspec": ("npulab.env.kernelspec", "为一个软件栈写 Jupyter 内核：启动时先 source 该栈自己的 CANN set_env.sh"),
 }
 
 

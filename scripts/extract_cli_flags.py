@@ -29,19 +29,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from npulab.env import pypi  # noqa: E402
+from npulab.env import pypi, stacks  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "npulab" / "data" / "cli_flags.json"
 
 # tool -> where its arguments are defined; "dataclass_files" are read for dataclass fields, "files" for add_argument
 TOOLS = {
-    "vllm": {"package": "vllm", "version": "0.30.0", "prefer": "sdist", "underscore_equals_dash": True,
+    "vllm": {"package": "vllm", "version": stacks.pinned_version(stacks.get("vllm-ascend"), "vllm"), "prefer": "sdist",
+             "underscore_equals_dash": True,
              "bool_negation": True,
              "files": r"^vllm/(entrypoints/.*|benchmarks/.*|engine/arg_utils)\.py$",
              "dataclass_files": r"^vllm/(engine/arg_utils|entrypoints/openai/cli_args|entrypoints/openai/.*args|"
                                 r"benchmarks/.*|config/.*)\.py$",
-             "why": "vllm-ascend 0.30.0rc2 builds on vLLM v0.30.0 (its Dockerfile: ARG VLLM_TAG=v0.30.0)"},
-    "swift": {"package": "ms-swift", "version": "4.6.0", "prefer": "sdist", "underscore_equals_dash": True,
+             "why": "stack vllm-ascend (npulab/data/stacks.yaml): vllm-ascend 0.23.0 builds on vLLM v0.23.0 "
+                    "(its Dockerfile: ARG VLLM_TAG=v0.23.0)"},
+    "swift": {"package": "ms-swift", "version": stacks.pinned_version(stacks.get("ms-swift"), "ms-swift"),
+              "prefer": "sdist", "underscore_equals_dash": True,
               "files": r"^swift/.*\.py$", "dataclass_files": r"^swift/(arguments/.*|.*/arguments/.*)\.py$",
               "extends": [{"package": "transformers", "version": "5.19.0",
                            "dataclass_files": r"^transformers/(training_args|training_args_seq2seq)\.py$"}],
@@ -51,9 +54,10 @@ TOOLS = {
                 "files": r"^msprobe/.*\.py$", "why": "requirements.txt pins mindstudio-probe==26.2.0"},
     "msprof-analyze": {"package": "msprof-analyze", "version": "26.2.0", "prefer": "wheel",
                        "files": r"^msprof_analyze/.*\.py$", "click": True, "why": "newest msprof-analyze on PyPI"},
-    "torchrun": {"package": "torch", "version": "2.12.0", "prefer": "wheel",
+    "torchrun": {"package": "torch", "version": stacks.pinned_version(stacks.get("course"), "torch"), "prefer": "wheel",
                  "files": r"^torch/distributed/(run|argparse_util)\.py$", "why": "requirements-npu.txt pins torch==2.12.0"},
-    "msrun": {"package": "mindspore", "version": "2.10.0", "prefer": "wheel",
+    "msrun": {"package": "mindspore", "version": stacks.pinned_version(stacks.get("mindspore"), "mindspore"),
+              "prefer": "wheel",
               "files": r"^mindspore/parallel/cluster/run\.py$", "why": "requirements.txt pins mindspore==2.10.0"},
 }
 

@@ -189,11 +189,11 @@ def test_init_buffer_enforces_the_ub_budget_without_the_tiling_check():
         run_relu(np.ones(1 << 16, np.float16), tiling, check_tiling=False)
 
 
-def test_unaligned_datacopy_is_an_error_and_the_chip_would_lose_the_tail():
+def test_unaligned_datacopy_is_an_error_and_the_model_loses_the_tail():
     x = np.arange(-10, 11, dtype=np.float32)  # 21 elements = 84 bytes: one tile, 20 bytes past the last block
     with pytest.raises(AlignmentError, match="84 字节，不是 32 字节的整数倍.*只搬 64 字节.*DataCopyPad"):
         run_relu(x, use_pad=False)
-    run = run_relu(x, use_pad=False, strict=False)  # what the hardware does: round down to 0 bytes
+    run = run_relu(x, use_pad=False, strict=False)  # the course's model of the undefined behaviour: round down
     assert run.unwritten() == 5 and np.array_equal(run.y[:16], np.maximum(x[:16], 0))
 
 

@@ -12,7 +12,7 @@ import pytest
 from npulab.env import cann_install
 from npulab.env.cann_install import describe, env_status
 from npulab.testing import synthetic_cann
-from npulab.testing.synthetic_cann import make_synthetic_install
+from npulab.testing.synthetic_cann import loaded_environ, make_synthetic_install
 
 ARCH = platform.machine() or "x86_64"
 
@@ -335,3 +335,28 @@ def test_latest_as_a_directory_of_component_links(tmp_path: Path):
     assert (latest / "version.cfg").is_file() and not (latest / "version.cfg").is_symlink()
     inst = cann_install.describe(root).installs[0]
     assert (inst.version, inst.inner_version, inst.problems) == ("8.0.0", "7.6.0.1.220", [])
+
+
+# ----------------------------------------------------------------------------------------------- pip / conda layouts
+
+
+def test_pip_and_conda_roots_are_probed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """pip: <site-packages>/ascend/cann-<version>/set_env.sh; conda: $CONDA_PREFIX/Ascend/cann (CANN 9.0 instg_0104/0093)."""
+    site = tmp_path / "site-packages"
+    make_synthetic_install(site / "ascend", "cann", "9.1.0", driver_version=None)
+    (site / "ascend" / "cann").unlink()  # the pip layout has only the versioned folder
+    monkeypatch.setattr(cann_install, "pip_roots", lambda: [site / "ascend"])
+    roots = cann_install.candidate_roots({"HOME": "/home/u", "CONDA_PREFIX": "/opt/conda/envs/npu"})
+    assert roots[-3:] == [Path("/opt/conda/envs/npu/Ascend"), site / "ascend", Path("/home/u/Ascend")]
+    report = cann_install.locate({"HOME": str(tmp_path / "nohome")})
+    assert report is not None and report.root == site / "ascend"
+    assert report.primary.version == "9.1.0" and report.primary.set_env == site / "ascend" / "cann-9.1.0" / "set_env.sh"
+
+
+def test_loaded_install_reads_the_version_of_the_sourced_cann(tmp_path: Path):
+    first = make_synthetic_install(tmp_path / "a", "cann", "8.5.0")
+    second = make_synthetic_install(tmp_path / "b", "legacy", "8.0.0")
+    assert cann_install.loaded_install(loaded_environ(first)).version == "8.5.0"
+    assert cann_install.loaded_install(loaded_environ(second)).version == "8.0.0"
+    assert cann_install.loaded_install({}) is None
+    assert cann_install.install_at(first / "cann-8.5.0").version == "8.5.0"

@@ -2,6 +2,7 @@
 every tool that takes a chip accepts every entry or says (in Chinese) why it does not apply."""
 
 import json
+import re
 
 import pytest
 
@@ -44,6 +45,64 @@ def test_every_figure_is_sourced_or_marked_unpublished(key):
             assert fig.kind is Kind.REPORTED and sources[src]["title"] in fig.origin
 
 
+def _figure_source_keys(raw: dict, chip_source: str) -> list[str]:
+    """The source key behind each published figure of one chip (a ref resolves to its reported figure's source)."""
+    figures = figure_entries()
+    keys = []
+    for entry in raw.values():
+        if isinstance(entry, dict) and entry.get("published") is False:
+            continue
+        if isinstance(entry, dict) and "ref" in entry:
+            keys.append(figures[entry["ref"]]["source"])
+        else:
+            keys.append(entry.get("source", chip_source) if isinstance(entry, dict) else chip_source)
+    return keys
+
+
+@pytest.mark.parametrize("key", ALL)
+def test_every_figure_names_a_precise_public_document(key):
+    """Each figure's source is a document a learner can open: a URL, a release or version, a title that says what.
+
+    A platform-file figure names the CANN release and the very <SoC>.ini file (no bare "平台配置" or repository root).
+    """
+    chip = ct.get_chip(key)
+    sources = {**load_yaml(DATA_DIR / "reported_figures.yaml")["sources"], **load_yaml(DATA_DIR / "chips.yaml")["sources"]}
+    for src_key in _figure_source_keys(chip.raw, chip.source) + [chip.bf16_source, *[
+            figure_entries()[fid]["source"] for fid in chip.announced]]:
+        src = sources[src_key]
+        assert re.match(r"https?://\S+", src["url"]), (key, src_key, src["url"])
+        assert re.search(r"\d", src["versions"]), (key, src_key, "版本或日期要写明")
+        assert len(src["title"]) > 12, (key, src_key, "标题要说明是什么文件")
+        if "平台配置文件" in src["title"] and src_key != "ini_910b3_later":
+            assert re.search(r"CANN \d+\.\d+", src["versions"]), (key, src_key)
+            assert src["url"].split()[0].endswith(f"/{chip.soc_version}.ini"), (key, src["url"])
+
+
+def test_the_950_row_shows_announced_figures_not_a_peak_from_a_pre_release_file():
+    chip = ct.get_chip("950")
+    assert chip.preliminary and chip.fp16_peak() is None and "Atlas 350" in chip.products
+    announced = {f.label: f for f in chip.announced_figures()}
+    assert all(f.kind is Kind.REPORTED and "二手报道" in f.origin for f in announced.values())
+    assert [f.value for f in announced.values()][:4] == [1, 2, 128, 1.6]
+    table = ct.comparison_table().text()
+    assert "早期平台文件，不推导" in table and "432.5" not in table
+
+
+def test_bf16_rests_on_a_document_that_discriminates():
+    """ATC's --precision_mode lists BF16 modes from Atlas A2 on; torch_npu's rule is SoC >= Ascend910B1 (310B is after)."""
+    for key in ALL:
+        chip = ct.get_chip(key)
+        assert chip.bf16_source in load_yaml(DATA_DIR / "chips.yaml")["sources"], key
+    assert not ct.get_chip("310P3").bf16 and not ct.get_chip("910A").bf16
+    assert ct.get_chip("310B").bf16 and ct.get_chip("310B").bf16_source == "torch_npu_bf16_rule"
+
+
+def test_the_comparison_table_names_each_rows_documents():
+    notes = "\n".join(ct.comparison_table().notes)
+    assert "910A：" in notes and "hxnews.com" in notes  # the 910A row links its launch report
+    assert re.search(r"910B3[^\n]*CANN 8\.1\.RC1[^\n]*Ascend910B3\.ini", notes)  # the release of the 910B3 file
+
+
 def test_legacy_ids_are_the_910b3_entries_not_copies():
     figures = figure_entries()
     assert figures["ini.910b3.cube_cores"] is figures["chip.910B3.cube_cores"]
@@ -58,6 +117,9 @@ def test_derived_figures_recompute_from_their_inputs(key):
     for fig in chip.derived_figures():
         assert fig.kind is Kind.DERIVED and "=" in fig.origin
     peak = chip.fp16_peak()
+    if chip.preliminary:  # a pre-release platform file: no peak is derived from it
+        assert peak is None and chip.int8_peak() is None
+        return
     if chip.figure("cube_freq_mhz") is not None:
         v = {n: chip.figure(n).value for n in ("cube_cores", "cube_mkn", "cube_freq_mhz", "int8_k0")}
         assert peak.value == pytest.approx(v["cube_cores"] * v["cube_mkn"] ** 3 * 2 * v["cube_freq_mhz"] * 1e6 / 1e12)

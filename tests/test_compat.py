@@ -187,7 +187,7 @@ def test_uncertain_rows_have_a_note():
 
 def test_table_copies_are_independent_and_unknown_table_errors():
     compatibility.table("torch_npu")[0]["cann"] = "changed"
-    assert compatibility.table("torch_npu")[0]["cann"] == "9.1.0"
+    assert compatibility.table("torch_npu")[0]["cann"] == "9.2.0"  # TorchNPU 26.2.0 heads the table
     with pytest.raises(KeyError):
         compatibility.table("nope")
     assert "rows" not in compatibility.table_info("hdk_matrix")
@@ -201,7 +201,9 @@ def test_torch_npu_for_sorts_newest_cann_first():
     names = [r["torch_npu"] for r in compatibility.torch_npu_for("2.1.0+cpu")]
     assert names[:4] == ["2.1.0.post17", "2.1.0.post13", "2.1.0.post12", "2.1.0.post10"]
     assert set(names) >= {"2.1.0.post8", "2.1.0", "2.1.0.rc1"}
-    assert compatibility.torch_npu_for("2.13.0") == []
+    assert [r["torch_npu"] for r in compatibility.torch_npu_for("2.12.0")] == ["2.12.0.post3", "2.12.0"]  # 9.2.0 first
+    assert [r["cann"] for r in compatibility.torch_npu_for("2.13.0")] == ["9.2.0"]  # TorchNPU 26.2.0
+    assert compatibility.torch_npu_for("2.15.0") == []
 
 
 def test_python_for_torch():
@@ -214,7 +216,10 @@ def test_cann_for_mindspore():
     assert [r["cann"] for r in compatibility.cann_for_mindspore("2.4.10")] == ["8.0.0.beta1", "8.0.0"]
     conflict = compatibility.cann_for_mindspore("2.6.0")
     assert {r["cann"] for r in conflict} == {"8.1.RC1.beta1", "8.2.RC1"} and all(r["uncertain"] for r in conflict)
-    assert compatibility.cann_for_mindspore("2.10.0") == []  # no official pairing found
+    wheel, image = compatibility.cann_for_mindspore("2.10.0")  # the wheel's own check; MindSpore Transformers' image
+    assert (wheel["table"], wheel["cann"], image["table"], image["cann"]) == (
+        "mindspore_cann_check", "9.1.0", "mindformers_releases", "9.1.0")
+    assert not wheel["uncertain"] and compatibility.cann_for_mindspore("2.8.0") == []  # 2.8.x: none in the sources
     series = compatibility.cann_for_mindspore("2.7.3")
     assert series and all(r["match"] == "series" for r in series)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -14,7 +15,9 @@ from npulab.bench import compile as bench_compile
 from npulab.core.device import Device
 from npulab.core.provenance import Kind
 from npulab.core.timing import StepTimes, Timing, time_steps
+from npulab.env import triton_ascend
 from npulab.pytorch import compile as cc
+from npulab.testing.fake_triton import forgotten_modules, make_fake_triton
 
 CPU = Device("cpu", "test CPU")
 
@@ -186,15 +189,58 @@ def test_saved_activations_exclude_the_weights():
     assert cc.saved_activation_bytes(lambda: (x @ w).sum()) == (x.numel() + w.numel()) * 4
 
 
-def test_default_backend_needs_a_cpp_compiler_on_cpu_and_triton_on_accelerators(monkeypatch):
+@pytest.fixture
+def isolated_triton():
+    """Every ``triton*`` module forgotten for one test and restored afterwards (fake packages stay out of later tests)."""
+    with forgotten_modules("triton"):
+        yield
+
+
+NPU = Device("npu", "Ascend910B3")
+
+
+@pytest.mark.parametrize("libdevice", ["cann", "ascend"])
+def test_npu_picks_inductor_only_with_triton_ascend_importable(tmp_path, monkeypatch, isolated_triton, libdevice):
+    monkeypatch.syspath_prepend(str(make_fake_triton(tmp_path, libdevice=libdevice, ascend_backend=True)))
+    choice = bench_compile.choose_backend(NPU)
+    assert choice.backend == "inductor" and f"triton.language.extra.{libdevice}.libdevice" in choice.reason
+    assert sys.modules[f"triton.language.extra.{libdevice}.libdevice"].__file__.startswith(str(tmp_path))
+
+
+def test_npu_without_the_ascend_backend_is_not_enough(tmp_path, monkeypatch, isolated_triton):
+    monkeypatch.syspath_prepend(str(make_fake_triton(tmp_path, libdevice="cann", ascend_backend=False)))
+    choice = bench_compile.choose_backend(NPU)
+    assert choice.backend == "aot_eager" and "triton.backends.ascend" in choice.reason
+
+
+def test_npu_with_community_triton_falls_back_to_aot_eager():
+    """The real community triton of requirements.txt (3.7.1 here) has no Ascend libdevice: no inductor on the NPU.
+    (Its C extension cannot be imported twice in one process, so this test keeps whatever triton is loaded.)"""
+    pytest.importorskip("triton")
+    choice = bench_compile.choose_backend(NPU)
+    assert choice.backend == "aot_eager"
+    assert "社区版 triton" in choice.reason and "triton.language.extra.cann.libdevice" in choice.reason
+    assert "npugraphs" in choice.reason
+
+
+def test_npu_with_no_triton_at_all(tmp_path, monkeypatch, isolated_triton):
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if not (Path(p) / "triton").is_dir()])
+    monkeypatch.setattr(triton_ascend, "metadata_version", lambda name: None)
+    choice = bench_compile.choose_backend(NPU)
+    assert choice.backend == "aot_eager" and "没有安装任何 triton" in choice.reason
+
+
+def test_cuda_needs_triton_and_cpu_a_cpp_compiler(monkeypatch):
     monkeypatch.setattr(bench_compile.importlib.util, "find_spec", lambda name: object() if name == "triton" else None)
-    assert bench_compile.default_backend(Device("cuda", "gpu")) == "inductor"
+    assert bench_compile.choose_backend(Device("cuda", "gpu")).backend == "inductor"
     monkeypatch.setattr(bench_compile.importlib.util, "find_spec", lambda name: None)
-    assert bench_compile.default_backend(Device("npu", "Ascend910B3")) == "aot_eager"
+    assert bench_compile.choose_backend(Device("cuda", "gpu")).backend == "aot_eager"
     monkeypatch.setattr(bench_compile.shutil, "which", lambda name: None)
-    assert bench_compile.default_backend(CPU) == "aot_eager"
+    choice = bench_compile.choose_backend(CPU)
+    assert choice.backend == "aot_eager" and "g++" in choice.reason
     monkeypatch.setattr(bench_compile.shutil, "which", lambda name: "/usr/bin/g++")
-    assert bench_compile.default_backend(CPU) == "inductor"
+    choice = bench_compile.choose_backend(CPU)
+    assert choice.backend == "inductor" and "/usr/bin/g++" in choice.reason and str(choice).startswith("inductor：")
 
 
 def _cli(*args):
@@ -218,7 +264,8 @@ def test_cli_json_shape():
 def test_cli_text_and_usage_errors():
     r = _cli("--backend", "eager", "--dim", "8", "--hidden", "8", "--depth", "1", "--batch", "2", "--repeats", "2")
     assert r.returncode == 0 and "编译耗时" in r.stdout and "回本步数" in r.stdout and "Traceback" not in r.stderr
-    for bad in (["--repeats", "0"], ["--dim", "-3"], ["--backend", "tvm"]):
+    assert "选这个后端的原因：命令行指定" in r.stdout
+    for bad in (["--repeats", "0"], ["--dim", "-3"], ["--backend", "tvm"], ["--backend", "npugraphs"]):
         r = _cli(*bad)
         assert r.returncode == 2 and "Traceback" not in r.stderr, bad
 

@@ -68,6 +68,78 @@ def test_visible_devices_values_are_never_called_physical():
     assert not bad, "ASCEND_RT_VISIBLE_DEVICES 的取值是逻辑 ID（envref_07_0028），不要写成物理编号：\n" + "\n".join(bad)
 
 
+VARIABLE = re.compile(r"ASCEND_RT_VISIBLE_DEVICES|visible_devices|visible-devices")
+# a sentence with one of these is about the physical numbering itself (or contrasts it with the logical one)
+EXPLAINS_PHYSICAL = re.compile(r"逻辑|logical|/dev/davinci|phyid|Phy-ID|device-node|节点名|corrected", re.IGNORECASE)
+
+
+def _sections() -> list[tuple[str, str]]:
+    """(where, text) per notebook section (from one Markdown heading to the next) and per YAML/Markdown paragraph.
+
+    A sentence may name a device without naming the variable ("npu:0 对应 …") when the section it stands in is about
+    the variable: the scan must see the whole section, not the sentence alone.
+    """
+    out = []
+    for folder in SCAN_DIRS:
+        for path in sorted((REPO_ROOT / folder).rglob("*")):
+            if path.suffix not in SUFFIXES or not path.is_file() or ".ipynb_checkpoints" in path.parts:
+                continue
+            rel = path.relative_to(REPO_ROOT)
+            if path.suffix != ".ipynb":
+                out += [(f"{rel} 段 {j}", para) for j, para in
+                        enumerate(re.split(r"\n\s*\n", path.read_text(encoding="utf-8")))]
+                continue
+            start, lines = 0, []
+            for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+                for line in "".join(cell["source"]).splitlines():
+                    if cell["cell_type"] == "markdown" and re.match(r"#{1,6} ", line) and lines:
+                        out.append((f"{rel} 单元 {start}", "\n".join(lines)))
+                        start, lines = i, []
+                    lines.append(line)
+            out.append((f"{rel} 单元 {start}", "\n".join(lines)))
+    return out
+
+
+def _physical_in_section(where: str, section: str) -> list[str]:
+    """Sentences of a section about the variable that call a device physical without contrasting it with logical."""
+    if not VARIABLE.search(section):
+        return []
+    bad = []
+    for text in _sentences(section):
+        if EXPLAINS_PHYSICAL.search(text):
+            continue  # sets logical against physical IDs, or describes the physical numbering itself
+        for match in PHYSICAL.finditer(text):
+            if not NEGATED.search(text[max(0, match.start() - 12):match.end()]):
+                bad.append(f"{where}: …{text[max(0, match.start() - 40):match.end() + 20]}…")
+    return bad
+
+
+def test_sections_about_the_variable_never_call_its_devices_physical():
+    bad = [hit for where, section in _sections() for hit in _physical_in_section(where, section)]
+    assert not bad, "ASCEND_RT_VISIBLE_DEVICES 的取值与 npu:i 背后的设备是逻辑 ID（envref_07_0028）：\n" + "\n".join(bad)
+
+
+def test_the_section_rule_catches_the_old_casebook_and_catalog():
+    casebook = ("### 3.5 `ASCEND_RT_VISIBLE_DEVICES` 与设备号\n\n设置这个变量后，进程内的设备号从 0 重新编号。\n\n"
+                "**注意**：`npu:0` 对应物理 NPU 4；代码若仍按物理编号去找设备，就会出现上面日志里的错误。")
+    assert len(_physical_in_section("old", casebook)) == 2
+    catalog = ("- id: visible_devices\n  cause: >-\n    而代码仍去打开物理编号 4 或一个超出范围的编号；\n"
+               "  fix: >-\n    列表写成升序、不重复、不越界的物理编号。")
+    assert len(_physical_in_section("old", catalog)) == 2
+    assert not _physical_in_section("new", "`ASCEND_RT_VISIBLE_DEVICES` 写逻辑 ID，宿主机上它与物理编号通常相同。")
+    assert not _physical_in_section("other", "`npu-smi info -t phyid-remap -p <物理编号>`")
+
+
+def test_the_catalog_entry_that_explain_prints_says_logical():
+    from npulab.env import explain as ex
+
+    (entry,) = [e for e in ex.load_catalog() if e.id == "visible_devices"]
+    text = entry.cause + entry.fix
+    assert "逻辑 ID" in text and "npu-smi info -m" in text
+    assert not PHYSICAL.search(text), text
+    assert "丢掉整个列表" not in text  # no source says so (envref_07_0028: reading stops at the first bad ID)
+
+
 def _physical_wording(where: str, text: str) -> list[str]:
     bad = []
     if "ASCEND_RT_VISIBLE_DEVICES" in text or "visible_devices" in text or "npu:" in text:

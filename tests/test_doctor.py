@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from npulab.env import doctor
+from npulab.env import doctor, triton_ascend
 from npulab.env.doctor import CHECK_IDS, diagnose
+from npulab.testing.fake_triton import forgotten_modules, make_fake_triton
 from npulab.testing.synthetic_cann import loaded_environ, make_synthetic_install
 
 REPO = Path(__file__).resolve().parent.parent
@@ -383,3 +384,40 @@ def test_standalone_module_entry_point(tmp_path: Path):
     proc = subprocess.run([sys.executable, "-m", "npulab", "doctor", "--ascend-root", "/definitely/not/here"],
                           cwd=REPO, capture_output=True, text=True, env=_clean_env(tmp_path))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+# ----------------------------------------------------------------------------------------------- torch_npu + Triton
+
+
+@pytest.fixture
+def no_imported_triton():
+    with forgotten_modules("triton"):
+        yield
+
+
+def test_triton_check_skipped_without_torch_npu(tmp_path: Path):
+    assert run_doctor(tmp_path)["triton"].status == "skip"
+
+
+def test_torch_npu_with_community_triton_warns_with_the_fix(tmp_path: Path):
+    """The real community triton of requirements.txt next to torch_npu: the combination that breaks inductor.
+    (Its C extension cannot be imported twice in one process, so this test keeps whatever triton is loaded.)"""
+    pytest.importorskip("triton")
+    check = run_doctor(tmp_path, versions={"torch-npu": "2.12.0"}, probe_timeout=0)["triton"]
+    assert check.status == "warn" and "triton.language.extra.ascend" in check.message
+    assert "pip uninstall -y triton" in check.fix and "triton-ascend" in check.fix
+
+
+@pytest.mark.parametrize("libdevice", ["cann", "ascend"])
+def test_torch_npu_with_triton_ascend_is_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_imported_triton,
+                                              libdevice: str):
+    monkeypatch.syspath_prepend(str(make_fake_triton(tmp_path / "site", libdevice=libdevice, ascend_backend=True)))
+    check = run_doctor(tmp_path, versions={"torch-npu": "2.12.0"}, probe_timeout=0)["triton"]
+    assert check.status == "ok" and f"triton.language.extra.{libdevice}.libdevice" in check.message
+
+
+def test_torch_npu_without_any_triton_is_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_imported_triton):
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if not (Path(p) / "triton").is_dir()])
+    monkeypatch.setattr(triton_ascend, "metadata_version", lambda name: None)
+    check = run_doctor(tmp_path, versions={"torch-npu": "2.12.0"}, probe_timeout=0)["triton"]
+    assert check.status == "ok" and "aot_eager" in check.message

@@ -328,7 +328,8 @@ def test_cli_json_contract_and_exit_codes(tmp_path):
     assert list(data) == ["lines_read", "root_error", "codes", "findings"] and data["lines_read"] == 2
     assert data["root_error"]["line"] == 2 and data["codes"] == []
     finding = data["findings"][0]
-    assert list(finding) == ["category", "kind", "codes", "title", "cause", "fix", "evidence", "sources"]
+    assert list(finding) == ["category", "kind", "codes", "title", "cause", "fix", "evidence", "sources", "rule"]
+    assert finding["rule"] == "missing_library"  # the library rule read the same line (the package of libhccl.so)
     assert [f["kind"] for f in data["findings"]] == ["family", "generic"]
     assert finding["category"] == "env_not_loaded" and finding["evidence"] == [{"line": 2, "text": HCCL}]
     healthy = cli("-", "--json", "--no-env", stdin=HEALTHY.encode())

@@ -4,34 +4,12 @@ an error log is never answered with nothing; a healthy or unrelated log gets no 
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import yaml
+from explain_heldout_eval import DATA, evaluate, load_sources, report_lines
 
 from npulab.env import explain as ex
 
-HELDOUT = Path(__file__).resolve().parent / "data" / "explain_heldout"
-SOURCES = yaml.safe_load((HELDOUT / "sources.yaml").read_text(encoding="utf-8"))
-
-
-def evaluate() -> dict:
-    """Per log: expected, what explain said, hit or not; and the rates by group."""
-    rows = []
-    for name, meta in SOURCES.items():
-        report = ex.explain_file(HELDOUT / name)
-        expect = meta["expect"]
-        if expect == "none":
-            hit = report.findings == []
-        else:
-            hit = bool(set(expect) & set(report.categories[:2]))
-        known = expect != "none" and any(c in ex.CATEGORIES for c in expect)  # a family the catalog has
-        rows.append({"log": name, "expect": expect, "got": report.categories, "hit": hit, "known": known,
-                     "silent": expect != "none" and not report.findings})
-    groups = {"known": [r for r in rows if r["expect"] != "none" and r["known"]],
-              "unanticipated": [r for r in rows if r["expect"] != "none" and not r["known"]],
-              "healthy": [r for r in rows if r["expect"] == "none"]}
-    rates = {g: (sum(r["hit"] for r in rs), len(rs)) for g, rs in groups.items()}
-    return {"rows": rows, "rates": rates}
+HELDOUT = DATA / "explain_heldout"
+SOURCES = load_sources(HELDOUT)
 
 
 def test_heldout_set_is_real_sizeable_and_uncited():
@@ -44,7 +22,7 @@ def test_heldout_set_is_real_sizeable_and_uncited():
 
 
 def test_heldout_hit_rate_never_silent_and_healthy_stay_silent():
-    result = evaluate()
+    result = evaluate(HELDOUT)
     rows, rates = result["rows"], result["rates"]
     assert not [r["log"] for r in rows if r["silent"]], "an error log was answered with nothing"
     assert rates["healthy"][0] == rates["healthy"][1], [r for r in rows if r["expect"] == "none" and not r["hit"]]
@@ -53,7 +31,4 @@ def test_heldout_hit_rate_never_silent_and_healthy_stay_silent():
 
 
 if __name__ == "__main__":  # python tests/test_explain_heldout.py: the table behind the report
-    out = evaluate()
-    for r in out["rows"]:
-        print(("HIT " if r["hit"] else "MISS"), r["log"], r["expect"], r["got"])
-    print(out["rates"])
+    print("\n".join(report_lines(evaluate(HELDOUT))))

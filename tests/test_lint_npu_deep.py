@@ -198,3 +198,11 @@ def test_click_sub_commands_keep_their_own_flags():
         "cli/other.py": "import click\n@click.command()\n@click.option('--bp')\ndef other(**kw): pass\n",
     }
     assert module.click_subcommands(sources) == {"compare": ["--benchmark_profiling_path", "-bp"], "other": ["--bp"]}
+
+
+def test_inductor_npu_backends_are_known_from_the_first_build_that_has_them():
+    """dvm/ascendc came with TorchNPU 26.2.0, whose 2.12.0 line starts at 2.12.0.post1: .post2/.post3 are not flagged."""
+    feature = next(f for f in features.features() if f["name"] == "TORCHINDUCTOR_NPU_BACKEND")
+    assert features.outside(feature, "2.12.0")
+    for version in ("2.12.0.post1", "2.12.0.post2", "2.12.0.post3", "2.13.0", "2.14.0"):
+        assert not features.outside(feature, version), version

@@ -68,10 +68,27 @@ def test_todays_commands():
 
 def test_outside_a_workshop_the_cells_use_card_0_and_port_8000(run):
     commands, _ = run("a2bb9722", {})
-    assert commands[0].startswith("ASCEND_RT_VISIBLE_DEVICES=0 nohup vllm serve") and "--port 8000" in commands[0]
+    assert commands[0].startswith("ASCEND_RT_VISIBLE_DEVICES=0 VLLM_USE_MODELSCOPE=True PATH=")
+    assert " nohup vllm serve" in commands[0] and "--port 8000" in commands[0]
     assert all("{" not in c.split("-d '")[0] for c in commands)  # every {name} was expanded
     commands, _ = run("358d500d", {})
-    assert commands[0].startswith("ASCEND_RT_VISIBLE_DEVICES=0 nohup swift sft")
+    assert commands[0].startswith("ASCEND_RT_VISIBLE_DEVICES=0 PATH=") and " nohup swift sft" in commands[0]
+
+
+def test_stack_commands_run_from_the_stacks_own_venv(run, monkeypatch, tmp_path):
+    """The shell lines find the stack's tools in its venv (NPULAB_VENV_<NAME>) before the kernel's PATH, and the
+    MindSpeed-LLM lines load CANN with bash (``!`` may run dash, which has no ``source``) from the CANN >= 8.5 path."""
+    for name in ("MS_SWIFT", "VLLM_ASCEND", "MINDSPEED_LLM"):
+        (tmp_path / name / "bin").mkdir(parents=True)
+        monkeypatch.setenv(f"NPULAB_VENV_{name}", str(tmp_path / name))
+    commands, _ = run("358d500d", {})
+    assert f"PATH={tmp_path / 'MS_SWIFT' / 'bin'}:" in commands[0]
+    commands, _ = run("a2bb9722", {})
+    assert f"PATH={tmp_path / 'VLLM_ASCEND' / 'bin'}:" in commands[0]
+    commands, _ = run("597ddbeb", {})
+    assert all(c.startswith('bash -c "source /usr/local/Ascend/cann/set_env.sh') for c in commands[:3])
+    assert f"export PATH={tmp_path / 'MINDSPEED_LLM' / 'bin'}:" in commands[0]
+    assert "data_convert_qwen3_instruction.sh" in commands[1] and "ascend-toolkit" not in " ".join(commands)
 
 
 def test_in_a_workshop_the_cells_use_the_seat_or_say_why_not(run):
@@ -83,7 +100,7 @@ def test_in_a_workshop_the_cells_use_the_seat_or_say_why_not(run):
     assert all("20030" in c for c in commands if "vllm bench" in c or "curl" in c)
     assert "kill $(cat vllm_serve.pid) ; sleep 10" in commands and commands[-1] == "kill $(cat vllm_eager.pid)"
     commands, _ = run("358d500d", SEAT)
-    assert commands[0].startswith("ASCEND_RT_VISIBLE_DEVICES=3 nohup swift sft")
+    assert commands[0].startswith("ASCEND_RT_VISIBLE_DEVICES=3 PATH=") and " nohup swift sft" in commands[0]
     for whole_server in ("597ddbeb", "540ec779"):  # 8-card jobs: skipped on a shared server, with the reason
         commands, out = run(whole_server, SEAT)
         assert commands == [] and "工作坊模式（alice）" in out and "8 张卡" in out

@@ -349,3 +349,13 @@ def test_symbol_map_covers_the_installed_torch():
     if torch.__version__.split("+")[0] != str(symbols.load()["torch"]):
         pytest.skip("the map was built for another torch version")
     assert set(symbols.cuda_public_names()) <= set(symbols.load()["names"])
+
+
+def test_torch_cuda_suggestions_name_the_device_neutral_torch_accelerator_target():
+    """The edit stays torch.npu; the suggestion adds torch.accelerator where PyTorch has it (and from which release)."""
+    found = {f.message.split(" ")[0]: f.suggestion for f in migrate.scan_source(
+        "import torch\ntorch.cuda.synchronize()\ni = torch.cuda.current_device()\ntorch.cuda.empty_cache()\n").findings
+        if f.rule == "torch-cuda"}
+    assert "torch.accelerator.synchronize（PyTorch ≥ 2.6）" in found["torch.cuda.synchronize"]
+    assert "torch.accelerator.current_device_index（PyTorch ≥ 2.7）" in found["torch.cuda.current_device"]
+    assert "torch.accelerator" not in found["torch.cuda.empty_cache"]  # not in torch_npu 2.12's support list

@@ -1,8 +1,10 @@
 """``workshop preflight``: seats judged from the recorded npu-smi samples (healthy), and from the same tables with
 one NPU made busy or faulty in the parsed result (no npu-smi text is written by hand)."""
 
+import argparse
 import copy
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
@@ -245,3 +247,26 @@ def test_preflight_fails_on_this_kind_of_host_unless_cpu_only(tmp_path, monkeypa
     data = json.loads(capsys.readouterr().out)
     assert all(s["ready"] for s in data["seats"])
     assert not {h["id"] for h in data["host"] if h["status"] == "fail"} & {"npu", "cann"}
+
+
+def test_capacity_per_seat_cpu_and_memory():
+    # the issue's case: 12 CPU-only seats on a 2-core machine with 24 GiB
+    short = pf.capacity_check(12, cpu_only=True, cores=2, memory_gb=24)
+    assert short.status == "fail" and "内存不够" in short.message and "48 GiB" in short.message
+    slow = pf.capacity_check(5, cpu_only=True, cores=2, memory_gb=64)
+    assert slow.status == "warn" and "2.5 倍" in slow.message
+    npu_room = pf.capacity_check(8, cpu_only=False, cores=4, memory_gb=512)
+    assert npu_room.status == "ok" and "影响较小" in npu_room.message
+    assert pf.capacity_check(8, cpu_only=False, cores=192, memory_gb=1024).status == "ok"
+
+
+def test_the_disk_is_checked_where_useradd_makes_the_homes(tmp_path):
+    from npulab.course.workshop import accounts
+
+    defaults = tmp_path / "useradd"
+    defaults.write_text("# useradd defaults\nSHELL=/bin/sh\nHOME=/srv/homes\n")
+    assert accounts.home_base(defaults) == Path("/srv/homes")
+    assert accounts.home_base(tmp_path / "missing") == Path("/home")
+    parser = argparse.ArgumentParser()
+    pf.build_parser(parser)
+    assert parser.parse_args([]).home_dir == str(accounts.home_base())

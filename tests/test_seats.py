@@ -139,3 +139,20 @@ def test_seats_who_reads_npu_smi(tmp_path, monkeypatch, capsys):
     assert _seats(tmp_path, monkeypatch, "who", "--smi-file", sample) == 0
     assert "NPU 上没有进程" in capsys.readouterr().out
     assert _seats(tmp_path, monkeypatch, "who", "--smi-file", str(tmp_path / "none.txt")) == 2
+
+
+def test_seat_commands_say_when_the_variables_are_not_the_hubs(tmp_path, monkeypatch, capsys):
+    pool = SeatPool([0, 1], 2, roster=["Ann", "Ben", "Cat"], state_file=tmp_path / "state" / "seats.json")
+    pool.seat("dan")
+    monkeypatch.delenv("WORKSHOP_PER_NPU", raising=False)
+    monkeypatch.delenv("WORKSHOP_NPUS", raising=False)
+    monkeypatch.delenv("WORKSHOP_ROSTER", raising=False)
+    monkeypatch.setenv("WORKSHOP_STATE_DIR", str(tmp_path / "state"))
+    # the hub ran with two seats per card; read with the default of one, the table cannot be right
+    assert main(["workshop", "seats", "list"]) == 2
+    err = capsys.readouterr().err
+    assert "不一致" in err and "多于 WORKSHOP_PER_NPU=1" in err
+    monkeypatch.setenv("WORKSHOP_PER_NPU", "2")
+    assert main(["workshop", "seats", "list"]) == 0
+    captured = capsys.readouterr()
+    assert "没有设置 WORKSHOP_NPUS" in captured.err and "4/16" in captured.out  # default pool: 8 cards × 2

@@ -57,12 +57,14 @@ def test_ci_runs_the_readme_test_command():
 PY_SCRIPT = REPO_ROOT / "scripts" / "python_packages.sh"
 
 
-def _run_pip_script(tmp_path, arch, *, cpu_index_reachable=True, cann=False):
-    """Run python_packages.sh with a stand-in pip that logs its arguments (and fails on an unreachable index)."""
+def _run_pip_script(tmp_path, arch, *, cpu_index_reachable=True, cann=False, listed=()):
+    """Run python_packages.sh with a stand-in pip that logs its arguments (and fails on an unreachable index);
+    ``pip list`` prints ``listed`` (name==version lines)."""
     log = tmp_path / "pip.log"
     pip = tmp_path / "pip"
     fail = "" if cpu_index_reachable else 'case "$*" in *unreachable.invalid*) echo "pip: no route" >&2; exit 1;; esac\n'
-    pip.write_text(f"#!/bin/sh\n{fail}echo \"$*\" >> {log}\n")
+    listing = "".join(f"echo {line}; " for line in listed)
+    pip.write_text(f"#!/bin/sh\n{fail}echo \"$*\" >> {log}\ncase \"$1\" in list) {listing}:;; esac\n")
     pip.chmod(0o755)
     env = {"PATH": "/usr/bin:/bin", "PIP": str(pip), "NPULAB_ARCH": arch,
            "NPULAB_TORCH_CPU_INDEX": "https://download.pytorch.org/whl/cpu" if cpu_index_reachable
@@ -92,7 +94,23 @@ def test_aarch64_uses_the_default_index_and_cann_adds_the_npu_pair(tmp_path):
     result, calls = _run_pip_script(tmp_path, "aarch64", cann=True)
     assert result.returncode == 0, result.stderr
     assert not any("download.pytorch.org" in c for c in calls)
-    assert calls[-1] == "install -q -r requirements-npu.txt"
+    assert calls[-2:] == ["install -q -r requirements-npu.txt", "list --format=freeze"]
+
+
+def test_npu_install_removes_community_triton_and_says_why(tmp_path):
+    result, calls = _run_pip_script(tmp_path, "aarch64", cann=True, listed=("torch==2.12.0", "triton==3.7.1"))
+    assert result.returncode == 0, result.stderr
+    assert calls[-1] == "uninstall -y -q triton" and "卸载社区版 triton" in result.stdout
+    assert "Triton-Ascend" in result.stdout
+
+
+def test_npu_install_keeps_triton_ascend_and_cpu_install_keeps_triton(tmp_path):
+    result, calls = _run_pip_script(tmp_path, "aarch64", cann=True, listed=("triton==3.2.0", "triton-ascend==3.2.0"))
+    assert result.returncode == 0 and not any(c.startswith("uninstall") for c in calls)
+    assert "保留" in result.stdout
+    (tmp_path / "pip.log").unlink()
+    result, calls = _run_pip_script(tmp_path, "aarch64", listed=("triton==3.7.1",))
+    assert result.returncode == 0 and not any(c.startswith(("uninstall", "list")) for c in calls)
 
 
 def test_uv_installs_with_pips_configuration_when_the_venv_python_is_given(tmp_path):

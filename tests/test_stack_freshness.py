@@ -53,17 +53,28 @@ def test_requirements_npu_agrees_with_the_course_stack():
 
 
 def test_check_stack_reports_each_requirement():
-    installed = {"vllm": "0.30.0", "vllm-ascend": "0.30.0rc2", "torch": "2.12.0", "torch-npu": "2.10.0.post4",
-                 "triton-ascend": None, "transformers": "5.14.1"}
-    checks = {c.id: c for c in stack_check.check_stack("vllm-ascend", installed.get, cann="9.2.0", python="3.11.7")}
-    assert checks["vllm"].status == "ok" and checks["vllm-ascend"].status == "ok"
+    installed = {"vllm": "0.23.0", "vllm-ascend": "0.23.0.post1", "torch": "2.12.0", "torch-npu": "2.10.0.post4",
+                 "triton-ascend": None, "transformers": "5.5.4"}
+    checks = {c.id: c for c in stack_check.check_stack("vllm-ascend", installed.get, cann="9.1.0", python="3.11.7")}
+    assert checks["vllm"].status == "ok" and checks["vllm-ascend"].status == "ok"  # a .post build of the release
     assert checks["torch"].status == "fail" and "不要装进课程环境" in checks["torch"].fix
     assert checks["triton-ascend"].status == "fail" and "未安装" in checks["triton-ascend"].message
+    assert "mirrors.huaweicloud.com/ascend/repos/pypi" in checks["triton-ascend"].fix  # not on PyPI: where it is
     assert checks["CANN"].status == "ok" and checks["Python"].status == "ok"
-    swift = {c.id: c for c in stack_check.check_stack("ms-swift", {"ms-swift": "4.6.0", "torch": "2.7.1",
-                                                                    "torch-npu": "2.7.1.post8", "transformers": "5.24.0"}.get,
+    rc = {c.id: c for c in stack_check.check_stack("vllm-ascend", {**installed, "vllm-ascend": "0.30.0rc2"}.get)}
+    assert rc["vllm-ascend"].status == "fail"
+    swift = {c.id: c for c in stack_check.check_stack("ms-swift", {"ms-swift": "4.6.0", "torch": "2.10.0",
+                                                                    "torch-npu": "2.10.0.post4", "transformers": "5.24.0"}.get,
                                                        cann="8.5.0", python="3.12.1")}
     assert swift["transformers"].status == "fail" and swift["CANN"].status == "fail" and swift["Python"].status == "fail"
+
+
+def test_course_python_matches_pyproject():
+    """#17: doctor --stack course accepts exactly the interpreters pip accepts for npulab."""
+    import tomllib
+
+    requires = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["requires-python"]
+    assert ",".join(stack_check.stacks()["course"]["python"]).replace(" ", "") == requires.replace(" ", "")
 
 
 def test_doctor_stack_cli():
@@ -141,7 +152,19 @@ def stand_in(tmp_path):
     known = freshness.known_versions()
     projects = {name: [entry["version"]] for name, entry in known.items()}
     projects["torch-npu"] = [known["torch-npu"]["version"], "99.0.0", "100.0.0rc1"]  # rc ignored
+    projects["vllm-ascend"] = ["0.23.0", "0.23.0.post1", "0.30.0rc2"]  # a .post the stack accepts; a newer rc
+    for stack in stack_check.stacks().values():  # every package a stack pins is on the stand-in at that version
+        for name, spec in stack["packages"].items():
+            version = freshness._stack_version(spec)
+            if version and name not in projects and name != "triton-ascend":
+                projects[name] = [version]
     root = _index(tmp_path, projects)
+    simple = root / "simple" / "triton-ascend" / "index.html"  # the Ascend pip mirror's page for what is not on PyPI
+    simple.parent.mkdir(parents=True)
+    simple.write_text('<a href="../../files/triton_ascend-3.2.2-cp311-cp311-manylinux_2_27_aarch64.whl">'
+                      'triton_ascend-3.2.2-cp311-cp311-manylinux_2_27_aarch64.whl</a>\n'
+                      '<a href="../../files/triton_ascend-3.3.0-cp311-cp311-manylinux_2_27_aarch64.whl">'
+                      'triton_ascend-3.3.0-cp311-cp311-manylinux_2_27_aarch64.whl</a>', encoding="utf-8")
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     handler.log_message = lambda *a, **k: None
@@ -165,12 +188,40 @@ def test_newest_release_ignores_prereleases_and_yanked():
 
 def test_freshness_behind_against_stand_in(stand_in):
     url, _ = stand_in
-    r = _run("freshness", "--index-url", url)
+    r = _run("freshness", "--index-url", url, env={"NPULAB_OUTSIDE_INDEX": f"{url}/simple"})
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "torch-npu" in r.stdout and "99.0.0" in r.stdout and "落后" in r.stdout and "100.0.0rc1" not in r.stdout
+    packages, _, per_stack = r.stdout.partition("各软件栈")
+    assert "torch-npu" in packages and "99.0.0" in packages and "落后" in packages and "100.0.0rc1" not in packages
+    assert "100.0.0rc1" in per_stack  # shown as a newer release candidate, not counted as behind
     r = _run("freshness", "--json", "--package", "torch", env={"NPULAB_PYPI_URL": url})
     data = json.loads(r.stdout)
     assert r.returncode == 0 and data["behind"] == 0 and data["packages"][0]["state"] == "current"
+
+
+def test_freshness_reads_each_stack_against_its_index(stand_in):
+    """Per stack: a .post the stack's range accepts is current, a newer rc is shown but not behind, and what comes
+    from the Ascend mirror (triton-ascend 3.2.2) is compared with that index's page."""
+    url, _ = stand_in
+    r = _run("freshness", "--json", "--index-url", url, env={"NPULAB_OUTSIDE_INDEX": f"{url}/simple"})
+    rows = {(s["stack"], s["package"]): s for s in json.loads(r.stdout)["stacks"]}
+    vllm = rows[("vllm-ascend", "vllm-ascend")]
+    assert vllm["state"] == "current" and vllm["newest"] == "0.23.0.post1" and vllm["prerelease"] == "0.30.0rc2"
+    mirror = rows[("vllm-ascend", "triton-ascend")]
+    assert mirror["index"].endswith("/simple") and mirror["newest"] == "3.3.0" and mirror["state"] == "held"
+    assert rows[("triton-ascend", "torch")]["state"] in ("current", "held")  # pinned with its stack
+    assert rows[("course", "torch-npu")]["state"] == "behind"  # the stand-in has 99.0.0
+    assert r.returncode == 1
+
+
+def test_freshness_live_stacks():
+    """The live path, when PyPI answers: vLLM-Ascend's newer releases on PyPI are release candidates only."""
+    from npulab.env import stacks
+
+    if not stacks.reachable(pypi.DEFAULT_INDEX + "/pypi/vllm-ascend/json", timeout=10):
+        pytest.skip("连不上 PyPI：跳过 freshness 的联网检查")
+    rows = {r["package"]: r for r in freshness.stack_report({"vllm-ascend"}) if r["stack"] == "vllm-ascend"}
+    assert rows["vllm-ascend"]["state"] == "current", rows
+    assert rows["vllm-ascend"]["prerelease"] is None or "rc" in rows["vllm-ascend"]["prerelease"]
 
 
 def test_freshness_absent_package(stand_in):

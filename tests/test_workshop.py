@@ -93,6 +93,7 @@ def test_copy_course_withholds_solutions_and_keeps_edits(tmp_path):
     assert (dest / "notebooks" / "01_environment_lab.ipynb").exists()
     assert (dest / "chapters" / "01_environment" / "index.md").exists()
     assert not list(dest.rglob("*solution*")), "no solution reaches a participant"
+    assert not (dest / "notebooks" / "instructor_guide.ipynb").exists() and (dest / "notebooks" / "quizzes.ipynb").exists()
     (dest / "notebooks" / "01_environment_lab.ipynb").write_text("edited")
     assert copy_course(REPO_ROOT, tmp_path / "home") is None
     assert (dest / "notebooks" / "01_environment_lab.ipynb").read_text() == "edited"
@@ -136,7 +137,7 @@ def test_jupyterhub_config_seats_users_passes_cann_and_refuses_beyond_capacity(t
 
     from jupyterhub.spawner import SpawnException
 
-    from npulab.course.workshop import access, accounts
+    from npulab.course.workshop import access, accounts, sealed
 
     (tmp_path / "roster.txt").write_text("Alice\nbob\ncarol\n")
     root = make_synthetic_install(tmp_path / "Ascend")
@@ -146,6 +147,7 @@ def test_jupyterhub_config_seats_users_passes_cann_and_refuses_beyond_capacity(t
     # no real account here (tests/workshop/test_live_hub.py creates real ones): the account is this user, at home
     monkeypatch.setattr(accounts, "ensure_group", lambda: 4242)
     monkeypatch.setattr(access, "blocked", lambda paths, gid: [])
+    monkeypatch.setattr(sealed, "unsealed", lambda root, gid: [])  # the live test seals a real checkout
     monkeypatch.setattr(accounts, "ensure_account", lambda name, groups=(): made.append(name) or pwd.struct_passwd((*me[:5], str(home), me.pw_shell)))
     c, ns = _load_config(tmp_path, monkeypatch, WORKSHOP_ROSTER=str(tmp_path / "roster.txt"), WORKSHOP_NPUS="6,7",
                          WORKSHOP_CANN_SET_ENV=str(root / "ascend-toolkit" / "set_env.sh"))
@@ -169,6 +171,29 @@ def test_jupyterhub_config_seats_users_passes_cann_and_refuses_beyond_capacity(t
         c.Spawner.pre_spawn_hook(_spawner("carol"))
     assert refused.value.status_code == 403 and "已全部分配" in refused.value.message
     assert made == ["bob"], "no account for a participant without a seat"
+    with pytest.raises(SpawnException) as instructor:
+        c.Spawner.pre_spawn_hook(_spawner("instructor"))  # the admin, not on the roster: no server, no account
+    assert instructor.value.status_code == 403 and "不占座位" in instructor.value.message and made == ["bob"]
+    assert "--KernelManager.transport=ipc" in c.Spawner.args
+
+
+def test_jupyterhub_config_refuses_to_start_while_participants_can_read_the_solutions(tmp_path, monkeypatch, capsys):
+    from npulab.course.workshop import access, accounts, sealed
+
+    monkeypatch.setattr(accounts, "ensure_group", lambda: 4242)
+    monkeypatch.setattr(access, "blocked", lambda paths, gid: [])
+    monkeypatch.setattr(sealed, "unsealed", lambda root, gid: [Path(root) / ".git"])
+    with pytest.raises(SystemExit) as stop:
+        _load_config(tmp_path, monkeypatch)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert ".git" in err and "accounts seal" in err
+
+
+def test_jupyterhub_config_refuses_a_plain_http_bind_beyond_loopback(tmp_path, monkeypatch, capsys):
+    with pytest.raises(SystemExit) as stop:
+        _load_config(tmp_path, monkeypatch, WORKSHOP_IP="0.0.0.0", WORKSHOP_SPAWNER="docker", WORKSHOP_IMAGE="x")
+    assert stop.value.code == 2 and "没有 TLS" in capsys.readouterr().err
 
 
 def test_jupyterhub_config_refuses_clearly_without_passwords_or_proxy(tmp_path, monkeypatch, capsys):

@@ -84,3 +84,22 @@ def test_helpers_outside_and_inside():
     assert seat_job([4, 5], min_cards=2, environ=SEAT) is None
     assert seat_job([4], environ=TWO).devices == (2,)  # never more cards than the lesson asks for
     assert pip_target({}) is None
+
+
+def test_every_lesson_tells_a_participant_their_seat_and_nothing_outside_a_workshop(monkeypatch, capsys):
+    import npulab
+
+    class Shell:
+        def register_magic_function(self, *args, **kwargs):
+            pass
+
+    for name in ("NPULAB_WORKSHOP_SEAT", "NPULAB_SEAT_DEVICES", "NPULAB_SEAT_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    npulab.load_ipython_extension(Shell())  # what `%load_ext npulab` in each lesson's first cell runs
+    assert capsys.readouterr().out == ""
+    monkeypatch.setenv("NPULAB_WORKSHOP_SEAT", "alice")
+    monkeypatch.setenv("NPULAB_SEAT_DEVICES", "3")
+    monkeypatch.setenv("NPULAB_SEAT_PORT", "20030")
+    npulab.load_ipython_extension(Shell())
+    line = capsys.readouterr().out
+    assert "工作坊座位：alice" in line and "你的 NPU：3" in line and "20030–20039" in line

@@ -12,7 +12,7 @@
 #   WORKSHOP_ROSTER         one participant name per line; only they (and the instructor) may log in [anyone]
 #   WORKSHOP_NPUS / WORKSHOP_PER_NPU   the NPU pool and seats per NPU                            [0,…,7 / 1]
 #   WORKSHOP_IP / WORKSHOP_PORT        where participants connect (0.0.0.0: every interface)  [127.0.0.1 / 8000]
-#   WORKSHOP_SSL_CERT / WORKSHOP_SSL_KEY  TLS for a bind beyond loopback                          [none]
+#   WORKSHOP_SSL_CERT / WORKSHOP_SSL_KEY  TLS; required for a bind beyond loopback (accounts certificate) [none]
 #   WORKSHOP_HUB_PORT / WORKSHOP_PROXY_API_PORT  the hub's and proxy's internal ports (127.0.0.1)  [8081 / 8001]
 #   WORKSHOP_ADMIN          the instructor's user name (admin, no seat unless on the roster)       [instructor]
 #   WORKSHOP_SPAWNER        accounts (one Unix account each) or docker (one container each)       [accounts]
@@ -30,7 +30,17 @@ from pathlib import Path
 from jupyterhub.spawner import SpawnException
 
 from npulab.course import workshop
-from npulab.course.workshop import access, accounts, cann_env, course_copy, device_access, hub_secrets, proxy
+from npulab.course.workshop import (
+    access,
+    accounts,
+    cann_env,
+    course_copy,
+    device_access,
+    hub_checks,
+    hub_secrets,
+    proxy,
+    sealed,
+)
 from npulab.course.workshop import spawner as local_spawner
 
 c = get_config()  # noqa: F821  (provided by JupyterHub when it loads this file)
@@ -70,10 +80,14 @@ try:
     c.ConfigurableHTTPProxy.command = proxy.find_proxy(HERE, env)
 except proxy.ProxyMissing as err:
     refuse(str(err))
+BIND = hub_checks.bind_check(SETTINGS)  # beyond loopback only with TLS: the shared password is sent at every login
+if BIND.status == "fail":
+    refuse(BIND.message)
 c.JupyterHub.bind_url = f"{'https' if SETTINGS.ssl_cert else 'http'}://{SETTINGS.ip}:{SETTINGS.port}"
 if SETTINGS.ssl_cert:
     c.JupyterHub.ssl_cert, c.JupyterHub.ssl_key = str(SETTINGS.ssl_cert), str(SETTINGS.ssl_key)
 c.JupyterHub.hub_ip = "127.0.0.1"
+c.JupyterHub.template_paths = [str(HERE / "templates")]  # the login and error pages in Chinese
 c.JupyterHub.hub_port = int(env.get("WORKSHOP_HUB_PORT", "8081"))
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{int(env.get('WORKSHOP_PROXY_API_PORT', '8001'))}"
 say(f"学员访问 {c.JupyterHub.bind_url}/ （hub 内部端口 {c.JupyterHub.hub_port}，代理 API {c.ConfigurableHTTPProxy.api_url}）")
@@ -113,6 +127,10 @@ c.Spawner.args = [
     f"--ServerApp.shutdown_no_activity_timeout={IDLE_SECONDS}",  # idle culling, done by the server itself
     f"--MappingKernelManager.cull_idle_timeout={IDLE_SECONDS // 2}",
     "--MappingKernelManager.cull_interval=120",
+    # kernels talk over Unix sockets in the account's own runtime folder (~/.local/share/jupyter/runtime, inside a
+    # 0700 home), not TCP ports on 127.0.0.1 that every account on the server can connect to: over TCP anyone may
+    # subscribe to another kernel's IOPub channel, which needs no key and carries that participant's code and outputs
+    "--KernelManager.transport=ipc",
 ]
 # a room logging in at once on a shared server: a server may take a minute to import JupyterLab (defaults 60 / 30 s)
 c.Spawner.start_timeout = c.Spawner.http_timeout = int(env.get("WORKSHOP_START_SECONDS", "180"))
@@ -136,24 +154,36 @@ else:
         refuse("学员的账号用不了课程的 Python：\n" + access.describe(BLOCKED) + "\n运行 .venv/bin/python -m npulab "
                "workshop accounts allow-python（只给工作坊组这些目录的 x / r-x 权限），或用 /usr/bin/python3.11 "
                "在 /srv 之类的目录重建 venv（README「安装」）")
+    OPEN = sealed.unsealed(HERE.parent, GID)
+    if OPEN:
+        refuse("学员的账号能读到只属于讲师的内容：" + "、".join(map(str, OPEN)) + "\n运行 .venv/bin/python -m npulab "
+               "workshop accounts seal（参考答案、讲师指南、_build 与 git 历史只留给属主）")
     c.JupyterHub.spawner_class = local_spawner.AccountSpawner
     c.Spawner.cmd = [str(VENV / "bin" / "jupyterhub-singleuser")]
     c.Spawner.env_keep = list(local_spawner.KEEP)
+
+
+def refuse_spawn(message, reason):
+    """Stop a server from starting with a Chinese message the participant reads (spawn page, API, progress page)."""
+    # JupyterHub 6's SpawnException: its message is what the spawn page and the API show; jupyterhub_message is what
+    # the progress page ("Spawn failed: …") and a later visit to /user/<name> show
+    refusal = SpawnException(message, reason=reason, status_code=403)
+    refusal.jupyterhub_message = message
+    raise refusal from None
 
 
 def give_seat(spawner):
     """Before a server starts: a seat (or a refusal the participant reads), the account, the home, the environment."""
     user = spawner.user.name
     seat = {}
-    if user != SETTINGS.admin or user in ROSTER:  # the instructor watches; list them in the roster for a seat
+    if user == SETTINGS.admin and user not in ROSTER:
+        refuse_spawn(f"讲师账号（{user}）不占座位，也不启动自己的服务器（不会为它创建 Unix 账号）：在 /hub/admin 查看与"
+                     "管理学员。要自己试一个座位，把这个名字加进名单（WORKSHOP_ROSTER）后重启 hub", "instructor")
+    else:
         try:
             entry = POOL.entry(user)
         except workshop.SeatError as err:
-            # JupyterHub 6's SpawnException: its message is what the spawn page and the API show; jupyterhub_message
-            # is what the progress page ("Spawn failed: …") and a later visit to /user/<name> show
-            refusal = SpawnException(str(err), reason="no-seat", status_code=403)
-            refusal.jupyterhub_message = str(err)
-            raise refusal from None
+            refuse_spawn(str(err), "no-seat")
         seat = {**POOL.variables(user), cann_env.VISIBLE_ENV: str(entry.device)}
     if SPAWNER == "docker":
         home = STATE / "homes" / user
@@ -178,6 +208,18 @@ def give_seat(spawner):
 
 
 c.Spawner.pre_spawn_hook = give_seat
+
+
+def landing_page(handler):
+    """Where a login lands: the instructor (unless seated on the roster) on the admin page; "" for JupyterHub's default
+    (a participant's own server)."""
+    user = handler.current_user
+    if user is not None and user.name == SETTINGS.admin and user.name not in ROSTER:
+        return handler.hub.base_url + "admin"
+    return ""
+
+
+c.JupyterHub.default_url = landing_page
 
 
 # --- the seat map for the instructor: a hub service at /services/seats/ (admins only) -----------------------------

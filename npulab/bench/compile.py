@@ -9,21 +9,55 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+from dataclasses import dataclass
 
 CPU_SIZE = {"dim": 256, "hidden": 1024, "depth": 2, "batch": 64}
 ACCELERATOR_SIZE = {"dim": 1024, "hidden": 4096, "depth": 4, "batch": 256}
-BACKENDS = ("inductor", "aot_eager", "eager")
+BACKENDS = ("inductor", "aot_eager", "eager", "npugraphs", "npugraph_ex")
+# registered by torch_npu 2.12.0 itself (torch_npu/utils/_graph_tree.py, torch_npu/dynamo/__init__.py)
+NPU_ONLY_BACKENDS = ("npugraphs", "npugraph_ex")
 
 
-def default_backend(device) -> str:
-    """inductor where it can generate code, else aot_eager (capture only, no code generation).
+@dataclass(frozen=True)
+class BackendChoice:
+    """The ``torch.compile`` backend picked for a device, and why (Chinese, printed by the lesson and the tool)."""
 
-    On a CPU inductor writes and compiles C++ (needs ``g++``); on a GPU or an NPU it generates Triton kernels, which
-    needs the ``triton`` package (on the NPU the Triton-Ascend build that matches torch_npu).
+    backend: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.backend}：{self.reason}"
+
+
+def choose_backend(device) -> BackendChoice:
+    """inductor where it can generate code on this device, else aot_eager (capture only, no code generation).
+
+    - CPU: inductor writes and compiles C++, so it needs ``g++`` or ``c++``.
+    - CUDA: inductor generates Triton kernels; community ``triton`` is what it needs.
+    - NPU: torch_npu 2.12's inductor generates Triton-Ascend kernels; community ``triton`` is not enough (it has no
+      ``triton.language.extra.cann`` / ``…extra.ascend`` and no Ascend backend), so only an importable Triton-Ascend
+      counts (``npulab.env.triton_ascend``).
     """
     if device.kind == "cpu":
-        return "inductor" if shutil.which("g++") or shutil.which("c++") else "aot_eager"
-    return "inductor" if importlib.util.find_spec("triton") is not None else "aot_eager"
+        compiler = shutil.which("g++") or shutil.which("c++")
+        if compiler:
+            return BackendChoice("inductor", f"CPU 上 inductor 生成并编译 C++ 代码，本机有 C++ 编译器 {compiler}")
+        return BackendChoice("aot_eager", "CPU 上 inductor 要编译 C++，本机找不到 g++/c++，改用只捕获计算图、不生成代码的 aot_eager")
+    if device.kind == "npu":
+        from npulab.env.triton_ascend import probe
+
+        status = probe()
+        if status.importable:
+            return BackendChoice("inductor", f"NPU 上 torch_npu 的 inductor 经 Triton-Ascend 生成融合算子；{status.describe()}")
+        failure = ("inductor 第一步就会报 No module named 'triton.language.extra.ascend'" if status.community_only else
+                   "inductor 在 NPU 上没有代码生成后端，第一步就会失败（torch 报 Unsupported device type: npu 或找不到可用的 triton）")
+        return BackendChoice(
+            "aot_eager",
+            f"NPU 上 torch_npu 的 inductor 生成的代码要导入 Triton-Ascend，本环境{status.describe()}，{failure}；"
+            "改用只捕获计算图、不生成代码的 aot_eager（torch_npu 注册的 npugraphs 后端只做图捕获与重放、不需要 Triton，可用 python -m npulab bench compile --backend npugraphs 试）")
+    if importlib.util.find_spec("triton") is not None:
+        return BackendChoice("inductor", f"{device.kind} 上 inductor 生成 Triton 核函数，本环境装有 triton")
+    return BackendChoice("aot_eager", f"{device.kind} 上 inductor 要用 triton，本环境没有，改用只捕获计算图、不生成代码的 aot_eager")
 
 
 def run_compile(device, *, dim: int, hidden: int, depth: int, batch: int, backend: str = "inductor",
@@ -54,7 +88,8 @@ def as_json(device, size: dict, result, repeats: int) -> dict:
 
 def add_arguments(parser) -> None:
     parser.add_argument("--backend", default="", choices=["", *BACKENDS],
-                        help="torch.compile 后端（默认 inductor；CPU 上没有 C++ 编译器、加速器上没有 triton 时用 aot_eager）")
+                        help="torch.compile 后端（默认按设备选：能生成代码时 inductor，否则 aot_eager，并打印原因；"
+                             "npugraphs、npugraph_ex 只在 NPU 上可用）")
     for name in ("dim", "hidden", "depth", "batch"):
         parser.add_argument(f"--{name}", type=int, default=0,
                             help=f"MLP 的 {name}（默认：CPU {CPU_SIZE[name]}，加速器 {ACCELERATOR_SIZE[name]}）")
@@ -77,13 +112,18 @@ def run(args) -> int:
             raise UsageError(f"--{name} 须为正整数，收到 {value}")
         if value:
             size[name] = value
-    backend = args.backend or default_backend(device)
+    if args.backend in NPU_ONLY_BACKENDS and device.kind != "npu":
+        raise UsageError(f"--backend {args.backend} 由 torch_npu 注册，只能在 NPU 上用（当前设备 {device}）")
+    choice = BackendChoice(args.backend, "命令行指定") if args.backend else choose_backend(device)
+    backend = choice.backend
     result = run_compile(device, backend=backend, repeats=args.repeats, **size)
     if args.json:
-        print(json.dumps(as_json(device, size, result, args.repeats), ensure_ascii=False, indent=2))
+        print(json.dumps({**as_json(device, size, result, args.repeats), "backend_reason": choice.reason},
+                         ensure_ascii=False, indent=2))
         return 0
     print(f"设备：{device}；MLP dim {size['dim']}、hidden {size['hidden']}、{size['depth']} 层，batch {size['batch']}；"
           f"后端 {backend}（第一步单独计时；稳态重复 {args.repeats} 次取中位数，读时钟前同步设备）")
+    print(f"  选这个后端的原因：{choice.reason}")
     for name, run_ in (("eager", result.eager), ("compiled", result.compiled)):
         print(f"  {name:>8}: 第一步 {run_.first_s * 1e3:10.1f} ms   稳态中位数 {run_.steady.median * 1e3:9.3f} ms"
               f"（离散度 {run_.steady.spread:.0%}）")

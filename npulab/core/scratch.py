@@ -2,13 +2,14 @@
 
 ``tempfile.mkdtemp`` made a new folder on every run and nothing removed it: chapter 05 lesson 3 (a 100 MB ONNX
 export and its FP16 copy) left about 150 MB in /tmp per run. ``scratch_dir("ch05-atc")`` is always
-``<system temp>/npulab-<user>/ch05-atc``, emptied when a run starts, so a lesson leaves one copy however often it
-runs; the user in the name keeps participants on a shared workshop server apart (mode 0700).
+``<cache>/npulab/scratch/ch05-atc`` in the user's own cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``),
+emptied when a run starts, so a lesson leaves one copy however often it runs. Not in the shared ``/tmp``: there a
+fixed name such as ``/tmp/npulab-<user>`` can be created first by another account on a shared workshop server,
+which then owns (and can read or break) that participant's lesson files. ``NPULAB_SCRATCH`` names another folder.
 """
 
 from __future__ import annotations
 
-import getpass
 import os
 import re
 import shutil
@@ -16,18 +17,23 @@ import tempfile
 from pathlib import Path
 
 
-def _user() -> str:
-    try:
-        name = getpass.getuser()
-    except (KeyError, OSError):  # a container user without a passwd entry
-        name = str(os.getuid())
-    return re.sub(r"[^\w.-]", "_", name)
+def _base() -> Path:
+    if os.environ.get("NPULAB_SCRATCH"):
+        return Path(os.environ["NPULAB_SCRATCH"])
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "npulab" / "scratch"
 
 
 def root() -> Path:
-    """The user's folder of lesson scratch folders (created private)."""
-    folder = Path(tempfile.gettempdir()) / f"npulab-{_user()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
+    """The user's folder of lesson scratch folders: created private, refused when another account owns it."""
+    folder = _base()
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = folder.stat()
+    if info.st_uid != os.getuid():
+        raise PermissionError(f"临时目录 {folder} 属于另一个账号（uid {info.st_uid}），不能在里面放本课的文件；"
+                              f"用 NPULAB_SCRATCH 指定一个自己的目录")
+    if info.st_mode & 0o077:
+        folder.chmod(0o700)
     return folder
 
 

@@ -10,6 +10,12 @@ Layouts (sources: the CANN 8.5 environment-variable reference envref_07_0003 and
   The version is recorded in ``<root>/cann/<arch>-linux/ascend_toolkit_install.info`` (CANN 8.5.0 install guide,
   "File Paths", https://www.hiascend.com/document/detail/en/canncommercial/850/softwareinst/instg/instg_0044.html),
   the ops package's in ``ascend_ops_install.info`` next to it.
+- pip (``pip install ascend-cann-toolkit==<version>`` from the Ascend pip repository): ``<site-packages>/ascend/cann-<version>/
+  set_env.sh`` inside the Python environment (CANN 9.0.0 install guide, "安装CANN（Pip在线安装）",
+  https://www.hiascend.com/document/detail/zh/canncommercial/900/softwareinst/instg/instg_0104.html); the
+  ``<site-packages>/ascend`` folder is then a root with the cann-<version> layout.
+- conda (``conda install ascend::cann-toolkit==<version>``): ``<conda env>/Ascend/cann/set_env.sh`` (same guide,
+  "安装CANN（Conda在线安装）", instg_0093): ``$CONDA_PREFIX/Ascend`` is a root like /usr/local/Ascend.
 - nnae (runtime-only package): ``<root>/nnae/{latest/, set_env.sh}``, version in ``ascend_nnae_install.info``
   (CANN 8.0.0 install guide, same "File Paths" page for 800).
 
@@ -383,8 +389,18 @@ def describe(root: Path | str | None = None) -> CannReport:
     return report
 
 
+def pip_roots() -> list[Path]:
+    """``<site-packages>/ascend`` of this interpreter: where ``pip install ascend-cann-toolkit`` puts CANN."""
+    import site
+    import sysconfig
+
+    folders = [sysconfig.get_paths().get("purelib", ""), *getattr(site, "getsitepackages", list)()]
+    return list(dict.fromkeys(Path(f) / "ascend" for f in folders if f))
+
+
 def candidate_roots(environ: Mapping[str, str] | None = None) -> list[Path]:
-    """Install roots to probe: the one a loaded environment points at, /usr/local/Ascend, then ~/Ascend."""
+    """Install roots to probe: the one a loaded environment points at, /usr/local/Ascend, the conda environment's
+    Ascend folder, this interpreter's pip install (``<site-packages>/ascend``), then ~/Ascend."""
     env = os.environ if environ is None else environ
     roots: list[Path] = []
     for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"):
@@ -397,9 +413,31 @@ def candidate_roots(environ: Mapping[str, str] | None = None) -> list[Path]:
         elif home.name == "cann" or home.name.startswith("cann-"):
             roots.append(home.parent)
     roots.append(DEFAULT_ROOT)
+    if env.get("CONDA_PREFIX"):
+        roots.append(Path(env["CONDA_PREFIX"]) / "Ascend")
+    roots += pip_roots()
     if env.get("HOME"):
         roots.append(Path(env["HOME"]) / "Ascend")
     return list(dict.fromkeys(roots))
+
+
+def install_at(home: Path | str) -> Install:
+    """Inspect one CANN folder as a learner names it: ``…/cann``, ``…/cann-8.5.0``, ``…/ascend-toolkit/latest`` or
+    ``…/ascend-toolkit/8.0.0`` (set_env.sh is looked for in the folder, then in its parent)."""
+    home = Path(home)
+    layout = "legacy" if home.parent.name in ("ascend-toolkit", "nnae") else "cann"
+    kind = "nnae" if home.parent.name == "nnae" else "toolkit"
+    info = "ascend_nnae_install.info" if kind == "nnae" else "ascend_toolkit_install.info"
+    hint = home.name.removeprefix("cann-") if home.name.startswith("cann-") else (
+        Path(_readlink(home)).name.removeprefix("cann-") if home.is_symlink() else home.name)
+    return _inspect(Install(kind, layout, home), [home / "set_env.sh", home.parent / "set_env.sh"], info, hint)
+
+
+def loaded_install(environ: Mapping[str, str] | None = None) -> Install | None:
+    """The CANN whose set_env.sh this environment has sourced (ASCEND_HOME_PATH, else ASCEND_TOOLKIT_HOME), or None."""
+    env = os.environ if environ is None else environ
+    value = env.get("ASCEND_HOME_PATH") or env.get("ASCEND_TOOLKIT_HOME")
+    return install_at(value) if value else None
 
 
 def locate(environ: Mapping[str, str] | None = None) -> CannReport | None:

@@ -343,11 +343,14 @@ def cann_for_mindspore(ms_version: str) -> list[dict]:
     """CANN versions paired with a MindSpore version across the MindSpore tables (exact match, else same x.y series).
 
     Each result names its table, its source, ``match`` ("exact" or "series") and whether it is ``uncertain``.
-    An empty list means no pairing was found (MindSpore 2.8.x and 2.10.x have none in the sources).
+    An empty list means no pairing was found (MindSpore 2.8.x has none in the sources). For 2.10.0 the pairing comes
+    from the wheel's own check (``mindspore_cann_check``, see ``npulab.env.mindspore_cann``) and the MindSpore
+    Transformers 2.0.0 image (``mindformers_releases``).
     """
     v = parse_version(ms_version)
     found: list[dict] = []
-    for name in ("mindspore_install", "mindspore_mindformers", "mindspore_third_party"):
+    for name in ("mindspore_cann_check", "mindformers_releases", "mindspore_install", "mindspore_mindformers",
+                 "mindspore_third_party"):
         for row in table(name):
             for listed in row["mindspore"]:
                 lv = parse_version(listed)

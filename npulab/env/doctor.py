@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
-from npulab.env import cann_install
+from npulab.env import cann_install, triton_ascend
 from npulab.env.check import MARKS, Check, metadata_version
 from npulab.env.compatibility import (
     cann_for_mindspore,
@@ -36,7 +36,7 @@ EXPLAIN_HINT = "程序已经报错？把日志交给 `python -m npulab explain �
 CPU_MODE = "课程将以 CPU 模式运行"
 CHECK_IDS = (
     "python", "numpy", "torch", "mindspore", "cann_install", "cann_env", "driver", "device_nodes", "npu_smi",
-    "visible_devices", "torch_npu", "version_alignment", "cann_python_deps", "chip",
+    "visible_devices", "torch_npu", "triton", "version_alignment", "cann_python_deps", "chip",
 )
 
 # Python packages CANN's graph engine and operator compiler (TBE) import at initialisation. REQUIRED follows the
@@ -145,7 +145,8 @@ def _check_mindspore(ctx: _Context) -> Check:
         return Check("mindspore", "warn", "未安装 MindSpore：MindSpore 章节将无法运行。", "pip install -r requirements.txt")
     pairing = cann_for_mindspore(ms) if try_parse(ms) else []
     if pairing:
-        text = "；".join(f"CANN {r['cann']}" + ("（待确认）" if r["uncertain"] else "") for r in pairing[:3])
+        lines = dict.fromkeys(f"CANN {r['cann']}" + ("（待确认）" if r["uncertain"] else "") for r in pairing)
+        text = "；".join(list(lines)[:3])  # several tables may name the same CANN: each once
         return Check("mindspore", "ok", f"MindSpore {ms}；在昇腾上对应 {text}")
     return Check("mindspore", "ok", f"MindSpore {ms}（CPU 可用；它在昇腾上的官方 CANN 配套未找到，见 compatibility.yaml）")
 
@@ -190,9 +191,14 @@ def _check_cann_env(ctx: _Context) -> Check:
         return Check("cann_env", "fail",
                      f"{head}（{detail}）。这样 import torch_npu 会报 libhccl.so / libascendcl.so 找不到。", fix)
     if inst is not None and not status.points_to(inst):
-        return Check("cann_env", "warn", f"已加载的 CANN 环境指向 {status.home}，与找到的安装 {inst.path} 不是同一个。",
+        loaded = cann_install.loaded_install(ctx.environ)
+        version = f"（CANN {loaded.version}）" if loaded and loaded.version else ""
+        return Check("cann_env", "warn", f"已加载的 CANN 环境指向 {status.home}{version}，与找到的安装 {inst.path} 不是同一个"
+                                         "（两套 CANN 并存时这可能正是你要的：doctor --stack 核对它是否是栈要的那一套）。",
                      f"确认要用哪一套 CANN；要用找到的这一套：{source}")
-    return Check("cann_env", "ok", f"CANN 环境已加载（ASCEND_HOME_PATH={status.variables['ASCEND_HOME_PATH'] or status.home}）")
+    loaded = cann_install.loaded_install(ctx.environ)
+    version = f"CANN {loaded.version}" if loaded and loaded.version else "版本未知"
+    return Check("cann_env", "ok", f"本进程加载的是 {version}（ASCEND_HOME_PATH={status.variables['ASCEND_HOME_PATH'] or status.home}）")
 
 
 def _check_driver(ctx: _Context) -> Check:
@@ -345,6 +351,23 @@ def _check_torch_npu(ctx: _Context) -> Check:
     return Check("torch_npu", "ok", f"torch_npu {version} 导入成功，可见 {result.get('count')} 个 NPU。")
 
 
+def _check_triton(ctx: _Context, probe: Callable[[], triton_ascend.TritonAscendStatus] | None = None) -> Check:
+    """torch_npu next to community Triton without Triton-Ascend: torch.compile's inductor fails at the first step."""
+    if ctx.dist_version("torch-npu") is None:
+        return Check("triton", "skip", "未安装 torch_npu：不检查 Triton（CPU 课程环境里的社区版 triton 供第 06 章第 2 节的解释器用）。")
+    status = (probe or triton_ascend.probe)()
+    if status.importable:
+        return Check("triton", "ok", f"{status.describe()}：torch.compile 的 inductor 可以在 NPU 上生成融合算子。")
+    if not status.has_triton:
+        return Check("triton", "ok", "没有 triton 包：torch_npu 的 inductor 不走 Triton 代码生成；"
+                                     "torch.compile 请用 aot_eager 或 npugraphs（npulab.bench.compile.choose_backend 会选）。")
+    return Check("triton", "warn",
+                 f"torch_npu 旁边{status.describe()}。torch_npu 看到任何 triton 就让 inductor 生成 Triton-Ascend 代码，"
+                 "torch.compile(backend=\"inductor\") 第一步就会报 No module named 'triton.language.extra.ascend'。",
+                 "在这个环境里 pip uninstall -y triton（课程的 scripts/python_packages.sh 在装 requirements-npu.txt 后会自动做）；"
+                 "要 inductor 就换到装有配套 Triton-Ascend 的环境（python -m npulab doctor --stack triton-ascend）。")
+
+
 def _check_alignment(ctx: _Context) -> Check:
     torch, torch_npu = ctx.dist_version("torch"), ctx.dist_version("torch-npu")
     cann = ctx.install.version if ctx.install else None
@@ -407,7 +430,8 @@ _CHECKS: tuple[tuple[str, Callable[[_Context], Check]], ...] = (
     ("python", _check_python), ("numpy", _check_numpy), ("torch", _check_torch), ("mindspore", _check_mindspore),
     ("cann_install", _check_cann_install), ("cann_env", _check_cann_env), ("driver", _check_driver),
     ("device_nodes", _check_device_nodes), ("npu_smi", _check_npu_smi), ("visible_devices", _check_visible),
-    ("torch_npu", _check_torch_npu), ("version_alignment", _check_alignment), ("cann_python_deps", _check_cann_deps),
+    ("torch_npu", _check_torch_npu), ("triton", _check_triton), ("version_alignment", _check_alignment),
+    ("cann_python_deps", _check_cann_deps),
     ("chip", _check_chip),
 )
 
@@ -483,6 +507,53 @@ def build_parser(subparsers, name: str) -> None:
     parser.set_defaults(run=run)
 
 
+def loaded_cann_check(stack: str, environ: Mapping[str, str] | None = None) -> Check:
+    """Which CANN this process (a Jupyter kernel, a shell) has loaded, against the CANN that ``stack`` needs."""
+    from npulab.env import stack_check
+
+    wanted = stack_check.stacks()[stack].get("cann")
+    loaded = cann_install.loaded_install(environ)
+    if loaded is None:
+        return Check("loaded_cann", "skip", "本进程没有加载 CANN 环境（没有 source 过 set_env.sh）。",
+                     f"启动内核或 Python 前 source 该栈的 CANN 的 set_env.sh（要求 {wanted}）" if wanted else "")
+    where = f"ASCEND_HOME_PATH={loaded.path}"
+    if not wanted:
+        return Check("loaded_cann", "ok", f"本进程加载的是 CANN {loaded.version or '版本未知'}（{where}）；{stack} 没有写 CANN 要求。")
+    if loaded.version is None:
+        return Check("loaded_cann", "warn", f"本进程加载的 CANN 读不出版本（{where}；{'；'.join(loaded.problems)}）。",
+                     f"{stack} 要求 CANN {wanted}：核对 {loaded.path} 下的版本文件。")
+    row = next(c for c in stack_check.check_stack(stack, versions=lambda name: None, cann=loaded.version)
+               if c.id == "CANN")
+    if row.status == "ok":
+        return Check("loaded_cann", "ok", f"本进程加载的是 CANN {loaded.version}（{where}），符合 {stack} 的要求 {wanted}。")
+    return Check("loaded_cann", "fail", f"本进程加载的是 CANN {loaded.version}（{where}），{stack} 要求 {wanted}。",
+                 f"换用这个栈自己的内核（python -m npulab kernelspec --stack {stack} --cann <CANN {wanted} 的目录> "
+                 f"--venv <该栈的 venv>），或在新 shell 里 source 那套 CANN 的 set_env.sh 后再启动。")
+
+
+def _run_stack(stack: str, root: str | None, as_json: bool) -> int:
+    """``doctor --stack``: the stack-check table, then which CANN this process has loaded against the stack's."""
+    import contextlib
+    import io
+
+    from npulab.env import stack_check
+
+    if not as_json:
+        code = stack_check.run(stack, root, False)
+        check = loaded_cann_check(stack)
+        print(f"{MARKS[check.status]} 本进程加载的 CANN：{check.message}" + (f"\n  修复：{check.fix}" if check.fix and
+                                                                        check.status in ("warn", "fail") else ""))
+        return EXIT_FAIL if check.status == "fail" else code
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = stack_check.run(stack, root, True)
+    document = json.loads(buffer.getvalue())
+    check = loaded_cann_check(stack)
+    document["loaded_cann"] = check.as_dict()
+    print(json.dumps(document, ensure_ascii=False, indent=2))
+    return EXIT_FAIL if check.status == "fail" else code
+
+
 def run(args) -> int:
     """Run the doctor for parsed arguments; print a report or JSON; return 0, 1 or 2."""
     root = getattr(args, "ascend_root", None)
@@ -493,9 +564,7 @@ def run(args) -> int:
         if not path.is_dir():
             raise UsageError(f"--ascend-root 应当是目录：{root}")
     if getattr(args, "stack", None):
-        from npulab.env import stack_check
-
-        return stack_check.run(args.stack, root, args.json)
+        return _run_stack(args.stack, root, args.json)
     checks = diagnose(root, probe_timeout=getattr(args, "probe_timeout", 30.0))
     if args.json:
         print(json.dumps({"checks": [c.as_dict() for c in checks]}, ensure_ascii=False, indent=2))

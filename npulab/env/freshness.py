@@ -1,7 +1,10 @@
 """``python -m npulab freshness [--json]``: is the course behind PyPI? For every package the course pins or names
 (requirements files, npulab/data/stacks.yaml, the flag table's sources, the torch-npu / MindSpore rows of
 compatibility.yaml) it asks PyPI's JSON API for the newest final release and compares it with the newest version the
-course's data knows. Exit 0: nothing newer; 1: the course is behind; 2: PyPI unreachable or bad usage.
+course's data knows. Per stack it compares each pinned package with PyPI's newest final release (a newer release
+candidate is shown, labelled, but is not "behind"), and what a stack takes from another index (the Ascend pip mirror:
+``outside_pypi`` entries with an ``index``) with that index's page. Exit 0: nothing newer; 1: the course is behind;
+2: PyPI unreachable or bad usage.
 
 Network: only this tool (and scripts/extract_cli_flags.py) talks to PyPI; ``.ci/run`` never runs it — a weekly
 GitHub Actions workflow does (.github/workflows/freshness.yml). ``--index-url`` / ``$NPULAB_PYPI_URL`` point it at
@@ -18,7 +21,7 @@ import sys
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 from npulab.core.display import Table
 from npulab.core.paths import DATA_DIR, REPO_ROOT, load_yaml
-from npulab.env import pypi
+from npulab.env import pypi, stacks
 
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([\w.+!-]+)", re.MULTILINE)
 
@@ -46,10 +49,12 @@ def known_versions() -> dict[str, dict]:
             continue
         for name, version in _PIN.findall(text):
             _add(known, name, version, req)
-    for stack_name, stack in load_yaml(DATA_DIR / "stacks.yaml")["stacks"].items():
+    for stack_name, stack in stacks.load().items():
+        outside = {stacks.canonical(e["name"]) for e in stack.get("outside_pypi", [])}
         for name, spec in stack["packages"].items():
-            match = re.search(r"(?:==|>=)\s*([\w.+!-]+)", spec or "")
-            _add(known, name, match.group(1) if match else None, f"stacks.yaml:{stack_name}")
+            if stacks.canonical(name) in outside:
+                continue  # not a PyPI version (e.g. triton-ascend 3.2.2 from the Ascend mirror): stack_report checks it
+            _add(known, name, _stack_version(spec), f"stacks.yaml:{stack_name}")
     flags = json.loads((DATA_DIR / "cli_flags.json").read_text(encoding="utf-8"))["tools"]
     for tool, entry in flags.items():
         _add(known, entry["package"], entry["version"], f"cli_flags.json:{tool}")
@@ -62,6 +67,80 @@ def known_versions() -> dict[str, dict]:
             for version in row["mindspore"]:
                 _add(known, "mindspore", version, f"compatibility.yaml:{table}")
     return known
+
+
+def _stack_version(spec: str | None) -> str | None:
+    match = re.search(r"(?:==|>=)\s*([\w.+!-]+)", spec or "")
+    return match.group(1) if match else None
+
+
+# the package whose release a stack follows (default: the package named like the stack); the stack's other pins go
+# with it (vllm-ascend's torch), so a newer release of those is shown as "held", not as the course being behind
+LEADS = {"course": "torch-npu"}
+
+
+def _accepts(spec: str, version: str) -> bool:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return SpecifierSet(spec).contains(Version(version), prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        return False
+
+
+def _newer(a: str, b: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(a) > Version(b)
+    except InvalidVersion:
+        return pypi.version_key(a) > pypi.version_key(b)
+
+
+def stack_report(only: set[str] | None = None) -> list[dict]:
+    """One row per stack and pinned package: the stack's version, PyPI's newest final release (or the named index's
+    newest for what comes from elsewhere), a newer pre-release if any, state. OfflineError propagates for PyPI."""
+    rows, docs = [], {}
+    for stack_name, stack in stacks.load().items():
+        elsewhere = {stacks.canonical(e["name"]): e for e in stack.get("outside_pypi", [])}
+        for package, spec in stack["packages"].items():
+            mine = _stack_version(spec)
+            key = stacks.canonical(package)
+            if not mine or (only and key not in only):
+                continue
+            row = {"stack": stack_name, "package": key, "known": mine, "newest": None, "prerelease": None,
+                   "index": pypi.index_url()}
+            entry = elsewhere.get(key)
+            if entry is not None:
+                if not entry.get("index"):
+                    continue
+                row["index"] = os.environ.get("NPULAB_OUTSIDE_INDEX", entry["index"])  # tests: a stand-in
+                try:
+                    offered = pypi.simple_index_versions(row["index"], package)
+                except (pypi.OfflineError, pypi.NotOnIndex) as err:
+                    rows.append({**row, "state": "unreachable", "error": str(err)})
+                    continue
+                finals = [v for v in offered if pypi.is_final(v)]
+                row["newest"] = finals[-1] if finals else None
+            else:
+                if key not in docs:
+                    try:
+                        docs[key] = pypi.project(package)
+                    except pypi.NotOnIndex:
+                        docs[key] = None
+                if docs[key] is None:
+                    rows.append({**row, "state": "absent"})
+                    continue
+                row["newest"] = pypi.newest_release(docs[key])
+                pre = pypi.newest_prerelease(docs[key])
+                if pre and _newer(pre, row["newest"] or "0"):  # 3.2.0rc4 is older than 3.2.0
+                    row["prerelease"] = pre
+            behind = bool(row["newest"]) and pypi.version_key(row["newest"]) > pypi.version_key(mine) \
+                and not _accepts(spec, row["newest"])  # 0.23.0.post1 is not "behind" a stack that accepts it
+            lead = key in (stacks.canonical(stack_name), LEADS.get(stack_name))
+            rows.append({**row, "state": ("behind" if lead else "held") if behind else "current"})
+    return rows
 
 
 def report(known: dict[str, dict]) -> list[dict]:
@@ -81,7 +160,8 @@ def report(known: dict[str, dict]) -> list[dict]:
     return rows
 
 
-STATE_TEXT = {"current": "最新", "behind": "落后", "absent": "PyPI 上没有"}
+STATE_TEXT = {"current": "最新", "behind": "落后", "absent": "PyPI 上没有", "unreachable": "查不到",
+              "held": "有新版（随栈钉住）"}
 
 
 def build_parser(subparsers, name: str) -> None:
@@ -113,17 +193,28 @@ def run(args) -> int:
         known = {k: v for k, v in known.items() if k in {p.lower().replace('_', '-') for p in args.package}}
     try:
         rows = report(known)
+        stack_rows = stack_report(set(known) if args.package else None)
     except pypi.OfflineError as err:
         print(f"错误：无法查询 PyPI（{err}）。freshness 需要联网；离线时无法判断课程是否落后，请联网后重试，"
               f"或用 --index-url 指向可达的镜像。", file=sys.stderr)
         return EXIT_USAGE
     behind = [r for r in rows if r["state"] == "behind"]
+    stacks_behind = [r for r in stack_rows if r["state"] == "behind"]
     if args.json:
-        print(json.dumps({"index": pypi.index_url(), "packages": rows, "behind": len(behind)}, ensure_ascii=False, indent=2))
+        print(json.dumps({"index": pypi.index_url(), "packages": rows, "behind": len(behind), "stacks": stack_rows,
+                          "stacks_behind": len(stacks_behind)}, ensure_ascii=False, indent=2))
     else:
         print(Table(["包", "课程知道的最新版本", "PyPI 最新正式版", "状态", "出处"],
                     [[r["package"], r["known"], r["newest"], STATE_TEXT[r["state"]], r["where"]] for r in rows],
                     f"课程数据与 PyPI（{pypi.index_url()}）的对照", code_columns=[0]).text())
         print(f"{len(behind)} 个包有课程数据尚未收录的新版本：" + "、".join(f"{r['package']} {r['newest']}" for r in behind)
               if behind else "课程数据与 PyPI 一致：没有更新的正式版。")
-    return EXIT_FAIL if behind else EXIT_OK
+        if stack_rows:
+            print(Table(["栈", "包", "栈钉的版本", "最新正式版", "更新的候选版（不算落后）", "状态", "索引"],
+                        [[r["stack"], r["package"], r["known"], r["newest"], r["prerelease"] or "",
+                          STATE_TEXT[r["state"]], r["index"]] for r in stack_rows],
+                        "各软件栈（npulab/data/stacks.yaml）与索引的对照", code_columns=[1]).text())
+            print(f"{len(stacks_behind)} 个栈内的包有更新的正式版：" + "、".join(
+                f"{r['stack']}:{r['package']} {r['known']} → {r['newest']}" for r in stacks_behind)
+                  if stacks_behind else "各栈钉的版本都是索引上最新的正式版。")
+    return EXIT_FAIL if behind or stacks_behind else EXIT_OK

@@ -76,6 +76,21 @@ def newest_release(doc: dict) -> str | None:
     return max(versions, key=version_key)
 
 
+def newest_prerelease(doc: dict) -> str | None:
+    """The newest pre-release (rc, beta …) of a project document, or None."""
+    versions = [v for v, files in doc.get("releases", {}).items() if not is_final(v) and files]
+    return max(versions, key=version_key) if versions else None
+
+
+def simple_index_versions(index: str, name: str) -> list[str]:
+    """Versions a PEP 503 simple index (e.g. the Ascend pip mirror) offers for ``name``, read from its file names."""
+    with _open(f"{index.rstrip('/')}/{name}/") as response:
+        page = response.read().decode("utf-8", "replace")
+    stem = "[-_.]".join(re.escape(part) for part in re.split(r"[-_.]+", name))
+    found = re.findall(rf"(?i)\b{stem}-(\d[\w.!+]*?)(?:-|\.tar\.gz|\.zip)", page)
+    return sorted(set(found), key=version_key)
+
+
 def version_key(version: str) -> tuple:
     """A sort key for dotted versions: ``2.10.0.post4`` > ``2.10.0`` < ``2.11.0``."""
     parts: list[tuple[int, int | str]] = []

@@ -9,20 +9,18 @@ from collections.abc import Callable
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.core.cli import EXIT_FAIL, EXIT_OK
 from npulab.core.display import Table
-from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env import cann_install
+from npulab.env import stacks as stack_data
 from npulab.env.check import MARKS, Check, metadata_version
 from npulab.env.compatibility import cann_base
 from npulab.env.pypi import version_key
 
-STACKS = DATA_DIR / "stacks.yaml"
-
 
 def stacks() -> dict:
-    """The stacks of npulab/data/stacks.yaml by name."""
-    return load_yaml(STACKS)["stacks"]
+    """The stacks of npulab/data/stacks.yaml by name (npulab.env.stacks reads them)."""
+    return stack_data.load()
 
 
 def _satisfies(version: str, spec: str) -> bool | None:
@@ -43,18 +41,16 @@ def _cann_ok(installed: str, spec: str) -> bool:
 def check_stack(name: str, versions: Callable[[str], str | None] = metadata_version, cann: str | None = None,
                 python: str | None = None) -> list[Check]:
     """One Check per requirement of stack ``name``; UsageError for an unknown stack."""
-    known = stacks()
-    if name not in known:
-        raise UsageError(f"没有名为 {name!r} 的软件栈；可选：{'、'.join(known)}（npulab/data/stacks.yaml）。")
-    stack = known[name]
+    stack = stack_data.get(name)
     checks = []
+    elsewhere = {stack_data.canonical(e["name"]): e["where"] for e in stack.get("outside_pypi", [])}
     for package, spec in stack["packages"].items():
         if spec is None:
             continue
         installed = versions(package)
         if installed is None:
-            checks.append(Check(package, "fail", f"未安装（{name} 要求 {spec}）",
-                                f"pip install \"{package}{spec}\"（装进下方“环境”一行所说的环境）"))
+            how = elsewhere.get(stack_data.canonical(package)) or f"pip install \"{package}{spec}\""
+            checks.append(Check(package, "fail", f"未安装（{name} 要求 {spec}）", f"{how}（装进下方“环境”一行所说的环境）"))
             continue
         ok = _satisfies(installed, spec)
         status = "ok" if ok else "warn" if ok is None else "fail"
@@ -92,10 +88,14 @@ def run(name: str, ascend_root: str | None = None, as_json: bool = False) -> int
     checks = check_stack(name, cann=cann, python=platform.python_version())
     stack = stacks()[name]
     if as_json:
-        print(json.dumps({"stack": name, "environment": stack["environment"], "sources": stack["sources"],
+        print(json.dumps({"stack": name, "environment": stack["environment"], "install": stack["install"],
+                          "outside_pypi": stack.get("outside_pypi", []), "sources": stack["sources"],
                           "checks": [c.as_dict() for c in checks]}, ensure_ascii=False, indent=2))
     else:
         print(Table(["", "项目", "当前 → 要求", "修复"], [[MARKS[c.status], c.id, c.message, c.fix] for c in checks],
-                    f"软件栈 {name}：{stack['title']}", notes=[f"环境：{stack['environment']}",
-                                                            *[f"来源：{s}" for s in stack["sources"]]]).text())
+                    f"软件栈 {name}：{stack['title']}",
+                    notes=[f"环境：{stack['environment']}", *[f"安装：{c}" for c in stack["install"]],
+                           *[f"PyPI 之外：{e['name']} {e.get('version') or ''}".rstrip() + f"：{e['where']}"
+                             for e in stack.get("outside_pypi", [])],
+                           *[f"来源：{s}" for s in stack["sources"]]]).text())
     return EXIT_FAIL if any(c.status == "fail" for c in checks) else EXIT_OK

@@ -8,6 +8,9 @@ from those numbers is derived here, by formula, with the inputs shown (``npulab.
 - INT8 peak = the same with the INT8 fractal (K0 = 32: twice the multiply-adds per instruction);
 - for a part with two dies per package (Atlas A3): per-card figure = 2 × the per-die figure.
 
+A part whose only platform file is a pre-release one (the 950: ``preliminary`` in the table) gets no derived peak;
+its vendor-announced figures (``announced``: reported figures with their source) are shown instead.
+
 Without an NPU the course computes for the 910B3 (``DEFAULT``), and says so. ``get_chip`` accepts the table key,
 the SoC name as CANN prints it (``Ascend910B3``), the npu-smi Name (``910B3``) and case or spacing variants.
 
@@ -27,7 +30,7 @@ from typing import TypeVar
 
 from npulab.core.display import Table
 from npulab.core.paths import DATA_DIR, load_yaml
-from npulab.core.provenance import Figure, derive, reported
+from npulab.core.provenance import Figure, derive, figure_entries, reported, reported_source
 
 CHIPS_FILE = DATA_DIR / "chips.yaml"
 T = TypeVar("T")
@@ -62,6 +65,9 @@ class Chip:
     notes: str
     source: str
     raw: dict = field(repr=False, hash=False, compare=False, default_factory=dict)
+    bf16_source: str = ""  # the source key behind ``bf16`` (a document that discriminates, not an inference)
+    preliminary: str = ""  # why the platform-file figures are not the product's (no peak is derived from them)
+    announced: tuple[str, ...] = ()  # reported-figure ids of the vendor's announced figures
 
     # -- stored figures ------------------------------------------------------------------------------------------
     def figure(self, name: str) -> Figure | None:
@@ -88,7 +94,12 @@ class Chip:
 
     # -- derived figures -----------------------------------------------------------------------------------------
     def fp16_peak(self) -> Figure | None:
-        """Dense FP16/BF16 Cube peak (TFLOPS) per die: derived from the platform file, else the vendor's figure."""
+        """Dense FP16/BF16 Cube peak (TFLOPS) per die: derived from the platform file, else the vendor's figure.
+
+        None for a part whose platform file is pre-release (``preliminary``): its figures are not the product's.
+        """
+        if self.preliminary:
+            return None
         cores, edge, mhz = (self.figure(n) for n in ("cube_cores", "cube_mkn", "cube_freq_mhz"))
         if None in (cores, edge, mhz):
             return self.figure("fp16_tflops_vendor") if "fp16_tflops_vendor" in self.raw else None
@@ -99,7 +110,9 @@ class Chip:
                       cube_cores=cores, edge=edge, mhz=mhz)
 
     def int8_peak(self) -> Figure | None:
-        """Dense INT8 Cube peak (TOPS) per die: the FP16 formula with the INT8 fractal edge K0."""
+        """Dense INT8 Cube peak (TOPS) per die: the FP16 formula with the INT8 fractal edge K0 (None if preliminary)."""
+        if self.preliminary:
+            return None
         cores, edge, k0, mhz = (self.figure(n) for n in ("cube_cores", "cube_mkn", "int8_k0", "cube_freq_mhz"))
         if None in (cores, edge, k0, mhz):
             return None
@@ -122,6 +135,10 @@ class Chip:
             return None
         return derive(f"{self.key} 运行时报告的设备内存总量", "total_bytes / 2**30", "GiB", digits=None,
                       note="比平台文件的容量小：驱动与固件保留了一部分", total_bytes=fig)
+
+    def announced_figures(self) -> list[Figure]:
+        """The vendor's announced figures for this part (reported, with their source); [] when there are none."""
+        return [reported(fid) for fid in self.announced]
 
     def derived_figures(self) -> list[Figure]:
         """Every figure the course derives for this chip (peaks, per-card totals, runtime total in GiB)."""
@@ -161,7 +178,8 @@ def chips() -> dict[str, Chip]:
     for key, c in _table()["chips"].items():
         out[str(key)] = Chip(str(key), c["soc_version"], str(c["npu_smi_name"]), c["series"], c["products"],
                              int(c["dies"]), c["architecture"], c["role"], bool(c["training"]), bool(c["bf16"]),
-                             c["dtypes"], tuple(c["programming"]), c.get("notes", ""), c["source"], c["figures"])
+                             c["dtypes"], tuple(c["programming"]), c.get("notes", ""), c["source"], c["figures"],
+                             c.get("bf16_source", ""), c.get("preliminary", ""), tuple(c.get("announced", ())))
     return out
 
 
@@ -205,20 +223,52 @@ def first_applicable(build: Callable[[Chip], T], chip: Chip | str | None, *, fal
         return build(other), other
 
 
+def figure_sources(chip: Chip) -> list[str]:
+    """The source keys behind a chip's stored figures (its own source first, then the others), each once."""
+    keys = [chip.source]
+    for entry in chip.raw.values():
+        if isinstance(entry, dict) and entry.get("published") is not False:
+            key = entry.get("source") or (reported_entry_source(entry["ref"]) if "ref" in entry else None)
+            if key and key not in keys:
+                keys.append(key)
+    return keys
+
+
+def reported_entry_source(figure_id: str) -> str:
+    """The source key of a figure kept in reported_figures.yaml."""
+    return figure_entries()[figure_id]["source"]
+
+
+def source_line(key: str) -> str:
+    """'title（versions）：url' for a source key: where a learner can read the document itself."""
+    src = reported_source(key)
+    return f"{src['title']}（{src['versions']}）：{src['url']}"
+
+
 def comparison_table(keys: list[str] | None = None) -> Table:
-    """One table comparing the parts: SoC name, cores, clock, memory, L2/UB, derived peaks, BF16, use, models."""
+    """One table comparing the parts: SoC name, cores, clock, memory, L2/UB, derived peaks, BF16, use, models.
+
+    The notes name, for each row, the public documents its figures come from (release and URL).
+    """
     rows = []
+    sources: dict[str, list[str]] = {}
     for chip in (chips()[k] for k in (keys or list(chips()))):
+        for key in figure_sources(chip):
+            sources.setdefault(key, []).append(chip.key)
         def val(name, scale=1.0, digits=0, c=chip):
             fig = c.figure(name)
             return None if fig is None else round(fig.value / scale, digits) if digits else int(round(fig.value / scale))
         peak = chip.fp16_peak()
         kind = "" if peak is None else ("推导" if peak.kind.name == "DERIVED" else "标称")
+        shown_peak = ("—（早期平台文件，不推导）" if chip.preliminary else None) if peak is None else f"{peak.value:.1f}（{kind}）"
         rows.append([chip.key, chip.soc_version, chip.npu_smi_name.split("（")[0], chip.dies, val("cube_cores"),
                      val("vector_cores"), val("cube_freq_mhz"), val("memory_gib", digits=2),
                      val("l2_bytes", 2**20), val("ub_bytes", 2**10),
-                     None if peak is None else f"{peak.value:.1f}（{kind}）", "是" if chip.bf16 else "否", chip.role])
+                     shown_peak, "是" if chip.bf16 else "否", chip.role])
     headers = ["芯片", "CANN SoC 名", "npu-smi 名", "die 数", "Cube 核", "Vector 核", "Cube 频率 MHz", "内存 GiB",
                "L2 MiB", "UB KiB", "FP16 峰值 TFLOPS（每 die）", "BF16", "用途"]
     return Table(headers, rows, "昇腾芯片对照（数字来自 npulab/data/chips.yaml；— 表示未公开）", code_columns=[1],
-                 notes=["内存、核数、频率、缓冲：CANN 平台配置文件（910A 除外）；峰值由公式推导，不是实测。"])
+                 notes=["内存、核数、频率、缓冲：CANN 平台配置文件（910A 除外）；峰值由公式推导，不是实测。",
+                        *[f"{c.key}：{c.preliminary}（厂商公布的数字：python -m npulab chips {c.key}）"
+                          for c in (chips()[k] for k in (keys or list(chips()))) if c.preliminary],
+                        *[f"{'、'.join(users)}：{source_line(key)}" for key, users in sources.items()]])

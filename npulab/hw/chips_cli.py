@@ -41,6 +41,8 @@ def chip_json(chip: chip_table.Chip) -> dict:
         "training": chip.training, "bf16": chip.bf16, "dtypes": chip.dtypes, "programming": list(chip.programming),
         "notes": chip.notes, "figures": stored,
         "derived": {f.label: _figure_json(f) for f in chip.derived_figures()},
+        "announced": {f.label: _figure_json(f) for f in chip.announced_figures()},
+        "preliminary": chip.preliminary, "bf16_source": chip_table.reported_source(chip.bf16_source) if chip.bf16_source else None,
     }
 
 
@@ -57,10 +59,16 @@ def chip_detail_table(chip: chip_table.Chip) -> Table:
             rows.append([fig.formatted(), fig.kind.value, meta["what"], fig.origin, fig.note])
     for fig in chip.derived_figures():
         rows.append([fig.formatted(), fig.kind.value, fig.label, fig.origin, fig.note])
+    for fig in chip.announced_figures():
+        rows.append([fig.formatted(), "报告（厂商标称）", fig.label, fig.origin, fig.note])
     title = f"{chip.key}（{chip.soc_version}）：{chip.series}；{chip.role}；{chip.dies} 个 die"
     notes = [f"架构：{chip.architecture}", f"数据类型：{chip.dtypes}", f"编程与部署路径：{'、'.join(chip.programming)}"]
     if chip.notes:
         notes.append(f"说明：{chip.notes}")
+    if chip.preliminary:
+        notes.append(f"没有推导峰值：{chip.preliminary}")
+    if chip.bf16_source:
+        notes.append(f"BF16 {'支持' if chip.bf16 else '不支持'}的依据：{chip_table.source_line(chip.bf16_source)}")
     return Table(["数值", "类型", "含义", "出处 / 公式", "说明"], rows, title, notes=notes)
 
 

@@ -56,6 +56,12 @@ def torch_cuda(name: str) -> CudaName | None:
     return CudaName(key, npu, severity, note)
 
 
+def accelerator_target(name: str) -> str:
+    """' ; 与设备无关的写法：torch.accelerator.X（PyTorch ≥ V）' for a torch.cuda name that has one, else ''."""
+    entry = load().get("accelerator_targets", {}).get(name)
+    return f"；与设备无关的写法：{entry['target']}（PyTorch ≥ {entry['since']}）" if entry else ""
+
+
 def _is_module(key: str) -> bool:
     return key == "torch.cuda" or (key.count(".") == 2 and key.rsplit(".", 1)[1] in symbols.SUBMODULES)
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env import visible_devices
+from npulab.env.hccl import HCCL_FILE, hccl_settings  # noqa: F401  (HCCL_FILE, hccl_settings: this module's API)
 
 BACKENDS = {"npu": "hccl", "cuda": "nccl", "cpu": "gloo"}
-HCCL_FILE = DATA_DIR / "hccl_settings.yaml"
 
 
 def backend_for(kind: str) -> str:
@@ -64,17 +63,6 @@ def rank_layout(nproc: int, environ: Mapping[str, str] | None = None, n_devices:
 def env_rank() -> tuple[int, int, int]:
     """(rank, local_rank, world_size) from the variables torchrun sets (0, 0, 1 when run alone)."""
     return (int(os.environ.get("RANK", 0)), int(os.environ.get("LOCAL_RANK", 0)), int(os.environ.get("WORLD_SIZE", 1)))
-
-
-def _hccl() -> dict:
-    return load_yaml(HCCL_FILE)
-
-
-def hccl_settings() -> list[dict]:
-    """The HCCL settings of the data file, each with its source title and address."""
-    data = _hccl()
-    return [dict(s, source_title=data["sources"][s["source"]]["title"], source_url=data["sources"][s["source"]]["url"])
-            for s in data["settings"]]
 
 
 def hccl_table() -> str:

@@ -8,8 +8,11 @@ log in through the shared-password authenticator; the hub creates their accounts
 ``jupyter-tom``; each kernel reports its account, seat, CANN's variables and the venv first on PATH; Tess is
 refused a seat in Chinese, in the browser page and the API. From Tina's kernel, reading the hub's and the
 proxy's environment, the cookie secret, the database, the passwords, Tom's home and server environment and the
-solutions all fail, no secret is visible in any process she can inspect, she opens only her own stand-in
-NPU, and her terminal runs as ``jupyter-tina``. Then the hub is stopped, the clean-up block removes the accounts, and the test checks that nothing started
+solutions all fail, and so does reading a solution through the checkout's git history (``accounts seal``); no
+secret is visible in any process she can inspect, she opens only her own stand-in NPU, and her terminal runs as
+``jupyter-tina``. While Tom's kernel prints, her kernel connects to every socket his kernels listen on (Unix
+sockets under his home, TCP ports of his uid) and hears nothing, while the same listener hears her own kernel
+(with the default TCP transport it heard Tom's output). The hub serves HTTPS with the README's own certificate. Then the hub is stopped, the clean-up block removes the accounts, and the test checks that nothing started
 is left running and that no account, group or ACL entry is left behind.
 
 Needs root (the hub creates accounts), ``useradd`` and ``workshop/node_modules`` (``make workshop-deps``);
@@ -41,7 +44,7 @@ import websocket
 
 from npulab.core.paths import REPO_ROOT
 from npulab.course.workshop import access, accounts, posix_acl
-from npulab.testing.synthetic_cann import make_synthetic_install
+from npulab.testing.rehearsal import make_rehearsal
 
 # real Unix accounts: never at the same time as the other module that creates them (pytest-xdist --dist loadgroup)
 pytestmark = pytest.mark.xdist_group("unix-accounts")
@@ -50,6 +53,7 @@ README = REPO_ROOT / "workshop" / "README.md"
 CHP = REPO_ROOT / "workshop" / "node_modules" / ".bin" / "configurable-http-proxy"
 VENV = Path(sys.prefix)
 ROSTER = ["Tina", "tom", "tess"]  # two NPUs, one seat each: Tess is beyond capacity
+SOLUTION = "notebooks/solutions/03_pytorch_lab_solution.ipynb"  # committed: what git would give away
 BUDGET_S = 240  # the whole scenario; the timeline it prints says where the time goes (load matters: see README)
 
 
@@ -108,7 +112,7 @@ def _wait_for(check, deadline: Deadline, interval: float = 0.2):
         deadline.left()
         try:
             value = check()
-        except requests.ConnectionError:
+        except (requests.ConnectionError, OSError):  # not listening yet; OSError: its certificate not written yet
             value = None
         if value:
             return value
@@ -136,7 +140,8 @@ def _login(base: str, user: str, password: str) -> requests.Session:
     s.get(f"{base}/hub/login", timeout=10)
     r = s.post(f"{base}/hub/login", data={"username": user, "password": password, "_xsrf": s.cookies.get("_xsrf")},
                allow_redirects=False, timeout=10)
-    s.login_status = r.status_code
+    s.login_status, s.landing = r.status_code, r.headers.get("Location", "")
+    s.login_page = r.content.decode("utf-8")  # <meta charset="utf-8">; the header names no charset
     return s
 
 
@@ -147,14 +152,19 @@ def _token(s: requests.Session, base: str, user: str) -> str:
     return r.json()["token"]
 
 
-def _execute(base: str, user: str, token: str, code: str, deadline: Deadline) -> dict:
-    """Start a kernel in ``user``'s server, run ``code`` over the kernel websocket, return its last line as JSON."""
+def _websocket(base: str, path: str, token: str, deadline: Deadline):
+    """A websocket to the hub over TLS, trusting the hub's own certificate (as requests does: REQUESTS_CA_BUNDLE)."""
+    return websocket.create_connection(base.replace("https://", "wss://") + path, header=[f"Authorization: token {token}"],
+                                       timeout=deadline.left(), sslopt={"ca_certs": os.environ["REQUESTS_CA_BUNDLE"]})
+
+
+def _send(base: str, user: str, token: str, code: str, deadline: Deadline):
+    """Start a kernel in ``user``'s server and send it ``code`` over the kernel websocket; (websocket, message id)."""
     auth = {"Authorization": f"token {token}"}
     r = requests.post(f"{base}/user/{user}/api/kernels", headers=auth, json={"name": "python3"}, timeout=30)
     r.raise_for_status()
     kernel = r.json()["id"]
-    ws_url = base.replace("http://", "ws://") + f"/user/{user}/api/kernels/{kernel}/channels"
-    ws = websocket.create_connection(ws_url, header=[f"Authorization: token {token}"], timeout=deadline.left())
+    ws = _websocket(base, f"/user/{user}/api/kernels/{kernel}/channels", token, deadline)
     msg_id = uuid.uuid4().hex
     ws.send(json.dumps({
         "header": {"msg_id": msg_id, "username": user, "session": uuid.uuid4().hex, "msg_type": "execute_request",
@@ -163,6 +173,12 @@ def _execute(base: str, user: str, token: str, code: str, deadline: Deadline) ->
         "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
                     "allow_stdin": False, "stop_on_error": True},
     }))
+    return ws, msg_id
+
+
+def _execute(base: str, user: str, token: str, code: str, deadline: Deadline) -> dict:
+    """Start a kernel in ``user``'s server, run ``code`` over the kernel websocket, return its last line as JSON."""
+    ws, msg_id = _send(base, user, token, code, deadline)
     out, errors = [], []
     try:
         while True:
@@ -189,8 +205,7 @@ def _terminal_user(base: str, user: str, token: str, deadline: Deadline) -> str:
     r = requests.post(f"{base}/user/{user}/api/terminals", headers=auth, timeout=30)
     r.raise_for_status()
     name = r.json()["name"]
-    ws = websocket.create_connection(base.replace("http://", "ws://") + f"/user/{user}/terminals/websocket/{name}",
-                                     header=[f"Authorization: token {token}"], timeout=deadline.left())
+    ws = _websocket(base, f"/user/{user}/terminals/websocket/{name}", token, deadline)
     seen = ""
     try:
         ws.send(json.dumps(["stdin", "echo WHO=$(id -un)=\r"]))
@@ -219,6 +234,9 @@ def attempt(path, write=False):
         return "ok"
     except OSError as err:
         return type(err).__name__
+import subprocess
+shown = subprocess.run(["git", "-c", "safe.directory=*", "-C", probe["repo"], "show", "HEAD:" + probe["solution"]],
+                       capture_output=True, text=True)  # the solutions through the checkout's git history
 visible = []  # secrets found in any /proc/<pid>/environ or cmdline this account can read
 for pid in filter(str.isdigit, os.listdir("/proc")):
     for part in ("environ", "cmdline"):
@@ -240,9 +258,60 @@ print(json.dumps({{
     "lab_locale": json.loads((home / ".jupyter/lab/user-settings/@jupyterlab/translation-extension/plugin.jupyterlab-settings").read_text())["locale"],
     "reach": {{name: attempt(path) for name, path in probe["forbidden"].items()}},
     "devices": {{name: attempt(path, write=True) for name, path in probe["devices"].items()}},
-    "secrets_visible": visible, "pid": os.getpid(),
+    "secrets_visible": visible, "pid": os.getpid(), "git_solution": shown.returncode == 0 and bool(shown.stdout),
 }}))
 """
+
+
+# Run in one participant's kernel while another's kernel prints: connect to every socket the other account's kernels
+# listen on (Unix sockets under their home, TCP ports their uid listens on) and listen for IOPub messages. The same
+# listener on this kernel's own IOPub socket must hear this kernel's output: the attack itself works.
+ATTACK = """
+import json, pwd, socket, time, zmq
+from ipykernel import get_connection_file
+other = pwd.getpwnam({account!r})
+unix_paths = sorted({{line.split()[-1] for line in open("/proc/net/unix").read().splitlines()[1:]
+                     if len(line.split()) >= 8 and line.split()[-1].startswith(other.pw_dir + "/")}})
+def unix_connect(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+        return "connected"
+    except OSError as err:
+        return type(err).__name__
+    finally:
+        s.close()
+tcp_ports = sorted({{int(f[1].rsplit(":", 1)[1], 16) for table in ("/proc/net/tcp", "/proc/net/tcp6")
+                    for f in (line.split() for line in open(table).read().splitlines()[1:])
+                    if f[3] == "0A" and int(f[7]) == other.pw_uid}})
+ctx = zmq.Context()
+def listener(address):
+    sub = ctx.socket(zmq.SUB)
+    sub.setsockopt(zmq.SUBSCRIBE, b"")
+    sub.setsockopt(zmq.LINGER, 0)
+    sub.connect(address)
+    return sub
+def heard(subs, seconds, talk=None):
+    poller, got, end, next_talk = zmq.Poller(), 0, time.time() + seconds, 0.0
+    for sub in subs:
+        poller.register(sub, zmq.POLLIN)
+    while time.time() < end:
+        if talk and time.time() >= next_talk:
+            talk()
+            next_talk = time.time() + 0.2
+        for sub, _ in poller.poll(100):
+            sub.recv_multipart()
+            got += 1
+    return got
+stolen = heard([listener(f"tcp://127.0.0.1:{{p}}") for p in tcp_ports] + [listener("ipc://" + p) for p in unix_paths], 4)
+own = json.load(open(get_connection_file()))
+own_address = (f"ipc://{{own['ip']}}-{{own['iopub_port']}}" if own["transport"] == "ipc"
+               else f"tcp://{{own['ip']}}:{{own['iopub_port']}}")
+own_heard = heard([listener(own_address)], 3, talk=lambda: print("self-check", flush=True))
+print(json.dumps({{"unix": {{p: unix_connect(p) for p in unix_paths}}, "tcp_ports": tcp_ports, "stolen": stolen,
+                  "own_transport": own["transport"], "own_heard": own_heard}}))
+"""
+CHATTER = "import time\nfor i in range(100):\n    print('private output', i, flush=True)\n    time.sleep(0.1)\n"
 
 
 def _acl_snapshot() -> dict[str, list]:
@@ -250,7 +319,7 @@ def _acl_snapshot() -> dict[str, list]:
 
 
 @pytest.fixture
-def live_hub(tmp_path):
+def live_hub(tmp_path, monkeypatch):
     _require(os.geteuid() == 0, "the workshop hub runs as root (it creates one Unix account per participant)")
     _require(shutil.which("useradd") is not None, "useradd is missing (package passwd)")
     _require((VENV / "bin" / "jupyterhub").exists(), f"jupyterhub is not installed in {VENV}")
@@ -260,25 +329,24 @@ def live_hub(tmp_path):
                     "every workshop account at the end, so it does not run here")
     acl_before = _acl_snapshot()
     base = Path(tempfile.mkdtemp(prefix="npulab-live-hub-"))
-    base.chmod(0o755)  # readable by the accounts, like /srv: what protects the state is the hub's own 0700
-    root = make_synthetic_install(base / "Ascend")
+    # the documented rehearsal (README): a synthetic CANN and stand-in device nodes, root:root 0660 like the real
+    # ones (root:HwHiAiUser); the folder is readable by the accounts, like /srv: the state is protected by its 0700
+    rehearsal = make_rehearsal(base, [4, 5], layout="legacy", version="8.0.0")
+    root, dev = base / "Ascend", Path(rehearsal["WORKSHOP_DEV_DIR"])
     roster = base / "roster.txt"
     roster.write_text("\n".join(ROSTER) + "\n", encoding="utf-8")
-    dev = base / "dev"  # stand-in device nodes, root:root 0660 like the real ones (root:HwHiAiUser)
-    dev.mkdir()
-    for name in ("davinci4", "davinci5", "davinci_manager", "devmm_svm", "hisi_hdc"):
-        (dev / name).write_bytes(b"\0")
-        (dev / name).chmod(0o660)
     port = _free_port()
     values = {"WORKSHOP_STATE_DIR": str(base / "state"), "WORKSHOP_ROSTER": str(roster), "WORKSHOP_NPUS": "4,5",
               "WORKSHOP_PER_NPU": "1", "WORKSHOP_IP": "127.0.0.1", "WORKSHOP_PORT": str(port),
-              "WORKSHOP_DEVICE_ACCESS": "seat"}
+              "WORKSHOP_DEVICE_ACCESS": "seat", "WORKSHOP_SSL_CERT": str(base / "tls" / "hub.crt"),
+              "WORKSHOP_SSL_KEY": str(base / "tls" / "hub.key")}
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", values["WORKSHOP_SSL_CERT"])  # the README's own certificate is trusted
     start = substitute(readme_block("start"), values)
     assert start[-1].startswith(f"{VENV}/bin/jupyterhub "), "the start block ends by starting the hub"
     script = base / "start.sh"
     script.write_text("\n".join([
         "set -e",
-        f"source {shlex.quote(str(root / 'ascend-toolkit' / 'set_env.sh'))}  # the shell already loaded CANN",
+        f"source {shlex.quote(rehearsal['WORKSHOP_CANN_SET_ENV'])}  # the shell already loaded CANN",
         f"export WORKSHOP_HUB_PORT={_free_port()} WORKSHOP_PROXY_API_PORT={_free_port()} WORKSHOP_DEV_DIR={dev}",
         *start[:-1], "exec " + start[-1], ""]), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ASCEND_", "WORKSHOP_", "NPULAB_SEAT"))}
@@ -293,7 +361,7 @@ def live_hub(tmp_path):
         except psutil.NoSuchProcess:
             pass
 
-    info = {"base": f"http://127.0.0.1:{port}", "hub": hub, "log": base / "hub.log", "state": base / "state",
+    info = {"base": f"https://127.0.0.1:{port}", "hub": hub, "log": base / "hub.log", "state": base / "state",
             "dev": dev, "cann": root, "remember": remember_children, "started": started}
     try:
         yield info
@@ -348,6 +416,8 @@ def test_the_readme_start_gives_each_participant_an_account_a_seat_cann_and_no_s
     marks = {}
     _wait_for(lambda: requests.get(f"{base}/hub/api/", timeout=2).ok, deadline)
     marks["hub up"] = time.monotonic() - t0
+    assert subprocess.run(["git", "-C", str(REPO_ROOT), "show", f"HEAD:{SOLUTION}"], capture_output=True).returncode == 0, \
+        "the checkout's git history holds the solution (so a participant's failure to read it means something)"
     print("hub start-up:", *[line for line in live_hub["log"].read_text(encoding="utf-8").splitlines() if "[工作坊]" in line],
           sep="\n  ")
     state = live_hub["state"]
@@ -355,10 +425,12 @@ def test_the_readme_start_gives_each_participant_an_account_a_seat_cann_and_no_s
     passwords = dict(line.split("=", 1) for line in (state / "passwords").read_text().splitlines() if "=" in line
                      and not line.startswith("#"))
     hub_log = live_hub["log"].read_text(encoding="utf-8")
-    assert f"http://127.0.0.1:{base.rsplit(':', 1)[1]}" in hub_log, "the hub states where participants connect"
+    assert f"https://127.0.0.1:{base.rsplit(':', 1)[1]}" in hub_log, "the hub states where participants connect"
     assert "CANN 环境：在干净的环境（env -i）里读取了" in hub_log and "ASCEND_OPP_PATH" in hub_log
 
-    assert _login(base, "tina", "wrong-password").login_status == 403
+    refused = _login(base, "tina", "wrong-password")
+    assert refused.login_status == 403 and "用户名或密码不对" in refused.login_page  # the workshop's Chinese login page
+    assert "Invalid username" not in refused.login_page
     assert _login(base, "mallory", passwords["participants"]).login_status == 403  # not on the roster
     sessions = {"tina": _login(base, "Tina", passwords["participants"]),  # typed as on the roster: capitalised
                 "tom": _login(base, "tom", passwords["participants"]),
@@ -377,6 +449,7 @@ def test_the_readme_start_gives_each_participant_an_account_a_seat_cann_and_no_s
     page = sessions["tess"].get(f"{base}/hub/spawn/tess", timeout=30)
     shown = re.search(r'<div class="error">(.*?)</div>', page.content.decode("utf-8"), re.S)  # <meta charset="utf-8">
     assert page.status_code == 403 and shown and "已全部分配" in shown.group(1), shown.group(1) if shown else page.text
+    assert "无法继续（403）" in shown.group(1) and "Forbidden" not in shown.group(1), shown.group(1)
     api = requests.post(f"{base}/hub/api/users/tess/server", headers={"Authorization": f"token {tokens['tess']}"},
                         timeout=30)
     assert api.status_code == 403 and "已全部分配" in api.json()["message"]
@@ -408,9 +481,17 @@ def test_the_readme_start_gives_each_participant_an_account_a_seat_cann_and_no_s
                                "database": str(state / "jupyterhub.sqlite"), "passwords": str(state / "passwords"),
                                "state folder": str(state), "other's home": f"/home/jupyter-{other}",
                                "other's server environ": f"/proc/{_server_pid(f'jupyter-{other}', started)}/environ",
-                               "solutions": str(REPO_ROOT / "notebooks" / "solutions")}}
+                               "solutions": str(REPO_ROOT / "notebooks" / "solutions")},
+                 "repo": str(REPO_ROOT), "solution": SOLUTION}
         reports[user] = _execute(base, user, tokens[user], PROBE.format(probe=json.dumps(probe)), deadline)
         marks[f"{user} kernel ran"] = time.monotonic() - t0
+    # Tom's kernel talks while Tina's kernel tries every socket his kernels listen on
+    chatter, _ = _send(base, "tom", tokens["tom"], CHATTER, deadline)
+    try:
+        attack = _execute(base, "tina", tokens["tina"], ATTACK.format(account="jupyter-tom"), deadline)
+    finally:
+        chatter.close()
+    marks["kernel attack ran"] = time.monotonic() - t0
     live_hub["remember"]()
 
     assert _terminal_user(base, "tina", tokens["tina"], deadline) == "jupyter-tina"
@@ -432,12 +513,22 @@ def test_the_readme_start_gives_each_participant_an_account_a_seat_cann_and_no_s
         assert rep["reach"] == dict.fromkeys(rep["reach"], "PermissionError"), rep["reach"]
         assert rep["secrets_visible"] == []
         assert rep["devices"] == {"own": "ok", "other": "PermissionError", "manager": "ok"}, rep["devices"]
+        assert rep["git_solution"] is False, "a participant read a solution through the checkout's git history"
+    # the other participant's kernels: found (their sockets are listed), unreachable, nothing heard; the same
+    # listener heard Tina's own kernel, so the attack would have worked over TCP
+    assert attack["own_transport"] == "ipc" and attack["own_heard"] > 0, attack
+    assert attack["unix"] and set(attack["unix"].values()) == {"PermissionError"}, attack
+    assert attack["stolen"] == 0, attack
     assert reports["tina"]["env"]["NPULAB_SEAT_PORT"] != reports["tom"]["env"]["NPULAB_SEAT_PORT"]
     assert not Path("/home/jupyter-tess").exists(), "no account for a participant without a seat"
 
     # the instructor logs in with the admin password and sees everyone; the participants' password is not enough
     admin = _login(base, "instructor", passwords["instructor"])
-    assert admin.login_status == 302
+    assert admin.login_status == 302 and admin.landing.endswith("/hub/admin"), admin.landing  # not a server of their own
+    own = requests.post(f"{base}/hub/api/users/instructor/server",
+                        headers={"Authorization": f"token {_token(admin, base, 'instructor')}"}, timeout=30)
+    assert own.status_code == 403 and "不占座位" in own.json()["message"], own.text
+    assert not Path("/home/jupyter-instructor").exists(), "no Unix account for the instructor"
     users = requests.get(f"{base}/hub/api/users", headers={"Authorization": f"token {_token(admin, base, 'instructor')}"},
                          timeout=10).json()
     assert {"tina", "tom", "tess", "instructor"} <= {u["name"] for u in users}

@@ -28,6 +28,18 @@ PREFIX = "jupyter-"
 GROUP = "jupyter-workshop"
 MARKER = "npulab workshop participant"
 MAX_NAME = 32  # useradd's limit on Linux
+
+
+def home_base(defaults: Path | str = "/etc/default/useradd") -> Path:
+    """Where ``useradd --create-home`` puts the accounts' homes: HOME= of its defaults file, else /home."""
+    try:
+        for line in Path(defaults).read_text(encoding="utf-8", errors="replace").splitlines():
+            key, sep, value = line.strip().partition("=")
+            if sep and key == "HOME" and value.strip():
+                return Path(value.strip().strip('"'))
+    except OSError:
+        pass
+    return Path("/home")
 _VALID = re.compile(r"[a-z_][a-z0-9_-]*")
 _lock = threading.Lock()
 

@@ -1,4 +1,4 @@
-"""``python -m npulab workshop accounts passwords|allow-python|create|list|remove``: the participants' accounts.
+"""``python -m npulab workshop accounts passwords|certificate|allow-python|seal|create|list|remove``: the participants' accounts.
 
 Reads the same ``WORKSHOP_*`` variables as the hub (``settings.WorkshopSettings``). ``remove`` is the one
 command that undoes a workshop on the server: every account this tool created (with its home and processes),
@@ -11,7 +11,8 @@ import grp
 import os
 
 from npulab.core.cli import UsageError
-from npulab.course.workshop import access, accounts, device_access, hub_secrets
+from npulab.core.paths import REPO_ROOT
+from npulab.course.workshop import access, accounts, device_access, hub_secrets, sealed, tls
 from npulab.course.workshop.settings import WorkshopSettings
 
 
@@ -41,6 +42,22 @@ def _passwords(args) -> int:
     return 0
 
 
+def _certificate(args) -> int:
+    _need_root()
+    settings = _settings()
+    if not (settings.ssl_cert and settings.ssl_key):
+        raise UsageError("先设置 WORKSHOP_SSL_CERT 与 WORKSHOP_SSL_KEY（证书与私钥的路径；hub 读同样的变量）")
+    if settings.ssl_cert.is_file() and settings.ssl_key.is_file():
+        print(f"已有证书 {settings.ssl_cert}（SHA-256 指纹 {tls.fingerprint(settings.ssl_cert)}），不改动")
+        return 0
+    names = [*args.host, *tls.host_names()]
+    digest = tls.make_self_signed(settings.ssl_cert, settings.ssl_key, list(dict.fromkeys(names)), days=args.days)
+    print(f"已生成自签名证书 {settings.ssl_cert}（私钥 {settings.ssl_key}，0600），{args.days} 天有效，"
+          f"适用于：{'、'.join(dict.fromkeys(names))}")
+    print(f"SHA-256 指纹：{digest}\n浏览器第一次会提示证书不受信任：请学员核对这个指纹后再继续")
+    return 0
+
+
 def _allow_python(args) -> int:
     _need_root()
     gid = accounts.ensure_group()
@@ -53,6 +70,18 @@ def _allow_python(args) -> int:
         return 1
     if not changed:
         print(f"课程的 Python 已可被工作坊组（{accounts.GROUP}）使用，无需改动")
+    return 0
+
+
+def _seal(args) -> int:
+    _need_root()
+    for path in sealed.seal(REPO_ROOT):
+        print(f"已关闭 {path}：只有属主可读（学员账号读不到）")
+    left = sealed.unsealed(REPO_ROOT, accounts.ensure_group())
+    if left:
+        print("仍可被学员账号读取：" + "、".join(map(str, left)))
+        return 1
+    print("参考答案、讲师指南、生成的网站与 git 历史：学员账号都读不到")
     return 0
 
 
@@ -105,8 +134,14 @@ def build_parser(parser) -> None:
     inner.required = True
     inner.add_parser("passwords", help="生成（或显示）root 专用的密码文件 $WORKSHOP_STATE_DIR/passwords"
                      ).set_defaults(run=_passwords)
+    cert = inner.add_parser("certificate", help="没有机构的证书时，为 hub 生成自签名 TLS 证书（写到 WORKSHOP_SSL_CERT / _KEY）")
+    cert.add_argument("--host", action="append", default=[], help="学员输入的主机名或 IP（可重复；本机名与 127.0.0.1 总在内）")
+    cert.add_argument("--days", type=int, default=30, help="有效天数（默认 30）")
+    cert.set_defaults(run=_certificate)
     inner.add_parser("allow-python", help="让学员账号能用课程的 venv 及其 Python（只加必要的 ACL）"
                      ).set_defaults(run=_allow_python)
+    inner.add_parser("seal", help="关闭检出目录里只属于讲师的部分：参考答案、讲师指南、_build 与 git 历史"
+                     ).set_defaults(run=_seal)
     inner.add_parser("create", help="按名单预先创建账号 jupyter-<名字>（否则首次登录时创建）").set_defaults(run=_create)
     inner.add_parser("list", help="列出工作坊创建的账号").set_defaults(run=_list)
     rm = inner.add_parser("remove", help="删除所有工作坊账号及其主目录、进程、设备权限和工作坊组")

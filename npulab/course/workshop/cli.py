@@ -49,7 +49,7 @@ def _run_agenda(args) -> int:
                           "assumed": result.assumed, "used_min": result.used_min}, ensure_ascii=False, indent=1))
     else:
         print(result.text().replace("预算 inf 分钟，剩余 inf 分钟", "不限时"))
-    return 0
+    return 1 if result.skipped else 0  # items that did not fit are a problem for whoever scripts the day
 
 
 def _run_times(args) -> int:
@@ -130,7 +130,7 @@ def build_parser(subparsers, name: str) -> None:
     st = inner.add_parser("seats", help="座位表：查看、释放、移动、重置（与 hub 读同一个 seats.json）",
                           description="查看和修改 hub 的座位表（WORKSHOP_STATE_DIR/seats.json）。")
     seat_commands.build_parser(st)
-    ag = inner.add_parser("agenda", help="排课表：整节课连同实验和小测，按先修顺序，含休息，并列出排不下的",
+    ag = inner.add_parser("agenda", help="排课表：整节课连同实验和小测，按先修顺序，含休息，并列出排不下的（有排不下的时退出码为 1）",
                           description="按 course.minutes 与 course.requires 排课表。")
     ag.add_argument("--minutes", type=int, metavar="N", help="总时长（分钟，含休息，不含午休）；不给则排全部内容")
     ag.add_argument("--chapters", metavar="01,03", help="只排这些章（逗号分隔）")

@@ -6,7 +6,9 @@ import shutil
 from pathlib import Path
 
 COURSE_PARTS = ("intro.md", "chapters", "notebooks")  # what a participant gets (npulab comes from the hub's venv)
-WITHHELD = ("solutions",)  # folder names never copied to a participant
+# never copied to a participant: the solutions and the instructor guide (the quizzes are self-tests with their
+# answers on the page by design, notebooks/quizzes.ipynb, so they are copied)
+WITHHELD = ("solutions", "instructor_guide.ipynb")
 
 
 def copy_course(source: Path | str, home: Path | str, folder: str = "course") -> Path | None:

@@ -59,6 +59,13 @@ def current_seat(environ: Mapping[str, str] | None = None) -> Seat | None:
     return Seat(user=user, devices=devices, first_port=first_port)
 
 
+def seat_line(seat: Seat) -> str:
+    """What a participant reads in every lesson's first cell: their seat, their NPU, their ports."""
+    cards = (f"你的 NPU：{'、'.join(map(str, seat.devices))}（已设好 ASCEND_RT_VISIBLE_DEVICES，代码里用 npu:0 即可）"
+             if seat.devices else "这个座位没有 NPU（CPU 座位）")
+    return f"工作坊座位：{seat.user}；{cards}；私有端口 {seat.port(0)}–{seat.port(PORTS_PER_SEAT - 1)}"
+
+
 def workshop_skip(reason: str, environ: Mapping[str, str] | None = None) -> bool:
     """In a workshop, print why a cell is skipped and return True; outside one, return False (run the cell)."""
     seat = current_seat(environ)

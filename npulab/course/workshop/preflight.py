@@ -28,6 +28,7 @@ from pathlib import Path
 
 from npulab.ascend_tools.smi.info import Chip, SmiInfo, parse_info
 from npulab.core.display import Table
+from npulab.course.workshop import accounts
 from npulab.course.workshop.hub_checks import HostCheck, hub_checks
 
 MAX_IDLE_AICORE_PCT = 5
@@ -198,6 +199,33 @@ def disk_check(path: Path | str, seats: int, per_seat_gb: float = DISK_PER_SEAT_
     status = "ok" if free_gb >= need else "fail"
     return HostCheck("disk", status, f"{target} 可用 {free_gb:.1f} GB，{seats} 个座位按每人 {per_seat_gb:g} GB 需要 "
                                      f"{need:.1f} GB")
+
+
+# What one seat needs of the host besides its NPU. Memory: measured peak resident size of a lesson's kernel on CPU
+# (docs/DECISIONS.md, "Workshop sealed"): 3.7 GiB for the MindSpore training lesson 04/02, 0.97 GiB for ResNet-50 AMP
+# 03/02, 0.7 GiB after importing torch, MindSpore and transformers; CPU: the lessons' CPU sizes aim at a minute on a core.
+MEM_PER_SEAT_GB = 4.0
+CORES_PER_SEAT = 1
+
+
+def capacity_check(seats: int, *, cpu_only: bool, cores: int | None = None, memory_gb: float | None = None) -> HostCheck:
+    """CPU cores and memory for ``seats`` participants: short memory fails; in a CPU-only workshop, fewer cores than
+    seats is a warning that every lesson runs that many times slower; with NPUs the host CPU matters less."""
+    import psutil
+
+    cores = (os.cpu_count() or 1) if cores is None else cores
+    memory_gb = psutil.virtual_memory().total / 2**30 if memory_gb is None else memory_gb
+    need_mem, need_cores = seats * MEM_PER_SEAT_GB, seats * CORES_PER_SEAT
+    facts = (f"本机 {cores} 个 CPU 核、{memory_gb:.0f} GiB 内存；{seats} 个座位按每人 {CORES_PER_SEAT} 核、"
+             f"{MEM_PER_SEAT_GB:g} GiB 需要 {need_cores} 核、{need_mem:g} GiB")
+    if memory_gb < need_mem:
+        return HostCheck("capacity", "fail", f"{facts}：内存不够，学员的内核会被系统杀掉。减少座位，或换更大的机器")
+    if cores < need_cores:
+        slower = need_cores / cores
+        return HostCheck("capacity", "warn" if cpu_only or slower > 4 else "ok",
+                         f"{facts}：核数不够，大家同时运行时每节课约慢 {slower:.1f} 倍" +
+                         ("（整场只用 CPU：按这个倍数排议程，或减少座位）" if cpu_only else "（NPU 座位主要用 NPU，主机核数影响较小）"))
+    return HostCheck("capacity", "ok", facts)
 
 
 def notebooks_check(paths: list[Path] | None = None) -> HostCheck:
@@ -371,10 +399,13 @@ def build_parser(parser) -> None:
                      help="名单文件，每行一个用户名（默认取 hub 的 WORKSHOP_ROSTER）")
     who.add_argument("--seats", type=int, metavar="N", help="座位数（没有名单时；默认坐满 NPU 池）")
     parser.add_argument("--smi-file", metavar="FILE", help="读取保存下来的 npu-smi info 输出，而不是现场运行 npu-smi")
-    parser.add_argument("--home-dir", default=env.get("WORKSHOP_STATE_DIR", "workshop-state"), metavar="DIR",
-                        help="学员主目录所在位置（检查剩余磁盘；默认取 WORKSHOP_STATE_DIR）")
+    homes = (Path(env.get("WORKSHOP_STATE_DIR", "workshop-state")) / "homes" if env.get("WORKSHOP_SPAWNER") == "docker"
+             else accounts.home_base())
+    parser.add_argument("--home-dir", default=str(homes), metavar="DIR",
+                        help=f"学员主目录所在位置（检查剩余磁盘；默认 {homes}：账号模式下 useradd 建主目录的地方，"
+                             "容器模式下 $WORKSHOP_STATE_DIR/homes）")
     parser.add_argument("--cpu-only", action="store_true", help="整场工作坊只用 CPU：没有 NPU 和 CANN 不算失败")
-    parser.add_argument("--skip-hub", action="store_true", help="不检查 hub 的前提（代理、端口、账号、TLS、CANN、NPU）")
+    parser.add_argument("--skip-hub", action="store_true", help="不检查 hub 与主机的前提（代理、端口、账号、TLS、CANN、NPU、每个座位的 CPU 与内存）")
     parser.add_argument("--execute", metavar="NOTEBOOK", help="在每个座位的 NPU 上把这个笔记本完整运行一遍")
     parser.add_argument("--skip-doctor", action="store_true", help="不运行环境检查（doctor）")
     parser.add_argument("--json", action="store_true", help="以 JSON 输出")
@@ -399,6 +430,7 @@ def run(args) -> int:
     if not args.skip_hub:
 
         host, cann_env = hub_checks(settings, list(seats) if args.roster else [], smi_file=args.smi_file, cpu_only=args.cpu_only)
+        host.append(capacity_check(len(seats), cpu_only=args.cpu_only))
     host += [] if args.skip_doctor else [doctor_check()]
     host += [disk_check(args.home_dir, len(seats)), notebooks_check()]
     if args.execute:

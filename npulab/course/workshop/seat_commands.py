@@ -8,6 +8,7 @@ moved seat takes effect the next time that participant's server starts (stop it 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from npulab.core.display import Table
@@ -42,6 +43,18 @@ def open_pool(settings: WorkshopSettings) -> SeatPool:
         return SeatPool(settings.npus, settings.per_npu, roster=roster, state_file=settings.seats_file)
     except RosterError as err:
         raise UsageError(str(err)) from None
+
+
+def settings_mismatch(pool: SeatPool) -> list[str]:
+    """Where the seat table contradicts the pool it is read with: seats on NPUs outside it, cards over their share."""
+    from collections import Counter
+
+    per_card = Counter(e.device for e in pool.entries())
+    problems = [f"NPU {d} 上有 {n} 个座位，但它不在 WORKSHOP_NPUS（{','.join(map(str, pool.devices))}）里"
+                for d, n in sorted(per_card.items()) if d not in pool.devices]
+    problems += [f"NPU {d} 上坐了 {n} 人，多于 WORKSHOP_PER_NPU={pool.per_device}"
+                 for d, n in sorted(per_card.items()) if d in pool.devices and n > pool.per_device]
+    return problems
 
 
 def _who(args, pool: SeatPool) -> int:
@@ -80,6 +93,13 @@ def run(args) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     pool = open_pool(settings)
+    mismatch = settings_mismatch(pool)
+    if mismatch:
+        raise UsageError("座位表与当前的 WORKSHOP_* 设置不一致（export 与 hub 启动时相同的变量后再运行）：" + "；".join(mismatch))
+    unset = [k for k in ("WORKSHOP_NPUS", "WORKSHOP_PER_NPU") if not env.get(k)]
+    if unset:
+        print(f"注意：没有设置 {'、'.join(unset)}，容量按默认值计算（{len(pool.devices)} 张 NPU × 每张 {pool.per_device} 人）；"
+              "hub 启动时用了别的值，下面的容量就不准", file=sys.stderr)
     if args.seats_command == "list":
         if args.json:
             print(json.dumps([e.__dict__ | {"port": seat_port(e.index)} for e in pool.entries()], ensure_ascii=False, indent=1))

@@ -7,10 +7,13 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
   torch_npu ``ERR01100``, HCCL ``HcclResult``, DCMI ``-8005``) decoded from data with sources;
 - ``root``    — the root error line (the first error in time, of the most specific kind);
 - ``matcher`` — the catalog's error families (``npulab/data/error_catalog.yaml``, real excerpts as tests);
+- ``rules``   — general rules over the structure of Ascend messages (their own advice, missing modules, libraries
+  and symbols, capability mismatches, communication timeouts, graph capture, resource limits);
 - ``triage``  — the generic finding, due whenever the log shows an Ascend error, recognised or not;
 - ``cli``     — the text report, doctor notes and the command line.
 
-Findings come most likely root cause first; the generic finding (category ``generic_triage``) comes last.
+Findings come most likely root cause first: catalog families, then the rules' own findings (the message's own
+advice first), then the generic finding (category ``generic_triage``).
 Exit codes: 0 nothing found (healthy or unrelated log), 1 problems found, 2 usage error. Example::
 
     >>> report = explain_text("ImportError: libhccl.so: cannot open shared object file: No such file or directory")
@@ -39,6 +42,7 @@ from npulab.env.explain.codes import CodeHit, CodeInfo, CodeScanner, decode
 from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Finding
 from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks
 from npulab.env.explain.root import RootFinder, RootLine
+from npulab.env.explain.rules import RULES, RuleScanner
 from npulab.env.explain.triage import generic_finding, should_report
 
 CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
@@ -72,16 +76,22 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
                    chunk_size: int = CHUNK_SIZE, max_line: int = MAX_LINE) -> Report:
     """Read a binary stream to its end and return the report (memory bounded by ``chunk_size + max_line``)."""
     matcher = FamilyMatcher(load_catalog() if entries is None else entries)
-    scanner, roots = CodeScanner(), RootFinder()
+    scanner, roots, rules = CodeScanner(), RootFinder(), RuleScanner()
     lines_read = 0
     for first_line, block in iter_blocks(stream, chunk_size, max_line):
         if block:
             matcher.feed(first_line, block)
             scanner.feed(first_line, block)
             roots.feed(first_line, block)
+            rules.feed(first_line, block)
         lines_read = first_line - 1
-    findings, codes, root = matcher.findings(), scanner.codes(), roots.root()
-    if should_report(root, codes, roots.ascend_context or bool(findings)):
+    families, codes, root = matcher.findings(), scanner.codes(), roots.root()
+    ascend = roots.ascend_context or bool(codes) or bool(families)
+    findings = rules.findings(families) if ascend else families  # the rules speak only about Ascend logs
+    first_rule_line = rules.first_hit()
+    if root is None and ascend and first_rule_line is not None:  # a line no error word marks, read by a rule
+        root = RootLine(first_rule_line.line, first_rule_line.text, 1)
+    if should_report(root, codes, ascend):
         findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings)))
     return Report(lines_read, findings, root, codes)
 
@@ -106,7 +116,7 @@ from npulab.env.explain.cli import build_parser, environment_notes, render, run 
 
 __all__ = [
     "CASEBOOK", "CATALOG_PATH", "CATEGORIES", "CHUNK_SIZE", "EVIDENCE_CHARS", "GENERIC", "MAX_EVIDENCE", "MAX_LINE",
-    "CatalogError", "CodeHit", "CodeInfo", "Entry", "Evidence", "Finding", "Pattern", "Report", "RootLine",
+    "CatalogError", "CodeHit", "CodeInfo", "Entry", "Evidence", "Finding", "Pattern", "RULES", "Report", "RootLine",
     "build_parser", "clean", "decode", "decode_line", "environment_notes", "explain_bytes", "explain_file",
     "explain_stream", "explain_text", "iter_blocks", "load_catalog", "render", "run", "tidy",
 ]

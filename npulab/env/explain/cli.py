@@ -53,7 +53,9 @@ def render(report: Report) -> str:
     if not report.findings:
         return f"读取了 {report.lines_read} 行。" + NOTHING_FOUND
     families = [f for f in report.findings if f.kind == "family"]
+    rules = [f for f in report.findings if f.kind == "rule"]
     head = f"读取了 {report.lines_read} 行，" + (f"识别出 {len(families)} 类问题（最可能的根因排在最前）" if families
+                                            else "知识库里没有对应的案例：下面先读报错行本身说了什么，最后是通用排查" if rules
                                             else "知识库里没有对应的案例，下面是通用排查")
     out = [head + "：", ""]
     if report.root_error is not None:
@@ -67,7 +69,7 @@ def render(report: Report) -> str:
         out.append(f"{i}. [{f.category}] {f.title}{codes}")
         out.append("   证据：")
         out += [f"     第 {e.line} 行：{e.text}" for e in f.evidence]
-        if f.kind == "family":
+        if f.kind != "generic":
             out.append(f"   原因：{f.cause}")
         out.append(f"   修复：{f.fix}")
         for note in f.environment:
@@ -106,7 +108,8 @@ def build_parser(subparsers, name: str) -> None:
     parser.add_argument("log", nargs="?", default=None, help="日志文件；- 表示标准输入；省略时在终端里提示粘贴")
     parser.add_argument("--json", action="store_true",
                         help='以 JSON 输出：{"lines_read", "root_error", "codes", "findings": [{"category", "kind", '
-                             '"codes", "title", "cause", "fix", "evidence", "sources"}]}')
+                             '"codes", "title", "cause", "fix", "evidence", "sources", "rule"?}]}；kind 为 family（知识库）、'
+                             'rule（按报错行本身的结构读出）或 generic（通用排查），rule 是读这一行的规则')
     parser.add_argument("--no-env", dest="env", action="store_false",
                         help="不检查本机环境（默认会对与环境有关的问题附上 doctor 的检查结果）")
     parser.set_defaults(run=run)

@@ -23,7 +23,7 @@ class Evidence:
 
 @dataclass
 class Finding:
-    """One recognised problem (the JSON ``findings`` item); ``kind`` is ``family`` or ``generic``."""
+    """One recognised problem (the JSON ``findings`` item); ``kind`` is ``family``, ``rule`` or ``generic``."""
 
     category: str
     title: str
@@ -36,12 +36,16 @@ class Finding:
     casebook: str = ""
     kind: str = "family"
     environment: list[dict] = field(default_factory=list)
+    rule: str = ""  # the general rule that read the line (npulab.env.explain.rules), when one did
 
     def to_dict(self) -> dict:
-        """The JSON form: category, kind, codes, title, cause, fix, evidence, sources (+ environment when checked)."""
+        """The JSON form: category, kind, codes, title, cause, fix, evidence, sources (+ rule when a general rule
+        read the line, + environment when checked)."""
         out = {"category": self.category, "kind": self.kind, "codes": self.codes, "title": self.title,
                "cause": self.cause, "fix": self.fix, "evidence": [e.to_dict() for e in self.evidence],
                "sources": self.sources}
+        if self.rule:
+            out["rule"] = self.rule
         if self.environment:
             out["environment"] = self.environment
         return out

@@ -30,7 +30,14 @@ _INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
 _TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
 _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only as words ("cannot", "input" are not)
     b"ascend", b"torch_npu", b"npu-smi", b"npu:", b" npu ", b"(npu", b"'npu'", b'"npu"', b" npu,", b" npu.", b"hccl",
-    b"davinci", b"mindspore", b"aclnn", b"aclrt", b"dcmi", b" cann ", b"cann_", b"cann-", b"/cann", b" cann.")
+    b"davinci", b"mindspore", b"aclnn", b"aclrt", b"dcmi", b" cann ", b"cann_", b"cann-", b"/cann", b" cann.",
+    b"aicore", b"ai core", b"ai_core", b"[tbe", b"tbe.", b"tbe-", b"910b", b"910c", b"310p",  # Ascend's own words
+    b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair")
+
+
+def quiet(line: str) -> bool:
+    """Whether a line is at WARNING/INFO/DEBUG level (and carries no exception): a message, not an error."""
+    return bool(_NOT_ERROR.search(line)) and not _EXCEPTION.search(line)
 
 
 def rank(line: str) -> int:

@@ -9,8 +9,9 @@ are not whole 32-byte blocks) and ``relu`` (the Vector unit).
 
 It checks what the hardware requires and says so in Chinese instead of silently computing garbage:
 UB budget (192 KiB on 910B3) and at most 64 buffers, 32-byte aligned UB addresses, ``DataCopy`` amounts
-that are whole 32-byte blocks (on the chip an unaligned amount is rounded *down* and the tail is lost —
-``strict=False`` reproduces that), ``blockLen`` a multiple of the element size for ``DataCopyPad``,
+that are whole 32-byte blocks (the Ascend C docs state only the requirement, not what an unaligned amount does;
+``strict=False`` applies the course's model of that undefined behaviour: round *down*, leave the tail uncopied),
+``blockLen`` a multiple of the element size for ``DataCopyPad``,
 queue depth, buffers allocated before use and freed after, copies inside the range a core was given.
 
 Every instruction is recorded in a ``Trace`` with the unit that executes it and the instructions it must
@@ -301,9 +302,11 @@ def _endpoints(dst, src, what: str) -> tuple[LocalTensor, GlobalTensor, str]:
 def data_copy(dst, src, count: int, *, strict: bool = True) -> Op:
     """``DataCopy(dst, src, count)`` between GM and UB; ``count`` × element size must be whole 32-byte blocks.
 
-    On the chip an unaligned amount is rounded down to 32 bytes and the rest is silently not copied
-    (Ascend C API reference, "GM与UB连续数据搬运"). ``strict=True`` raises AlignmentError instead;
-    ``strict=False`` copies the rounded-down amount, as the chip does.
+    The Ascend C documentation (DataCopy API reference; "非对齐场景" in the programming guide) requires the length
+    to be 32-byte aligned and does not say what an unaligned one does: it is undefined. ``strict=True`` (default)
+    raises AlignmentError; ``strict=False`` applies the course's model of that undefined behaviour — copy the
+    rounded-down amount and leave the tail unwritten — so a lesson can show how a tail bug looks. It is a model,
+    not a documented hardware rule.
     """
     local, gm, unit = _endpoints(dst, src, "DataCopy")
     _check_local(local, count, "DataCopy")
@@ -313,7 +316,8 @@ def data_copy(dst, src, count: int, *, strict: bool = True) -> Op:
         if strict:
             raise AlignmentError(
                 f"DataCopy 搬运 {count} 个元素 × {size} 字节 = {count * size} 字节，不是 {block} 字节的整数倍："
-                f"真机会静默地只搬 {count * size // block * block} 字节（向下取整），其余 {count * size % block} 字节丢失。"
+                f"文档要求 32 字节对齐，没有写不对齐时会怎样（未定义行为）；课程的模型（strict=False）按向下取整只搬 "
+                f"{count * size // block * block} 字节，其余 {count * size % block} 字节不搬。"
                 f"不足 {block} 字节整数倍的尾块请用 DataCopyPad"
             )
         count = count * size // block * block // size

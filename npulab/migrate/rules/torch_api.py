@@ -187,9 +187,11 @@ def _torch_cuda(ctx: Context, node: ast.AST, name: str) -> None:
         ctx.report(node, "torch-cuda-unknown", name=name, torch=versions["torch"], version=versions["torch_npu"])
     elif entry.npu and entry.severity == AUTO:
         if not through_alias:
-            ctx.report(node, "torch-cuda", name=name, npu=entry.npu, edits=[_chain_edit(ctx, node, entry.npu)])
+            ctx.report(node, "torch-cuda", name=name, npu=entry.npu, neutral=tables.accelerator_target(name),
+                       edits=[_chain_edit(ctx, node, entry.npu)])
         elif _alias_ok(ctx, root.id):
-            ctx.report(node, "torch-cuda", name=name, npu=entry.npu, fixed_elsewhere=True)
+            ctx.report(node, "torch-cuda", name=name, npu=entry.npu, neutral=tables.accelerator_target(name),
+                       fixed_elsewhere=True)
         else:
             ctx.report(node, "torch-cuda-alias", alias=root.id, name=name, npu=entry.npu)
     elif entry.npu and entry.npu.rsplit(".", 1)[-1] == name.rsplit(".", 1)[-1]:  # same name, other behaviour
@@ -276,7 +278,8 @@ def _call(ctx: Context, node: ast.Call) -> None:
         if isinstance(attr, ast.Constant) and isinstance(attr.value, str):
             ctx.claim(attr)  # an attribute name, not a device string
             if attr.value == "cuda" and ctx.names.qualify(node.args[0]) == "torch":
-                ctx.report(attr, "torch-cuda", name="torch.cuda", npu="torch.npu", edits=_literal_edits(ctx, attr, "npu"))
+                ctx.report(attr, "torch-cuda", name="torch.cuda", npu="torch.npu", neutral="",
+                           edits=_literal_edits(ctx, attr, "npu"))
             elif attr.value == "cuda" and node.func.id == "getattr" and _called(ctx, node):
                 ctx.report(attr, "cuda-method", edits=_literal_edits(ctx, attr, "npu"))  # getattr(model, "cuda")()
     elif name in PROFILERS:

@@ -1,0 +1,171 @@
+"""General rules over the structure of Ascend error messages: what a line says, not which thread it resembles.
+
+One module per concern, each a ``Rule`` (needles that pre-select lines, how it reads a line, how its hits become a
+finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages.yaml:
+
+- ``advice``        — the message's own advice ("Please …", "Solution: …", "请…"), quoted as the first fix;
+- ``module``        — ``No module named X`` / ``cannot import name``: which distribution provides X, and what is wrong;
+- ``library``       — ``libX.so: cannot open shared object file``: which package ships it, how it gets on the path;
+- ``symbol``        — ``undefined symbol`` / ``Failed to find function``: which two packages' versions disagree;
+- ``graph``         — graph capture and graph-mode failures: eager fallback, the op that broke capture;
+- ``communication`` — timeouts of collectives and device synchronisation: the documented HCCL settings;
+- ``resource``      — UB, workspace, HBM and host memory limits: the knob that sizes each;
+- ``capability``    — "not supported" with a chip, data type, format, op, version or mode: what, on what, instead.
+
+A rule whose noun belongs to a catalog family reports that family (its own reading of the line added to the fix);
+when the catalog already reported the family, the reading is added to that finding. Family findings come first,
+then the rules' own findings (the message's advice first), then the generic finding.
+
+``RuleScanner`` reads the blocks of a log like the other scanners: only lines that contain a rule's needle are
+decoded; lines at WARNING/INFO level, and indented lines under them, are never read. The state carried from one
+block to the next (the last unindented line) makes the result independent of where blocks are cut.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from npulab.env.explain.matcher import Finding
+from npulab.env.explain.reader import decode_line, hit_lines, line_at, shorten
+from npulab.env.explain.root import quiet, rank
+from npulab.env.explain.rules import advice, capability, communication, graph, library, module, resource, symbol
+from npulab.env.explain.rules.base import MAX_HITS, NOTE, LogFacts, Rule, RuleHit
+
+LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
+RULES: tuple[Rule, ...] = (advice.RULE, module.RULE, library.RULE, symbol.RULE, graph.RULE, communication.RULE,
+                           resource.RULE, capability.RULE)
+FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
+    "vllm": (b"vllm",), "mindspore": (b"mindspore",),
+    "torch": (b"torch._dynamo", b"torch/_dynamo", b"torch.compile", b"torch._inductor", b"torchair", b"torch.fx"),
+    "acl": (b"aclgraph", b"acl graph", b"npugraph", b"aclmdlri", b"capture mode", b"capture_begin"),
+}
+# what launchers put before every line of a process: vLLM's "(EngineCore pid=12) ", torchrun's "[rank3]: "
+_LAUNCHER = rb"(?:\((?:[\w.]+ ?)+pid=\d+\)|\[rank\d+\]:)"
+# a line that continues the message above it: indented (after the launcher's prefix, by two spaces or a tab) or a
+# "Solution:" / "Possible Cause:" line (":" or the full-width one in UTF-8)
+_CONTINUES = (rb"(?:" + _LAUNCHER + rb"(?: {2,}|\s*\t)|[ \t]|(?:" + _LAUNCHER + rb")?\s*"
+              rb"(?:Solution|Suggestion|Possible Cause)\s*(?::|\xef\xbc\x9a))")
+_HEAD = re.compile(rb"(?m)^(?!" + _CONTINUES + rb")[^\n]*\S")  # an unindented, non-empty line that starts a message
+_IS_CONTINUATION = re.compile(_CONTINUES.decode().replace(r"\xef\xbc\x9a", "："))
+_PREFIX = re.compile(_LAUNCHER.decode() + " ?")
+
+
+_CONTINUES_BYTES = re.compile(_CONTINUES)
+
+
+def _last_head(block: bytes) -> str | None:
+    """The block's last unindented, non-empty line (read backwards: usually the very last line)."""
+    pos = len(block)
+    while pos > 0:
+        start = block.rfind(b"\n", 0, pos) + 1
+        line = block[start:pos]
+        if line.strip() and not _CONTINUES_BYTES.match(line):
+            return decode_line(line)
+        pos = start - 1
+    return None
+
+
+class RuleScanner:
+    """Collects, over the blocks of a log, the first lines each rule reads (at most ``MAX_HITS`` per rule)."""
+
+    # Warning and info lines cost a decode and two regular expressions each; error-level lines that hold a rule's
+    # needle cost that rule's reading, for the first LOOK_BUDGET of them only.
+
+    def __init__(self, rules: tuple[Rule, ...] = RULES):
+        self.rules = rules
+        self.hits: dict[str, list[RuleHit]] = {r.name: [] for r in rules}
+        self.facts = LogFacts()
+        self._head = ""  # the last unindented line before the current block
+        self._looked: dict[str, int] = dict.fromkeys(self.hits, 0)  # candidate lines each rule has looked at
+
+    def feed(self, first_line: int, block: bytes) -> None:
+        """Read one block of whole lines."""
+        lowered = block.lower()
+        for name, needles in FRAMEWORKS.items():
+            if name not in self.facts.frameworks and any(n in lowered for n in needles):
+                self.facts.frameworks.add(name)
+        active = [r for r in self.rules if self._wants(r)]
+        candidates: dict[int, tuple[int, list[Rule]]] = {}  # line start → (line end, the rules whose needle it holds)
+        for rule in active:
+            for start, end in hit_lines(block, lowered, rule.needles):
+                candidates.setdefault(start, (end, []))[1].append(rule)
+        heads: list[int] | None = None  # offsets of the block's unindented lines, computed when first needed
+        for start in sorted(candidates):
+            end, wanting = candidates[start]
+            wanting = [r for r in wanting if self._wants(r)]
+            if not wanting:
+                continue
+            line = decode_line(block[start:end])
+            if _IS_CONTINUATION.match(line):
+                if heads is None:
+                    heads = [m.start() for m in _HEAD.finditer(block)]
+                head = self._head_before(block, heads, start)
+            else:
+                head = line
+            if quiet(line) or quiet(head):
+                continue
+            body, is_error = _PREFIX.sub("", line, count=1), None
+            for rule in wanting:
+                self._looked[rule.name] += 1
+                if rule.needs_error:
+                    if is_error is None:
+                        is_error = rank(line) > 0 or rank(head) > 0
+                    if not is_error:
+                        continue
+                facts = rule.read(body)
+                if facts is not None:
+                    self.hits[rule.name].append(
+                        RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, facts.get("focus", "")), facts))
+        last = _last_head(block)
+        if last is not None:
+            self._head = last
+
+    def _wants(self, rule: Rule) -> bool:
+        """Whether a rule still reads lines: fewer than MAX_HITS hits and fewer than LOOK_BUDGET error-level lines
+        read (a log of millions of error lines costs bounded time; the earliest lines are the root ones anyway)."""
+        return len(self.hits[rule.name]) < MAX_HITS and self._looked[rule.name] < LOOK_BUDGET
+
+    def _head_before(self, block: bytes, heads: list[int], start: int) -> str:
+        i = bisect.bisect_left(heads, start) - 1
+        if i < 0:
+            return self._head
+        s, e = line_at(block, heads[i])
+        return decode_line(block[s:e])
+
+    def first_hit(self) -> RuleHit | None:
+        """The earliest line any rule read (the root error when no line says "error" itself)."""
+        return min((h for hits in self.hits.values() for h in hits), key=lambda h: h.line, default=None)
+
+    def findings(self, families: list[Finding]) -> list[Finding]:
+        """The catalog's family findings merged with the rules' findings, in report order (see the module docstring)."""
+        reported = {f.category: f for f in families}
+        own: list[Finding] = []
+        read: set[int] = set()  # lines an earlier (more specific) rule already explained
+        for rule in self.rules:
+            hits = [h for h in self.hits[rule.name] if h.line not in read or rule is advice.RULE]
+            found = rule.finding(hits, self.facts) if hits else None
+            if found is None:
+                continue
+            if rule is not advice.RULE:
+                read |= {h.line for h in hits}
+            if found.kind != "family":
+                own.append(found)
+            elif found.category in reported:
+                _merge(reported[found.category], found)
+            else:
+                reported[found.category] = found
+        first = {cat: min(e.line for e in f.evidence) for cat, f in reported.items()}
+        ordered = sorted(reported.values(), key=lambda f: (-f.priority, first[f.category]))
+        return ordered + own
+
+
+def _merge(family: Finding, reached: Finding) -> None:
+    """Add a rule's reading of the line to the catalog's finding of the same family."""
+    note = reached.fix.partition(NOTE)[2]
+    if note and note not in family.fix:
+        family.fix = f"{family.fix}{NOTE}{note}"
+    family.rule = family.rule or reached.rule
+    for source in reached.sources:
+        if source not in family.sources:
+            family.sources.append(source)

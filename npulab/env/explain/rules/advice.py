@@ -1,0 +1,67 @@
+"""The message's own advice: a clause of an error message that says what to do ("Please run 'source set_env.sh'…",
+"Solution: Check that…", "try setting max_split_size_mb…", "请…"), quoted as the first fix — the people who wrote
+the message knew the cause better than any catalog. Boilerplate that every error of a table carries (``Rectify the
+fault based on the error information in the ascend log``) is left out."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from npulab.env.explain.matcher import Finding
+from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
+
+NAME = "message_advice"
+MAX_CLAUSES = 3
+_SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|\.(?=\d[.)、]\s*\S)|\s*\b(?:Solution|Suggestion|Possible Cause)\s*[:：]\s*"
+                    r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*|(?<=[,，])\s*(?=(?:please|Please|请))")
+_NUMBERING = re.compile(r"^\s*(?:\d+[.)、]|[-*•])\s*")
+_POINTER = re.compile(r"(?i)^(?:please\s+)?(?:refer to|see)\b")  # "please refer to …" points elsewhere …
+_WHERE = re.compile(r"https?://|/|\.md\b|\.html?\b")  # … and says something only with an address
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern, tuple[str, ...]]:
+    data = rules_data()["advice"]
+    return re.compile(r"^(?:" + "|".join(data["markers"]) + ")", re.IGNORECASE), tuple(data["boilerplate"])
+
+
+def _says_enough(clause: str) -> bool:
+    """Two words of at least three letters after the marker ("Try 3/10 loaded" says nothing); Chinese: six characters."""
+    if not clause.isascii():
+        return len(clause) >= 6
+    return sum(1 for w in clause.split()[1:] if sum(c.isalpha() for c in w) >= 3) >= 2
+
+
+def clauses(line: str) -> list[str]:
+    """The advice clauses of one line, in order."""
+    marker, boilerplate = _patterns()
+    out = []
+    for piece in _SPLIT.split(line):
+        piece = _NUMBERING.sub("", piece or "").strip().strip('"').strip()
+        if not marker.match(piece) or not _says_enough(piece):
+            continue
+        if any(b in piece.lower() for b in boilerplate) or (_POINTER.match(piece) and not _WHERE.search(piece)):
+            continue
+        out.append(piece.rstrip(".。"))
+    return out
+
+
+def read(line: str) -> dict | None:
+    found = clauses(line)
+    return {"advice": found, "focus": found[0][:20]} if found else None
+
+
+def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
+    advice = list(dict.fromkeys(a for h in hits for a in h.facts["advice"]))[:MAX_CLAUSES]
+    quoted = "；".join(f"“{a}”" for a in advice)
+    return rule_finding(
+        NAME, "报错信息自己给出的做法（原文）",
+        "这条报错的原文里写着怎么处理：写报错的人知道它的成因，先照原文做。",
+        f"先按报错原文的建议做：{quoted}。", hits, rules_data()["advice"]["sources"])
+
+
+RULE = Rule(NAME, (b"please", b"try", b"should", b"solution", b"suggest", b"consider", b"make sure", b"you can",
+                   b"you need", b"you may", b"check", b"ensure", b"verify", "请".encode(), "建议".encode(),
+                   "尝试".encode()),
+            read, finding, needs_error=True)

@@ -1,0 +1,72 @@
+"""What every rule shares: the rule data, one matched line (``RuleHit``), what the whole log shows (``LogFacts``),
+and turning hits into a finding — its own, or the catalog family the rule's noun belongs to."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.env.explain.catalog import load_catalog, tidy
+from npulab.env.explain.matcher import Evidence, Finding
+
+RULES_PATH = DATA_DIR / "explain_rules.yaml"
+MAX_HITS = 3  # lines kept per rule
+NOTE = " 本条日志："  # joins a family's fix and a rule's reading of the line
+
+
+@functools.cache
+def rules_data() -> dict:
+    """The rule data (npulab/data/explain_rules.yaml), parsed once per process."""
+    return load_yaml(RULES_PATH)
+
+
+@dataclass
+class RuleHit:
+    """A line a rule read: its number, its text (shortened) and what the rule took from it."""
+
+    line: int
+    text: str
+    facts: dict = field(default_factory=dict)
+
+
+@dataclass
+class LogFacts:
+    """What the whole log shows beyond single lines: which frameworks appear (for framework-specific advice)."""
+
+    frameworks: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One general rule: its category, the byte needles that pre-select lines (lower case), how it reads one line
+    (the facts it takes from it, or None) and how its hits become a finding. Lines at WARNING/INFO level, and the
+    indented lines under them, are never read; ``needs_error``: only lines that are errors themselves or sit under
+    an error line (a ``Solution:`` line, an indented continuation)."""
+
+    name: str
+    needles: tuple[bytes, ...]
+    read: Callable[[str], dict | None]
+    finding: Callable[[list[RuleHit], LogFacts], Finding | None]
+    needs_error: bool = False
+
+
+def evidence(hits: list[RuleHit]) -> list[Evidence]:
+    return [Evidence(h.line, h.text) for h in hits]
+
+
+def rule_finding(rule: str, title: str, cause: str, fix: str, hits: list[RuleHit], sources: list[str], *,
+                 family: str | None = None, note: str = "") -> Finding:
+    """A rule's finding; with ``family``, the catalog family's finding (its cause, fix and sources first) reached
+    through this rule, the rule's reading of the line added as ``note``."""
+    title, cause, fix, note = tidy(title), tidy(cause), tidy(fix), tidy(note)
+    if family:
+        entry = next((e for e in load_catalog() if e.id == family), None)
+        if entry is not None:
+            fix_text = entry.fix + (f"{NOTE}{note}" if note else "")
+            return Finding(entry.id, entry.title, [], entry.cause, fix_text, evidence(hits),
+                           list(dict.fromkeys([*entry.sources, *sources])), entry.priority, entry.casebook,
+                           kind="family", rule=rule)
+    return Finding(rule, title, [], cause, fix, evidence(hits), list(dict.fromkeys(sources)), priority=0,
+                   casebook="read-the-message", kind="rule", rule=rule)

@@ -1,0 +1,69 @@
+"""A capability mismatch: a line saying something is "not supported" / "unsupported" / "only supports" and naming
+what — a chip (SoC), a data type, a format, an operator, a version or a run mode. The finding says what is not
+supported, on what (the chip when the line names one) and the documented way around it
+(npulab/data/explain_rules.yaml ``capability``). A chip that is itself unsupported, a data type and an operator
+lead to their catalog families."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from npulab.env.explain.catalog import tidy
+from npulab.env.explain.matcher import Finding
+from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
+
+NAME = "unsupported_capability"
+SAYS_UNSUPPORTED = re.compile(r"(?i)\b(?:not\s+supported|unsupported|unsupport|not\s+support|do(?:es)?\s*n[o']t\s+support|"
+                              r"can\s?not\s+support|only\s+supports?|is\s+not\s+implemented)\b|不支持")
+_SOC_ITSELF = re.compile(r"(?i)unsupported\s+soc|soc[_ ]?version|support\s+soc|SOC_VERSION|support for Ascend")
+# which noun the line is about, most telling first; the chip comes first only when the chip itself is unsupported
+ORDER = ("dtype", "format", "op", "version", "mode", "feature", "soc")
+
+
+@functools.cache
+def _nouns() -> dict[str, tuple[re.Pattern, ...]]:
+    return {kind: tuple(re.compile(p) for p in pats) for kind, pats in rules_data()["capability"]["nouns"].items()}
+
+
+def _first(kind: str, text: str) -> str | None:
+    for pattern in _nouns()[kind]:
+        m = pattern.search(text)
+        if m:
+            return (m.group(1) if m.groups() else m.group(0)).strip()
+    return None
+
+
+def read(line: str) -> dict | None:
+    m = SAYS_UNSUPPORTED.search(line)
+    if not m:
+        return None
+    found = {kind: _first(kind, line) for kind in ORDER}
+    soc = found["soc"]
+    if soc and _SOC_ITSELF.search(line):
+        kind = "soc"
+    else:
+        kind = next((k for k in ORDER if found[k] and k != "soc"), "soc" if soc else None)
+    if kind is None:  # nothing named: the generic finding quotes the line, a rule would add nothing
+        return None
+    return {"kind": kind, "what": found[kind], "on": soc if kind != "soc" else None, "focus": m.group(0),
+            "only": m.group(0).lower().startswith("only")}
+
+
+def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
+    hit = hits[0].facts
+    data = rules_data()["capability"]
+    sources = list(data["kinds"]["version"]["sources"])
+    kind = data["kinds"][hit["kind"]]
+    on = f"（在 {hit['on']} 上）" if hit.get("on") else ""
+    said = f"只支持 {kind['label']} `{hit['what']}`" if hit.get("only") else f"{kind['label']} `{hit['what']}` 不被支持"
+    title = f"能力不匹配：{said.replace('`', '')}{on}"
+    cause = (f"报错行说{said}{on}。这是能力不匹配，不是环境没装好：改环境变量不能解决，"
+             f"要换成支持的{kind['label']}，或换用支持它的版本或硬件。")
+    fix = tidy(kind["alternatives"])
+    family = kind.get("family") or (kind.get("family_on_chip") if hit.get("on") else None)
+    return rule_finding(NAME, title, cause, fix, hits, [*kind["sources"], *sources], family=family,
+                        note=f"{said}{on}。")
+
+
+RULE = Rule(NAME, (b"support", b"not implemented", "不支持".encode()), read, finding)

@@ -1,0 +1,61 @@
+"""Timeouts and hangs of collectives (HCCL) and of device synchronisation. A collective that times out while the
+ranks connect is the HCCL_CONNECT_TIMEOUT case, one that times out while they wait for each other the
+HCCL_EXEC_TIMEOUT case (meanings and defaults from npulab/data/hccl_settings.yaml); both are the catalog's
+``hccl_timeout`` family. A synchronisation that times out is ACL_DEVICE_SYNC_TIMEOUT's (torch_npu docs)."""
+
+from __future__ import annotations
+
+import re
+
+from npulab.env.explain.matcher import Finding
+from npulab.env.explain.root import rank
+from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
+from npulab.env.hccl import hccl_setting
+
+NAME = "communication_timeout"
+_TIMEOUT = re.compile(r"(?i)(?<![\w])(?:time[ds]?[ _-]?out|timed out|times out|timing out)(?![a-z_])|超时")
+_TIMED_EVENT = re.compile(r"(?i)timed out|times out|timing out|timeout occurred|timeout\s*detect|wait\w*\s+\w*\s*timeout|超时")
+_COLLECTIVE = re.compile(r"(?i)hccl|collective|all_?reduce|all_?gather|broadcast|reduce_?scatter|all_?to_?all|notify|"
+                         r"\bsocket|rank\b|建链|通信")
+_SYNC = re.compile(r"(?i)synchroniz|sync\s*stream|syncstream|stream\s*sync")
+_NCCL_ONLY = re.compile(r"(?i)nccl")
+
+
+def read(line: str) -> dict | None:
+    if not _TIMEOUT.search(line) or (_NCCL_ONLY.search(line) and "hccl" not in line.lower()):
+        return None
+    if not (rank(line) or _TIMED_EVENT.search(line)):
+        return None
+    if _COLLECTIVE.search(line):
+        connect = any(w in line.lower() for w in rules_data()["communication"]["connect_words"])
+        return {"what": "connect" if connect else "exec", "focus": _TIMEOUT.search(line).group(0)}
+    if _SYNC.search(line):
+        return {"what": "sync", "focus": _TIMEOUT.search(line).group(0)}
+    return None
+
+
+def _setting_text(name: str) -> str:
+    s = hccl_setting(name)
+    default = f"默认 {s['default']} {s['unit']}".strip()
+    return f"`{name}`（{s['what']}；{default}；{s['when']}）"
+
+
+def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
+    data = rules_data()["communication"]
+    kinds = [h.facts["what"] for h in hits]
+    if "connect" in kinds or "exec" in kinds:
+        names = [n for n in data["settings"] if ("CONNECT" in n) == ("connect" in kinds) or ("exec" in kinds and "EXEC" in n)]
+        note = "超时发生在" + ("建链（各 rank 互相连接）" if "connect" in kinds else "执行同步（各 rank 等彼此进入同一个集合通信）") + \
+               "阶段，对应的设置：" + "；".join(_setting_text(n) for n in names) + "。"
+        sources = [*data["sources"], *(hccl_setting(n)["source_url"] for n in names)]
+        return rule_finding(NAME, "集合通信超时", note, note, hits, sources, family=data["family"], note=note)
+    sync = data["sync_setting"]
+    return rule_finding(
+        NAME, "设备同步超时",
+        "等 Device 上的任务完成（synchronize）超时：某个算子卡住、Device 出错，或某个 rank 的集合通信在等别人。",
+        f"先看同一时间 plog 与 Device 日志里最早的 [ERROR]，用 `ASCEND_LAUNCH_BLOCKING=1` 定位卡住的算子；确实需要更长的等待时设置 "
+        f"`{sync['name']}`（{sync['what']}）；多卡时也按集合通信超时排查（HCCL_EXEC_TIMEOUT）。",
+        hits, [sync["source"], *data["sources"]])
+
+
+RULE = Rule(NAME, (b"timeout", b"time out", b"timed out", b"times out", b"timing out", "超时".encode()), read, finding)

@@ -1,0 +1,69 @@
+"""``No module named X``, ``cannot import name N from M`` and ``module M has no attribute N``: which distribution
+provides the module for the Ascend stacks (npulab/data/ascend_packages.yaml), and what the form of the name says — a
+compiled extension (``pkg._C``) missing means the source tree shadows the installed package; a missing submodule or
+name of an installed package means its version does not match the code that uses it (for torch, torch_npu and CANN:
+the version table's family); a missing top-level module means it is not installed in this Python."""
+
+from __future__ import annotations
+
+import re
+
+from npulab.env.explain.matcher import Finding
+from npulab.env.explain.rules import packages
+from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
+
+NAME = "missing_module"
+_NO_MODULE = re.compile(r"No module named ['\"]?([A-Za-z_][\w.]*)")
+_NO_NAME = re.compile(r"cannot import name ['\"]?(\w+)['\"]? from ['\"]?([A-Za-z_][\w.]*)")
+_NO_ATTRIBUTE = re.compile(r"module ['\"]([A-Za-z_][\w.]*)['\"] has no attribute ['\"](\w+)")
+_COMPILED = re.compile(r"^_[Cc](?:_\w*)?$|^lib\w+$")  # a compiled extension: torch._C, mindspore._c_expression
+
+
+def read(line: str) -> dict | None:
+    m = _NO_NAME.search(line)
+    if m:
+        return {"module": m.group(2), "name": m.group(1), "focus": "cannot import name"}
+    m = _NO_ATTRIBUTE.search(line)
+    if m:
+        return {"module": m.group(1), "name": m.group(2), "focus": "has no attribute"}
+    m = _NO_MODULE.search(line)
+    return {"module": m.group(1).rstrip("."), "focus": "No module named"} if m else None
+
+
+def _explain(module: str, name: str | None) -> tuple[str, str, str, str | None]:
+    """Title, cause, fix and the linked catalog family for one missing module or name."""
+    top, _, rest = module.partition(".")
+    pkg = packages.for_module(module)
+    who = pkg.name if pkg else f"提供 `{top}` 的发行包"
+    install = pkg.install if pkg else (f"装提供 `{top}` 的发行包（包名可能与模块名不同，例如 PyPI 上的 torch-npu 提供 torch_npu）")
+    same_python = "并确认 `python -m pip show <包名>` 查到的与运行时用的是同一个 Python 环境"
+    if name:
+        stack = set(rules_data()["symbol"]["stack"])  # torch, torch_npu, CANN…: the version table's family
+        return (f"{module} 里没有 {name}",
+                f"`{module}` 能导入，但里面没有 `{name}`：装的 {who} 版本与使用它的代码要求的不一致（这个名字在别的版本里才有、改了名或删了）。",
+                f"按使用方的安装说明装它要求的 {who} 版本：{install}。",
+                rules_data()["symbol"]["family"] if pkg and pkg.id in stack else None)
+    last = module.rsplit(".", 1)[-1]
+    if rest and _COMPILED.match(last):
+        return (f"缺少编译扩展 {module}",
+                f"`{module}` 是 `{top}` 编译出的扩展模块。最常见的原因：在 `{top}` 的源码目录里运行，当前目录下的 `{top}/` 源码文件夹"
+                f"（没有编译好的扩展）挡住了装好的包；其次是源码编译没有完成或装坏了。",
+                f"换到源码目录之外的其他目录再运行（或从 PYTHONPATH 里去掉源码树）；仍然报错就重装：{install}。", None)
+    if rest:
+        return (f"{top} 里没有子模块 {rest}",
+                f"`{top}` 装了，但它没有子模块 `{rest}`：装的 {who} 版本与导入它的代码不配套（新版本加了或挪了这个模块），或安装不完整。",
+                f"按导入方要求的版本重装 {who}：{install}；{same_python}。", pkg.family if pkg else None)
+    return (f"缺少 Python 模块 {module}",
+            f"当前 Python 环境里没有 `{module}`：{who}没装，或装在了另一个环境里。",
+            f"{install}；{same_python}。", pkg.family if pkg else None)
+
+
+def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
+    first = hits[0].facts
+    title, cause, fix, family = _explain(first["module"], first.get("name"))
+    pkg = packages.for_module(first["module"])
+    sources = [*rules_data()["module"]["sources"], *(pkg.sources if pkg else ())]
+    return rule_finding(NAME, title, cause, fix, hits, sources, family=family, note=f"{title}。{fix}")
+
+
+RULE = Rule(NAME, (b"no module named", b"cannot import name", b"has no attribute"), read, finding)
