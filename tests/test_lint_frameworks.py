@@ -162,7 +162,12 @@ def _notebook(code: str) -> dict:
 
 @pytest.fixture(scope="module")
 def lint():
-    index = pinned_index()  # the pinned wheel, downloaded once into the user's cache (as make lint does)
+    from npulab.core.cli import UsageError
+
+    try:
+        index = pinned_index()  # the pinned wheel, downloaded once into the user's cache (as make lint does)
+    except UsageError as err:  # make lint still fails without it (tests/conftest.py)
+        pytest.skip(f"torch_npu wheel neither cached nor downloadable here: {err}")
     context = Context(pinned_version(REPO_ROOT / "requirements-npu.txt"))
     if not isinstance(context.sources("mindspore"), signatures.SourceTree):
         pytest.skip(f"MindSpore 源码不可用：{context.sources('mindspore')}")
