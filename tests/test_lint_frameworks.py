@@ -109,6 +109,10 @@ PLANTED = [
     ("torch-misspelt-function", TNPU + "import torch.distributed as dist\ndist.init_proces_group('hccl', rank=0, world_size=1)",
      "unknown-name", "init_process_group"),
     ("torch-misspelt-class", TNPU + "m = torch.nn.Linaer(4, 4)", "unknown-name", "Linear"),
+    ("undefined-misspelt-function", "from mindspore.communication import init, get_rank\ninit('hccl')\nprint(get_rnak())",
+     "undefined-name", "get_rank"),
+    ("undefined-misspelt-variable", TNPU + "weights = torch.ones(4)\ny = torch_npu.npu_rms_norm(x, wieghts)",
+     "undefined-name", "weights"),
     ("tool-flag", "!msprof --outptu=/tmp/prof python train.py", "cli-flag", "--output"),
 ]
 
@@ -137,6 +141,7 @@ NEAR_MISSES = [
     ("tnpu-fa-layout-variable", TNPU + "layout = 'ANY'\nout = torch_npu.npu_fusion_attention(q, k, v, 8, layout)"),
     ("tnpu-splats", TNPU + "args = (x,)\ny = torch_npu.npu_rms_norm(*args)\nkw = {}\nout = torch_npu.npu_fusion_attention(q, k, v, **kw)"),
     ("torch-npu-ok", TNPU + "torch.npu.set_device(0)\ntorch.npu.synchronize()"),
+    ("undefined-placeholders", TNPU + "y = torch_npu.npu_rms_norm(hidden, weight)[0]\nout = my_model(y)"),
     ("torch-ok", TNPU + "import torch.distributed as dist\ndist.init_process_group('hccl', rank=0, world_size=1)\n"
      "x = torch.ones(2, 3, device='npu:0') + torch.ones((2, 3), dtype=torch.float16)\n"
      "model = torch.compile(net, backend='aot_eager', mode='default')\nprint(torch.allclose(x, x), torch.arange(4.0).npu())"),
@@ -155,9 +160,15 @@ NEAR_MISSES = [
 ]
 
 
+# values the cases work on, defined by a plain cell before the npu cell (so only planted undefined names are undefined)
+PLACEHOLDERS = "a b x q k v g r1 r2 net net0 gen model t forward opt f export_net images"
+
+
 def _notebook(code: str) -> dict:
+    setup = " = ".join(PLACEHOLDERS.split()) + " = None"
     source = "%%npu 预期：打印结果（依据：本测试）\n" + code
-    return {"cells": [{"cell_type": "code", "id": "c", "metadata": {"tags": ["npu", "skip-execution"]}, "source": source}]}
+    return {"cells": [{"cell_type": "code", "id": "setup", "metadata": {}, "source": setup},
+                      {"cell_type": "code", "id": "c", "metadata": {"tags": ["npu", "skip-execution"]}, "source": source}]}
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +191,7 @@ def test_planted_error_is_caught(lint, case, code, kind, text):
     assert [f.kind for f in findings] == [kind], [f.message for f in findings]
     message = findings[0].message
     assert text in message and re.search(r"[\u4e00-\u9fff]", message), message
-    assert findings[0].cell == 1 and findings[0].cell_id == "c"
+    assert findings[0].cell == 2 and findings[0].cell_id == "c"
 
 
 @pytest.mark.parametrize(("case", "code"), NEAR_MISSES, ids=[n[0] for n in NEAR_MISSES])

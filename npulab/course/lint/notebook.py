@@ -6,6 +6,7 @@ checked (see the package docstring)."""
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 import warnings
 from collections.abc import Callable
@@ -88,6 +89,46 @@ def used_names(source: str) -> set[str]:
 # --- checks ------------------------------------------------------------------------------------------
 
 
+# names an IPython kernel provides without a definition in any cell
+_IPYTHON_NAMES = {"display", "get_ipython", "In", "Out", "exit", "quit", "_", "__", "___", "_ih", "_oh", "_dh"}
+# a notebook that binds names no cell spells out: undefined names are not checked in it
+_DYNAMIC = re.compile(r"import\s+\*|^\s*%(run|load|store)\b|\bexec\(|globals\(\)\[|\bvars\(\)\[", re.MULTILINE)
+
+
+def check_undefined(nb: dict, path: str = "") -> list[Finding]:
+    """Names an npu cell reads that no code cell of the notebook defines (nor Python or IPython) and that are a near
+    spelling of a defined name (``get_rnak()`` beside ``get_rank``): a NameError on the NPU. Other undefined names
+    are left alone (a snippet's placeholders; ``torch`` / ``torch_npu`` used without an import, as the name checks
+    above read them)."""
+    import builtins
+
+    cells = [(number, cell, cell_source(cell)) for number, cell in code_cells(nb)]
+    if any(_DYNAMIC.search(source) for _, _, source in cells):
+        return []
+    known = set(dir(builtins)) | _IPYTHON_NAMES
+    defined: set[str] = set()
+    for _, _, source in cells:
+        try:
+            defined |= defined_names(source)
+        except SyntaxError:
+            return []  # a cell that does not parse may define anything (its syntax error is reported)
+    findings = []
+    for number, cell, source in cells:
+        if not is_npu_cell(cell):
+            continue
+        try:
+            used = used_names(source)
+        except SyntaxError:
+            continue
+        for name in sorted(used - defined - known - set(STANDARD)):
+            guess = difflib.get_close_matches(name, sorted(defined | known), n=2, cutoff=0.8)
+            if guess:
+                findings.append(Finding(path, number, cell.get("id"), "undefined-name", name, (
+                    f"读取了 `{name}`，但这本笔记本没有任何代码单元定义或导入它，在 NPU 上运行到这里会 NameError；"
+                    f"是不是 {'、'.join(f'`{g}`' for g in guess)}？")))
+    return findings
+
+
 def check_leaves(nb: dict, path: str = "") -> list[Finding]:
     """Non-npu cells after an npu cell that read a name only npu cells define."""
     cells = []
@@ -146,6 +187,7 @@ def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "",
     if context is not None:
         findings += _markdown_checks(context, nb, path)
     findings += [Finding(path, n, cid, "bare-npu", "%%npu", m) for n, cid, m in expected_output.problems(nb)]
+    findings += check_undefined(nb, path)
     return sorted(findings + check_leaves(nb, path), key=lambda f: f.cell), checked
 
 
