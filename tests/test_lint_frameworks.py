@@ -113,6 +113,8 @@ PLANTED = [
      "undefined-name", "get_rank"),
     ("undefined-misspelt-variable", TNPU + "weights = torch.ones(4)\ny = torch_npu.npu_rms_norm(x, wieghts)",
      "undefined-name", "weights"),
+    ("ms-snippet-without-import", "ms.set_context(device_target='NPU')", "argument-value", "'Ascend'"),
+    ("torch-snippet-without-import", "torch.npu.synchronize(0, 1)", "call-signature", "最多接受"),
     ("tool-flag", "!msprof --outptu=/tmp/prof python train.py", "cli-flag", "--output"),
 ]
 
@@ -141,6 +143,7 @@ NEAR_MISSES = [
     ("tnpu-fa-layout-variable", TNPU + "layout = 'ANY'\nout = torch_npu.npu_fusion_attention(q, k, v, 8, layout)"),
     ("tnpu-splats", TNPU + "args = (x,)\ny = torch_npu.npu_rms_norm(*args)\nkw = {}\nout = torch_npu.npu_fusion_attention(q, k, v, **kw)"),
     ("torch-npu-ok", TNPU + "torch.npu.set_device(0)\ntorch.npu.synchronize()"),
+    ("ms-name-rebound", "ms = 12.5\nprint(ms.hex())"),
     ("undefined-placeholders", TNPU + "y = torch_npu.npu_rms_norm(hidden, weight)[0]\nout = my_model(y)"),
     ("torch-ok", TNPU + "import torch.distributed as dist\ndist.init_process_group('hccl', rank=0, world_size=1)\n"
      "x = torch.ones(2, 3, device='npu:0') + torch.ones((2, 3), dtype=torch.float16)\n"

@@ -18,6 +18,8 @@ from npulab.course.lint.context import Context
 from npulab.pytorch.torch_npu_names import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts
 
 STANDARD = {"torch": "torch", PACKAGE: PACKAGE, **TOP_LEVEL}  # what these names mean before any import
+# the same for the call checks, with MindSpore's conventional alias (a cell that binds the name otherwise drops it)
+CONVENTIONAL = {"torch": "torch", PACKAGE: PACKAGE, "mindspore": "mindspore", "ms": "mindspore"}
 
 
 @dataclass
@@ -160,7 +162,7 @@ def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "",
     """
     findings: list[Finding] = []
     aliases = dict(STANDARD)  # name -> the torch_npu path it stands for ("torch" for torch itself)
-    imported: dict[str, str] = {}  # name -> dotted module path, for the signature checks
+    imported = dict(CONVENTIONAL)  # name -> dotted module path, for the signature checks
     checked = 0
     for number, cell in code_cells(nb):
         npu = is_npu_cell(cell)
