@@ -7,7 +7,7 @@ Grouped by concern, not by chapter (most modules serve several chapters). Lower 
 - ``core``          device (npu → cuda → cpu), timing (warm-up, sync, median), comparisons and verdicts chosen
                     from the numbers, the machine-and-load footer, provenance, peaks, plotting,
                     paths and package data, notebook cells (the ``npu`` tag), environment summary, CLI plumbing
-- ``course``        the ``%%npu`` magic, lint-npu against the real torch_npu wheel, recording on Ascend hardware,
+- ``course``        the ``%%npu`` magic, lint-npu against the released packages, recording on Ascend hardware,
                     workshop support (seat pool, hub environment, preflight, agenda), quizzes, the labs' checks,
                     the measuring lessons (``course.measures``) and the audit of the verdicts they print
 - ``env``           CANN install inspection, compatibility tables, the CANN stack, shell sessions, visible devices,

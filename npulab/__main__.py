@@ -16,7 +16,7 @@ TOOLS = {
     "doctor": ("npulab.env.doctor", "诊断 Python、框架、CANN、驱动与设备"),
     "explain": ("npulab.env.explain", "读昇腾报错日志：说明出了什么错、为什么、怎样修"),
     "llm-plan": ("npulab.llm.plan_cli", "大模型部署规划：权重、KV cache 与保留量对照卡的 HBM，给出最大 batch × 上下文与卡数"),
-    "lint-npu": ("npulab.course.lint_npu", "对照真实 torch_npu 安装包静态检查 NPU 单元"),
+    "lint-npu": ("npulab.course.lint.command", "对照发布的 torch_npu、torch、MindSpore 等安装包静态检查 NPU 单元"),
     "record": ("npulab.course.record", "在昇腾主机上录制 NPU 单元的输出"),
     "lab-export": ("npulab.course.labs.export", "由参考答案生成练习笔记本"),
     "bench": ("npulab.bench", "预热、同步、重复、取中位数的基准测试"),

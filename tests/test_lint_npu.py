@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from npulab.__main__ import main as npulab_main
 from npulab.core.cli import UsageError
 from npulab.core.notebook_cells import python_source
-from npulab.course import lint_npu
-from npulab.course.lint_npu import check_leaves, defined_names, used_names
+from npulab.course.lint import command
+from npulab.course.lint.notebook import check_leaves, defined_names, used_names
 from npulab.pytorch import torch_npu_names
 from npulab.pytorch.torch_npu_names import (
     SymbolIndex,
@@ -175,7 +175,7 @@ def test_pinned_version(tmp_path):
         pinned_version(req)
     with pytest.raises(UsageError, match="--torch-npu-version"):
         pinned_version(tmp_path / "missing.txt")
-    assert pinned_version(lint_npu.REPO_ROOT / "requirements-npu.txt")  # the course's own pin parses
+    assert pinned_version(command.REPO_ROOT / "requirements-npu.txt")  # the course's own pin parses
 
 
 # --- cells -----------------------------------------------------------------------------------------
@@ -370,7 +370,7 @@ def test_cli_download_failure_is_a_usage_error(tmp_path):
 
 
 def test_missing_pin_is_a_usage_error(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(lint_npu, "REPO_ROOT", tmp_path)
+    monkeypatch.setattr(command, "REPO_ROOT", tmp_path)
     write_nb(tmp_path, "print(1)")
     assert npulab_main(["lint-npu", str(tmp_path / "lesson.ipynb")]) == 2
     assert "requirements-npu.txt" in capsys.readouterr().err

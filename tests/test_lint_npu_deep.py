@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from npulab.core.paths import REPO_ROOT
-from npulab.course import lint_cli, lint_env, lint_features
-from npulab.course.lint_context import Context, requirement_pin
-from npulab.course.lint_npu import check_notebook
-from npulab.course.signatures import Signature, from_def, from_schema
+from npulab.course.lint import command_flags, env_vars, features
+from npulab.course.lint.context import Context, requirement_pin
+from npulab.course.lint.notebook import check_notebook
+from npulab.course.lint.signatures import Signature, from_def, from_schema
 from npulab.pytorch.torch_npu_names import pinned_index, pinned_version
 
 FIXTURES = sorted((Path(__file__).parent / "lint_npu_fixtures").glob("*.ipynb"))
@@ -78,7 +78,7 @@ def test_requirement_pins():
 
 @pytest.fixture(scope="module")
 def tables():
-    return lint_cli.Tables()
+    return command_flags.Tables()
 
 
 @pytest.mark.parametrize("line, problems", [
@@ -104,13 +104,13 @@ def tables():
     ("ls -la /tmp", 0),  # no table: not checked
 ])
 def test_command_lines(tables, line, problems):
-    found = lint_cli.check_text([(1, line)], tables)
+    found = command_flags.check_text([(1, line)], tables)
     assert len(found) == problems, [p.message for p in found]
 
 
 def test_markdown_shell_blocks():
     text = "说明\n```bash\n$ npu-smi info -t topo\n# 注释\nmsprobe compare -tp a -gp b -o c\n```\n`inline`\n```python\nx=1\n```\n"
-    assert lint_cli.markdown_shell_blocks(text) == [(3, "npu-smi info -t topo"), (5, "msprobe compare -tp a -gp b -o c")]
+    assert command_flags.markdown_shell_blocks(text) == [(3, "npu-smi info -t topo"), (5, "msprobe compare -tp a -gp b -o c")]
 
 
 def test_flag_table_matches_the_extraction_script():
@@ -119,7 +119,7 @@ def test_flag_table_matches_the_extraction_script():
     spec = importlib.util.spec_from_file_location("extract", REPO_ROOT / "scripts" / "extract_cli_flags.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    table = json.loads(lint_cli.FLAGS_FILE.read_text(encoding="utf-8"))["tools"]
+    table = json.loads(command_flags.FLAGS_FILE.read_text(encoding="utf-8"))["tools"]
     assert set(table) == set(module.TOOLS)
     for tool, entry in module.TOOLS.items():
         assert (table[tool]["package"], table[tool]["version"]) == (entry["package"], entry["version"])
@@ -132,29 +132,29 @@ def test_flag_table_matches_the_extraction_script():
 def test_env_uses_in_python_and_text():
     tree = ast.parse('import os\nos.environ["A_B"] = "1"\nos.environ.setdefault("C_D", "2")\nos.getenv("E_F")\n'
                      'subprocess.run(["x"], env={"G_H": "1"})\nos.environ.get("I_J")\n')
-    assert sorted(u.name for u in lint_env.python_uses(tree)) == ["A_B", "C_D", "E_F", "G_H", "I_J"]
-    uses = lint_env.text_uses("先 `export HCCL_IF_IP=1.2.3.4`，再 `ASCEND_RT_VISIBLE_DEVICES=0,1 torchrun x.py`", "md")
+    assert sorted(u.name for u in env_vars.python_uses(tree)) == ["A_B", "C_D", "E_F", "G_H", "I_J"]
+    uses = env_vars.text_uses("先 `export HCCL_IF_IP=1.2.3.4`，再 `ASCEND_RT_VISIBLE_DEVICES=0,1 torchrun x.py`", "md")
     assert [u.name for u in uses] == ["ASCEND_RT_VISIBLE_DEVICES", "HCCL_IF_IP"]
 
 
 def test_documented_version_ranges():
     data = {"variables": [{"name": "NEW_VAR", "since": "9.0.0", "source": "doc"},
                           {"name": "OLD_VAR", "since": "8.0.0", "until": "8.3.RC1", "source": "doc"}]}
-    assert lint_env.documented("NEW_VAR", "9.1.0", data) == (True, "")
-    assert "9.0.0 起才有" in lint_env.documented("NEW_VAR", "8.5.0", data)[1]
-    assert "不再有" in lint_env.documented("OLD_VAR", "9.1.0", data)[1]
+    assert env_vars.documented("NEW_VAR", "9.1.0", data) == (True, "")
+    assert "9.0.0 起才有" in env_vars.documented("NEW_VAR", "8.5.0", data)[1]
+    assert "不再有" in env_vars.documented("OLD_VAR", "9.1.0", data)[1]
 
 
 def test_features_and_stacks():
     feature = {"name": "x", "package": "torch", "since": "2.7.0", "since_text": "2.7", "source": "s"}
-    assert lint_features.outside(feature, "2.6.0") and not lint_features.outside(feature, "2.12.0")
-    assert lint_features.outside({**feature, "since": None}, "9.9.9")  # master only
-    assert lint_features.cell_stack("%%npu\n# stack: vllm-ascend\n!vllm serve m") == "vllm-ascend"
-    assert lint_features.targets("vllm-ascend")["torch-npu"] == "2.10.0.post4"
+    assert features.outside(feature, "2.6.0") and not features.outside(feature, "2.12.0")
+    assert features.outside({**feature, "since": None}, "9.9.9")  # master only
+    assert features.cell_stack("%%npu\n# stack: vllm-ascend\n!vllm serve m") == "vllm-ascend"
+    assert features.targets("vllm-ascend")["torch-npu"] == "2.10.0.post4"
     md = "设置 `TORCH_NPU_FALLBACK_CPU_DISABLE=1` 就能关掉回退。"
     course = {"torch-npu": "2.12.0"}
-    assert [f["name"] for f in lint_features.unstated_since(md, course)] == ["TORCH_NPU_FALLBACK_CPU_DISABLE"]
-    assert lint_features.unstated_since(md + "（只在 master 上，尚未发布）", course) == []
+    assert [f["name"] for f in features.unstated_since(md, course)] == ["TORCH_NPU_FALLBACK_CPU_DISABLE"]
+    assert features.unstated_since(md + "（只在 master 上，尚未发布）", course) == []
 
 
 def test_triton_ascend_calls_from_committed_stubs(context):
@@ -202,7 +202,7 @@ def test_click_sub_commands_keep_their_own_flags():
 
 def test_inductor_npu_backends_are_known_from_the_first_build_that_has_them():
     """dvm/ascendc came with TorchNPU 26.2.0, whose 2.12.0 line starts at 2.12.0.post1: .post2/.post3 are not flagged."""
-    feature = next(f for f in lint_features.features() if f["name"] == "TORCHINDUCTOR_NPU_BACKEND")
-    assert lint_features.outside(feature, "2.12.0")
+    feature = next(f for f in features.features() if f["name"] == "TORCHINDUCTOR_NPU_BACKEND")
+    assert features.outside(feature, "2.12.0")
     for version in ("2.12.0.post1", "2.12.0.post2", "2.12.0.post3", "2.13.0", "2.14.0"):
-        assert not lint_features.outside(feature, version), version
+        assert not features.outside(feature, version), version

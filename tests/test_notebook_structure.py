@@ -8,7 +8,7 @@ import yaml
 
 from npulab.core.notebook_cells import KNOWN_TAGS, NPU_TAG, SKIP_TAG, is_npu_cell, iter_notebooks, read, tags
 from npulab.core.paths import REPO_ROOT
-from npulab.course import lint_npu
+from npulab.course.lint.notebook import check_leaves
 from npulab.course.record import RECORD_KEY
 
 NOTEBOOKS = list(iter_notebooks())
@@ -99,7 +99,7 @@ def test_npu_cells_are_gated_tagged_leaves(path):
         if cell.cell_type == "code" and (NPU_TAG in tags(cell) or cell.source.startswith("%%npu")):
             assert {NPU_TAG, SKIP_TAG} <= set(tags(cell)), f"cell {i}: npu cells carry both tags"
             assert cell.source.startswith("%%npu"), f"cell {i}: npu cells start with %%npu (Run All must not crash)"
-    assert lint_npu.check_leaves(nb) == []
+    assert check_leaves(nb) == []
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))

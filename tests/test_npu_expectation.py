@@ -1,7 +1,8 @@
-"""npulab.course.npu_expectation: every %%npu line says what the cell prints, labelled as a description."""
+"""npulab.course.lint.expected_output: every %%npu line says what the cell prints, labelled as a description."""
 
-from npulab.course import npu_expectation, npu_magic, sphinx_site
-from npulab.course.lint_npu import check_notebook
+from npulab.course import npu_magic, sphinx_site
+from npulab.course.lint import expected_output
+from npulab.course.lint.notebook import check_notebook
 
 DESCRIBED = "%%npu 预期打印 hccl [0.0, 1.0]（推导）\nimport torch_npu\n"
 
@@ -13,12 +14,12 @@ def _nb(*sources):
 
 
 def test_description_and_label():
-    assert npu_expectation.description("\n%%npu  预期打印一行\nx = 1") == "预期打印一行"
-    assert npu_expectation.description("%%npu\nx") == ""
-    assert npu_expectation.description("%%bash\nnpu-smi info") is None
-    assert npu_expectation.label("预期打印一行。") == f"{npu_expectation.EXPECTED_LABEL}：打印一行。"
-    assert npu_expectation.label("预期：打印一行") == f"{npu_expectation.EXPECTED_LABEL}：打印一行。"
-    assert npu_expectation.label("本节第 3 节的表格") == "参考：本节第 3 节的表格。"
+    assert expected_output.description("\n%%npu  预期打印一行\nx = 1") == "预期打印一行"
+    assert expected_output.description("%%npu\nx") == ""
+    assert expected_output.description("%%bash\nnpu-smi info") is None
+    assert expected_output.label("预期打印一行。") == f"{expected_output.EXPECTED_LABEL}：打印一行。"
+    assert expected_output.label("预期：打印一行") == f"{expected_output.EXPECTED_LABEL}：打印一行。"
+    assert expected_output.label("本节第 3 节的表格") == "参考：本节第 3 节的表格。"
 
 
 def test_lint_rejects_a_bare_or_empty_npu_line_and_accepts_a_description():
@@ -31,9 +32,9 @@ def test_lint_rejects_a_bare_or_empty_npu_line_and_accepts_a_description():
 
 def test_skip_message_and_site_note_label_the_description():
     msg = npu_magic.skip_message("预期打印 hccl [0.0, 1.0]（推导）")
-    assert msg.splitlines()[-1] == f"{npu_expectation.EXPECTED_LABEL}：打印 hccl [0.0, 1.0]（推导）。"
+    assert msg.splitlines()[-1] == f"{expected_output.EXPECTED_LABEL}：打印 hccl [0.0, 1.0]（推导）。"
     note = sphinx_site.npu_note(DESCRIBED, has_output=False, stamp=None)
-    assert note.startswith("尚未在昇腾硬件上录制输出") and npu_expectation.EXPECTED_LABEL in note
+    assert note.startswith("尚未在昇腾硬件上录制输出") and expected_output.EXPECTED_LABEL in note
     assert note.endswith("打印 hccl [0.0, 1.0]（推导）。")
 
 
@@ -41,5 +42,5 @@ def test_every_course_npu_cell_says_what_it_prints():
     from npulab.core.notebook_cells import iter_notebooks, parse_notebook
 
     bare = [f"{path.name}:{cell_id}" for path in iter_notebooks()
-            for _, cell_id, _ in npu_expectation.problems(parse_notebook(path.read_bytes()))]
+            for _, cell_id, _ in expected_output.problems(parse_notebook(path.read_bytes()))]
     assert bare == []

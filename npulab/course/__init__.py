@@ -1,2 +1,2 @@
-"""Running the course itself: the ``%%npu`` cell magic, lint-npu against the real torch_npu wheel, recording NPU
-outputs on Ascend hardware, workshop support and the labs' automatic checks."""
+"""Running the course itself: the ``%%npu`` cell magic, lint-npu against the released packages (``lint/``), recording
+NPU outputs on Ascend hardware, workshop support and the labs' automatic checks."""

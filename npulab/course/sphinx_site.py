@@ -26,7 +26,8 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
-from npulab.course import npu_expectation, run_page, site_settings
+from npulab.course import run_page, site_settings
+from npulab.course.lint import expected_output
 from npulab.course.site_paths import path_replacements, scrub_paths  # noqa: F401 (scrub_paths: tests, callers)
 
 NPU_CLASS = "tag_npu"
@@ -54,7 +55,7 @@ def npu_note(source: str, has_output: bool, stamp: dict | None) -> str:
     if has_output and stamp:
         return f"以下输出录制于真实昇腾硬件：{stamp_text(stamp)}。"
     ref = npu_reference(source)
-    where = npu_expectation.label(ref) if ref else "参考：本单元前后的正文说明。"
+    where = expected_output.label(ref) if ref else "参考：本单元前后的正文说明。"
     return f"尚未在昇腾硬件上录制输出（没有 NPU 的机器不执行本单元）。{where}"
 
 

@@ -8,13 +8,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from npulab.core.paths import DATA_DIR, REPO_ROOT
-from npulab.course import lint_cli, lint_env, lint_features, signatures
-from npulab.course.lint_calls import Uncheckable
+from npulab.course.lint import command_flags, env_vars, features, signatures
+from npulab.course.lint.calls import Uncheckable
 from npulab.pytorch.torch_npu_names import default_cache_dir
 
 # package roots of a cell's calls -> (import name, distribution, requirements file) of the installed sources
-INSTALLED = {"msprobe": ("msprobe", "mindstudio-probe", "requirements.txt"),
-             "mindspore": ("mindspore", "mindspore", "requirements.txt")}
+# (torch: the build either file pins — the CPU environment's requirements.txt or an NPU host's requirements-npu.txt,
+# a minor release apart at most; messages name the version read)
+INSTALLED = {"msprobe": ("msprobe", "mindstudio-probe", ("requirements.txt",)),
+             "mindspore": ("mindspore", "mindspore", ("requirements.txt",)),
+             "torch": ("torch", "torch", ("requirements.txt", "requirements-npu.txt"))}
+# packages whose every public name resolves in their sources (tests/test_lint_frameworks.py checks it against the
+# imported package), so a name the sources do not have is an error rather than "not checkable"
+NAMES_CHECKED = {"mindspore", "torch"}
 # packages read from committed stubs (scripts/extract_signature_stubs.py): root -> stub file
 STUBS = {"triton": DATA_DIR / "signature_stubs" / "triton-ascend-3.2.0.json"}
 NOT_CHECKABLE_ROOTS: dict[str, str] = {}
@@ -48,8 +54,8 @@ class Context:
     cache_dir: Path | None = None
     cann: str = "9.1.0"
     _trees: dict = field(default_factory=dict)
-    _tables: lint_cli.Tables | None = None
-    _env: lint_env.EnvChecker | None = None
+    _tables: command_flags.Tables | None = None
+    _env: env_vars.EnvChecker | None = None
     unchecked: set[Uncheckable] = field(default_factory=set)
     unnamed_stacks: list[tuple[str, int, str | None, str]] = field(default_factory=list)
 
@@ -72,9 +78,12 @@ class Context:
                 wheel = self.wheel()
                 self._trees[root] = signatures.torch_npu_tree(wheel, wheel.parent)
             elif root in INSTALLED:
-                package, dist, req = INSTALLED[root]
-                pin = requirement_pin(dist, req)
-                self._trees[root] = signatures.installed_tree(package, dist, pin) if pin else f"{req} 没有钉 {dist}"
+                package, dist, files = INSTALLED[root]
+                pins = tuple(p for f in files if (p := requirement_pin(dist, f)))
+                tree = signatures.installed_tree(package, dist, pins) if pins else f"{files[0]} 没有钉 {dist}"
+                if isinstance(tree, signatures.SourceTree):
+                    tree.names_checked = root in NAMES_CHECKED
+                self._trees[root] = tree
             elif root in STUBS:
                 tree = signatures.stub_tree(STUBS[root])
                 if root == "triton":
@@ -86,17 +95,17 @@ class Context:
                 self._trees[root] = None
         return self._trees[root]
 
-    def tables(self) -> lint_cli.Tables:
+    def tables(self) -> command_flags.Tables:
         if self._tables is None:
-            self._tables = lint_cli.Tables()
+            self._tables = command_flags.Tables()
         return self._tables
 
-    def env(self) -> lint_env.EnvChecker:
+    def env(self) -> env_vars.EnvChecker:
         if self._env is None:
-            self._env = lint_env.EnvChecker(self.cann, lambda: lint_env.wheel_names(self.wheel(), self.wheel().parent))
+            self._env = env_vars.EnvChecker(self.cann, lambda: env_vars.wheel_names(self.wheel(), self.wheel().parent))
         return self._env
 
     def course_targets(self) -> dict[str, str]:
-        targets = lint_features.targets("course")
+        targets = features.targets("course")
         targets["torch-npu"] = self.torch_npu_version
         return targets

@@ -169,7 +169,7 @@ def check_command(argv: list[str], tables: Tables) -> list[str]:
         for flag in _flags(own):
             shown = "--" + flag[2:].replace("_", "-") if entry.get("underscore_equals_dash") and flag.startswith("--") else flag
             if shown not in known and flag not in known:
-                from npulab.course.lint_features import flag_feature
+                from npulab.course.lint.features import flag_feature
 
                 feature = flag_feature(tool, flag)
                 if feature and feature.get("replacement"):

@@ -145,7 +145,7 @@ class EnvChecker:
         """Why ``name`` is not known; None when it is (or is not an Ascend-family name)."""
         if not is_checked(name, self.data["families"]):
             return None
-        from npulab.course.lint_features import feature_names
+        from npulab.course.lint.features import feature_names
 
         if name in feature_names("env") | feature_names("env_value"):
             return None  # a variable of a given release: the feature check reports it, with its "since"

@@ -1,46 +1,25 @@
-"""``python -m npulab lint-npu``: static checks of the notebook cells that need an Ascend NPU.
-
-Cells tagged ``npu`` (and ``skip-execution``) never run in CI, so they are checked without running:
-
-- every ``npu`` cell parses (IPython magics and ``!shell`` lines are handled);
-- every ``torch_npu.X`` / ``torch.npu.X`` name exists in the pinned torch_npu wheel (npulab.pytorch.torch_npu_names), and so
-  does every ``torchair.X`` / ``npugraph_ex.X`` (shipped inside the wheel as ``torch_npu/dynamo/torchair`` and
-  ``torch_npu/dynamo/npugraph_ex``);
-- an ``npu`` cell is a leaf: no later non-npu cell reads a name that only npu cells define;
-- what the cell would call (npulab.course.lint_calls, lint_env, lint_cli, lint_features): call signatures against the
-  released sources, Ascend environment variables against the wheel and CANN's documented list, command-line flags
-  against tables extracted from the released tools, features against the release that introduced them — in npu
-  cells and in the lessons' Markdown (shell blocks, ``export X=…``, a feature named without its "since").
-- an ``npu`` cell says what it would print on its ``%%npu`` line (:mod:`npulab.course.npu_expectation`).
-"""
+"""lint-npu, one notebook: every ``npu`` cell parses, every torch_npu name it uses exists in the pinned wheel, it is
+a leaf (no later non-npu cell reads a name only npu cells define), it says what it would print, and — with a
+:class:`~npulab.course.lint.context.Context` — its calls, environment variables, command lines and features are
+checked (see the package docstring)."""
 
 from __future__ import annotations
 
 import ast
-import json
+import difflib
 import re
-import sys
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import dataclass
 
-from npulab.core.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ChineseArgumentParser
-from npulab.core.notebook_cells import (
-    NotebookError,
-    cell_source,
-    code_cells,
-    find_notebooks,
-    is_npu_cell,
-    parse_notebook,
-    python_source,
-)
-from npulab.core.paths import REPO_ROOT
-from npulab.course import lint_calls, lint_cli, lint_env, lint_features, npu_expectation
-from npulab.course.lint_context import Context
-from npulab.pytorch.torch_npu_names import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts, load_index, pinned_version
+from npulab.core.notebook_cells import cell_source, code_cells, is_npu_cell, python_source
+from npulab.course.lint import calls, command_flags, env_vars, expected_output, features
+from npulab.course.lint.context import Context
+from npulab.pytorch.torch_npu_names import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts
 
 STANDARD = {"torch": "torch", PACKAGE: PACKAGE, **TOP_LEVEL}  # what these names mean before any import
+# the same for the call checks, with MindSpore's conventional alias (a cell that binds the name otherwise drops it)
+CONVENTIONAL = {"torch": "torch", PACKAGE: PACKAGE, "mindspore": "mindspore", "ms": "mindspore"}
 
 
 @dataclass
@@ -50,7 +29,7 @@ class Finding:
     path: str
     cell: int
     cell_id: str | None
-    kind: str  # "unknown-name", "syntax-error", "leaf" or "bare-npu"
+    kind: str  # "unknown-name", "call-signature", "argument-value", "syntax-error", "leaf", "bare-npu", "cli-flag" …
     name: str
     message: str
 
@@ -112,6 +91,46 @@ def used_names(source: str) -> set[str]:
 # --- checks ------------------------------------------------------------------------------------------
 
 
+# names an IPython kernel provides without a definition in any cell
+_IPYTHON_NAMES = {"display", "get_ipython", "In", "Out", "exit", "quit", "_", "__", "___", "_ih", "_oh", "_dh"}
+# a notebook that binds names no cell spells out: undefined names are not checked in it
+_DYNAMIC = re.compile(r"import\s+\*|^\s*%(run|load|store)\b|\bexec\(|globals\(\)\[|\bvars\(\)\[", re.MULTILINE)
+
+
+def check_undefined(nb: dict, path: str = "") -> list[Finding]:
+    """Names an npu cell reads that no code cell of the notebook defines (nor Python or IPython) and that are a near
+    spelling of a defined name (``get_rnak()`` beside ``get_rank``): a NameError on the NPU. Other undefined names
+    are left alone (a snippet's placeholders; ``torch`` / ``torch_npu`` used without an import, as the name checks
+    above read them)."""
+    import builtins
+
+    cells = [(number, cell, cell_source(cell)) for number, cell in code_cells(nb)]
+    if any(_DYNAMIC.search(source) for _, _, source in cells):
+        return []
+    known = set(dir(builtins)) | _IPYTHON_NAMES
+    defined: set[str] = set()
+    for _, _, source in cells:
+        try:
+            defined |= defined_names(source)
+        except SyntaxError:
+            return []  # a cell that does not parse may define anything (its syntax error is reported)
+    findings = []
+    for number, cell, source in cells:
+        if not is_npu_cell(cell):
+            continue
+        try:
+            used = used_names(source)
+        except SyntaxError:
+            continue
+        for name in sorted(used - defined - known - set(STANDARD)):
+            guess = difflib.get_close_matches(name, sorted(defined | known), n=2, cutoff=0.8)
+            if guess:
+                findings.append(Finding(path, number, cell.get("id"), "undefined-name", name, (
+                    f"读取了 `{name}`，但这本笔记本没有任何代码单元定义或导入它，在 NPU 上运行到这里会 NameError；"
+                    f"是不是 {'、'.join(f'`{g}`' for g in guess)}？")))
+    return findings
+
+
 def check_leaves(nb: dict, path: str = "") -> list[Finding]:
     """Non-npu cells after an npu cell that read a name only npu cells define."""
     cells = []
@@ -143,7 +162,7 @@ def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "",
     """
     findings: list[Finding] = []
     aliases = dict(STANDARD)  # name -> the torch_npu path it stands for ("torch" for torch itself)
-    imported: dict[str, str] = {}  # name -> dotted module path, for the signature checks
+    imported = dict(CONVENTIONAL)  # name -> dotted module path, for the signature checks
     checked = 0
     for number, cell in code_cells(nb):
         npu = is_npu_cell(cell)
@@ -158,7 +177,7 @@ def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "",
             continue
         if tree is not None:
             names = list(_imports(tree, aliases))  # consumed for every cell: imports anywhere set the aliases
-            lint_calls.update_aliases(tree, imported)
+            calls.update_aliases(tree, imported)
             if npu:
                 seen = set()
                 for line, written, dotted in sorted(names + _chains(tree, aliases)):
@@ -169,7 +188,8 @@ def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "",
             findings += _deep_checks(context, cell, number, source, tree, imported, npu, path)
     if context is not None:
         findings += _markdown_checks(context, nb, path)
-    findings += [Finding(path, n, cid, "bare-npu", "%%npu", m) for n, cid, m in npu_expectation.problems(nb)]
+    findings += [Finding(path, n, cid, "bare-npu", "%%npu", m) for n, cid, m in expected_output.problems(nb)]
+    findings += check_undefined(nb, path)
     return sorted(findings + check_leaves(nb, path), key=lambda f: f.cell), checked
 
 
@@ -181,25 +201,25 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
     def add(kind: str, name: str, message: str) -> None:
         out.append(Finding(path, number, cell.get("id"), kind, name, message))
 
-    stack = lint_features.cell_stack(source)
-    if npu and not stack and (needs := lint_features.stack_hint(source)):
+    stack = features.cell_stack(source)
+    if npu and not stack and (needs := features.stack_hint(source)):
         context.unnamed_stacks.append((path, number, cell.get("id"), needs))
-    if stack and stack not in lint_features.stacks():
+    if stack and stack not in features.stacks():
         add("unknown-stack", stack, f"`# stack: {stack}` 不是 npulab/data/stacks.yaml 里的栈（有："
-            f"{'、'.join(lint_features.stacks())}）。")
+            f"{'、'.join(features.stacks())}）。")
         stack = None
-    targets = lint_features.targets(stack) if stack else context.course_targets()
+    targets = features.targets(stack) if stack else context.course_targets()
     env_set: dict[str, list[str]] = {}
-    uses = lint_env.python_uses(tree) if tree is not None else []
+    uses = env_vars.python_uses(tree) if tree is not None else []
     magic_values: dict[str, str] = {}
     for line_number, line in enumerate(source.splitlines(), start=1):  # %env X=1 / %set_env X 1 (any code cell)
         found = re.match(r"^\s*%(?:env|set_env)\s+([A-Za-z_][A-Za-z0-9_]*)(?:[=\s]\s*(\S+))?", line)
         if found:
-            uses.append(lint_env.EnvUse(line_number, found.group(1), "magic"))
+            uses.append(env_vars.EnvUse(line_number, found.group(1), "magic"))
             magic_values[found.group(1)] = (found.group(2) or "").strip("'\"")
-    commands = lint_cli.shell_lines(source, tree) if npu else []
+    commands = command_flags.shell_lines(source, tree) if npu else []
     for line, text in commands:
-        uses += [lint_env.EnvUse(line, u.name, "shell") for u in lint_env.text_uses(text, "shell")]
+        uses += [env_vars.EnvUse(line, u.name, "shell") for u in env_vars.text_uses(text, "shell")]
     for use in uses:
         env_set.setdefault(use.name, [])
     for name, value in magic_values.items():
@@ -222,17 +242,17 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
             if problem:
                 add("env-unknown", use.name, f"第 {use.line} 行：{problem}")
     if npu and tree is not None:
-        found, unchecked = lint_calls.findings_for_cell(tree, imported, context.sources)
+        found, unchecked = calls.findings_for_cell(tree, imported, context.sources)
         context.unchecked |= unchecked
-        for _, written, message in found:
-            add("call-signature", written, message)
-    for problem in lint_cli.check_text(commands, context.tables()):
+        for problem in found:
+            add(problem.kind, problem.written, problem.message)
+    for problem in command_flags.check_text(commands, context.tables()):
         add("cli-flag", problem.command, f"第 {problem.line} 行：{problem.message}")
     if npu:
-        for _, feature in lint_features.code_uses(tree, env_set, source):
+        for _, feature in features.code_uses(tree, env_set, source):
             version = targets.get(feature["package"])
-            if lint_features.outside(feature, version):
-                add("feature-version", feature["name"], lint_features.message(feature, version))
+            if features.outside(feature, version):
+                add("feature-version", feature["name"], features.message(feature, version))
     return out
 
 
@@ -245,17 +265,17 @@ def _markdown_checks(context: Context, nb: dict, path: str) -> list[Finding]:
             continue
         text = cell_source(cell)
         where = f"第 {index} 个单元（Markdown）"
-        blocks = lint_cli.markdown_shell_blocks(text)
-        for problem in lint_cli.check_text(blocks, context.tables()):
+        blocks = command_flags.markdown_shell_blocks(text)
+        for problem in command_flags.check_text(blocks, context.tables()):
             out.append(Finding(path, 0, cell.get("id"), "cli-flag", problem.command, f"{where}第 {problem.line} 行：{problem.message}"))
         seen = set()
-        for use in lint_env.text_uses(text, "markdown"):
+        for use in env_vars.text_uses(text, "markdown"):
             if use.name not in seen:
                 seen.add(use.name)
                 problem = context.env().problem(use.name, context.torch_npu_version)
                 if problem:
                     out.append(Finding(path, 0, cell.get("id"), "env-unknown", use.name, f"{where}第 {use.line} 行：{problem}"))
-        for feature in lint_features.unstated_since(text, course):
+        for feature in features.unstated_since(text, course):
             out.append(Finding(path, 0, cell.get("id"), "since-unstated", feature["name"], (
                 f"{where}提到 `{feature['name']}`，但课程钉住的版本没有它，同一单元里也没写它从哪个版本起有"
                 f"（应写出“{feature['since_text']}”；{feature['source']}）。")))
@@ -334,88 +354,3 @@ def _check_name(index: Callable[[], SymbolIndex], line: int, written: str, dotte
     message = (f"第 {line} 行：`{written}` 不存在——torch_npu {index().version} 的 {where}中没有 `{missing.name}`"
                + (f"；是不是 {guesses}？" if guesses else "。"))
     return [Finding(path, number, cell.get("id"), "unknown-name", written, message)]
-
-
-# --- files and the command line ---------------------------------------------------------------------
-
-
-def _shown(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
-
-
-def build_parser(subparsers, name: str) -> ChineseArgumentParser:
-    """Add the ``lint-npu`` sub-command."""
-    parser = subparsers.add_parser(
-        name, help="静态检查笔记本中的 NPU 单元（语法、名字、调用签名、环境变量、命令行参数、版本特性、叶子单元）",
-        description="检查带 npu 标签的单元：能否解析、用到的 torch_npu / torch.npu 名字在钉住的 torch_npu 版本里"
-                    "是否存在、调用的参数个数与关键字是否符合发布包里的签名、设置的昇腾环境变量是否为所教版本所知、"
-                    "命令行参数是否在工具的参数定义里、用到的特性是否晚于所针对的版本，以及后面的非 npu 单元是否依赖"
-                    "只在 npu 单元里定义的名字；课程 Markdown 里的 shell 代码块与 export 也一并检查。"
-                    "退出码：0 无问题，1 有问题，2 用法错误。")
-    parser.add_argument("paths", nargs="*", type=Path, metavar="PATH",
-                        help="笔记本或文件夹（递归）；默认为仓库里的 chapters 和 notebooks")
-    parser.add_argument("--json", action="store_true", help="以 JSON 输出结果")
-    parser.add_argument("--torch-npu-version", metavar="V", help="核对的 torch_npu 版本；默认取 requirements-npu.txt 的钉")
-    parser.add_argument("--cache-dir", type=Path, metavar="DIR",
-                        help="wheel 与符号索引的缓存目录；默认 $NPULAB_CACHE 或 ~/.cache/npulab/torch_npu")
-    parser.set_defaults(run=run)
-    return parser
-
-
-def run(args) -> int:
-    """Lint the notebooks named in ``args``; 0 clean, 1 findings, 2 usage errors."""
-    version = args.torch_npu_version or pinned_version(REPO_ROOT / "requirements-npu.txt")
-    notebooks, missing = find_notebooks(args.paths or None)
-    errors = [{"path": _shown(path), "message": reason} for path, reason in missing]
-    loaded: list[SymbolIndex] = []
-
-    def index() -> SymbolIndex:
-        if not loaded:
-            loaded.append(load_index(version, args.cache_dir))
-        return loaded[0]
-
-    findings: list[Finding] = []
-    context = Context(version, args.cache_dir)
-    cells = scanned = 0
-    for path in notebooks:
-        try:
-            nb = parse_notebook(path.read_bytes())
-        except OSError as err:
-            errors.append({"path": _shown(path), "message": f"读不到文件（{err.strerror}）"})
-            continue
-        except NotebookError as err:
-            errors.append({"path": _shown(path), "message": str(err)})
-            continue
-        found, checked = check_notebook(nb, index, _shown(path), context)
-        findings += found
-        cells += checked
-        scanned += 1
-    unchecked = sorted(context.unchecked, key=lambda u: (u.package, u.name))
-    if args.json:
-        print(json.dumps({"torch_npu_version": version, "files_scanned": scanned, "cells_checked": cells,
-                          "findings": [asdict(f) for f in findings], "errors": errors,
-                          "not_checkable": [asdict(u) for u in unchecked],
-                          "stack_not_named": [{"path": p, "cell": n, "cell_id": i, "stack": s}
-                                              for p, n, i, s in context.unnamed_stacks]},
-                         ensure_ascii=False, indent=2))
-    else:
-        for error in errors:
-            print(f"错误：{error['path']}：{error['message']}", file=sys.stderr)
-        for f in findings:
-            where = f"第 {f.cell} 个代码单元（id {f.cell_id or '无'}）：" if f.cell else f"（id {f.cell_id or '无'}）"
-            print(f"{f.path}：{where}{f.message}")
-        if unchecked:
-            print(f"无法核对签名的调用（{len(unchecked)} 个；发布的源码里没有它们的 Python 定义）：")
-            for u in unchecked:
-                print(f"  {u.name}：{u.reason}")
-        if context.unnamed_stacks:
-            print(f"没有用 `# stack: 名字` 声明环境的栈专用 npu 单元（{len(context.unnamed_stacks)} 个；"
-                  "按课程默认版本核对，见 npulab/data/stacks.yaml）：")
-            for where, number, cell_id, needs in context.unnamed_stacks:
-                print(f"  {where} 第 {number} 个代码单元（id {cell_id or '无'}）：看起来需要 {needs}")
-        verdict = f"发现 {len(findings)} 个问题" if findings else "未发现问题"
-        print(f"lint-npu：检查了 {scanned} 个笔记本中的 {cells} 个 npu 单元（torch_npu {version}），{verdict}。")
-    return EXIT_USAGE if errors else EXIT_FAIL if findings else EXIT_OK

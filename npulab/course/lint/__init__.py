@@ -1,0 +1,15 @@
+"""``python -m npulab lint-npu``: static checks of the notebook cells that need an Ascend NPU.
+
+Cells tagged ``npu`` (and ``skip-execution``) never run in CI, so they are checked without running, against the
+released artifacts of every framework and tool they call. One concern a module:
+
+- ``notebook``: one notebook's cells — parsing (IPython magics, ``!shell`` lines), ``torch_npu.X`` / ``torch.npu.X`` /
+  ``torchair.X`` / ``npugraph_ex.X`` names against the pinned wheel (npulab.pytorch.torch_npu_names), leaf cells, and
+  the deeper checks below;
+- ``calls`` with ``signatures``: every call's positional count and keywords against the released sources;
+- ``command_flags``: command lines' flags against tables extracted from the released tools;
+- ``env_vars``: Ascend environment variables against the wheel and CANN's documented list;
+- ``features``: features against the release that introduced them (and the cells' ``# stack:``);
+- ``expected_output``: what an ``npu`` cell says it would print on its ``%%npu`` line;
+- ``context``: the lazily loaded sources and tables of one run; ``command``: the command line.
+"""
