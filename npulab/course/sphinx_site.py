@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 from docutils import nodes
@@ -28,6 +27,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from npulab.course import run_page, site_settings
 from npulab.course.lint import expected_output
+from npulab.course.run_claims import RUN_CLAIM, run_time_text
 from npulab.course.site_paths import path_replacements, scrub_paths  # noqa: F401 (scrub_paths: tests, callers)
 
 NPU_CLASS = "tag_npu"
@@ -169,18 +169,6 @@ def scrub_doctree_paths(doctree) -> None:
 # --------------------------------------------------------------------------------------------------------------
 # Run times: a lesson's "CPU 上运行全部单元约 N 分钟" on the site is the measured time (notebook_times.yaml)
 # --------------------------------------------------------------------------------------------------------------
-
-RUN_CLAIM = re.compile(r"（CPU 上运行全部单元[^）]*）")
-
-
-def run_time_text(seconds: float | None, times: dict) -> str:
-    """The parenthesis a lesson's 预计用时 shows for its CPU run: measured seconds, machine and date."""
-    if seconds is None:
-        return "（CPU 上运行全部单元：尚未实测）"
-    shown = f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
-    where = "，".join(str(times[k]) for k in ("machine", "date") if times.get(k))
-    return f"（CPU 上运行全部单元实测 {shown}{'，' + where if where else ''}）"
-
 
 def fill_run_time(doctree, relpath: str, times: dict) -> int:
     """Replace the typed run-time claim of the lesson at ``relpath`` by the measured one; return how many."""

@@ -78,6 +78,11 @@ def _run_times(args) -> int:
     except OSError as err:
         raise UsageError(f"写不了 {args.output}（{err.strerror}）：用 --output 指定可写的文件") from None
     print(f"已写出 {args.output}：{len(seconds)} 个笔记本的实测运行时间（{data['machine']}）")
+    if Path(args.output).resolve() == Path(TIMES_FILE).resolve():  # the course's own data: the lessons say it too
+        from npulab.course.run_claims import sync_lessons
+
+        for rel in sync_lessons(data):
+            print(f"  已更新 {rel} 的“预计用时”里的实测运行时间")
     return 0
 
 
