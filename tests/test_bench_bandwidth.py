@@ -119,3 +119,14 @@ def test_cli():
     assert any("加速器" in note for note in data["notes"])
     bad = bench("--tests", "p2p")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_saturation_is_not_set_by_one_size_a_load_burst_flattered():
+    # 2 MiB: one lucky repeat gives it the best median, the others were slow; 4 MiB: steady
+    flattered = Timing((0.05, 0.05, 0.5), 0, "cpu")
+    steady = Timing((0.26, 0.26, 0.27), 0, "cpu")
+    sweep = Sweep("d2d", "cpu", [CopyResult(1 << 20, Timing((1.0, 1.0, 1.0), 0, "cpu")), CopyResult(2 << 20, flattered),
+                                 CopyResult(4 << 20, steady)])
+    assert max(sweep.gb_per_s) == sweep.results[1].gb_per_s  # by medians alone 2 MiB would be "best" and saturated
+    size, value = sweep.saturation()
+    assert size == 4 << 20 and value == pytest.approx(sweep.results[2].gb_per_s)

@@ -35,9 +35,14 @@ class CopyResult:
     copies: int = 1  # copies per timed call
 
     @property
+    def moved(self) -> int:
+        """Bytes per timed call, counting the bytes read plus the bytes written (STREAM's convention for a copy)."""
+        return 2 * self.nbytes * self.copies
+
+    @property
     def gb_per_s(self) -> float:
         """Bandwidth counting the bytes read plus the bytes written (STREAM's convention for a copy)."""
-        return self.timing.rate(2 * self.nbytes * self.copies) / 1e9
+        return self.timing.rate(self.moved) / 1e9
 
     def figure(self, label: str | None = None) -> Figure:
         """The copy bandwidth (read + write bytes) as a measured figure on its device."""
@@ -54,9 +59,14 @@ class TransferResult:
     copies: int = 1
 
     @property
+    def moved(self) -> int:
+        """Bytes per timed call across the host–device link (each byte counted once)."""
+        return self.nbytes * self.copies
+
+    @property
     def gb_per_s(self) -> float:
         """Bytes moved across the host–device link per second (each byte counted once)."""
-        return self.timing.rate(self.nbytes * self.copies) / 1e9
+        return self.timing.rate(self.moved) / 1e9
 
     def figure(self, label: str | None = None) -> Figure:
         """The link bandwidth as a measured figure on its device."""
@@ -131,8 +141,14 @@ class Sweep:
         return [r.gb_per_s for r in self.results]
 
     def saturation(self, fraction: float = 0.9) -> tuple[int, float]:
-        """(smallest size reaching ``fraction`` of the best bandwidth, that bandwidth)."""
-        return saturation_point(self.sizes, self.gb_per_s, fraction)
+        """(smallest size reaching ``fraction`` of the best bandwidth, its median bandwidth), judged by the lower end
+        of each size's interval over the repeats (``comparison.rate_lows``): one size whose repeats a load burst
+        flattered can neither set the best nor reach it early."""
+        from npulab.core.comparison import rate_lows
+
+        lows = rate_lows([r.timing for r in self.results], [r.moved for r in self.results])
+        size, _ = saturation_point(self.sizes, lows, fraction)
+        return size, next(r.gb_per_s for r in self.results if r.nbytes == size)
 
     def to_dict(self) -> dict:
         size, value = self.saturation()

@@ -46,8 +46,12 @@ class LoadWatch:
         return {"cpu": cpu_name(), "cores": os.cpu_count(), "device": device, "load_start": self.start_load,
                 "load_end": end, "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")}
 
-    def footer(self, print_it: bool = True) -> str:
-        """One line: machine, device, load average at start and end, date (also stored as output metadata)."""
+    def footer(self, print_it: bool = True) -> str | None:
+        """One line: machine, device, load average at start and end, date (also stored as output metadata).
+
+        Printed, it returns None, so a cell that ends with ``watch.footer()`` shows the line once (a returned string
+        would be shown a second time, quoted, as the cell's result); ``print_it=False`` returns the text instead.
+        """
         r = self.record()
         busy = [x for x in (r["load_start"], r["load_end"]) if x is not None]
         shared = f"（高于 {r['cores']} 核：测量时 CPU 有别的负载）" if busy and max(busy) > (r["cores"] or 1) else ""
@@ -57,4 +61,5 @@ class LoadWatch:
             from npulab.core.comparison import show_verdict
 
             show_verdict(text, {"claim": "machine", **r}, key=FOOTER_KEY)
+            return None
         return text
