@@ -27,6 +27,8 @@ from functools import cache
 from importlib import metadata, util
 from pathlib import Path
 
+from npulab.pytorch.torch_npu_names import dotted_parts
+
 FORMAT = 1
 _PRESERVING = {"builtin", "jit",  # triton.language: @builtin keeps the signature (plus _builder); kernels are @jit
                "staticmethod", "classmethod", "wraps", "property", "cache", "lru_cache", "overload", "deprecated",
@@ -248,7 +250,7 @@ class SourceTree:
         nothing. None when that is not known."""
         module, _, name = dotted.rpartition(".")
         value = self.assigned(module, name) if module in self.sources else None
-        parts = _dotted(value.func) if isinstance(value, ast.Call) else None
+        parts = dotted_parts(value.func) if isinstance(value, ast.Call) else None
         if not parts:
             return None
         head = _top_level(self.tree(module), parts[0])
@@ -470,13 +472,6 @@ def _declared_all(tree: ast.Module) -> set[str]:
             names.add(value.value)
     return names
 
-
-def _dotted(node: ast.expr) -> list[str] | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    return [node.id, *reversed(parts)] if isinstance(node, ast.Name) else None
 
 
 def _documented_alias(node: ast.stmt) -> str | None:
