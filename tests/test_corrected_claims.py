@@ -240,6 +240,8 @@ def test_withdrawn_claims_stay_withdrawn(pattern, why):
     (r"正文说默认 60 万次，命令注释说 600 万次", "--et 默认 60 × 100000 = 600 万次，60 万是笔误"),
     (r"`latest` 或 `cann` 只是一个符号链接", "ascend-toolkit/latest/ 是各组件链接组成的真实目录"),
     (r"msprof 的 op_summary 看流水", "Triton-Ascend 用 msprof op --kernel-name 与 msprof op simulator"),
+    (r"aarch64 上的默认包|aarch64 的 PyPI wheel 已经是 CPU", "PyPI 的 aarch64 torch 从 2.11 起是 CUDA 13 构建（2.12.0+cu130）"),
+    (r"CUDA 版 torch（版本号带 \+cu", "PyPI 的 CUDA torch 在 pip 里显示为 2.12.0，不带 +cu…"),
 ])
 def test_december_review_claims_stay_withdrawn(pattern, why):
     bad = [where for where, text in UNITS if re.search(pattern, text, re.MULTILINE) and SELF.name not in where]

@@ -47,14 +47,36 @@ def _stand_in_uv(tmp_path, stdout: str = "", stderr: str = "", code: int = 0):
 
 
 def test_resolve_reads_the_pins_and_excludes_what_is_outside_pypi(tmp_path):
-    uv = _stand_in_uv(tmp_path, "vllm-ascend==0.23.0\ntorch==2.10.0\ntorch-npu==2.10.0.post4\n")
-    result = stacks.resolve("vllm-ascend", "x86_64", uv=uv, cpu_index_up=False)
-    assert result.pins == {"vllm-ascend": "0.23.0", "torch": "2.10.0", "torch-npu": "2.10.0.post4"}
+    uv = _stand_in_uv(tmp_path, "vllm-ascend==0.23.0\ntorch==2.10.0+cpu\ntorch-npu==2.10.0.post4\n")
+    result = stacks.resolve("vllm-ascend", "x86_64", uv=uv, cpu_index_up=True)
+    assert result.pins == {"vllm-ascend": "0.23.0", "torch": "2.10.0+cpu", "torch-npu": "2.10.0.post4"}
     assert {e["name"] for e in result.outside_pypi} >= {"triton-ascend", "vllm", "CANN"}
     args = (tmp_path / "args").read_text().split("\n")
     assert args[args.index("--python-platform") + 1] == "x86_64-unknown-linux-gnu"
     assert args[args.index("--python-version") + 1] == "3.12"
-    assert any("CPU 索引" in note or "download.pytorch.org" in note for note in result.notes)  # said, not hidden
+    assert args[args.index("--extra-index-url") + 1] == stacks.CPU_INDEX  # the printed command names it
+
+
+def test_resolve_adds_no_index_the_commands_do_not_name(tmp_path):
+    """The resolution is of the commands as shown: without the CPU index in them it is not used on any platform, and
+    a stack that names it is not resolved when it does not answer (no PyPI torch in its place)."""
+    uv = _stand_in_uv(tmp_path, "mindspore==2.10.0\n")
+    stacks.resolve("mindspore", "x86_64", uv=uv, cpu_index_up=True)
+    assert "--extra-index-url" not in (tmp_path / "args").read_text().split("\n")
+    (tmp_path / "args").unlink()
+    with pytest.raises(stacks.CpuIndexUnreachable, match="download.pytorch.org"):
+        stacks.resolve("vllm-ascend", "aarch64", uv=uv, cpu_index_up=False)
+    assert not (tmp_path / "args").exists()  # uv never ran
+    torch_only = ["pip install torch==2.10.0"]
+    stacks.resolve("vllm-ascend", "x86_64", uv=uv, cpu_index_up=False, install=torch_only)
+    assert "--extra-index-url" not in (tmp_path / "args").read_text().split("\n")
+
+
+def test_cuda_packages_are_named():
+    pins = {"torch": "2.12.0", "nvidia-cudnn-cu13": "9.20.0.48", "cuda-toolkit": "13.0.2", "numpy": "1.26.4"}
+    assert stacks.cuda_packages(pins) == ["cuda-toolkit", "nvidia-cudnn-cu13"]
+    assert stacks.cuda_packages({"torch": "2.12.0+cu130"}) == ["torch"]
+    assert stacks.cuda_packages({"torch": "2.12.0+cpu", "torchaudio": "2.10.0+cpu"}) == []
 
 
 def test_resolve_tells_offline_from_unsolvable(tmp_path):

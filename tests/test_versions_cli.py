@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 from npulab.env import compatibility as compat
+from npulab.env import torch_install
 from npulab.env.versions_cli import resolve
 
 
@@ -15,7 +16,9 @@ def run(*args):
 def test_commands_are_the_official_rows_for_this_cann():
     torch = next(s for s in resolve("8.0.0") if s.title.startswith("PyTorch"))
     rows = compat.torch_npu_for_cann("8.0.0")
-    assert rows and torch.commands == [f"pip install torch=={r['pytorch']} torch-npu=={r['torch_npu']}" for r in rows]
+    assert rows and torch.commands == [torch_install.pair_text(r["pytorch"], r["torch_npu"]) for r in rows]
+    assert all(c.startswith(f"pip install torch=={r['pytorch']} --index-url {torch_install.CPU_INDEX} && ")
+               for c, r in zip(torch.commands, rows, strict=True))
     assert torch.sources and torch.status == "ok"
 
 
@@ -39,7 +42,8 @@ def test_without_cann_the_recommended_row_and_json():
     assert r.returncode == 0, r.stderr
     sections = json.loads(r.stdout)["sections"]
     row = compat.table("recommended")[0]
-    assert sections[-1]["commands"] == [f"pip install torch=={row['pytorch']} torch-npu=={row['torch_npu']}"]
+    assert sections[-1]["commands"] == [f"pip install torch=={row['pytorch']} --index-url {torch_install.CPU_INDEX}"
+                                        f" && pip install torch-npu=={row['torch_npu']}"]
 
 
 def test_chip_section_and_text_output():

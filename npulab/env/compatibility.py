@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from npulab.core.paths import DATA_DIR
+from npulab.env import torch_install
 
 DATA_PATH = DATA_DIR / "compatibility.yaml"
 
@@ -483,7 +484,7 @@ def check_alignment(
         findings.append((
             "fail",
             f"torch_npu {torch_npu} 是为 PyTorch {want} 构建的，当前 PyTorch 为 {torch}：两者的前三位版本号必须一致。",
-            f"安装匹配的一对，例如 `pip install torch=={want}`，或换成与 PyTorch {tv.public} 对应的 torch_npu"
+            f"安装匹配的一对，例如 `{torch_install.torch_command(want)}`，或换成与 PyTorch {tv.public} 对应的 torch_npu"
             + (f"（{_rows_text(torch_npu_for(torch))}）" if torch_npu_for(torch) else "") + "。",
         ))
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
-from npulab.env import cann_install, triton_ascend
+from npulab.env import cann_install, stacks, torch_install, triton_ascend
 from npulab.env.check import MARKS, Check, metadata_version
 from npulab.env.compatibility import (
     cann_for_mindspore,
@@ -68,6 +68,7 @@ class _Context:
     nodes: list[Path]
     dist_version: Callable[[str], str | None]
     probe_timeout: float
+    torch_cuda: Callable[[], list[str]] = lambda: torch_cuda_requirements()  # the installed torch's, when asked
 
     @property
     def install(self) -> cann_install.Install | None:
@@ -128,13 +129,49 @@ def _check_numpy(ctx: _Context) -> Check:
     return Check("numpy", "ok", f"numpy {numpy}（<2，满足 MindSpore 2.10）")
 
 
+def torch_cuda_requirements() -> list[str]:
+    """The nvidia-* / cuda-* distributions the installed torch requires here: a CUDA build (PyPI's torch on x86_64, and
+    on aarch64 from 2.11), whatever its version string says (pip shows PyPI's CUDA 2.12.0 as plain ``2.12.0``)."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        texts = requires("torch") or []
+    except PackageNotFoundError:
+        return []
+    found = []
+    for text in texts:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if req.name.lower().startswith(("nvidia-", "cuda-")) and (req.marker is None or req.marker.evaluate({"extra": ""})):
+            found.append(req.name)
+    return found
+
+
+def _course_pair() -> tuple[str, str]:
+    """(torch, torch-npu) of the course stack (npulab/data/stacks.yaml)."""
+    course = stacks.get("course")
+    return stacks.pinned_version(course, "torch"), stacks.pinned_version(course, "torch-npu")
+
+
 def _check_torch(ctx: _Context) -> Check:
     torch = ctx.dist_version("torch")
     if torch is None:
         return Check("torch", "fail", "未安装 PyTorch。",
-                     "x86_64：pip install torch --index-url https://download.pytorch.org/whl/cpu；然后 pip install -r requirements.txt")
+                     "make venv（scripts/python_packages.sh 从 PyTorch 的 CPU 索引装 torch，再装 requirements.txt）；"
+                     "昇腾主机上的课程环境：" + torch_install.pair_text(*_course_pair()))
     v = try_parse(torch)
     local = v.local if v else None
+    cuda = ctx.torch_cuda()
+    if cuda:
+        built = f"PyTorch {torch}：CUDA 构建（依赖 {'、'.join(cuda[:3])}{'……' if len(cuda) > 3 else ''}；pip 显示的版本号不一定带 +cu…）"
+        if ctx.dist_version("torch-npu") is None:
+            return Check("torch", "ok", built + "。")
+        return Check("torch", "fail", built + "，torch_npu 不能与它同用（Two accelerators cannot be used at the same time）。",
+                     "pip uninstall -y torch && " + torch_install.torch_command(torch.split("+")[0]))
     note = "（CPU 构建）" if local == "cpu" else (f"（本地标签 +{local}）" if local else "")
     return Check("torch", "ok", f"PyTorch {torch}{note}")
 
@@ -321,7 +358,8 @@ def _probe_fix(error: str, source: str | None) -> str:
     """A fix for the usual torch_npu import errors."""
     load = source or "source <CANN 安装路径>/set_env.sh"
     if "Two accelerators" in error:
-        return "torch_npu 需要 CPU 构建的 torch：pip install torch==<版本> --index-url https://download.pytorch.org/whl/cpu"
+        return ("torch 是 CUDA 构建（PyPI 的 torch 在 x86_64 与 2.11 起的 aarch64 上都是，pip 显示的版本号不带 +cu…）："
+                "pip uninstall -y torch && " + torch_install.torch_command(torch_install.PLACEHOLDER) + "（与 torch_npu 同版本）")
     if "No module named 'attr'" in error or "GEInitialize" in error:
         return "pip install " + " ".join(CANN_DEPS_REQUIRED) + "。" + GE_CHAIN
     if ".so" in error or "set_env" in error:

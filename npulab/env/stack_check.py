@@ -11,7 +11,7 @@ from packaging.version import InvalidVersion, Version
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK
 from npulab.core.display import Table
-from npulab.env import cann_install
+from npulab.env import cann_install, torch_install
 from npulab.env import stacks as stack_data
 from npulab.env.check import MARKS, Check, metadata_version
 from npulab.env.compatibility import cann_base
@@ -38,6 +38,18 @@ def _cann_ok(installed: str, spec: str) -> bool:
     return base == wanted or base.startswith(wanted + ".")
 
 
+def install_fix(stack: dict, package: str, spec: str) -> str:
+    """The command that installs one missing package of a stack; torch and torch-npu as npulab.env.torch_install
+    writes them (torch from the PyTorch CPU index first)."""
+    key = stack_data.canonical(package)
+    torch, npu = stack_data.pinned_version(stack, "torch"), stack_data.pinned_version(stack, "torch-npu")
+    if key == "torch" and torch:
+        return torch_install.torch_command(torch)
+    if key == "torch-npu" and torch and npu:
+        return torch_install.pair_text(torch, npu)
+    return f"pip install \"{package}{spec}\""
+
+
 def check_stack(name: str, versions: Callable[[str], str | None] = metadata_version, cann: str | None = None,
                 python: str | None = None) -> list[Check]:
     """One Check per requirement of stack ``name``; UsageError for an unknown stack."""
@@ -49,7 +61,7 @@ def check_stack(name: str, versions: Callable[[str], str | None] = metadata_vers
             continue
         installed = versions(package)
         if installed is None:
-            how = elsewhere.get(stack_data.canonical(package)) or f"pip install \"{package}{spec}\""
+            how = elsewhere.get(stack_data.canonical(package)) or install_fix(stack, package, spec)
             checks.append(Check(package, "fail", f"未安装（{name} 要求 {spec}）", f"{how}（装进下方“环境”一行所说的环境）"))
             continue
         ok = _satisfies(installed, spec)

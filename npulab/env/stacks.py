@@ -4,8 +4,11 @@ modules a lesson's kernel imports mapped to distributions, and the table a lesso
 
 Resolution asks the package index (PyPI by default, ``$NPULAB_RESOLVE_INDEX`` for a mirror) and nothing else: what a
 stack names in ``outside_pypi`` (CANN, Triton-Ascend from the Ascend pip mirror, git checkouts) is left out of the
-resolution and reported with where to get it. The PyTorch CPU index (x86_64 ``+cpu`` torch builds) is used when it
-answers; when it does not, x86_64 is resolved with PyPI's torch of the same version, and the result says so.
+resolution and reported with where to get it. The PyTorch CPU index is used exactly where a command names it (never
+added: the resolution is of the commands a learner is shown); when it does not answer, resolving such a stack raises
+CpuIndexUnreachable instead of resolving something else. The commands are resolved together, as pip would install them
+one after another (a later exact pin replaces an earlier one) and with pip's choice among indexes (the highest version
+of all of them: ``--index-strategy unsafe-best-match``).
 """
 
 from __future__ import annotations
@@ -26,11 +29,12 @@ from pathlib import Path
 from npulab.core.cli import UsageError
 from npulab.core.display import Table
 from npulab.core.paths import DATA_DIR, REPO_ROOT, load_yaml
+from npulab.env import torch_install
 
 STACKS = DATA_DIR / "stacks.yaml"
 PLATFORMS = {"aarch64": "aarch64-unknown-linux-gnu", "x86_64": "x86_64-unknown-linux-gnu"}
 DEFAULT_INDEX = "https://pypi.org/simple"
-CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+CPU_INDEX = torch_install.CPU_INDEX
 NEVER = "sys_platform == 'never'"  # an override with this marker removes a dependency from the resolution
 
 # modules whose distribution is not found by importlib.metadata here (not installed, or another name), with every
@@ -53,6 +57,10 @@ OUTSIDE_PYPI_MODULES = {
 
 class IndexUnreachable(Exception):
     """The package index could not be reached; the message says which and why."""
+
+
+class CpuIndexUnreachable(IndexUnreachable):
+    """A command names the PyTorch CPU index and it does not answer from here: that stack cannot be resolved as shown."""
 
 
 class Unresolvable(Exception):
@@ -218,19 +226,13 @@ def resolve(name: str, platform: str, uv: str | None = None, cpu_index_up: bool 
     options = ["--index-strategy", "unsafe-best-match"]
     notes = [f"{url} 不是 PyPI：解析时不使用（它提供的包见 outside_pypi）" for url in dict.fromkeys(indexes)
              if url.rstrip("/") != CPU_INDEX]
-    torch = pinned_version(stack, "torch")
-    if torch and (CPU_INDEX in indexes or platform == "x86_64"):
+    if any(url.rstrip("/") == CPU_INDEX for url in indexes):
         if cpu_index_up is None:
             cpu_index_up = _cpu_index_up()
-        if cpu_index_up:
-            options += ["--extra-index-url", CPU_INDEX]
-        else:
-            # PyPI's torch wheel is the CUDA build: it depends on community triton (and nvidia-* on x86_64), which the
-            # +cpu build does not; the stack's own exact pins keep their versions, as they would next to the +cpu build
-            overrides.append(f"torch=={torch}")
-            overrides += [r for r in requirements if _requirement_name(r) == "triton" and "==" in r]
-            notes.append(f"torch {torch}+cpu 来自 {CPU_INDEX}，这里连不上：改用 PyPI 上同版本的 torch {torch} 解析"
-                         "（PyPI 的 wheel 是 CUDA 版，会多出 nvidia-* 等包；真正安装时用 CPU 索引）")
+        if not cpu_index_up:
+            raise CpuIndexUnreachable(f"{name} 的安装命令用 PyTorch 的 CPU 索引 {CPU_INDEX}，这里连不上：不能按所示命令解析"
+                                      "（不会改用 PyPI 上的 CUDA 版 torch 代替）")
+        options += ["--extra-index-url", CPU_INDEX]
     with tempfile.TemporaryDirectory(prefix="npulab-resolve-") as tmp:
         req, over = Path(tmp) / "requirements.in", Path(tmp) / "overrides.txt"
         req.write_text("\n".join(requirements) + "\n", encoding="utf-8")
@@ -252,6 +254,13 @@ def resolve(name: str, platform: str, uv: str | None = None, cpu_index_up: bool 
         if match:
             pins[canonical(match.group(1))] = match.group(2)
     return Resolution(name, platform, stack["resolve_python"], pins, outside, notes, seconds)
+
+
+def cuda_packages(pins: dict[str, str]) -> list[str]:
+    """What in a resolution is CUDA: ``nvidia-*`` / ``cuda-*`` packages and a torch family build labelled ``+cu…``
+    (PyPI's CUDA torch has no label: its nvidia-* / cuda-* dependencies show it)."""
+    return sorted(name for name, version in pins.items() if name.startswith(("nvidia-", "cuda-"))
+                  or name in torch_install.TORCH_FAMILY and re.search(r"\+cu\d", version))
 
 
 def top_level(name: str) -> list[str]:

@@ -3,7 +3,8 @@
 A thin reader of ``npulab/data/compatibility.yaml`` through ``npulab.env.compatibility`` (no table of its own):
 
 - CANN ↔ driver (HDK): the HDK released with this CANN, and the matrix's answer for the given driver;
-- PyTorch + torch_npu: the official rows for this CANN, as ``pip install`` commands, with the Python versions;
+- PyTorch + torch_npu: the official rows for this CANN, as ``pip install`` commands (torch from the PyTorch CPU index,
+  written by ``npulab.env.torch_install``), with the Python versions;
 - MindSpore: the releases the MindSpore tables pair with this CANN;
 - the chip (``npulab.hw.chips``): its series and what it runs.
 
@@ -18,7 +19,11 @@ from dataclasses import asdict, dataclass, field
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
 from npulab.env import compatibility as compat
+from npulab.env import torch_install
 from npulab.hw import chips as chip_table
+
+CPU_TORCH_SOURCE = ("torch 从 PyTorch 的 CPU 索引安装（PyPI 的 torch 在 x86_64 与 2.11 起的 aarch64 上是 CUDA 版，"
+                    f"torch_npu 不能与它同用）：{torch_install.SOURCE}")
 
 
 @dataclass
@@ -72,8 +77,8 @@ def torch_section(cann: str) -> Section:
         python = compat.python_for_torch(row["pytorch"])
         section.lines.append(f"torch_npu {row['torch_npu']} + PyTorch {row['pytorch']}（{row['status']}）"
                              + (f"，Python {'、'.join(python)}" if python else ""))
-        section.commands.append(f"pip install torch=={row['pytorch']} torch-npu=={row['torch_npu']}")
-    section.sources.append(compat.source_of("pytorch_python"))
+        section.commands.append(torch_install.pair_text(row["pytorch"], row["torch_npu"]))
+    section.sources += [compat.source_of("pytorch_python"), CPU_TORCH_SOURCE]
     return section
 
 
@@ -108,7 +113,8 @@ def recommended_section() -> Section:
     for row in compat.table("recommended"):
         section.lines.append(f"CANN {row['cann']} + PyTorch {row['pytorch']} + torch_npu {row['torch_npu']}，"
                              f"Python {'、'.join(row['python'])}")
-        section.commands.append(f"pip install torch=={row['pytorch']} torch-npu=={row['torch_npu']}")
+        section.commands.append(torch_install.pair_text(row["pytorch"], row["torch_npu"]))
+    section.sources.append(CPU_TORCH_SOURCE)
     return section
 
 

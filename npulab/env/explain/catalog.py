@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.env import torch_install
 
 CATALOG_PATH = DATA_DIR / "error_catalog.yaml"
 GENERIC = "generic_triage"  # the category of the generic finding (npulab.env.explain.triage)
@@ -64,6 +65,18 @@ _CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 _FOLD_SPACE = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])|(?<=[，。；：、）」])\s+|\s+(?=[，。；：、（「])")
 
 
+# commands a catalog text names by a placeholder, so that they are written in one place (npulab.env.torch_install)
+COMMANDS = {"{torch_cpu_install}": torch_install.torch_command(torch_install.PLACEHOLDER),
+            "{torch_npu_install}": torch_install.pair_text(torch_install.PLACEHOLDER, torch_install.PLACEHOLDER)}
+
+
+def fill(text: str) -> str:
+    """A catalog text with its command placeholders written out."""
+    for placeholder, command in COMMANDS.items():
+        text = text.replace(placeholder, command)
+    return text
+
+
 def tidy(text: str) -> str:
     """Folded YAML prose as one line: whitespace collapsed, and none left between Chinese characters."""
     return _FOLD_SPACE.sub("", " ".join(str(text).split()))
@@ -81,7 +94,7 @@ def _entry(raw: dict) -> Entry:
                                     str(p["code"]) if p.get("code") is not None else None, level))
         entry = Entry(
             id=raw["id"], title=raw["title"], priority=int(raw["priority"]), patterns=tuple(patterns),
-            cause=tidy(raw["cause"]), fix=tidy(raw["fix"]),
+            cause=fill(tidy(raw["cause"])), fix=fill(tidy(raw["fix"])),
             sources=tuple(raw["sources"]), doctor=tuple(raw.get("doctor", ())), casebook=raw.get("casebook", ""),
             needs_hint=bool(raw.get("needs_hint", False)), suppressed_by=tuple(raw.get("suppressed_by", ())),
             examples=tuple(raw.get("examples", ())), negatives=tuple(raw.get("negatives", ())),
