@@ -129,3 +129,32 @@ def test_resolve_set_env_accepts_script_folder_and_root(two_canns):
     for given in (cann85 / "cann" / "set_env.sh", cann85 / "cann-8.5.0", cann85):
         set_env, inst = kernelspec.resolve_set_env(given)
         assert set_env.is_file() and inst is not None and inst.version == "8.5.0", given
+
+
+def test_stack_that_needs_nnal_sources_it_after_cann(tmp_path: Path):
+    """vllm-ascend needs NNAL (ATB): the launcher sources NNAL's set_env.sh found beside the CANN, and a kernel
+    started from it has ATB_HOME_PATH; without NNAL the spec is refused unless forced."""
+    from npulab.testing.synthetic_cann import make_synthetic_nnal
+
+    root = make_synthetic_install(tmp_path / "Ascend", "cann", "9.1.0")
+    args = ["kernelspec", "--stack", "vllm-ascend", "--cann", str(root / "cann"), "--venv", str(VENV),
+            "--kernels-dir", str(tmp_path / "k")]
+    r = _npulab(*args)
+    assert r.returncode == 1 and "NNAL" in r.stdout and "--nnal" in r.stdout and not (tmp_path / "k").exists()
+    script = make_synthetic_nnal(root, "9.1.0")
+    r = _npulab(*args)
+    assert r.returncode == 0, r.stdout + r.stderr
+    launcher = tmp_path / "k" / "npulab-vllm-ascend" / "launch.sh"
+    text = launcher.read_text(encoding="utf-8")
+    assert text.index(f"source {(root / 'cann-9.1.0' / 'set_env.sh').resolve()}") < text.index(f"source {script.resolve()}")
+    # the launcher's environment up to exec, with a stale ATB of the server's shell dropped
+    probe = text.replace("exec ", "env #", 1)
+    done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=60,
+                          env={"PATH": os.environ["PATH"], "ATB_HOME_PATH": "/old/atb", "LD_LIBRARY_PATH": "/old/atb/lib"})
+    seen = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+    assert seen["ATB_HOME_PATH"].startswith(str(root)) and "/old/atb" not in seen["LD_LIBRARY_PATH"]
+    r = _npulab("kernelspec", "--stack", "course", "--cann", str(root / "cann"), "--venv", str(VENV),
+                "--kernels-dir", str(tmp_path / "c"))
+    assert r.returncode == 0 and "atb/set_env.sh" not in (tmp_path / "c" / "npulab-course" / "launch.sh").read_text()
+    r = _npulab(*args, "--nnal", str(tmp_path / "missing.sh"))
+    assert r.returncode == 2 and "--nnal" in r.stderr and "Traceback" not in r.stderr
