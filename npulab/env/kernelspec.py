@@ -1,6 +1,6 @@
 """``python -m npulab kernelspec``: a Jupyter kernel per software stack that loads that stack's own CANN.
 
-Two CANN toolkits can live side by side (8.5.0 for the Triton-Ascend stack, 9.1.0 for the course); what picks one is
+Two CANN toolkits can live side by side (8.5.0 for the PyPI-only Triton-Ascend stack, 9.1.0 for the course); what picks one is
 the ``set_env.sh`` a process sourced before it started. A Jupyter kernel is a process that JupyterLab starts, so the
 kernel spec written here runs a small launcher: it drops the paths of a CANN the server may have loaded, sources the
 stack's ``set_env.sh`` (and NNAL's, for a stack whose data names ``nnal``), then ``exec``-s the stack venv's

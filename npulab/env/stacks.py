@@ -70,6 +70,7 @@ class Resolution:
     outside_pypi: list[dict]
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    elsewhere: dict[str, str] = field(default_factory=dict)  # exact pins the install takes from its own non-PyPI index
 
 
 def canonical(name: str) -> str:
@@ -211,6 +212,16 @@ def resolve(name: str, platform: str, uv: str | None = None, cpu_index_up: bool 
         raise IndexUnreachable("找不到 uv（scripts/python_packages.sh 把它装进 venv）")
     requirements, indexes = install_requirements(name, install=install)
     outside = list(stack.get("outside_pypi", []))
+    # a package the install itself fetches from the non-PyPI index outside_pypi names (triton-ascend 3.2.2 from the
+    # Ascend mirror) is not asked of PyPI; its pin is reported beside the resolution
+    given = {url.rstrip("/") for url in indexes}
+    own_index = {canonical(e["name"]): e["index"] for e in outside if e.get("index") and e["index"].rstrip("/") in given}
+    elsewhere = {}
+    for requirement in requirements:
+        exact = re.fullmatch(r"([A-Za-z0-9._-]+)\s*==\s*([\w.+!-]+)", requirement.split(";")[0].strip())
+        if exact and canonical(exact.group(1)) in own_index:
+            elsewhere[canonical(exact.group(1))] = exact.group(2)
+    requirements = [r for r in requirements if _requirement_name(r) not in own_index]
     asked = {_requirement_name(r) for r in requirements}
     # what comes from elsewhere is removed where something depends on it (a top-level request still resolves)
     overrides = [f"{entry['name']} ; {NEVER}" for entry in outside if re.fullmatch(r"[A-Za-z0-9._-]+", entry["name"])
@@ -218,6 +229,7 @@ def resolve(name: str, platform: str, uv: str | None = None, cpu_index_up: bool 
     options = ["--index-strategy", "unsafe-best-match"]
     notes = [f"{url} 不是 PyPI：解析时不使用（它提供的包见 outside_pypi）" for url in dict.fromkeys(indexes)
              if url.rstrip("/") != CPU_INDEX]
+    notes += [f"{key}=={pin} 由安装命令从 {own_index[key]} 取，不在解析之内" for key, pin in elsewhere.items()]
     torch = pinned_version(stack, "torch")
     if torch and (CPU_INDEX in indexes or platform == "x86_64"):
         if cpu_index_up is None:
@@ -251,7 +263,7 @@ def resolve(name: str, platform: str, uv: str | None = None, cpu_index_up: bool 
         match = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)", line.strip())
         if match:
             pins[canonical(match.group(1))] = match.group(2)
-    return Resolution(name, platform, stack["resolve_python"], pins, outside, notes, seconds)
+    return Resolution(name, platform, stack["resolve_python"], pins, outside, notes, seconds, elsewhere)
 
 
 def top_level(name: str) -> list[str]:
