@@ -365,7 +365,7 @@ def _check_triton(ctx: _Context, probe: Callable[[], triton_ascend.TritonAscendS
                  f"torch_npu 旁边{status.describe()}。torch_npu 看到任何 triton 就让 inductor 生成 Triton-Ascend 代码，"
                  "torch.compile(backend=\"inductor\") 第一步就会报 No module named 'triton.language.extra.ascend'。",
                  "在这个环境里 pip uninstall -y triton（课程的 scripts/python_packages.sh 在装 requirements-npu.txt 后会自动做）；"
-                 "要 inductor 就换到装有配套 Triton-Ascend 的环境（python -m npulab doctor --stack triton-ascend）。")
+                 "要 inductor 就换到装有配套 Triton-Ascend 的环境（python -m npulab doctor --stack triton-ascend --python <该环境的 python>）。")
 
 
 def _check_alignment(ctx: _Context) -> Check:

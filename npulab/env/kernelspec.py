@@ -246,7 +246,8 @@ def run(args) -> int:
     print(f"已写内核 {plan.name}（{plan.display_name}）：{folder}")
     nnal_text = f"与 NNAL 的 {plan.nnal_set_env}" if plan.nnal_set_env else ""
     print(f"  启动时 source {plan.set_env}{nnal_text}，再运行 {plan.venv_python} -m ipykernel_launcher；{detail}")
-    print("  JupyterLab 里换到这个内核后，运行 python -m npulab doctor --stack " + args.stack + " 核对它加载的 CANN。")
+    print(f"  JupyterLab 里换到这个内核后，运行 python -m npulab doctor --stack {args.stack} 核对它加载的 CANN；"
+          f"这个 venv 里没装课程包时，在课程环境里运行 python -m npulab doctor --stack {args.stack} --python {python}。")
     for problem in problems:
         print(f"  注意：{problem}")
     return EXIT_FAIL if problems else EXIT_OK
