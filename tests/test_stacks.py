@@ -87,6 +87,7 @@ def test_the_table_a_lesson_shows():
     text = stacks.table("vllm-ascend").text()
     assert "vllm-ascend" in text and "quay.io/ascend/vllm-ascend:v0.23.0" in text
     assert "PyPI 之外：triton-ascend 3.2.2" in text and "mirrors.huaweicloud.com/ascend/repos/pypi" in text
+    assert "source /usr/local/Ascend/nnal/atb/set_env.sh" in text and "Atlas A2 的镜像" in text and "v0.23.0-a3" in text
     assert "不能这样装" in text  # the recorded conflict
 
 

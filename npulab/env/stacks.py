@@ -312,9 +312,14 @@ def table(name: str) -> Table:
     stack = get(name)
     rows = [[package, spec] for package, spec in stack["packages"].items() if spec]
     rows += [["CANN", stack["cann"] or "—"], ["Python", ",".join(stack["python"] or [])]]
+    if stack.get("nnal"):
+        rows.append(["NNAL", f"{stack['nnal']['version']}（CANN 之后 source {stack['nnal']['set_env']}：{stack['nnal']['why']}）"])
     rows += [[f"安装 {i}", command] for i, command in enumerate(stack["install"], 1)]
     if stack.get("image"):
-        rows.append(["容器镜像", stack["image"]])
+        hardware = stack.get("image_hardware")
+        others = "；".join(f"{line}：{image}" for line, image in (stack.get("image_variants") or {}).items())
+        rows.append(["容器镜像", stack["image"] + (f"（{hardware} 的镜像" + (f"；{others}" if others else "") + "）"
+                                                   if hardware else "")])
     rows += [[f"PyPI 之外：{entry['name']} {entry.get('version') or ''}".rstrip(), entry["where"]]
              for entry in stack.get("outside_pypi", [])]
     rows += [["不能这样装：" + "；".join(c["install"]), c["why"]] for c in stack.get("conflicts", [])]
