@@ -22,7 +22,8 @@ from npulab.env import pypi  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "npulab" / "data" / "signature_stubs"
 PACKAGES = {"triton-ascend": {"version": "3.2.0", "files": r"^triton/.*\.py$",
-                              "why": "stack triton-ascend (npulab/data/stacks.yaml); requirements-npu-triton.txt"}}
+                              "why": "the newest triton-ascend on PyPI: stack triton-ascend-pypi (npulab/data/stacks.yaml); "
+                              "the primary stack triton-ascend pins 3.2.2, which only the Ascend pip mirror serves"}}
 
 
 def stub_body(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -15,6 +15,8 @@ from npulab.core.paths import REPO_ROOT
 
 LESSON = REPO_ROOT / "chapters" / "06_advanced" / "05_llm_on_ascend.ipynb"
 SEAT = {"NPULAB_WORKSHOP_SEAT": "alice", "NPULAB_SEAT_DEVICES": "3", "NPULAB_SEAT_PORT": "20030"}
+# vLLM-Ascend's worker registers ATB extensions on A2/A3: the venv path loads CANN, then NNAL (review 2026-12c M5)
+VLLM_ENV = "source /usr/local/Ascend/cann/set_env.sh && source /usr/local/Ascend/nnal/atb/set_env.sh"
 
 
 def _npu_cells() -> dict[str, str]:
@@ -68,7 +70,7 @@ def test_todays_commands():
 
 def test_outside_a_workshop_the_cells_use_card_0_and_port_8000(run):
     commands, _ = run("a2bb9722", {})
-    assert commands[0].startswith("ASCEND_RT_VISIBLE_DEVICES=0 VLLM_USE_MODELSCOPE=True PATH=")
+    assert commands[0].startswith(f'bash -c "{VLLM_ENV} && ASCEND_RT_VISIBLE_DEVICES=0 VLLM_USE_MODELSCOPE=True PATH=')
     assert " nohup vllm serve" in commands[0] and "--port 8000" in commands[0]
     assert all("{" not in c.split("-d '")[0] for c in commands)  # every {name} was expanded
     commands, _ = run("358d500d", {})
@@ -86,6 +88,9 @@ def test_stack_commands_run_from_the_stacks_own_venv(run, monkeypatch, tmp_path)
     commands, _ = run("a2bb9722", {})
     assert f"PATH={tmp_path / 'VLLM_ASCEND' / 'bin'}:" in commands[0]
     commands, _ = run("597ddbeb", {})
+    downloads, commands = commands[:2], commands[2:]  # the Alpaca parquet and the Qwen3-32B weights first (review L7)
+    assert "dataset" in downloads[0] and "train-00000-of-00001-a09b74b3ef9c3b56.parquet" in downloads[0]
+    assert "hf download Qwen/Qwen3-32B --local-dir ./model_from_hf/qwen3_32b_hf/" in downloads[1]
     assert all(c.startswith('bash -c "source /usr/local/Ascend/cann/set_env.sh') for c in commands[:3])
     assert f"export PATH={tmp_path / 'MINDSPEED_LLM' / 'bin'}:" in commands[0]
     assert "data_convert_qwen3_instruction.sh" in commands[1] and "ascend-toolkit" not in " ".join(commands)
@@ -93,7 +98,8 @@ def test_stack_commands_run_from_the_stacks_own_venv(run, monkeypatch, tmp_path)
 
 def test_in_a_workshop_the_cells_use_the_seat_or_say_why_not(run):
     commands, _ = run("a2bb9722", SEAT)
-    assert commands[0].startswith("ASCEND_RT_VISIBLE_DEVICES=3 ") and "--port 20030" in commands[0]
+    assert commands[0].startswith(f'bash -c "{VLLM_ENV} && ASCEND_RT_VISIBLE_DEVICES=3 ') and "--port 20030" in commands[0]
+    assert commands[0].endswith('echo \\$! > vllm_serve.pid"')  # the PID of nohup's job, written by bash
     assert "localhost:20030" in commands[1] and "localhost:20030" in commands[3] and "8000" not in " ".join(commands)
     assert '{"model": "Qwen/Qwen2.5-7B-Instruct"' in commands[3]  # the JSON body keeps its braces
     commands, _ = run("4ce0fc95", SEAT)

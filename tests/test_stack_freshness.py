@@ -48,8 +48,11 @@ def test_requirements_npu_agrees_with_the_course_stack():
     course = stack_check.stacks()["course"]["packages"]
     assert course["torch"] == f"=={pins['torch']}" and course["torch-npu"] == f"=={pins['torch-npu']}"
     assert "triton-ascend" not in pins
-    triton = stack_check.stacks()["triton-ascend"]
-    assert triton["packages"]["triton-ascend"] == "==3.2.0" and triton["cann"] == "8.5.0"
+    triton = stack_check.stacks()["triton-ascend"]  # review 2026-12c M3: 3.2.2 on the course's CANN 9.1.0
+    assert triton["packages"]["triton-ascend"] == "==3.2.2" and triton["cann"] == stack_check.stacks()["course"]["cann"]
+    pypi = stack_check.stacks()["triton-ascend-pypi"]  # the PyPI-only alternative needs a second CANN
+    assert pypi["packages"]["triton-ascend"] == "==3.2.0" and pypi["cann"] == "8.5.0"
+    assert "ops 包" in next(e["where"] for e in pypi["outside_pypi"] if e["name"] == "CANN")
 
 
 def test_check_stack_reports_each_requirement():

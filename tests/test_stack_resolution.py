@@ -102,7 +102,8 @@ def test_each_stack_resolves_to_its_stated_versions(resolutions, name, platform)
     for requirement in stacks.install_requirements(name)[0]:
         pin = re.fullmatch(r"([A-Za-z0-9._-]+)==([\w.+!-]+)", requirement.split(";")[0].strip())
         if pin:  # ==2.12.0 is met by the CPU index's 2.12.0+cpu (a local label is ignored), as pip and uv read it
-            got = result.pins.get(stacks.canonical(pin.group(1)))
+            key = stacks.canonical(pin.group(1))
+            got = result.pins.get(key) or result.elsewhere.get(key)
             assert got and SpecifierSet(f"=={pin.group(2)}").contains(Version(got), prereleases=True), \
                 (name, platform, requirement, got)
     print(f"\n{name} / {platform} / Python {result.python}: {len(result.pins)} 个包，{result.seconds:.1f} s；"
@@ -136,9 +137,13 @@ def test_without_the_cpu_index_pypi_gives_cuda_torch(resolutions, platform):
 
 
 def test_outside_pypi_really_is_not_on_pypi(resolutions):
-    """triton-ascend 3.2.2 (vllm-ascend, MindSpeed-LLM) cannot come from PyPI: asking for it there has no solution."""
+    """triton-ascend 3.2.2 (triton-ascend, vllm-ascend, MindSpeed-LLM) cannot come from PyPI: asking for it there has
+    no solution; the triton-ascend stack's install takes it from the Ascend mirror, and the resolution says so."""
     result = resolutions[NOT_ON_PYPI]
     assert isinstance(result, stacks.Unresolvable) and "triton-ascend" in str(result)
+    triton = _resolved(resolutions, "triton-ascend", "aarch64")
+    assert triton.elsewhere == {"triton-ascend": "3.2.2"} and "triton-ascend" not in triton.pins
+    assert any("triton-ascend==3.2.2" in note and "mirrors.huaweicloud.com" in note for note in triton.notes)
 
 
 def test_recorded_conflicts_still_conflict(resolutions):
@@ -203,7 +208,8 @@ def test_each_lesson_kernel_finds_its_imports_in_its_environment(resolutions, pl
         if isinstance(resolutions[(name, platform)], stacks.CpuIndexUnreachable):
             unresolved.setdefault(name, str(resolutions[(name, platform)]))
             continue
-        pins = _resolved(resolutions, name, platform).pins
+        result = _resolved(resolutions, name, platform)
+        pins = {**result.pins, **result.elsewhere}  # elsewhere: what the install takes from its own index
         for dist in needed_by_npulab | {"ipykernel"}:
             if dist not in pins:
                 missing.append(f"{path.relative_to(REPO_ROOT)} [{name}]: {dist}（npulab 或内核需要）")

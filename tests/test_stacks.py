@@ -28,8 +28,11 @@ def test_later_pins_replace_earlier_ones_and_ranges_add():
     assert "numpy>=1.26.4,<2" in requirements  # npulab's plain "numpy" does not lift requirements.txt's cap
     assert "attrs" in requirements  # -r requirements-cann.txt is followed
     assert stacks.CPU_INDEX in indexes
-    triton, _ = stacks.install_requirements("triton-ascend")
-    assert {"triton-ascend==3.2.0", "ipykernel>=6.29", "matplotlib>=3.9"} <= set(triton)  # lesson 06/02's kernel
+    triton, indexes = stacks.install_requirements("triton-ascend")
+    assert {"triton-ascend==3.2.2", "ipykernel>=6.29", "matplotlib>=3.9", "protobuf"} <= set(triton)  # 06/02's kernel
+    assert "https://mirrors.huaweicloud.com/ascend/repos/pypi" in indexes  # 3.2.2 is on the Ascend mirror only
+    pypi, _ = stacks.install_requirements("triton-ascend-pypi")
+    assert {"triton-ascend==3.2.0", "protobuf==3.20.3", "ipykernel>=6.29"} <= set(pypi)  # the PyPI-only alternative
     mindspeed, _ = stacks.install_requirements("mindspeed-llm")  # a git checkout's file, copied into the data
     assert "transformers==5.2.0" in mindspeed and "pyarrow<=24.0.0" in mindspeed
 
@@ -106,6 +109,7 @@ def test_the_table_a_lesson_shows():
     text = stacks.table("vllm-ascend").text()
     assert "vllm-ascend" in text and "quay.io/ascend/vllm-ascend:v0.23.0" in text
     assert "PyPI 之外：triton-ascend 3.2.2" in text and "mirrors.huaweicloud.com/ascend/repos/pypi" in text
+    assert "source /usr/local/Ascend/nnal/atb/set_env.sh" in text and "Atlas A2 的镜像" in text and "v0.23.0-a3" in text
     assert "不能这样装" in text  # the recorded conflict
 
 

@@ -18,6 +18,13 @@ def stack_images() -> dict[str, str | None]:
     return {name: stack.get(IMAGE_KEY) or None for name, stack in stacks().items()}
 
 
+def image_hardware(name: str) -> tuple[str | None, dict[str, str]]:
+    """(the product line stack ``name``'s image is built for, {other product line: its image}) from stacks.yaml's
+    ``image_hardware`` / ``image_variants``; (None, {}) where the data does not say."""
+    stack = stacks()[name]
+    return stack.get("image_hardware") or None, dict(stack.get("image_variants") or {})
+
+
 def is_pinned(image: str | None) -> bool:
     """True for ``repo:tag`` with a tag other than ``latest`` (or a ``@sha256:`` digest)."""
     if not image:

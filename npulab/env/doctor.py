@@ -403,7 +403,7 @@ def _check_triton(ctx: _Context, probe: Callable[[], triton_ascend.TritonAscendS
                  f"torch_npu 旁边{status.describe()}。torch_npu 看到任何 triton 就让 inductor 生成 Triton-Ascend 代码，"
                  "torch.compile(backend=\"inductor\") 第一步就会报 No module named 'triton.language.extra.ascend'。",
                  "在这个环境里 pip uninstall -y triton（课程的 scripts/python_packages.sh 在装 requirements-npu.txt 后会自动做）；"
-                 "要 inductor 就换到装有配套 Triton-Ascend 的环境（python -m npulab doctor --stack triton-ascend）。")
+                 "要 inductor 就换到装有配套 Triton-Ascend 的环境（python -m npulab doctor --stack triton-ascend --python <该环境的 python>）。")
 
 
 def _check_alignment(ctx: _Context) -> Check:
@@ -535,6 +535,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stack", metavar="NAME",
                         help="只对照一个软件栈（npulab/data/stacks.yaml：course、vllm-ascend、mindspeed-llm、ms-swift、"
                              "triton-ascend、mindspore）检查当前环境的 torch / torch_npu / CANN / Python 等版本")
+    parser.add_argument("--python", metavar="PATH",
+                        help="与 --stack 一起用：核对另一个解释器（该栈的 venv 目录或它的 bin/python）里装的版本；"
+                             "那个环境不必装 npulab，Python 3.8 起都行（MindSpeed-LLM 的 3.10、vLLM-Ascend 镜像的 3.12）")
 
 
 def build_parser(subparsers, name: str) -> None:
@@ -569,24 +572,29 @@ def loaded_cann_check(stack: str, environ: Mapping[str, str] | None = None) -> C
                  f"--venv <该栈的 venv>），或在新 shell 里 source 那套 CANN 的 set_env.sh 后再启动。")
 
 
-def _run_stack(stack: str, root: str | None, as_json: bool) -> int:
-    """``doctor --stack``: the stack-check table, then which CANN this process has loaded against the stack's."""
+def _run_stack(stack: str, root: str | None, as_json: bool, python: str | None = None) -> int:
+    """``doctor --stack``: the stack-check table, then which CANN the checked interpreter has loaded against the
+    stack's (``python``: another interpreter, asked through npulab/env/stack_probe.py)."""
     import contextlib
     import io
 
     from npulab.env import stack_check
+    from npulab.env import stacks as stack_data
 
+    stack_data.get(stack)  # an unknown stack is a usage error before an interpreter is run
+    probe = stack_check.probe_python(python) if python else None
+    environ = {k: v for k, v in probe["environ"].items() if v} if probe else None
     if not as_json:
-        code = stack_check.run(stack, root, False)
-        check = loaded_cann_check(stack)
+        code = stack_check.run(stack, root, False, probe=probe)
+        check = loaded_cann_check(stack, environ)
         print(f"{MARKS[check.status]} 本进程加载的 CANN：{check.message}" + (f"\n  修复：{check.fix}" if check.fix and
                                                                         check.status in ("warn", "fail") else ""))
         return EXIT_FAIL if check.status == "fail" else code
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        code = stack_check.run(stack, root, True)
+        code = stack_check.run(stack, root, True, probe=probe)
     document = json.loads(buffer.getvalue())
-    check = loaded_cann_check(stack)
+    check = loaded_cann_check(stack, environ)
     document["loaded_cann"] = check.as_dict()
     print(json.dumps(document, ensure_ascii=False, indent=2))
     return EXIT_FAIL if check.status == "fail" else code
@@ -601,8 +609,10 @@ def run(args) -> int:
             raise UsageError(f"--ascend-root 指定的目录不存在：{root}")
         if not path.is_dir():
             raise UsageError(f"--ascend-root 应当是目录：{root}")
+    if getattr(args, "python", None) and not getattr(args, "stack", None):
+        raise UsageError("--python 只与 --stack 一起用：python -m npulab doctor --stack 栈名 --python <该栈的 python>")
     if getattr(args, "stack", None):
-        return _run_stack(args.stack, root, args.json)
+        return _run_stack(args.stack, root, args.json, getattr(args, "python", None))
     checks = diagnose(root, probe_timeout=getattr(args, "probe_timeout", 30.0))
     if args.json:
         print(json.dumps({"checks": [c.as_dict() for c in checks]}, ensure_ascii=False, indent=2))

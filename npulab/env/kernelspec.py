@@ -1,10 +1,11 @@
 """``python -m npulab kernelspec``: a Jupyter kernel per software stack that loads that stack's own CANN.
 
-Two CANN toolkits can live side by side (8.5.0 for the Triton-Ascend stack, 9.1.0 for the course); what picks one is
+Two CANN toolkits can live side by side (8.5.0 for the PyPI-only Triton-Ascend stack, 9.1.0 for the course); what picks one is
 the ``set_env.sh`` a process sourced before it started. A Jupyter kernel is a process that JupyterLab starts, so the
 kernel spec written here runs a small launcher: it drops the paths of a CANN the server may have loaded, sources the
-stack's ``set_env.sh``, then ``exec``-s the stack venv's ``ipykernel``. ``doctor --stack`` run inside the kernel then
-says which CANN it has loaded and whether the stack wants it.
+stack's ``set_env.sh`` (and NNAL's, for a stack whose data names ``nnal``), then ``exec``-s the stack venv's
+``ipykernel``. ``doctor --stack`` run inside the kernel then says which CANN it has loaded and whether the stack
+wants it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ class KernelPlan:
     set_env: Path
     cann_version: str | None
     venv_python: Path
+    nnal_set_env: Path | None = None  # NNAL's set_env.sh (ATB), sourced after CANN's
 
     @property
     def display_name(self) -> str:
@@ -58,8 +60,31 @@ def resolve_set_env(path: Path | str) -> tuple[Path, cann_install.Install | None
                      "或它的 set_env.sh")
 
 
+def nnal_candidates(set_env: Path, stack: dict) -> list[Path]:
+    """Where NNAL's set_env.sh may be: beside the CANN (``<install root>/nnal/atb``), then where the stack's data
+    says (the default install path)."""
+    found = [set_env.parent.parent / "nnal" / "atb" / "set_env.sh"]
+    if stack.get("nnal"):
+        found.append(Path(stack["nnal"]["set_env"]))
+    return list(dict.fromkeys(found))
+
+
+def _nnal_lines(plan: KernelPlan) -> str:
+    if plan.nnal_set_env is None:
+        return ""
+    script, bindir = shlex.quote(str(plan.nnal_set_env)), shlex.quote(str(plan.venv_python.parent))
+    return f"""if [ ! -f {script} ]; then
+  echo "npulab kernel {plan.name}: NNAL 的 {plan.nnal_set_env} 不存在（NNAL 被移走或卸载了？）" >&2
+  exit 1
+fi
+export PATH={bindir}:"$PATH"  # NNAL's script asks python3 for torch's C++ ABI: this venv's python
+source {script}
+"""
+
+
 def launcher_text(plan: KernelPlan) -> str:
-    """The bash launcher: forget a CANN loaded before, source this stack's set_env.sh, run the venv's ipykernel."""
+    """The bash launcher: forget a CANN (and NNAL) loaded before, source this stack's set_env.sh (then NNAL's),
+    run the venv's ipykernel."""
     set_env, python = shlex.quote(str(plan.set_env)), shlex.quote(str(plan.venv_python))
     return f"""#!/usr/bin/env bash
 # Jupyter kernel "{plan.name}" of software stack {plan.stack}: CANN from {plan.set_env}, Python from {plan.venv_python}.
@@ -79,13 +104,17 @@ if [ -n "$previous" ]; then  # the server's shell had another CANN loaded: drop 
   done
   unset ASCEND_HOME_PATH ASCEND_TOOLKIT_HOME ASCEND_OPP_PATH ASCEND_AICPU_PATH TOOLCHAIN_HOME
 fi
+if [ -n "${{ATB_HOME_PATH:-}}" ]; then  # and an NNAL (ATB) it had loaded
+  export LD_LIBRARY_PATH="$(_npulab_drop "${{LD_LIBRARY_PATH:-}}" "$ATB_HOME_PATH" "$ATB_HOME_PATH")"
+  unset ATB_HOME_PATH
+fi
 unset -f _npulab_drop
 if [ ! -f {set_env} ]; then
   echo "npulab kernel {plan.name}: {plan.set_env} 不存在（CANN 被移走或卸载了？）" >&2
   exit 1
 fi
 source {set_env}
-export NPULAB_STACK={shlex.quote(plan.stack)}
+{_nnal_lines(plan)}export NPULAB_STACK={shlex.quote(plan.stack)}
 exec {python} -m ipykernel_launcher "$@"
 """
 
@@ -97,6 +126,7 @@ def kernel_json(plan: KernelPlan, folder: Path) -> dict:
         "display_name": plan.display_name,
         "language": "python",
         "metadata": {"npulab": {"stack": plan.stack, "set_env": str(plan.set_env), "cann": plan.cann_version,
+                                "nnal_set_env": str(plan.nnal_set_env) if plan.nnal_set_env else None,
                                 "python": str(plan.venv_python)}},
     }
 
@@ -154,6 +184,9 @@ def build_parser(subparsers, name: str) -> None:
     parser.add_argument("--cann", required=True, metavar="DIR",
                         help="该栈用的 CANN：目录（如 /usr/local/Ascend/cann-8.5.0）或它的 set_env.sh")
     parser.add_argument("--venv", required=True, metavar="DIR", help="该栈的虚拟环境（里面要装 ipykernel）")
+    parser.add_argument("--nnal", default="", metavar="FILE",
+                        help="NNAL 的 set_env.sh（要 NNAL 的栈，如 vllm-ascend；默认找 CANN 安装根目录下的 nnal/atb/set_env.sh，"
+                             "再找 /usr/local/Ascend/nnal/atb/set_env.sh）")
     parser.add_argument("--name", default="", help="内核名（默认 npulab-<stack>）")
     parser.add_argument("--kernels-dir", default="", metavar="DIR",
                         help="写到哪个 kernels 目录（默认用户的 Jupyter 数据目录，即 jupyter --data-dir 下的 kernels）")
@@ -173,6 +206,23 @@ def _cann_matches(stack: str, version: str | None) -> tuple[bool, str]:
     return row.status == "ok", f"CANN {version}，{stack} 要求 {wanted}"
 
 
+def _nnal_script(args, set_env: Path, stack: dict) -> tuple[Path | None, str]:
+    """(NNAL's set_env.sh to source or None, a problem or ""): ``--nnal``, else one found for a stack that needs it."""
+    if args.nnal:
+        given = Path(args.nnal).expanduser()
+        if not given.is_file():
+            raise UsageError(f"--nnal 指定的 set_env.sh 不存在：{args.nnal}")
+        return given.resolve(), ""
+    if not stack.get("nnal"):
+        return None, ""
+    found = next((p for p in nnal_candidates(set_env, stack) if p.is_file()), None)
+    if found:
+        return found.resolve(), ""
+    nnal = stack["nnal"]
+    return None, (f"找不到 NNAL 的 set_env.sh（{args.stack} 要求 NNAL {nnal['version']}：{nnal['why']}；"
+                  f"找过 {'、'.join(map(str, nnal_candidates(set_env, stack)))}），用 --nnal 指定")
+
+
 def run(args) -> int:
     from npulab.env import stack_check
 
@@ -181,10 +231,12 @@ def run(args) -> int:
         raise UsageError(f"没有名为 {args.stack!r} 的软件栈；可选：{'、'.join(known)}（npulab/data/stacks.yaml）")
     set_env, inst = resolve_set_env(args.cann)
     python = venv_python(args.venv)
+    nnal, nnal_problem = _nnal_script(args, set_env, known[args.stack])
     plan = KernelPlan(args.name or f"npulab-{args.stack}", args.stack, set_env.resolve(),
-                      inst.version if inst else None, python.absolute())
+                      inst.version if inst else None, python.absolute(), nnal)
     matches, detail = _cann_matches(args.stack, plan.cann_version)
     problems = [] if matches else [f"CANN 与栈不符：{detail}"]
+    problems += [nnal_problem] if nnal_problem else []
     if not has_ipykernel(python):
         problems.append(f"{python} 导入不了 ipykernel：先运行 {python} -m pip install ipykernel")
     if problems and not args.force:
@@ -192,8 +244,10 @@ def run(args) -> int:
         return EXIT_FAIL
     folder = write_kernelspec(plan, args.kernels_dir or default_kernels_dir())
     print(f"已写内核 {plan.name}（{plan.display_name}）：{folder}")
-    print(f"  启动时 source {plan.set_env}，再运行 {plan.venv_python} -m ipykernel_launcher；{detail}")
-    print("  JupyterLab 里换到这个内核后，运行 python -m npulab doctor --stack " + args.stack + " 核对它加载的 CANN。")
+    nnal_text = f"与 NNAL 的 {plan.nnal_set_env}" if plan.nnal_set_env else ""
+    print(f"  启动时 source {plan.set_env}{nnal_text}，再运行 {plan.venv_python} -m ipykernel_launcher；{detail}")
+    print(f"  JupyterLab 里换到这个内核后，运行 python -m npulab doctor --stack {args.stack} 核对它加载的 CANN；"
+          f"这个 venv 里没装课程包时，在课程环境里运行 python -m npulab doctor --stack {args.stack} --python {python}。")
     for problem in problems:
         print(f"  注意：{problem}")
     return EXIT_FAIL if problems else EXIT_OK

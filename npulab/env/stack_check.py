@@ -1,17 +1,22 @@
-"""``python -m npulab doctor --stack NAME``: the current environment against one software stack of
-npulab/data/stacks.yaml (package versions, CANN, Python), one row per requirement."""
+"""``python -m npulab doctor --stack NAME [--python PATH]``: an environment against one software stack of
+npulab/data/stacks.yaml (package versions, CANN, NNAL, Python), one row per requirement. Without ``--python`` the
+environment is this interpreter's; with it, another interpreter's (the stack's own venv or image, whose Python npulab
+may not run on) answers through npulab/env/stack_probe.py, which needs only the standard library."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from npulab.core.cli import EXIT_FAIL, EXIT_OK
+from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
 from npulab.core.display import Table
-from npulab.env import cann_install, torch_install
+from npulab.env import cann_install, stack_probe, torch_install
 from npulab.env import stacks as stack_data
 from npulab.env.check import MARKS, Check, metadata_version
 from npulab.env.compatibility import cann_base
@@ -50,9 +55,26 @@ def install_fix(stack: dict, package: str, spec: str) -> str:
     return f"pip install \"{package}{spec}\""
 
 
+def nnal_check(name: str, environ: Mapping[str, str | None], cann: str | None) -> Check | None:
+    """NNAL (ATB) loaded for a stack whose data names ``nnal``: ``ATB_HOME_PATH`` set (NNAL's set_env.sh) and there."""
+    nnal = stack_data.get(name).get("nnal")
+    if not nnal:
+        return None
+    home, script = environ.get("ATB_HOME_PATH"), nnal["set_env"]
+    why = f"{name} 要求 NNAL {nnal['version']}：{nnal['why']}"
+    if home and Path(home).is_dir():
+        return Check("NNAL", "ok", f"ATB_HOME_PATH={home}（{why}）")
+    if home:
+        return Check("NNAL", "fail", f"ATB_HOME_PATH={home} 不存在（{why}）", f"重新安装 NNAL，再 source {script}")
+    if cann is None:
+        return Check("NNAL", "skip", f"没有 CANN，也没有加载 NNAL（{why}）")
+    return Check("NNAL", "fail", f"没有加载 NNAL：ATB_HOME_PATH 未设置（{why}）",
+                 f"source {script}（在 CANN 的 set_env.sh 之后；没有就从昇腾社区下载页装 NNAL {nnal['version']}）")
+
+
 def check_stack(name: str, versions: Callable[[str], str | None] = metadata_version, cann: str | None = None,
-                python: str | None = None) -> list[Check]:
-    """One Check per requirement of stack ``name``; UsageError for an unknown stack."""
+                python: str | None = None, environ: Mapping[str, str | None] | None = None) -> list[Check]:
+    """One Check per requirement of stack ``name`` (``environ``: also NNAL); UsageError for an unknown stack."""
     stack = stack_data.get(name)
     checks = []
     elsewhere = {stack_data.canonical(e["name"]): e["where"] for e in stack.get("outside_pypi", [])}
@@ -80,7 +102,8 @@ def check_stack(name: str, versions: Callable[[str], str | None] = metadata_vers
         ok = _satisfies(python, spec)
         checks.append(Check("Python", "ok" if ok else "fail", f"{python}（要求 {spec}）",
                             "" if ok else f"为 {name} 建一个 Python {spec} 的 venv"))
-    return checks
+    nnal = nnal_check(name, environ, cann) if environ is not None else None
+    return [*checks, nnal] if nnal else checks
 
 
 def _detected_cann() -> str | None:
@@ -88,25 +111,56 @@ def _detected_cann() -> str | None:
     return report.primary.version if report and report.primary else None
 
 
-def run(name: str, ascend_root: str | None = None, as_json: bool = False) -> int:
-    """Print the stack check; 0 when every requirement holds, 1 otherwise, UsageError for an unknown stack."""
-    import platform
+def probe_python(python: str) -> dict:
+    """What interpreter ``python`` (a path or a venv folder) has installed; UsageError when it cannot answer."""
+    try:
+        return stack_probe.query(python)
+    except stack_probe.ProbeError as err:
+        raise UsageError(str(err)) from None
 
+
+def _this_interpreter() -> dict:
+    return {"python": ".".join(map(str, sys.version_info[:3])), "executable": sys.executable, "prefix": sys.prefix,
+            "environ": {key: os.environ.get(key) for key in stack_probe.ENVIRON_KEYS}}
+
+
+def _interpreter_note(name: str, probe: dict, asked: bool) -> str:
+    """Which interpreter answered, and a hint when this one is not the stack's own venv."""
+    text = f"核对的解释器：{probe['executable']}（Python {probe['python']}）"
+    folder = stack_data.venv(name) if stack_data.get(name).get("venv") else None
+    if not asked and folder and Path(probe["prefix"]).resolve() != folder.resolve():
+        text += (f"。这不是 {name} 自己的 venv：在课程环境里加 --python {folder}/bin/python（或该栈镜像里的 python）"
+                 "核对那个环境，它不必装 npulab")
+    return text
+
+
+def run(name: str, ascend_root: str | None = None, as_json: bool = False, probe: dict | None = None) -> int:
+    """Print the stack check of this interpreter, or of the one ``probe`` (probe_python) describes; 0 when every
+    requirement holds, 1 otherwise, UsageError for an unknown stack."""
+    asked = probe is not None
+    probe = probe or _this_interpreter()
+    if asked:
+        installed = {stack_data.canonical(k): v for k, v in probe["distributions"].items()}
+        versions: Callable[[str], str | None] = lambda package: installed.get(stack_data.canonical(package))  # noqa: E731
+    else:
+        versions = metadata_version
     if ascend_root:
         report = cann_install.describe(ascend_root)
         cann = report.primary.version if report.installs and report.primary else None
     else:
         cann = _detected_cann()
-    checks = check_stack(name, cann=cann, python=platform.python_version())
+    checks = check_stack(name, versions, cann=cann, python=probe["python"], environ=probe["environ"])
     stack = stacks()[name]
+    note = _interpreter_note(name, probe, asked)
     if as_json:
-        print(json.dumps({"stack": name, "environment": stack["environment"], "install": stack["install"],
+        print(json.dumps({"stack": name, "python": probe["executable"], "environment": stack["environment"],
+                          "install": stack["install"],
                           "outside_pypi": stack.get("outside_pypi", []), "sources": stack["sources"],
                           "checks": [c.as_dict() for c in checks]}, ensure_ascii=False, indent=2))
     else:
         print(Table(["", "项目", "当前 → 要求", "修复"], [[MARKS[c.status], c.id, c.message, c.fix] for c in checks],
                     f"软件栈 {name}：{stack['title']}",
-                    notes=[f"环境：{stack['environment']}", *[f"安装：{c}" for c in stack["install"]],
+                    notes=[note, f"环境：{stack['environment']}", *[f"安装：{c}" for c in stack["install"]],
                            *[f"PyPI 之外：{e['name']} {e.get('version') or ''}".rstrip() + f"：{e['where']}"
                              for e in stack.get("outside_pypi", [])],
                            *[f"来源：{s}" for s in stack["sources"]]]).text())

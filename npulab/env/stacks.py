@@ -78,6 +78,7 @@ class Resolution:
     outside_pypi: list[dict]
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    elsewhere: dict[str, str] = field(default_factory=dict)  # exact pins the install takes from its own non-PyPI index
 
 
 def canonical(name: str) -> str:
@@ -219,6 +220,16 @@ def resolve(name: str, platform: str, uv: str | None = None, cpu_index_up: bool 
         raise IndexUnreachable("找不到 uv（scripts/python_packages.sh 把它装进 venv）")
     requirements, indexes = install_requirements(name, install=install)
     outside = list(stack.get("outside_pypi", []))
+    # a package the install itself fetches from the non-PyPI index outside_pypi names (triton-ascend 3.2.2 from the
+    # Ascend mirror) is not asked of PyPI; its pin is reported beside the resolution
+    given = {url.rstrip("/") for url in indexes}
+    own_index = {canonical(e["name"]): e["index"] for e in outside if e.get("index") and e["index"].rstrip("/") in given}
+    elsewhere = {}
+    for requirement in requirements:
+        exact = re.fullmatch(r"([A-Za-z0-9._-]+)\s*==\s*([\w.+!-]+)", requirement.split(";")[0].strip())
+        if exact and canonical(exact.group(1)) in own_index:
+            elsewhere[canonical(exact.group(1))] = exact.group(2)
+    requirements = [r for r in requirements if _requirement_name(r) not in own_index]
     asked = {_requirement_name(r) for r in requirements}
     # what comes from elsewhere is removed where something depends on it (a top-level request still resolves)
     overrides = [f"{entry['name']} ; {NEVER}" for entry in outside if re.fullmatch(r"[A-Za-z0-9._-]+", entry["name"])
@@ -226,6 +237,7 @@ def resolve(name: str, platform: str, uv: str | None = None, cpu_index_up: bool 
     options = ["--index-strategy", "unsafe-best-match"]
     notes = [f"{url} 不是 PyPI：解析时不使用（它提供的包见 outside_pypi）" for url in dict.fromkeys(indexes)
              if url.rstrip("/") != CPU_INDEX]
+    notes += [f"{key}=={pin} 由安装命令从 {own_index[key]} 取，不在解析之内" for key, pin in elsewhere.items()]
     if any(url.rstrip("/") == CPU_INDEX for url in indexes):
         if cpu_index_up is None:
             cpu_index_up = _cpu_index_up()
@@ -253,7 +265,7 @@ def resolve(name: str, platform: str, uv: str | None = None, cpu_index_up: bool 
         match = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)", line.strip())
         if match:
             pins[canonical(match.group(1))] = match.group(2)
-    return Resolution(name, platform, stack["resolve_python"], pins, outside, notes, seconds)
+    return Resolution(name, platform, stack["resolve_python"], pins, outside, notes, seconds, elsewhere)
 
 
 def cuda_packages(pins: dict[str, str]) -> list[str]:
@@ -309,9 +321,14 @@ def table(name: str) -> Table:
     stack = get(name)
     rows = [[package, spec] for package, spec in stack["packages"].items() if spec]
     rows += [["CANN", stack["cann"] or "—"], ["Python", ",".join(stack["python"] or [])]]
+    if stack.get("nnal"):
+        rows.append(["NNAL", f"{stack['nnal']['version']}（CANN 之后 source {stack['nnal']['set_env']}：{stack['nnal']['why']}）"])
     rows += [[f"安装 {i}", command] for i, command in enumerate(stack["install"], 1)]
     if stack.get("image"):
-        rows.append(["容器镜像", stack["image"]])
+        hardware = stack.get("image_hardware")
+        others = "；".join(f"{line}：{image}" for line, image in (stack.get("image_variants") or {}).items())
+        rows.append(["容器镜像", stack["image"] + (f"（{hardware} 的镜像" + (f"；{others}" if others else "") + "）"
+                                                   if hardware else "")])
     rows += [[f"PyPI 之外：{entry['name']} {entry.get('version') or ''}".rstrip(), entry["where"]]
              for entry in stack.get("outside_pypi", [])]
     rows += [["不能这样装：" + "；".join(c["install"]), c["why"]] for c in stack.get("conflicts", [])]

@@ -112,8 +112,33 @@ def make_synthetic_install(
     return root
 
 
-def loaded_environ(root: Path | str, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment variables a synthetic (or real) install's set_env.sh would set, computed without a shell."""
+def _nnal_home(root: Path) -> Path:
+    return root / "nnal" / "atb" / "latest" / "atb" / "cxx_abi_1"
+
+
+def make_synthetic_nnal(root: Path | str, version: str = "9.1.0") -> Path:
+    """A fake NNAL (ATB) beside a synthetic CANN: ``<root>/nnal/atb/{<version>/atb/cxx_abi_1/lib/libatb.so, latest,
+    set_env.sh}``, the layout of the NNAL run package; its set_env.sh exports ATB_HOME_PATH. Returns the script."""
+    atb = Path(root) / "nnal" / "atb"
+    lib = atb / version / "atb" / "cxx_abi_1" / "lib"
+    lib.mkdir(parents=True, exist_ok=True)
+    (lib / "libatb.so").write_bytes(b"")  # an empty stand-in: nothing loads it
+    latest = atb / "latest"
+    if latest.is_symlink() or latest.exists():
+        latest.unlink()
+    latest.symlink_to(version)
+    script = atb / "set_env.sh"
+    home = shlex.quote(str(_nnal_home(Path(root))))
+    script.write_text(f"# Synthetic NNAL environment script (npulab.testing.synthetic_cann.make_synthetic_nnal).\n"
+                      f"export ATB_HOME_PATH={home}\n"
+                      f'export LD_LIBRARY_PATH="$ATB_HOME_PATH/lib${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}"\n',
+                      encoding="utf-8")
+    return script
+
+
+def loaded_environ(root: Path | str, base: Mapping[str, str] | None = None, *, nnal: bool = False) -> dict[str, str]:
+    """The environment variables a synthetic (or real) install's set_env.sh would set, computed without a shell
+    (``nnal``: then NNAL's set_env.sh too, after make_synthetic_nnal)."""
     report = describe(root)
     inst = report.primary
     if inst is None or inst.home is None:
@@ -129,4 +154,7 @@ def loaded_environ(root: Path | str, base: Mapping[str, str] | None = None) -> d
         "PYTHONPATH": f"{home}/python/site-packages" + (f":{env['PYTHONPATH']}" if env.get("PYTHONPATH") else ""),
         "PATH": f"{home}/bin" + (f":{env['PATH']}" if env.get("PATH") else ""),
     })
+    if nnal:
+        env["ATB_HOME_PATH"] = str(_nnal_home(Path(root)))
+        env["LD_LIBRARY_PATH"] = f"{env['ATB_HOME_PATH']}/lib:{env['LD_LIBRARY_PATH']}"
     return env
