@@ -66,3 +66,14 @@ def test_every_selection_in_the_lesson_checks_availability():
         for line in _cell(cell_id).splitlines():
             if "current_accelerator(" in line and line.lstrip().startswith("acc ="):
                 assert "check_available=True" in line, (cell_id, line)
+
+
+def test_the_gpu_check_script_runs_the_same_cell_here():
+    """scripts/device_checks/accelerator_cuda.py (run on a CUDA host by hand) works on this CPU machine too."""
+    import subprocess
+    import sys
+
+    script = REPO_ROOT / "scripts" / "device_checks" / "accelerator_cuda.py"
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("  current_accelerator(check_available=True) =") == 2 and "RESULT: both runs finished" in r.stdout
