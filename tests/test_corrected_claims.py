@@ -217,7 +217,7 @@ def test_withdrawn_claims_stay_withdrawn(pattern, why):
     (r"python convert_ckpt\.py --use-mcore-models", "MindSpeed-LLM 26.1.0 的 convert_ckpt.py 只接受 transformers ≤ 4.57，示例用 convert_ckpt_v2.py"),
     (r"pkill -f \"vllm serve\"(?!\` 会)", "在 ! 行里 pkill -f 会连同执行它的 shell 一起杀掉；按进程号停止"),
     (r"\"npu_backend\": \"mlir\" / \"dvm\"", "torch_npu 2.12.0 的 npu_backend 只认 mlir 与 default；dvm/ascendc 自 26.2.0 起"),
-    (r"TORCH_NPU_FALLBACK_CPU_DISABLE=1`（较新的 torch_npu 提供）", "该变量只在 Ascend/pytorch master 上，没有任何发布版"),
+    (r"TORCH_NPU_FALLBACK_CPU_DISABLE=1`（较新的 torch_npu 提供）", "课程钉住的 torch_npu 2.12.0 没有这个变量（PyPI 上 2.12.0.post3、2.13.0 起才有），设置它会被悄悄忽略"),
     (r"第二次 Dynamo 仍要重新捕获", "结构相同的新模型不会让 Dynamo 重新捕获（torch 2.13 实测 unique_graphs 仍为 1）"),
     (r"它们来自逐样本的循环，每个训练步调用 batch 大小那么多次", "aten::select 每步 4·B 次，一半来自 Dataset.__getitem__"),
     (r"auto-blockify，可解除这个上限；以所装版本", "TRITON_ALL_BLOCKS_PARALLEL 在 triton-ascend 3.2.0 的 wheel 里就有"),
@@ -242,6 +242,15 @@ def test_withdrawn_claims_stay_withdrawn(pattern, why):
     (r"msprof 的 op_summary 看流水", "Triton-Ascend 用 msprof op --kernel-name 与 msprof op simulator"),
     (r"aarch64 上的默认包|aarch64 的 PyPI wheel 已经是 CPU", "PyPI 的 aarch64 torch 从 2.11 起是 CUDA 13 构建（2.12.0+cu130）"),
     (r"CUDA 版 torch（版本号带 \+cu", "PyPI 的 CUDA torch 在 pip 里显示为 2.12.0，不带 +cu…"),
+    # the third December review (review 2026-12c, Part B)
+    (r"没有加速器时，较新的版本返回 `None`|先问 `current_accelerator\(\)`，为 `None`",
+     "current_accelerator() 返回编译时的加速器（CUDA 版 torch 没有 GPU 也返回 cuda）；选设备要 check_available=True"),
+    (r"这两个选项要 CANN 运行时 ≥ 8\.5\.0，更早的 CANN 上级别不起作用",
+     "级别只在 NPU 初始化时写入 ACL；CANN < 8.5 上级别 1 仍有效，只有级别 2 的强一致性要 8.5（npu_sys_ctrl.cpp）"),
+    (r"不在任何已发布的 torch_npu 里|还不在任何发布分支或标签里",
+     "TORCH_NPU_FALLBACK_CPU_DISABLE 在 PyPI torch-npu 2.12.0.post3、2.13.0、2.14.0 里（发布分支 v2.12.0 的 01b6b00）"),
+    (r"需要约 1\.915 GHz|说明频率或计数方式与配置不同|最可能出在频率或工具的计数方式上",
+     "ToolBox 在 Atlas A2 上统计矩阵乘与向量乘（toolboxug_0016），294.9 + 18.4 ≈ 313.3 TFLOPS"),
 ])
 def test_december_review_claims_stay_withdrawn(pattern, why):
     bad = [where for where, text in UNITS if re.search(pattern, text, re.MULTILINE) and SELF.name not in where]

@@ -154,7 +154,8 @@ def test_features_and_stacks():
     md = "设置 `TORCH_NPU_FALLBACK_CPU_DISABLE=1` 就能关掉回退。"
     course = {"torch-npu": "2.12.0"}
     assert [f["name"] for f in features.unstated_since(md, course)] == ["TORCH_NPU_FALLBACK_CPU_DISABLE"]
-    assert features.unstated_since(md + "（只在 master 上，尚未发布）", course) == []
+    assert features.unstated_since(md + "（torch-npu 2.12.0.post3 起才有）", course) == []
+    assert features.unstated_since(md, {"torch-npu": "2.12.0.post3"}) == []
 
 
 def test_triton_ascend_calls_from_committed_stubs(context):
@@ -200,9 +201,28 @@ def test_click_sub_commands_keep_their_own_flags():
     assert module.click_subcommands(sources) == {"compare": ["--benchmark_profiling_path", "-bp"], "other": ["--bp"]}
 
 
-def test_inductor_npu_backends_are_known_from_the_first_build_that_has_them():
-    """dvm/ascendc came with TorchNPU 26.2.0, whose 2.12.0 line starts at 2.12.0.post1: .post2/.post3 are not flagged."""
-    feature = next(f for f in features.features() if f["name"] == "TORCHINDUCTOR_NPU_BACKEND")
-    assert features.outside(feature, "2.12.0")
-    for version in ("2.12.0.post1", "2.12.0.post2", "2.12.0.post3", "2.13.0", "2.14.0"):
+def _feature(name: str) -> dict:
+    return next(f for f in features.features() if f["name"] == name)
+
+
+@pytest.mark.parametrize("name", ["TORCHINDUCTOR_NPU_BACKEND", "TORCH_NPU_FALLBACK_CPU_DISABLE"])
+def test_torch_npu_features_are_known_from_the_first_pypi_build_that_has_them(name):
+    """Per the PyPI wheels: dvm/ascendc (_BACKEND_LOADERS) and the fallback switch (a string in libtorch_npu.so) are in
+    torch-npu 2.12.0.post3, 2.13.0 and 2.14.0, not in 2.12.0 or 2.12.0.post2 (PyPI has no 2.12.0.post1)."""
+    feature = _feature(name)
+    for version in ("2.12.0", "2.12.0.post2"):
+        assert features.outside(feature, version), version
+    for version in ("2.12.0.post3", "2.13.0", "2.14.0"):
         assert not features.outside(feature, version), version
+
+
+def test_a_deprecated_mindspore_method_that_is_still_there_is_not_called_absent():
+    """Tensor.move_to is deprecated ("removed after 2.9.0") but MindSpore 2.10.0 still defines it."""
+    feature = _feature("move_to")
+    for version in ("2.9.0", "2.10.0"):
+        assert not features.outside(feature, version), version
+    mindspore = pytest.importorskip("mindspore")
+    if features.outside(feature, mindspore.__version__):
+        assert not hasattr(mindspore.Tensor, "move_to"), mindspore.__version__
+    else:
+        assert hasattr(mindspore.Tensor, "move_to"), mindspore.__version__

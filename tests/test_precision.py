@@ -139,6 +139,9 @@ def test_dtype_support_data_names_public_sources():
     assert set(used) <= set(sources)
     bf16 = {p["name"].split("（")[0]: p["bf16"] for p in data["product_lines"]}
     assert bf16["Atlas 训练系列"] is False and bf16["Atlas 推理系列"] is False and bf16["Atlas A2 训练/推理系列"]
+    assert bf16["Atlas 200I/500 A2"] and bf16["Ascend 950"]  # the chip rows, from chips.yaml
+    ascend950 = next(p for p in data["product_lines"] if p["name"].startswith("Ascend 950"))
+    assert "HiF8" in ascend950["dtypes"] and "E4M3" in ascend950["dtypes"] and ascend950["dtypes_source"] in sources
 
 
 def test_msprobe_compare_table_has_chinese_headers_and_short_numbers():

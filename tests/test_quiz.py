@@ -23,6 +23,16 @@ def test_every_chapter_has_a_quiz_of_five_to_eight_questions():
         assert 5 <= len(quiz.questions) <= 8 and qz.validate(quiz) == []
 
 
+def test_the_quiz_page_counts_the_questions_instead_of_typing_a_number():
+    from npulab.core.paths import REPO_ROOT
+
+    text = qz.counts_text()
+    assert all(f"第 {quiz.chapter} 章 {len(quiz.questions)} 题" in text for quiz in QUIZZES)
+    cells = json.loads((REPO_ROOT / "notebooks" / "quizzes.ipynb").read_text(encoding="utf-8"))["cells"]
+    assert "counts_text()" in "".join(cells[1]["source"])
+    assert not re.search(r"每章\s*\d+\s*道", "".join(cells[0]["source"]))
+
+
 @pytest.mark.parametrize(("question", "chapter"), QUESTIONS, ids=[f"ch{c}-{q.id}" for q, c in QUESTIONS])
 def test_exactly_the_intended_answer_is_right(question, chapter):
     q = question

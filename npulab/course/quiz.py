@@ -90,6 +90,13 @@ def chapters() -> list[str]:
     return sorted(p.stem[2:] for p in QUIZ_DIR.glob("ch*.yaml"))
 
 
+def counts_text() -> str:
+    """How many questions each chapter's quiz has, counted from the quiz files (one line, for the quiz page)."""
+    counts = {chapter: len(load(chapter).questions) for chapter in chapters()}
+    per_chapter = "，".join(f"第 {chapter} 章 {n} 题" for chapter, n in counts.items())
+    return f"题库（npulab/data/quizzes）现有 {sum(counts.values())} 题：{per_chapter}。"
+
+
 def _question(raw: dict, where: str) -> Question:
     missing = {"id", "kind", "prompt", "answer", "explanation", "source"} - set(raw)
     if missing:

@@ -47,6 +47,25 @@ def peak_910b3() -> Figure:
     return get_chip("910B3").fp16_peak()
 
 
+# ToolBox's FLOPS test counts matrix AND vector multiplications on Atlas A2 (toolboxug_0016). No public document gives
+# a Vector core's FP16 multiply-adds per cycle; the course assumes 128 (and says so wherever the figure is shown). It
+# matches `vec_calc_size=128` in [AICoreSpec] of CANN 8.1.RC1's Ascend910B3.ini, a field no public document explains.
+VECTOR_FP16_MACS_ASSUMED = 128
+
+
+def toolbox_fp16_910b3() -> tuple[Figure, Figure]:
+    """(Vector part, Cube + Vector): the 910B3 FP16 rate counted as ToolBox counts it on Atlas A2, derived."""
+    vector = derive("910B3 Vector 部分的 FP16 算力（推导）", "vector_cores * macs * 2 * mhz * 1e6 / 1e12", "TFLOPS",
+                    note=f"每个 Vector 核每周期 {VECTOR_FP16_MACS_ASSUMED} 次 FP16 乘加是课程的假设，没有找到官方数字"
+                         f"（与平台文件 Ascend910B3.ini 的 vec_calc_size={VECTOR_FP16_MACS_ASSUMED} 一致，该字段的含义没有公开文档）",
+                    vector_cores=reported("ini.910b3.vector_cores"), macs=VECTOR_FP16_MACS_ASSUMED,
+                    mhz=reported("ini.910b3.cube_freq_mhz"))
+    total = derive("Cube + Vector：ToolBox 在 Atlas A2 上的统计口径（推导）", "cube + vector", "TFLOPS",
+                   note="ToolBox toolboxug_0016：Atlas A2 的算力测试统计矩阵乘与向量乘两部分",
+                   cube=peak_910b3(), vector=vector)
+    return vector, total
+
+
 def bandwidth_910b3() -> Figure:
     """The 910B3 memory roof: the seed's measured d2d bandwidth (no datasheet figure was found)."""
     fig = get_chip("910B3").figure("memory_bandwidth_gb_s")

@@ -83,6 +83,11 @@ def package(module: str) -> tuple[str, dict] | None:
     return None
 
 
+def package_severity(spec: dict) -> str:
+    """A CUDA-only package's severity: ``manual`` where its note names a replacement, else ``blocker``."""
+    return spec.get("severity", "blocker")
+
+
 def env_var(name: str) -> dict | None:
     """``{"new": ...}`` or ``{"note": ...}`` for a CUDA/NCCL environment variable name, None for others."""
     table = load()

@@ -213,7 +213,20 @@ def compare_layers(model: nn.Module, *inputs: Any, dtype: torch.dtype = torch.bf
 
 
 def dtype_support() -> dict:
-    """The course's sourced table of BF16 / HF32 / FP64 support on Ascend (``npulab/data/dtype_support.yaml``)."""
+    """The course's sourced table of BF16 / HF32 / FP64 support on Ascend (``npulab/data/dtype_support.yaml``);
+    a ``chip:`` row takes its series, BF16, source and other data types from ``npulab/data/chips.yaml``."""
     from npulab.core.paths import DATA_DIR, load_yaml
 
-    return load_yaml(DATA_DIR / "dtype_support.yaml")
+    data = load_yaml(DATA_DIR / "dtype_support.yaml")
+    chips = load_yaml(DATA_DIR / "chips.yaml")
+    lines = []
+    for line in data["product_lines"]:
+        if "chip" in line:
+            chip = chips["chips"][line["chip"]]
+            line = {"name": chip["series"], "bf16": chip["bf16"], "source": chip["bf16_source"],
+                    "dtypes": chip["dtypes"], "dtypes_source": chip["source"]}
+            for key in (line["source"], line["dtypes_source"]):
+                data["sources"].setdefault(key, chips["sources"][key])
+        lines.append(line)
+    data["product_lines"] = lines
+    return data

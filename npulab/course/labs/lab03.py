@@ -15,6 +15,7 @@ SEVERITY_LINES = {
     "c": "from flash_attn import flash_attn_func",
     "d": 'device = torch.device("cuda:1")',
     "e": 'os.environ["NCCL_DEBUG"] = "INFO"',
+    "f": "import bitsandbytes as bnb",
 }
 SEVERITIES = ("auto", "manual", "blocker")
 
@@ -39,9 +40,11 @@ def _check_severity(answer) -> tuple[bool | None, str]:
         return False, f"{'、'.join(bad)} 的值不是 auto、manual、blocker 之一。"
     wrong = [k for k in SEVERITY_LINES if answer[k] != expected_severity(SEVERITY_LINES[k])]
     if not wrong:
-        return True, "与分析器的判断一致：机械替换是 auto，要人拿主意的是 manual，没有 NPU 实现的是 blocker。"
+        return True, ("与分析器的判断一致：机械替换是 auto；要人改写、但有现成替代（如 flash_attn → torch_npu 的融合注意力）"
+                      "的是 manual；没有昇腾版本的是 blocker。")
     hints = {"a": "torch.npu 下有没有同名接口？", "b": "这行在 NPU 上会报错，还是只是不起作用？",
-             "c": "这个包有没有昇腾版本？", "d": "设备字符串能不能机械地替换？", "e": "HCCL 有没有同名的变量？"}
+             "c": "这个包在昇腾上有没有现成的替代接口？", "d": "设备字符串能不能机械地替换？",
+             "e": "HCCL 有没有同名的变量？", "f": "这个包有没有昇腾版本或现成的替代？"}
     return False, f"{len(wrong)} 行判断不对。提示：" + "；".join(f"{k}：{hints[k]}" for k in wrong)
 
 

@@ -76,7 +76,7 @@ def _check_copy_out(copy_out: Callable) -> tuple[bool | None, str]:
     except _Unanswered:
         return None, "函数还没有实现（仍然返回 ...）。"
     except AlignmentError:
-        return False, "有一次搬出的字节数不是 32 的整数倍：DataCopy 只搬整块，尾块要换成 DataCopyPad。"
+        return False, "有一次搬出的字节数不是 32 的整数倍：DataCopy 要求整块（不满足时的结果文档没有写），尾块要换成 DataCopyPad。"
     except QueueError as err:
         return False, f"队列用法有误：{err}"
     except OutOfBoundsError:

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from npulab.migrate import tables
 from npulab.migrate.context import Context
-from npulab.migrate.model import BLOCKER, MANUAL
+from npulab.migrate.model import MANUAL
 from npulab.migrate.names import module_of
 from npulab.migrate.rules.torch_api import outermost_chains
 
@@ -30,7 +30,7 @@ def _optional(ctx: Context, node: ast.AST) -> bool:
 
 
 def _report(ctx: Context, where, key: str, spec: dict, optional: bool = False) -> None:
-    severity = spec.get("severity", BLOCKER)
+    severity = tables.package_severity(spec)
     finding = ctx.report(where, "cuda-package", severity=MANUAL if optional else severity,
                          package=key, what=spec["what"], note=spec["note"], detail=key)
     if optional:

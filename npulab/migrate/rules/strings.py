@@ -233,7 +233,7 @@ def _env_and_tools(ctx: Context, node: ast.AST, text: str) -> None:
     for tool in tool_commands(text):
         ctx.report(node, "nvidia-tool", tool=tool, note=tables.load()["tools"][tool])
     for package, spec in pip_packages(text):
-        ctx.report(node, "pip-package", package=package, what=spec["what"], note=spec["note"], detail=package)
+        ctx.report(node, "pip-package", severity=tables.package_severity(spec), package=package, what=spec["what"], note=spec["note"], detail=package)
 
 
 def tool_commands(text: str) -> list[str]:
@@ -314,4 +314,4 @@ def check_shell(ctx: Context) -> None:
         for tool in tool_commands(line):
             ctx.report((number, line.index(tool)), "nvidia-tool", tool=tool, note=tables.load()["tools"][tool])
         for package, spec in pip_packages(line):
-            ctx.report((number, 0), "pip-package", package=package, what=spec["what"], note=spec["note"], detail=package)
+            ctx.report((number, 0), "pip-package", severity=tables.package_severity(spec), package=package, what=spec["what"], note=spec["note"], detail=package)
