@@ -7,6 +7,11 @@ glog ``E1204``), a torch_npu ``ERRxxyyy`` or an ``error code is`` line; 1 — an
 innermost exception (printed first), and the trailing ``Aborted`` or ``EngineCore failed to start`` noise loses
 to it. Lines at WARNING/INFO level are never errors, and a bare ``Inner Error!`` is a weaker line than the
 message that follows it. The scan keeps a few candidates per rank, so memory stays bounded.
+
+The finder also notes what the log says about its machine: Ascend evidence (``ascend_context``), evidence of a
+CUDA/NVIDIA machine (``foreign_context``: nvidia-smi, NVML, cuDNN, a ``+cu121`` wheel …), and the warnings CANN's
+own components print when they turn an error into a warning (``[WARNING] HCCL(…): … timeout``, ``ErrToWarn``):
+a log that ends in those, with no error line, is still a log a user acts on.
 """
 
 from __future__ import annotations
@@ -33,6 +38,11 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only
     b"davinci", b"mindspore", b"aclnn", b"aclrt", b"dcmi", b" cann ", b"cann_", b"cann-", b"/cann", b" cann.",
     b"aicore", b"ai core", b"ai_core", b"[tbe", b"tbe.", b"tbe-", b"910b", b"910c", b"310p",  # Ascend's own words
     b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair")
+_FOREIGN_NEEDLES = (  # a CUDA/NVIDIA machine (lower-cased); "Found no NVIDIA driver" is not one: Ascend users see it
+    b"nvidia-smi", b"nvml", b"nvidia-container", b"nvidia-persistenced", b"nvidia driver version", b"cuda version:",
+    b"libcudart", b"libcudnn", b"nccl info", b"libtorch_cuda", b"geforce", b"+cu11", b"+cu12", b"cuda:0")
+# a CANN component's plog line at WARNING level that reports a time-out or an error turned into a warning
+_CANN_WARNING = re.compile(rb"(?im)^[^\n]{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)\n]*\):[^\n]*(?:timeout|time out|errtowarn|fail)[^\n]*$")
 
 
 def quiet(line: str) -> bool:
@@ -71,12 +81,22 @@ class RootFinder:
     def __init__(self):
         self.candidates: dict[int, list[RootLine]] = {1: [], 2: [], 3: []}
         self.ascend_context = False
+        self.foreign_context = False
+        self.warnings: list[RootLine] = []  # CANN components' error-like warnings, earliest first
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
         lowered = block.lower()
         if not self.ascend_context and any(n in lowered for n in _CONTEXT_NEEDLES):
             self.ascend_context = True
+        if not self.foreign_context and any(n in lowered for n in _FOREIGN_NEEDLES):
+            self.foreign_context = True
+        if len(self.warnings) < PER_RANK and b"[WARNING]" in block:
+            for m in _CANN_WARNING.finditer(block):
+                if len(self.warnings) >= PER_RANK:
+                    break
+                self.warnings.append(RootLine(first_line + block.count(b"\n", 0, m.start()),
+                                              shorten(decode_line(m.group(0))), 0))
         if len(self.candidates[3]) >= PER_RANK:
             return  # later lines cannot be earlier than the strongest ones already kept
         coded = tuple(m.start() for m in CODE_LITERAL.finditer(block) if standalone(block, m.start(), m.end()))
