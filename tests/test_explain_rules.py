@@ -476,3 +476,18 @@ def test_a_summary_component_speaks_only_when_nothing_else_does():
     assert alone[0] == "component_summary"
     with_cause = categories(CANN_CONTEXT + "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\n" + summary)
     assert "npu_oom" in with_cause and "component_summary" not in with_cause
+
+
+def test_pip_finding_no_distribution_of_an_ascend_package_names_the_index_and_the_platform():
+    log = ("ERROR: Could not find a version that satisfies the requirement torch-npu==2.1.0 (from versions: none)\n"
+           "ERROR: No matching distribution found for torch-npu==2.1.0\n")
+    fix = finding(log, "component").fix
+    assert "--index-url" in fix and "aarch64" in fix
+    # the same pip error about a package that says nothing of Ascend is not this tool's business
+    assert report(log.replace("torch-npu", "left-pad")).findings == []
+
+
+def test_a_code_after_chinese_words_is_read_and_a_chinese_error_line_is_a_root_error():
+    found = report("在 910B 上运行检查程序报错，错误代码 507033\n")
+    assert [h.info.code for h in found.codes] == ["507033"]
+    assert found.categories[0] == "device_setup_failed"

@@ -23,18 +23,19 @@ from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, shor
 
 PER_RANK = 3  # candidates kept per rank
 
-_CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort")
+_CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort",
+                      "报错".encode(), "错误".encode(), "失败".encode())
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
                         r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b|"
                         r"(?i:\b(?:fail(?:ed|ures?)|errors?|error[ _]?code|ret(?:code)?|errno)\s*(?:is|=|:)\s*0\b(?![.\d]))")
 _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::\s|:$)")
 _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
 _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
-_WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)")
+_WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)|报错|错误|失败")
 _INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
 _TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
 _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only as words ("cannot", "input" are not)
-    b"ascend", b"torch_npu", b"npu-smi", b"npu:", b" npu ", b"(npu", b"'npu'", b'"npu"', b" npu,", b" npu.", b"hccl",
+    b"ascend", b"torch_npu", b"torch-npu", b"npu-smi", b"npu:", b" npu ", b"(npu", b"'npu'", b'"npu"', b" npu,", b" npu.", b"hccl",
     b"davinci", b"mindspore", b"aclnn", b"aclrt", b"dcmi", b" cann ", b"cann_", b"cann-", b"/cann", b" cann.",
     b"aicore", b"ai core", b"ai_core", b"[tbe", b"tbe.", b"tbe-", b"910b", b"910c", b"310p",  # Ascend's own words
     b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair")
