@@ -43,7 +43,8 @@ _FOREIGN_NEEDLES = (  # a CUDA/NVIDIA machine (lower-cased); "Found no NVIDIA dr
     b"nvidia-smi", b"nvml", b"nvidia-container", b"nvidia-persistenced", b"nvidia driver version", b"cuda version:",
     b"libcudart", b"libcudnn", b"nccl info", b"libtorch_cuda", b"geforce", b"+cu11", b"+cu12", b"cuda:0")
 # a CANN component's plog line at WARNING level that reports a time-out or an error turned into a warning
-_CANN_WARNING = re.compile(rb"(?im)^[^\n]{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)\n]*\):[^\n]*(?:timeout|time out|errtowarn|fail)[^\n]*$")
+_WARNING_NEEDLES = (b"timeout", b"time out", b"errtowarn", b"fail")  # searched in the lower-cased block
+_CANN_WARNING = re.compile(rb"^.{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)]*\):")
 
 
 def quiet(line: str) -> bool:
@@ -82,7 +83,7 @@ class RootFinder:
     def __init__(self):
         self.candidates: dict[int, list[RootLine]] = {1: [], 2: [], 3: []}
         self.ascend_context = False
-        self.foreign_context = False
+        self.foreign_context = False  # looked for only until Ascend evidence is seen: that decides alone
         self.warnings: list[RootLine] = []  # CANN components' error-like warnings, earliest first
 
     def feed(self, first_line: int, block: bytes) -> None:
@@ -90,14 +91,15 @@ class RootFinder:
         lowered = block.lower()
         if not self.ascend_context and any(n in lowered for n in _CONTEXT_NEEDLES):
             self.ascend_context = True
-        if not self.foreign_context and any(n in lowered for n in _FOREIGN_NEEDLES):
+        if not (self.ascend_context or self.foreign_context) and any(n in lowered for n in _FOREIGN_NEEDLES):
             self.foreign_context = True
         if len(self.warnings) < PER_RANK and b"[WARNING]" in block:
-            for m in _CANN_WARNING.finditer(block):
+            for start, end in hit_lines(block, lowered, _WARNING_NEEDLES):
                 if len(self.warnings) >= PER_RANK:
                     break
-                self.warnings.append(RootLine(first_line + block.count(b"\n", 0, m.start()),
-                                              shorten(decode_line(m.group(0))), 0))
+                if _CANN_WARNING.match(block, start, end):
+                    self.warnings.append(RootLine(first_line + block.count(b"\n", 0, start),
+                                                  shorten(decode_line(block[start:end])), 0))
         if len(self.candidates[3]) >= PER_RANK:
             return  # later lines cannot be earlier than the strongest ones already kept
         coded = tuple(m.start() for m in CODE_LITERAL.finditer(block) if standalone(block, m.start(), m.end()))
