@@ -491,3 +491,24 @@ def test_a_code_after_chinese_words_is_read_and_a_chinese_error_line_is_a_root_e
     found = report("在 910B 上运行检查程序报错，错误代码 507033\n")
     assert [h.info.code for h in found.codes] == ["507033"]
     assert found.categories[0] == "device_setup_failed"
+
+
+def test_pips_dependency_conflict_names_the_required_version():
+    line = "vllm-ascend 0.9.1 requires torch==2.5.1, but you have torch 2.6.0 which is incompatible.\n"
+    found = finding(line, "version_mismatch")  # a package of the torch / vLLM-Ascend stack: the family
+    assert "pip install 'torch==2.5.1'" in found.fix and found.rule == "requirement"
+    other = CANN_CONTEXT + "transformers 4.46.1 requires tokenizers<0.21,>=0.20, but you have tokenizers 0.21.0 which is incompatible.\n"
+    assert "pip install 'tokenizers<0.21,>=0.20'" in finding(other, "requirement").fix
+    missing = CANN_CONTEXT + "mindspeed 0.8.0 requires einops, which is not installed.\n"
+    assert "环境里没有装它" in finding(missing, "requirement").cause
+
+
+def test_a_wheel_for_another_python_or_machine_names_both():
+    line = "ERROR: torch_npu-2.1.0.post3-cp310-cp310-manylinux_2_17_aarch64.whl is not a supported wheel on this platform.\n"
+    found = finding(line, "version_mismatch")
+    assert "Python 3.10" in found.fix and "aarch64" in found.fix
+
+
+def test_an_op_the_npu_backend_cannot_run_is_the_fallback_family():
+    line = "NotImplementedError: Could not run 'aten::_fft_r2c' with arguments from the 'NPU' backend.\n"
+    assert categories(line)[0] == "op_fallback"
