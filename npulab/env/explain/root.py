@@ -9,7 +9,7 @@ to it. Lines at WARNING/INFO level are never errors, and a bare ``Inner Error!``
 message that follows it. The scan keeps a few candidates per rank, so memory stays bounded.
 
 The finder also notes what the log says about its machine: Ascend evidence (``ascend_context``), evidence of a
-CUDA/NVIDIA machine (``foreign_context``: nvidia-smi, NVML, cuDNN, a ``+cu121`` wheel …), and the warnings CANN's
+CUDA/NVIDIA machine (``foreign_context``: nvidia-smi, NVML, libcudnn, a ``+cu121`` wheel …; never code such as ``.cuda()``), and the warnings CANN's
 own components print when they turn an error into a warning (``[WARNING] HCCL(…): … timeout``, ``ErrToWarn``):
 a log that ends in those, with no error line, is still a log a user acts on.
 """
