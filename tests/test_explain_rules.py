@@ -414,3 +414,101 @@ def test_cli_on_odd_inputs_is_clean_chinese_and_exits_1(tmp_path, name, data):
 def test_cli_on_pure_junk_exits_0_without_a_traceback(tmp_path):
     done = cli_on(tmp_path, "junk.bin", bytes(range(256)) * 4096)
     assert done.returncode == 0 and "没有识别出" in done.stdout.decode() and b"Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Issue 36: whose machine the log is from, warnings a user acts on, components, glued advice
+# ---------------------------------------------------------------------------------------------------------------
+
+CPU_WHEEL = ('  File "train.py", line 12, in <module>\n    model = model.cuda()\n'
+             "AssertionError: Torch not compiled with CUDA enabled\n")
+
+
+def test_a_cuda_machines_log_gets_no_ascend_finding():
+    nvidia = "$ nvidia-smi\nNVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2\n"
+    assert report(nvidia + CPU_WHEEL).findings == []
+    assert report("torch 2.1.0+cu121\n" + CPU_WHEEL).findings == []
+    # the same error with Ascend evidence (or with no evidence either way) is still the Ascend family
+    assert "cuda_hardcoded" in categories("import torch_npu\n" + CPU_WHEEL)
+    assert "cuda_hardcoded" in categories(CPU_WHEEL)
+    # an Ascend log that also mentions NVIDIA stays an Ascend log
+    assert "cuda_hardcoded" in categories(nvidia + "import torch_npu\n" + CPU_WHEEL)
+
+
+def test_loss_scale_collapse_is_fp16_overflow_only_with_ascend_evidence():
+    deepspeed = "".join(f"Gradient overflow. Skipping step\nLoss scaler reducing loss scale to {s}\n"
+                        for s in ("0.5", "0.25", "5.960464477539063e-08"))
+    assert report(deepspeed).findings == []  # apex/DeepSpeed print the same on CUDA
+    assert "fp16_overflow" in categories("- NPU type: Ascend910B\n" + deepspeed)
+    # a scale that is still large is the loss scaler doing its job, not a finding
+    healthy = "- NPU type: Ascend910B\nGradient overflow. Skipping step\nLoss scaler reducing loss scale to 32768.0\n"
+    assert report(healthy).findings == []
+
+
+def test_a_log_ending_in_a_cann_components_error_like_warning_gets_the_generic_finding():
+    log = ("[WARNING] HCCL(2605,aicpu_scheduler):2025-12-30-15:08:28.046.768 [aicpu_kfc_rpc_server.cc:335] "
+           "[2606][ReadAddrMsg] ReadValidMsg[1] timeout 80s\n"
+           "[WARNING] HCCL(2605,aicpu_scheduler):2025-12-30-15:08:28.046.802 [aicpu_kfc_utils.cc:387] ErrToWarn: start print\n")
+    found = report(log)
+    assert found.categories == [ex.GENERIC] and found.root_error.line == 1
+    # ordinary framework warnings in a healthy Ascend run are not that
+    healthy = ("INFO 08-06 08:32:22 [__init__.py:235] Platform plugin ascend is activated\n"
+               "WARNING 08-06 08:32:23 [_custom_ops.py:20] Failed to import from vllm._C with ModuleNotFoundError\n")
+    assert report(healthy).findings == []
+
+
+def test_advice_glued_to_the_previous_word_is_still_read():
+    line = ("E89999: op[Range], outSize from framework is 1, but from tiling is 64, calc by floatplease use float "
+            "to calc the size[FUNC:CalculateOutputNum][FILE:range.cc][LINE:113]")
+    assert advice_rule.clauses(line) == ["please use float to calc the size"]
+
+
+def test_a_named_component_gets_its_documented_remedy():
+    log = CANN_CONTEXT + "RuntimeError: Ascend Transfer Engine initialization failed.\n"
+    assert "ASCEND_MF_STORE_URL" in finding(log, "component").fix
+    getnext = CANN_CONTEXT + "[ERROR] DEVICE(1,python):2023 Dump node (Default/GetNext-op18) task error input data\n"
+    assert "num_parallel_workers" in finding(getnext, "component").fix
+
+
+def test_a_summary_component_speaks_only_when_nothing_else_does():
+    summary = "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}\n"
+    alone = categories(CANN_CONTEXT + summary)
+    assert alone[0] == "component_summary"
+    with_cause = categories(CANN_CONTEXT + "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\n" + summary)
+    assert "npu_oom" in with_cause and "component_summary" not in with_cause
+
+
+def test_pip_finding_no_distribution_of_an_ascend_package_names_the_index_and_the_platform():
+    log = ("ERROR: Could not find a version that satisfies the requirement torch-npu==2.1.0 (from versions: none)\n"
+           "ERROR: No matching distribution found for torch-npu==2.1.0\n")
+    fix = finding(log, "component").fix
+    assert "--index-url" in fix and "aarch64" in fix
+    # the same pip error about a package that says nothing of Ascend is not this tool's business
+    assert report(log.replace("torch-npu", "left-pad")).findings == []
+
+
+def test_a_code_after_chinese_words_is_read_and_a_chinese_error_line_is_a_root_error():
+    found = report("在 910B 上运行检查程序报错，错误代码 507033\n")
+    assert [h.info.code for h in found.codes] == ["507033"]
+    assert found.categories[0] == "device_setup_failed"
+
+
+def test_pips_dependency_conflict_names_the_required_version():
+    line = "vllm-ascend 0.9.1 requires torch==2.5.1, but you have torch 2.6.0 which is incompatible.\n"
+    found = finding(line, "version_mismatch")  # a package of the torch / vLLM-Ascend stack: the family
+    assert "pip install 'torch==2.5.1'" in found.fix and found.rule == "requirement"
+    other = CANN_CONTEXT + "transformers 4.46.1 requires tokenizers<0.21,>=0.20, but you have tokenizers 0.21.0 which is incompatible.\n"
+    assert "pip install 'tokenizers<0.21,>=0.20'" in finding(other, "requirement").fix
+    missing = CANN_CONTEXT + "mindspeed 0.8.0 requires einops, which is not installed.\n"
+    assert "环境里没有装它" in finding(missing, "requirement").cause
+
+
+def test_a_wheel_for_another_python_or_machine_names_both():
+    line = "ERROR: torch_npu-2.1.0.post3-cp310-cp310-manylinux_2_17_aarch64.whl is not a supported wheel on this platform.\n"
+    found = finding(line, "version_mismatch")
+    assert "Python 3.10" in found.fix and "aarch64" in found.fix
+
+
+def test_an_op_the_npu_backend_cannot_run_is_the_fallback_family():
+    line = "NotImplementedError: Could not run 'aten::_fft_r2c' with arguments from the 'NPU' backend.\n"
+    assert categories(line)[0] == "op_fallback"

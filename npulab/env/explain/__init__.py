@@ -13,7 +13,8 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
 - ``cli``     — the text report, doctor notes and the command line.
 
 Findings come most likely root cause first: catalog families, then the rules' own findings (the message's own
-advice first), then the generic finding (category ``generic_triage``).
+advice first), then the generic finding (category ``generic_triage``). A log that shows a CUDA/NVIDIA machine and
+no Ascend evidence gets no finding: the catalog's advice is for Ascend machines.
 Exit codes: 0 nothing found (healthy or unrelated log), 1 problems found, 2 usage error. Example::
 
     >>> report = explain_text("ImportError: libhccl.so: cannot open shared object file: No such file or directory")
@@ -85,12 +86,18 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
             roots.feed(first_line, block)
             rules.feed(first_line, block)
         lines_read = first_line - 1
-    families, codes, root = matcher.findings(), scanner.codes(), roots.root()
-    ascend = roots.ascend_context or bool(codes) or bool(families)
+    codes, root = scanner.codes(), roots.root()
+    evidence = roots.ascend_context or bool(codes)  # the log itself says it ran on Ascend
+    if roots.foreign_context and not evidence:  # a CUDA/NVIDIA machine's log: Ascend advice does not apply
+        return Report(lines_read, [], root, codes)
+    families = matcher.findings(ascend=evidence)
+    ascend = evidence or bool(families)
     findings = rules.findings(families) if ascend else families  # the rules speak only about Ascend logs
     first_rule_line = rules.first_hit()
     if root is None and ascend and first_rule_line is not None:  # a line no error word marks, read by a rule
         root = RootLine(first_rule_line.line, first_rule_line.text, 1)
+    if root is None and ascend and roots.warnings:  # the log ends in a CANN component's error-like warning
+        root = roots.warnings[0]
     if should_report(root, codes, ascend):
         findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings)))
     return Report(lines_read, findings, root, codes)

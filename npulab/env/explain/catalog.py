@@ -3,7 +3,8 @@
 Each entry has patterns (a literal ``find`` string, the fast pre-filter, and an optional regular expression), a
 Chinese cause and fix, public sources and real log excerpts that the tests run. An entry is reported when one of
 its ``error`` patterns matched (``hint`` lines only add evidence), unless it ``needs_hint`` and none matched, or an
-entry in its ``suppressed_by`` was reported. Generic codes (``500001``, ``ERR01007``, ``107020``) are hints: they
+entry in its ``suppressed_by`` was reported. A pattern with ``context: ascend`` counts only in a log that shows
+Ascend evidence (its words are also printed by CUDA tools, e.g. apex's and DeepSpeed's loss-scale messages). Generic codes (``500001``, ``ERR01007``, ``107020``) are hints: they
 say that something failed, not which family it is.
 """
 
@@ -24,12 +25,14 @@ LEVELS = ("error", "hint")
 
 @dataclass(frozen=True)
 class Pattern:
-    """One recognisable line: a literal ``find`` string, an optional regex, the error code it shows, its level."""
+    """One recognisable line: a literal ``find`` string, an optional regex, the error code it shows, its level,
+    and whether it counts only in a log with Ascend evidence (``ascend_only``)."""
 
     find: str
     regex: re.Pattern | None
     code: str | None
     level: str
+    ascend_only: bool = False
 
     @property
     def needles(self) -> tuple[bytes, ...]:
@@ -88,10 +91,11 @@ def _entry(raw: dict) -> Entry:
         patterns = []
         for p in raw["patterns"]:
             level = p.get("level", "error")
-            if level not in LEVELS or not p.get("find"):
-                raise CatalogError(f"{where}：模式必须有 find，level 只能是 error 或 hint：{p!r}")
+            if level not in LEVELS or not p.get("find") or p.get("context", "ascend") != "ascend":
+                raise CatalogError(f"{where}：模式必须有 find，level 只能是 error 或 hint，context 只能是 ascend：{p!r}")
             patterns.append(Pattern(str(p["find"]), re.compile(p["regex"]) if p.get("regex") else None,
-                                    str(p["code"]) if p.get("code") is not None else None, level))
+                                    str(p["code"]) if p.get("code") is not None else None, level,
+                                    ascend_only="context" in p))
         entry = Entry(
             id=raw["id"], title=raw["title"], priority=int(raw["priority"]), patterns=tuple(patterns),
             cause=fill(tidy(raw["cause"])), fix=fill(tidy(raw["fix"])),

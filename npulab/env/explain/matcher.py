@@ -80,15 +80,17 @@ class FamilyMatcher:
                                 break
                         pos = block.find(needle, end)
 
-    def findings(self) -> list[Finding]:
-        """The families whose error patterns matched, most likely root cause first (priority, then first line)."""
+    def findings(self, ascend: bool = True) -> list[Finding]:
+        """The families whose error patterns matched, most likely root cause first (priority, then first line).
+        ``ascend``: whether the log shows Ascend evidence (patterns marked ``context: ascend`` count only then)."""
         reported: dict[str, Finding] = {}
         for ei, entry in enumerate(self.entries):
-            errors = [ev for pi, p in enumerate(entry.patterns) if p.level == "error" for ev in self.hits.get((ei, pi), [])]
-            hints = [ev for pi, p in enumerate(entry.patterns) if p.level == "hint" for ev in self.hits.get((ei, pi), [])]
+            hits = {pi: self.hits.get((ei, pi), []) for pi, p in enumerate(entry.patterns) if ascend or not p.ascend_only}
+            errors = [ev for pi, evs in hits.items() if entry.patterns[pi].level == "error" for ev in evs]
+            hints = [ev for pi, evs in hits.items() if entry.patterns[pi].level == "hint" for ev in evs]
             if not errors or (entry.needs_hint and not hints):
                 continue
-            codes = [p.code for pi, p in enumerate(entry.patterns) if p.code and self.hits.get((ei, pi))]
+            codes = [p.code for pi, p in enumerate(entry.patterns) if p.code and hits.get(pi)]
             lines: dict[int, Evidence] = {}
             for ev in sorted(errors, key=lambda e: e.line) + sorted(hints, key=lambda e: e.line):
                 lines.setdefault(ev.line, ev)

@@ -7,6 +7,11 @@ glog ``E1204``), a torch_npu ``ERRxxyyy`` or an ``error code is`` line; 1 — an
 innermost exception (printed first), and the trailing ``Aborted`` or ``EngineCore failed to start`` noise loses
 to it. Lines at WARNING/INFO level are never errors, and a bare ``Inner Error!`` is a weaker line than the
 message that follows it. The scan keeps a few candidates per rank, so memory stays bounded.
+
+The finder also notes what the log says about its machine: Ascend evidence (``ascend_context``), evidence of a
+CUDA/NVIDIA machine (``foreign_context``: nvidia-smi, NVML, libcudnn, a ``+cu121`` wheel …; never code such as ``.cuda()``), and the warnings CANN's
+own components print when they turn an error into a warning (``[WARNING] HCCL(…): … timeout``, ``ErrToWarn``):
+a log that ends in those, with no error line, is still a log a user acts on.
 """
 
 from __future__ import annotations
@@ -18,21 +23,28 @@ from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, shor
 
 PER_RANK = 3  # candidates kept per rank
 
-_CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort")
+_CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort",
+                      "报错".encode(), "错误".encode(), "失败".encode())
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
                         r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b|"
                         r"(?i:\b(?:fail(?:ed|ures?)|errors?|error[ _]?code|ret(?:code)?|errno)\s*(?:is|=|:)\s*0\b(?![.\d]))")
 _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::\s|:$)")
 _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
 _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
-_WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)")
+_WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)|报错|错误|失败")
 _INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
 _TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
 _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only as words ("cannot", "input" are not)
-    b"ascend", b"torch_npu", b"npu-smi", b"npu:", b" npu ", b"(npu", b"'npu'", b'"npu"', b" npu,", b" npu.", b"hccl",
+    b"ascend", b"torch_npu", b"torch-npu", b"npu-smi", b"npu:", b" npu ", b"(npu", b"'npu'", b'"npu"', b" npu,", b" npu.", b"hccl",
     b"davinci", b"mindspore", b"aclnn", b"aclrt", b"dcmi", b" cann ", b"cann_", b"cann-", b"/cann", b" cann.",
     b"aicore", b"ai core", b"ai_core", b"[tbe", b"tbe.", b"tbe-", b"910b", b"910c", b"310p",  # Ascend's own words
     b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair")
+_FOREIGN_NEEDLES = (  # a CUDA/NVIDIA machine (lower-cased); "Found no NVIDIA driver" is not one: Ascend users see it
+    b"nvidia-smi", b"nvml", b"nvidia-container", b"nvidia-persistenced", b"nvidia driver version", b"cuda version:",
+    b"libcudart", b"libcudnn", b"nccl info", b"libtorch_cuda", b"geforce", b"+cu11", b"+cu12")
+# a CANN component's plog line at WARNING level that reports a time-out or an error turned into a warning
+_WARNING_NEEDLES = (b"timeout", b"time out", b"errtowarn", b"fail")  # searched in the lower-cased block
+_CANN_WARNING = re.compile(rb"^.{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)]*\):")
 
 
 def quiet(line: str) -> bool:
@@ -71,12 +83,23 @@ class RootFinder:
     def __init__(self):
         self.candidates: dict[int, list[RootLine]] = {1: [], 2: [], 3: []}
         self.ascend_context = False
+        self.foreign_context = False  # looked for only until Ascend evidence is seen: that decides alone
+        self.warnings: list[RootLine] = []  # CANN components' error-like warnings, earliest first
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
         lowered = block.lower()
         if not self.ascend_context and any(n in lowered for n in _CONTEXT_NEEDLES):
             self.ascend_context = True
+        if not (self.ascend_context or self.foreign_context) and any(n in lowered for n in _FOREIGN_NEEDLES):
+            self.foreign_context = True
+        if len(self.warnings) < PER_RANK and b"[WARNING]" in block:
+            for start, end in hit_lines(block, lowered, _WARNING_NEEDLES):
+                if len(self.warnings) >= PER_RANK:
+                    break
+                if _CANN_WARNING.match(block, start, end):
+                    self.warnings.append(RootLine(first_line + block.count(b"\n", 0, start),
+                                                  shorten(decode_line(block[start:end])), 0))
         if len(self.candidates[3]) >= PER_RANK:
             return  # later lines cannot be earlier than the strongest ones already kept
         coded = tuple(m.start() for m in CODE_LITERAL.finditer(block) if standalone(block, m.start(), m.end()))

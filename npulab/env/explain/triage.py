@@ -44,7 +44,11 @@ def should_report(root: RootLine | None, codes: list[CodeHit], ascend_context: b
 
 def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeHit], *, families: int) -> Finding:
     """The generic finding: root error line first, the decoded codes, the triage steps."""
-    parts = [f"根错误行（第 {root.line} 行，最早出现的最具体的报错）：{root.text}"]
+    if root.rank == 0:  # no error line: a CANN component's warning that reports a time-out or a failure
+        parts = [f"日志里没有报错行；最早的一条 CANN 组件告警（第 {root.line} 行）报告了超时或失败，"
+                 f"它常是错误被降级成的告警（ErrToWarn），按报错处理：{root.text}"]
+    else:
+        parts = [f"根错误行（第 {root.line} 行，最早出现的最具体的报错）：{root.text}"]
     if codes:
         parts.append("错误码：" + "；".join(h.info.describe() for h in codes))
     if not families:

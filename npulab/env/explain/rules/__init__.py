@@ -7,10 +7,14 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``module``        — ``No module named X`` / ``cannot import name``: which distribution provides X, and what is wrong;
 - ``library``       — ``libX.so: cannot open shared object file``: which package ships it, how it gets on the path;
 - ``symbol``        — ``undefined symbol`` / ``Failed to find function``: which two packages' versions disagree;
+- ``requirement``   — pip's "X requires Y, but you have Z" and "not a supported wheel on this platform": which
+  version, or which Python and machine, the package wants;
 - ``graph``         — graph capture and graph-mode failures: eager fallback, the op that broke capture;
 - ``communication`` — timeouts of collectives and device synchronisation: the documented HCCL settings;
 - ``resource``      — UB, workspace, HBM and host memory limits: the knob that sizes each;
-- ``capability``    — "not supported" with a chip, data type, format, op, version or mode: what, on what, instead.
+- ``capability``    — "not supported" with a chip, data type, format, op, version or mode: what, on what, instead;
+- ``component``     — the service, operator or subprocess the line names and its documented remedy (a summary
+  component, such as vLLM's "Engine core initialization failed", only when nothing else was found).
 
 A rule whose noun belongs to a catalog family reports that family (its own reading of the line added to the fix);
 when the catalog already reported the family, the reading is added to that finding. Family findings come first,
@@ -29,12 +33,23 @@ import re
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.reader import decode_line, hit_lines, line_at, shorten
 from npulab.env.explain.root import quiet, rank
-from npulab.env.explain.rules import advice, capability, communication, graph, library, module, resource, symbol
+from npulab.env.explain.rules import (
+    advice,
+    capability,
+    communication,
+    component,
+    graph,
+    library,
+    module,
+    requirement,
+    resource,
+    symbol,
+)
 from npulab.env.explain.rules.base import MAX_HITS, NOTE, LogFacts, Rule, RuleHit
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
-RULES: tuple[Rule, ...] = (advice.RULE, module.RULE, library.RULE, symbol.RULE, graph.RULE, communication.RULE,
-                           resource.RULE, capability.RULE)
+RULES: tuple[Rule, ...] = (advice.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE, graph.RULE,
+                           communication.RULE, resource.RULE, capability.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
     "vllm": (b"vllm",), "mindspore": (b"mindspore",),
     "torch": (b"torch._dynamo", b"torch/_dynamo", b"torch.compile", b"torch._inductor", b"torchair", b"torch.fx"),
@@ -147,6 +162,8 @@ class RuleScanner:
             found = rule.finding(hits, self.facts) if hits else None
             if found is None:
                 continue
+            if found.category == component.SUMMARY and (reported or own):
+                continue  # a summary of failures printed earlier: those findings already say more
             if rule is not advice.RULE:
                 read |= {h.line for h in hits}
             if found.kind != "family":

@@ -14,7 +14,9 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding,
 NAME = "message_advice"
 MAX_CLAUSES = 3
 _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|\.(?=\d[.)、]\s*\S)|\s*\b(?:Solution|Suggestion|Possible Cause)\s*[:：]\s*"
-                    r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*|(?<=[,，])\s*(?=(?:please|Please|请))")
+                    r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*|(?<=[,，])\s*(?=(?:please|Please|请))"
+                    r"|(?<=[a-z])(?=please\s)")  # CANN glues sentences: "…calc OFT by floatplease use float to …"
+_TRAILER = re.compile(r"\[(?:FUNC|FILE|LINE):.*$")  # CANN's "[FUNC:…][FILE:…][LINE:…]" after the message
 _NUMBERING = re.compile(r"^\s*(?:\d+[.)、]|[-*•])\s*")
 _POINTER = re.compile(r"(?i)^(?:please\s+)?(?:refer to|see)\b")  # "please refer to …" points elsewhere …
 _WHERE = re.compile(r"https?://|/|\.md\b|\.html?\b")  # … and says something only with an address
@@ -38,7 +40,7 @@ def clauses(line: str) -> list[str]:
     marker, boilerplate = _patterns()
     out = []
     for piece in _SPLIT.split(line):
-        piece = _NUMBERING.sub("", piece or "").strip().strip('"').strip()
+        piece = _NUMBERING.sub("", _TRAILER.sub("", piece or "")).strip().strip('"').strip()
         if not marker.match(piece) or not _says_enough(piece):
             continue
         if any(b in piece.lower() for b in boilerplate) or (_POINTER.match(piece) and not _WHERE.search(piece)):

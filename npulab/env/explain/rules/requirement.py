@@ -1,0 +1,62 @@
+"""pip's own account of a version it cannot satisfy: "X requires Y, but you have Z which is incompatible" (or
+"which is not installed"), and "F.whl is not a supported wheel on this platform" — the wheel's tags name the Python
+version and the machine it was built for. The fix names the versions the line gives; when the package belongs to
+the torch / torch_npu / vLLM-Ascend stack it is the catalog's ``version_mismatch`` family
+(npulab/data/explain_rules.yaml ``requirement``)."""
+
+from __future__ import annotations
+
+import re
+
+from npulab.env.explain.matcher import Finding
+from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
+
+NAME = "requirement"
+_CONFLICT = re.compile(r"([A-Za-z0-9][\w.-]*)\s+[\w.+-]*\s*requires\s+([A-Za-z0-9][\w.-]*\s*(?:[<>=!~]=?\s*[\w.*+-]+"
+                       r"(?:\s*,\s*[<>=!~]=?\s*[\w.*+-]+)*)?),\s+(?:but you have\s+([\w.-]+\s+[\w.+-]+)|which is not installed)")
+_WHEEL = re.compile(r"([\w.+-]+?)-([\w.+!]+)-(cp\d+|py\d+)-[\w.]+-([\w.]+)\.whl is not a supported wheel on this platform")
+_PY = re.compile(r"cp(\d)(\d+)")
+
+
+def read(line: str) -> dict | None:
+    m = _CONFLICT.search(line)
+    if m:
+        return {"kind": "conflict", "who": m.group(1), "wants": " ".join(m.group(2).split()), "has": m.group(3),
+                "focus": "requires"}
+    m = _WHEEL.search(line)
+    if m:
+        py = _PY.match(m.group(3))
+        return {"kind": "wheel", "who": m.group(1), "wants": m.group(2), "python": f"{py.group(1)}.{py.group(2)}" if py
+                else m.group(3), "platform": m.group(4), "focus": "not a supported wheel"}
+    return None
+
+
+def _name(req: str) -> str:
+    return re.split(r"[<>=!~\s]", req, maxsplit=1)[0].lower()
+
+
+def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
+    first = hits[0].facts
+    data = rules_data()["requirement"]
+    if first["kind"] == "conflict":
+        wanted, who = first["wants"], first["who"]
+        has = f"环境里装的是 `{first['has']}`" if first["has"] else "环境里没有装它"
+        title = f"{who} 要求 {wanted}"
+        cause = f"pip 报告的依赖冲突：`{who}` 要求 `{wanted}`，{has}；两者一起装进同一个环境，运行时行为不确定（导入失败、符号找不到）。"
+        fix = (f"装成 `{who}` 要求的版本：`pip install '{wanted}'`，或换一个与已装版本配套的 `{who}`；"
+               "torch、torch_npu、vLLM-Ascend 这类一起发布的包按各自文档的配套表整组对齐，不要只升级其中一个。")
+        involved = {_name(wanted), who.lower()}
+    else:
+        who, py, platform = first["who"], first["python"], first["platform"]
+        title = f"{who} 的 wheel 与这台机器不符"
+        cause = (f"wheel 文件名里的标签说明它是为 Python {py}、平台 `{platform}` 构建的；当前的 Python 版本或 CPU 架构"
+                 "（`python -V`、`uname -m`）与标签不一致，pip 就拒绝安装。")
+        fix = (f"下载与当前环境一致的 wheel（`python -V` 对应 cp 标签，`uname -m` 是 x86_64 还是 aarch64），"
+               f"或换成 Python {py} 的环境再装。")
+        involved = {who.lower()}
+    stack = {s.lower() for s in data["stack"]}
+    return rule_finding(NAME, title, cause, fix, hits, data["sources"],
+                        family=data["family"] if involved & stack else None, note=f"{cause}{fix}")
+
+
+RULE = Rule(NAME, (b" requires ", b"not a supported wheel"), read, finding)
