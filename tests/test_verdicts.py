@@ -183,3 +183,35 @@ def test_the_machine_footer_names_cpu_device_load_and_date():
 def test_too_few_repeats_are_said_to_be_too_few():
     v = comparison.between("demo", [1.0, 1.1], [2.0, 2.1], a="A", b="B")
     assert v.verdict == NOISY and not v.decisive and "重复次数太少" in v.text and not _audit(v)
+
+
+def test_too_few_repeats_are_not_called_scatter():
+    """04/02: "起伏太大" beside an interval of 1.49–2.20 that excludes 1; the real reason was two repeats."""
+    from npulab.mindspore.timing import compare
+
+    v = compare(Timing((0.27, 0.28), 1, "cpu"), "O2", Timing((0.15, 0.16), 1, "cpu"), "FP32")
+    assert not v.decisive and v.low > 1 and "重复次数太少" in v.text and "起伏" not in v.text and not _audit(v)
+    assert "起伏" in verdicts.cold_start(1.0, [0.5, 3.0, 1.0, 2.2, 0.7, 4.0, 1.4]).text  # enough repeats: scatter
+
+
+def test_one_operator_and_the_whole_step_are_compared_by_direction_only():
+    """04/02: "两边的差距主要来自卷积" was typed beside a convolution measured 5.5× the other way."""
+    faster = comparison.verdict("conv", 5.5, 4.0, 7.0, a="PyTorch", b="MindSpore")
+    slower = comparison.verdict("step", 0.2, 0.1, 0.3, a="PyTorch", b="MindSpore")
+    noisy = comparison.verdict("step", 1.0, 0.5, 2.0, a="PyTorch", b="MindSpore")
+    assert "方向相反" in verdicts.same_direction(faster, slower, "单个卷积", "整个训练步")
+    assert "方向相同（MindSpore 都更快）" in verdicts.same_direction(faster, faster, "单个卷积", "整个训练步")
+    assert "没有分出快慢" in verdicts.same_direction(faster, noisy, "单个卷积", "整个训练步")
+
+
+def test_a_window_verdict_on_a_loaded_machine_names_the_load():
+    """03/02: "逐步同步各步更快 … 12.43" on two cores at a load of 2.67–3.01, where the text expects noise."""
+    steps = [0.521, 2.276, 0.545]
+    quiet = machine.LoadWatch("cpu", start_load=0.1, end_load=0.2)
+    busy = machine.LoadWatch("cpu", start_load=(machine.os.cpu_count() or 1) + 1.0, end_load=0.5)
+    loaded = verdicts.window_steps("fp32", 12.43 * 0.545, steps, busy, accelerator=False)
+    assert loaded.verdict == NOISY and not loaded.decisive and "负载" in loaded.text and "更快" not in loaded.text
+    assert not _audit(loaded)
+    calm = verdicts.window_steps("fp32", 0.53, [0.52, 0.53, 0.54, 0.52, 0.55], quiet, accelerator=False)
+    assert calm.verdict == SAME and "符合预期" in calm.text and not _audit(calm)
+    assert busy.busy() and quiet.busy() is None
