@@ -1,10 +1,12 @@
-"""Every table a cell displays reaches the page, and every “上表 / 下图” points at one (review 2026-12c H2, issue 35).
+"""Every table a cell displays reaches the page, every “上表 / 下图” points at one, and every printed verdict agrees
+with its numbers (review 2026-12c H2 and section 4, issue 35).
 
 Statically, for every notebook: no call that returns a table is left where IPython drops its value (followed by
 another statement, inside an ``if``, a loop or a function), and each reference in the Markdown has a table or figure
 next to it. On executed notebooks (the Jupyter Book cache that ``make test``'s nbval run stages with
 ``--stage-book-cache``): each cell shows as many tables as its code displays, and each reference's table or figure
-is in the outputs. ``npulab.course.rendered`` does the reading.
+is in the outputs; each printed verdict agrees with its interval. ``npulab.course.rendered`` and
+``npulab.course.verdict_audit`` do the reading.
 """
 
 from __future__ import annotations
@@ -153,4 +155,15 @@ def test_executed_pages_show_their_tables(executed):
     if executed is None:
         pytest.skip("还没有执行过的笔记本：make test（nbval --stage-book-cache）先填充 _build/.jupyter_cache")
     problems = rendered.executed_problems(executed)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("executed", _executed() or [pytest.param(None, id="no-cache")])
+def test_executed_verdicts_agree_with_their_numbers(executed):
+    """Every verdict an executed page printed says what its interval allows (``npulab.course.verdict_audit``)."""
+    if executed is None:
+        pytest.skip("还没有执行过的笔记本：make test（nbval --stage-book-cache）先填充 _build/.jupyter_cache")
+    from npulab.course import verdict_audit
+
+    problems = verdict_audit.audit(executed)
     assert not problems, "\n".join(problems)

@@ -29,6 +29,24 @@ def load_average() -> float | None:
         return None
 
 
+def last_level_cache_bytes(root: str = "/sys/devices/system/cpu/cpu0/cache") -> int | None:
+    """Size of the CPU's last-level cache in bytes, from Linux sysfs (None where it cannot be read)."""
+    from pathlib import Path
+
+    best: tuple[int, int] | None = None
+    for index in Path(root).glob("index*"):
+        try:
+            level = int((index / "level").read_text())
+            text = (index / "size").read_text().strip().upper()
+        except (OSError, ValueError):
+            continue
+        scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
+        digits = text.rstrip("KMG")
+        if digits.isdigit() and (best is None or level > best[0]):
+            best = (level, int(digits) * scale)
+    return best[1] if best else None
+
+
 def _load_text(value: float | None) -> str:
     return "未知" if value is None else f"{value:.2f}"
 
