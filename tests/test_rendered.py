@@ -167,3 +167,13 @@ def test_executed_verdicts_agree_with_their_numbers(executed):
 
     problems = verdict_audit.audit(executed)
     assert not problems, "\n".join(problems)
+
+
+def test_only_tables_count_as_tables():
+    imports = {**IMPORTS, "Code": "IPython.display.Code", "Markdown": "IPython.display.Markdown",
+               "records": "npulab.core.display.records"}
+    assert rendered.expected_tables('Code(filename="x.py")', imports) == 0  # rich output, but not a table
+    assert rendered.dropped('Code(filename="x.py")\nprint(1)', imports)  # still dropped when not shown
+    assert rendered.expected_tables("Markdown(records(rows).markdown())", imports) == 1
+    assert rendered.expected_tables("provenance.show(a)\nprovenance.show(b)\nwatch.footer()", imports) == 2
+    assert rendered.expected_tables("if ok:\n    provenance.show(a)", imports) == 0  # a branch may not run

@@ -215,3 +215,11 @@ def test_a_window_verdict_on_a_loaded_machine_names_the_load():
     calm = verdicts.window_steps("fp32", 0.53, [0.52, 0.53, 0.54, 0.52, 0.55], quiet, accelerator=False)
     assert calm.verdict == SAME and "符合预期" in calm.text and not _audit(calm)
     assert busy.busy() and quiet.busy() is None
+
+
+def test_one_busy_reading_shared_by_two_runs_is_named_once():
+    cores = machine.os.cpu_count() or 1
+    first = machine.LoadWatch("cpu", start_load=0.5, end_load=cores + 1.0)
+    second = machine.LoadWatch("cpu", start_load=cores + 1.0, end_load=0.5)  # started when the first ended
+    v = verdicts.under_load(comparison.verdict("amp", 3.0, 2.0, 4.0, a="FP32", b="AMP"), first, second)
+    assert v.verdict == NOISY and v.text.count("高于") == 1 and not _audit(v)

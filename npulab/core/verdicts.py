@@ -93,7 +93,7 @@ def same_direction(part: Verdict, whole: Verdict, part_name: str, whole_name: st
 
 def under_load(v: Verdict, *watches: LoadWatch) -> Verdict:
     """``v`` unless a measurement it rests on shared the CPU: then no direction, and the load is the reason given."""
-    reasons = [r for w in watches if (r := w.busy())]
+    reasons = list(dict.fromkeys(r for w in watches if (r := w.busy())))  # two runs may share one reading
     if not reasons:
         return v
     text = (f"测量时 CPU 上有别的负载（{'；'.join(reasons)}）：{v.a} 与 {v.b} 的差别可能来自负载，这里不下快慢的结论"

@@ -26,6 +26,7 @@ PACKAGE = Path(__file__).resolve().parents[1]
 REPR_METHODS = {"_repr_html_", "_repr_markdown_", "_repr_svg_", "_repr_png_", "_repr_latex_", "_repr_mimebundle_"}
 IPYTHON_DISPLAYS = {"HTML", "Markdown", "Code", "Image", "SVG", "Latex", "JSON", "IFrame", "Javascript", "Math"}
 DISPLAY_CALLS = {"display", "emit"}  # show their argument wherever they are called
+TABLE_CLASS = "Table"  # npulab.core.display.Table: every table the course shows is one (or a subclass)
 FIGURE_CALLS = {"plot", "bar", "barh", "scatter", "imshow", "loglog", "semilogx", "semilogy", "errorbar", "step",
                 "subplots", "figure", "hist", "fill_between", "draw", "draw_topology", "plot_timeline"}
 TABLE, FIGURE, OTHER = "表", "图", "其他输出"  # OTHER: printed text, a verdict, a footer
@@ -57,6 +58,8 @@ class PackageIndex:
     methods: frozenset[str]
     classes: frozenset[str]
     showing: frozenset[str]  # functions (``module.name``) that display a table themselves (``emit(table)``)
+    tables: frozenset[str] = frozenset()  # the functions among ``functions`` that return a table (``Table``)
+    table_methods: frozenset[str] = frozenset()
 
 
 @functools.cache
@@ -74,17 +77,12 @@ def package_index(root: Path = PACKAGE) -> PackageIndex:
                 bases.setdefault(node.name, set()).update(n for b in node.bases for n in _annotation_names(b))
                 if any(isinstance(s, ast.FunctionDef) and s.name in REPR_METHODS for s in node.body):
                     classes.add(node.name)
-    grew = True
-    while grew:  # subclasses of displayable classes display too
-        more = {name for name, of in bases.items() if of & classes} - classes
-        classes |= more
-        grew = bool(more)
-    functions, methods, showing = set(), set(), set()
-    for module, tree in trees.items():
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and _annotation_names(node.returns) & classes:
-                functions.add(f"{module}.{node.name}")
+    classes = _with_subclasses(classes, bases)
+    tables = _with_subclasses({TABLE_CLASS}, bases)
+    functions, methods = _returning(trees, classes)
+    table_functions, table_methods = _returning(trees, tables)
     builders = classes | {name.rsplit(".", 1)[-1] for name in functions}
+    showing = set()
     for module, tree in trees.items():
         for node in tree.body:
             if isinstance(node, ast.FunctionDef) and any(
@@ -92,15 +90,31 @@ def package_index(root: Path = PACKAGE) -> PackageIndex:
                     and any(isinstance(a, ast.Call) and (dotted(a.func) or "").rsplit(".", 1)[-1] in builders
                             for a in c.args) for c in ast.walk(node)):
                 showing.add(f"{module}.{node.name}")
+    return PackageIndex(frozenset(functions), frozenset(methods), frozenset(classes), frozenset(showing),
+                        frozenset(table_functions), frozenset(table_methods))
+
+
+def _with_subclasses(names: set[str], bases: dict[str, set[str]]) -> set[str]:
+    """``names`` and every class that derives from one of them, however indirectly."""
+    found = set(names)
+    while more := {name for name, of in bases.items() if of & found} - found:
+        found |= more
+    return found
+
+
+def _returning(trees: dict[str, ast.Module], classes: set[str]) -> tuple[set[str], set[str]]:
+    """Module functions and class constructors (``module.name``) that return one of ``classes``, and method names."""
+    functions, methods = set(), set()
     for module, tree in trees.items():
         for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and _annotation_names(node.returns) & classes:
+                functions.add(f"{module}.{node.name}")
             if isinstance(node, ast.ClassDef):
                 if node.name in classes:
-                    functions.add(f"{module}.{node.name}")  # calling the class builds a displayable
-                for item in node.body:
-                    if isinstance(item, ast.FunctionDef) and _annotation_names(item.returns) & classes:
-                        methods.add(item.name)
-    return PackageIndex(frozenset(functions), frozenset(methods), frozenset(classes), frozenset(showing))
+                    functions.add(f"{module}.{node.name}")  # calling the class builds one
+                methods |= {item.name for item in node.body
+                            if isinstance(item, ast.FunctionDef) and _annotation_names(item.returns) & classes}
+    return functions, methods
 
 
 def code_of(source: str) -> str:
@@ -139,6 +153,12 @@ def dotted(node: ast.expr) -> str | None:
     return ".".join([node.id, *reversed(parts)])
 
 
+def _callee(call: ast.Call) -> str:
+    """The called name's last part (``markdown`` in ``records(rows).markdown()``)."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
 def target(call: ast.Call, imports: dict[str, str]) -> str | None:
     """The dotted name a call resolves to through the notebook's imports (None for a local object)."""
     name = dotted(call.func)
@@ -158,6 +178,18 @@ def returns_displayable(call: ast.Call, imports: dict[str, str], index: PackageI
         return resolved in index.functions or resolved.rsplit(".", 1)[-1] in IPYTHON_DISPLAYS and \
             resolved.startswith("IPython")
     return isinstance(call.func, ast.Attribute) and call.func.attr in index.methods
+
+
+def returns_table(call: ast.Call, imports: dict[str, str], index: PackageIndex | None = None) -> bool:
+    """Whether a call returns a table: a ``Table`` (or subclass), or IPython ``Markdown`` of a Markdown table
+    (``Markdown(t.markdown())``, ``Markdown(kernel_paths.table())``)."""
+    index = index or package_index()
+    resolved = target(call, imports)
+    if resolved is not None and resolved.startswith("IPython") and resolved.endswith(".Markdown"):
+        return any(isinstance(a, ast.Call) and re.fullmatch(r"markdown|\w*table", _callee(a)) for a in call.args)
+    if resolved is not None:
+        return resolved in index.tables
+    return isinstance(call.func, ast.Attribute) and call.func.attr in index.table_methods
 
 
 def _last_shown(tree: ast.Module, source: str) -> ast.stmt | None:
@@ -194,14 +226,14 @@ def static_kinds(source: str, imports: dict[str, str], index: PackageIndex | Non
         return set()
     kinds = set()
     shown = _last_shown(tree, code)
-    if shown is not None and isinstance(shown.value, ast.Call) and returns_displayable(shown.value, imports, index):
+    if shown is not None and isinstance(shown.value, ast.Call) and returns_table(shown.value, imports, index):
         kinds.add(TABLE)
     for call in _calls(tree):
         name = dotted(call.func) or ""
         last = name.rsplit(".", 1)[-1]
         if target(call, imports) in index.showing:
             kinds.add(TABLE)
-        elif last in DISPLAY_CALLS | {"print"} and any(isinstance(a, ast.Call) and returns_displayable(a, imports, index)
+        elif last in DISPLAY_CALLS | {"print"} and any(isinstance(a, ast.Call) and returns_table(a, imports, index)
                                                        or last in DISPLAY_CALLS and isinstance(a, ast.Name)
                                                        for a in call.args):
             kinds.add(TABLE)  # display(table), print(records(...))
@@ -303,8 +335,8 @@ def expected_tables(source: str, imports: dict[str, str], index: PackageIndex | 
             continue
         call = node.value
         last = (dotted(call.func) or "").rsplit(".", 1)[-1]
-        if target(call, imports) in index.showing or node is shown and returns_displayable(call, imports, index) or (
-                last in DISPLAY_CALLS and any(isinstance(a, ast.Call) and returns_displayable(a, imports, index)
+        if target(call, imports) in index.showing or node is shown and returns_table(call, imports, index) or (
+                last in DISPLAY_CALLS and any(isinstance(a, ast.Call) and returns_table(a, imports, index)
                                               for a in call.args)):
             count += 1
     return count
