@@ -223,3 +223,15 @@ def test_one_busy_reading_shared_by_two_runs_is_named_once():
     second = machine.LoadWatch("cpu", start_load=cores + 1.0, end_load=0.5)  # started when the first ended
     v = verdicts.under_load(comparison.verdict("amp", 3.0, 2.0, 4.0, a="FP32", b="AMP"), first, second)
     assert v.verdict == NOISY and v.text.count("高于") == 1 and not _audit(v)
+
+
+def test_a_ratio_printed_as_zero_is_found():
+    """04/02: "比值 {t_ms / t_pt:.0f}" printed MindSpore/PyTorch = 0.18 as "比值 0"."""
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell("print(...)")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="3×3 卷积前向：MindSpore 5.82 ms，PyTorch 31.99 ms，比值 0\n")]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    assert verdict_audit.zero_ratios(nb) and verdict_audit.audit(nb)
+    cell.outputs[0]["text"] = "MindSpore / PyTorch 的中位数之比 0.18；比值 0.5；之比 10\n"
+    assert not verdict_audit.zero_ratios(nb)
