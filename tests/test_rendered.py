@@ -4,9 +4,9 @@ with its numbers (review 2026-12c H2 and section 4, issue 35).
 Statically, for every notebook: no call that returns a table is left where IPython drops its value (followed by
 another statement, inside an ``if``, a loop or a function), and each reference in the Markdown has a table or figure
 next to it. On executed notebooks (the Jupyter Book cache that ``make test``'s nbval run stages with
-``--stage-book-cache``; `make test` runs them right after that step): each cell shows as many tables as its code displays, and each reference's table or figure
-is in the outputs; each printed verdict agrees with its interval. ``npulab.course.rendered`` and
-``npulab.course.verdict_audit`` do the reading.
+``--stage-book-cache``; ``make test`` runs these right after that step): each cell shows as many tables as its code
+displays, each reference's table or figure is in the outputs, and each printed verdict agrees with its interval.
+``npulab.course.rendered`` and ``npulab.course.verdict_audit`` do the reading.
 """
 
 from __future__ import annotations
