@@ -103,6 +103,8 @@ test: venv lint workshop-deps site-runtime
 	# (NPULAB_MEASURE_ALONE=1 would make a measuring cell, one that calls LoadWatch(, run alone: conftest.py; off here,
 	#  about 3 min; the published site comes from make book, which executes one notebook at a time)
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks
+	# the pages just executed: every displayed table is in the outputs, every 上表/下图 has one, every verdict fits its numbers
+	$(BIN)/pytest tests/test_rendered.py -k executed -p no:cacheprovider
 	COURSE_REPOSITORY= $(BIN)/jupyter-book build . -W --keep-going
 	$(MAKE) --no-print-directory book-with-repository
 	COURSE_SITE_REPO_DIR=$(REPO_BUILD)/_build/html $(BIN)/pytest tests/site --ignore=tests/site/test_pdf.py

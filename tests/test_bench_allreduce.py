@@ -116,3 +116,25 @@ def test_cli_bad_input(args, message, capsys):
     except SystemExit as exit_:  # argparse errors
         code = exit_.code
     assert code == 2 and message in capsys.readouterr().err
+
+
+def _report(times_us, sizes, n=2):
+    rows = [{"nbytes": b, "seconds": t * 1e-6, "busbw": collectives.busbw(collectives.algbw(b, t * 1e-6), n)}
+            for b, t in zip(sizes, times_us, strict=True)]
+    alpha, beta = ar.fit_ring(sizes, [t * 1e-6 for t in times_us], n)
+    return {"rows": rows, "nproc": n, "fit": {"alpha_s": alpha, "beta_bytes_per_s": beta}}
+
+
+def test_observations_follow_the_printed_rows():
+    """06/04 (review 2026-12c L4): a 16 KiB point at 3328 µs among ~600 µs went unremarked, and "MiB-sized messages
+    reach a higher busbw than the largest" was typed beside 0.827 GB/s at 1 MiB against 0.865 GB/s at 16 MiB."""
+    sizes = [1 << k for k in range(10, 25, 2)]  # 1 KiB … 16 MiB
+    busbw = {1 << 20: 0.827e9, 1 << 22: 0.84e9, 1 << 24: 0.865e9}
+    times = [530.0, 560.0, 3328.0, 660.0, 0.0, 0.0, 0.0, 0.0]
+    times[4:] = [b / busbw.get(b, 0.6e9) * 1e6 for b in sizes[4:]]  # transfer-bound sizes from their busbw (n = 2)
+    said = ar.observations(_report(times, sizes))
+    assert any(s.startswith("16384 B 的中位时间 3328 µs") and "干扰" in s for s in said)
+    assert any("没有明显高于最大消息" in s for s in said) and not any("高于最大消息（" in s for s in said)
+    cached = list(times)
+    cached[5] = sizes[5] / 1.2e9 * 1e6  # 1 MiB at 1.2 GB/s: clearly above the largest
+    assert any(s.startswith("1048576 B 的总线带宽 1.200 GB/s 高于最大消息") for s in ar.observations(_report(cached, sizes)))

@@ -130,3 +130,27 @@ def test_saturation_is_not_set_by_one_size_a_load_burst_flattered():
     assert max(sweep.gb_per_s) == sweep.results[1].gb_per_s  # by medians alone 2 MiB would be "best" and saturated
     size, value = sweep.saturation()
     assert size == 4 << 20 and value == pytest.approx(sweep.results[2].gb_per_s)
+
+
+def test_saturation_is_judged_outside_the_cpu_cache(tmp_path):
+    """05/02 (review 2026-12c L9): the caption named 256 KiB, a cache-resident size, as the saturation point."""
+    from npulab.bench.bandwidth import CopyResult, Sweep, size_text
+    from npulab.core import machine
+
+    def result(nbytes, gb_per_s):
+        seconds = 2 * nbytes / (gb_per_s * 1e9)
+        return CopyResult(nbytes, Timing((seconds,) * 5, 2, "cpu"))
+
+    sweep = Sweep("d2d", "cpu", [result(1 << 18, 69.5), result(1 << 22, 40.0), result(1 << 24, 18.0),
+                                 result(1 << 26, 17.0)])
+    assert "256 KiB" in sweep.saturation_text(0)  # an accelerator: every size counts
+    outside = sweep.saturation_text(16 << 20)
+    assert "只看不小于末级缓存 16 MiB" in outside and "16 MiB，18.0 GB/s" in outside
+    assert "不报饱和点" in sweep.saturation_text(1 << 27) and "缓存区内" in sweep.saturation_text(None)
+    assert size_text(4096) == "4 KiB"
+    for level, size in ((1, "32K"), (2, "512K"), (3, "16384K")):
+        (tmp_path / f"index{level}").mkdir()
+        (tmp_path / f"index{level}" / "level").write_text(f"{level}\n")
+        (tmp_path / f"index{level}" / "size").write_text(f"{size}\n")
+    assert machine.last_level_cache_bytes(str(tmp_path)) == 16 << 20
+    assert machine.last_level_cache_bytes(str(tmp_path / "none")) is None

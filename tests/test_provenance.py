@@ -37,7 +37,7 @@ def test_unknown_figure_is_a_clear_error():
 
 
 def test_table_renders_html_and_text():
-    table = provenance.show(
+    table = provenance.FigureTable(
         [provenance.measured("吞吐", 12.5, "GFLOP/s", "cpu"), provenance.derived("比值", 2.0, "×", "a / b")], "标题"
     )
     html = table._repr_html_()
@@ -93,6 +93,6 @@ def test_physical_cores_ignore_hyperthread_siblings():
 def test_reported_sources_are_cited_once_per_table():
     a = provenance.reported("seed.hello.matmul4096_cpu_ms")
     b = provenance.reported("seed.hello.matmul4096_npu_ms")
-    html = provenance.show([a, b, provenance.measured("吞吐", 1.0, "GFLOP/s", "cpu")])._repr_html_()
+    html = provenance.FigureTable([a, b, provenance.measured("吞吐", 1.0, "GFLOP/s", "cpu")])._repr_html_()
     assert html.count(a.origin.split("；")[0]) == 1  # the long citation appears once, in the table's notes
     assert html.count("见注 [1]") == 2 and "<tfoot>" in html and "本机 cpu" in html

@@ -183,3 +183,55 @@ def test_the_machine_footer_names_cpu_device_load_and_date():
 def test_too_few_repeats_are_said_to_be_too_few():
     v = comparison.between("demo", [1.0, 1.1], [2.0, 2.1], a="A", b="B")
     assert v.verdict == NOISY and not v.decisive and "重复次数太少" in v.text and not _audit(v)
+
+
+def test_too_few_repeats_are_not_called_scatter():
+    """04/02: "起伏太大" beside an interval of 1.49–2.20 that excludes 1; the real reason was two repeats."""
+    from npulab.mindspore.timing import compare
+
+    v = compare(Timing((0.27, 0.28), 1, "cpu"), "O2", Timing((0.15, 0.16), 1, "cpu"), "FP32")
+    assert not v.decisive and v.low > 1 and "重复次数太少" in v.text and "起伏" not in v.text and not _audit(v)
+    assert "起伏" in verdicts.cold_start(1.0, [0.5, 3.0, 1.0, 2.2, 0.7, 4.0, 1.4]).text  # enough repeats: scatter
+
+
+def test_one_operator_and_the_whole_step_are_compared_by_direction_only():
+    """04/02: "两边的差距主要来自卷积" was typed beside a convolution measured 5.5× the other way."""
+    faster = comparison.verdict("conv", 5.5, 4.0, 7.0, a="PyTorch", b="MindSpore")
+    slower = comparison.verdict("step", 0.2, 0.1, 0.3, a="PyTorch", b="MindSpore")
+    noisy = comparison.verdict("step", 1.0, 0.5, 2.0, a="PyTorch", b="MindSpore")
+    assert "方向相反" in verdicts.same_direction(faster, slower, "单个卷积", "整个训练步")
+    assert "方向相同（MindSpore 都更快）" in verdicts.same_direction(faster, faster, "单个卷积", "整个训练步")
+    assert "没有分出快慢" in verdicts.same_direction(faster, noisy, "单个卷积", "整个训练步")
+
+
+def test_a_window_verdict_on_a_loaded_machine_names_the_load():
+    """03/02: "逐步同步各步更快 … 12.43" on two cores at a load of 2.67–3.01, where the text expects noise."""
+    steps = [0.521, 2.276, 0.545]
+    quiet = machine.LoadWatch("cpu", start_load=0.1, end_load=0.2)
+    busy = machine.LoadWatch("cpu", start_load=(machine.os.cpu_count() or 1) + 1.0, end_load=0.5)
+    loaded = verdicts.window_steps("fp32", 12.43 * 0.545, steps, busy, accelerator=False)
+    assert loaded.verdict == NOISY and not loaded.decisive and "负载" in loaded.text and "更快" not in loaded.text
+    assert not _audit(loaded)
+    calm = verdicts.window_steps("fp32", 0.53, [0.52, 0.53, 0.54, 0.52, 0.55], quiet, accelerator=False)
+    assert calm.verdict == SAME and "符合预期" in calm.text and not _audit(calm)
+    assert busy.busy() and quiet.busy() is None
+
+
+def test_one_busy_reading_shared_by_two_runs_is_named_once():
+    cores = machine.os.cpu_count() or 1
+    first = machine.LoadWatch("cpu", start_load=0.5, end_load=cores + 1.0)
+    second = machine.LoadWatch("cpu", start_load=cores + 1.0, end_load=0.5)  # started when the first ended
+    v = verdicts.under_load(comparison.verdict("amp", 3.0, 2.0, 4.0, a="FP32", b="AMP"), first, second)
+    assert v.verdict == NOISY and v.text.count("高于") == 1 and not _audit(v)
+
+
+def test_a_ratio_printed_as_zero_is_found():
+    """04/02: "比值 {t_ms / t_pt:.0f}" printed MindSpore/PyTorch = 0.18 as "比值 0"."""
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell("print(...)")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="3×3 卷积前向：MindSpore 5.82 ms，PyTorch 31.99 ms，比值 0\n")]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    assert verdict_audit.zero_ratios(nb) and verdict_audit.audit(nb)
+    cell.outputs[0]["text"] = "MindSpore / PyTorch 的中位数之比 0.18；比值 0.5；之比 10\n"
+    assert not verdict_audit.zero_ratios(nb)

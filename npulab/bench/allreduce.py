@@ -248,3 +248,46 @@ def run(args) -> int:
         print(f"{r.nbytes:>12} {r.seconds * 1e6:>12.1f} {_gb(r.algbw):>10} {_gb(r.busbw):>10} {report.model_seconds(r.nbytes) * 1e6:>10.1f}")
     print(f"α–β 环形模型拟合：α = {report.alpha_s * 1e6:.1f} µs/步，β = {report.beta_bytes_per_s / 1e9:.3f} GB/s")
     return 0
+
+
+OUTLIER_FACTOR = 3.0  # a size whose median time is this many times both neighbours' was disturbed
+FLAT_FACTOR = 1.5  # below the knee, times within this factor of each other count as "flat"
+HIGHER_FACTOR = 1.1  # a busbw more than 10 % above the largest message's counts as higher
+
+
+def observations(report: dict) -> list[str]:
+    """What the rows of a report (``Report.to_dict()``) show, worded from them: outliers, the flat small-message
+    part below the knee n·α·β, and whether MiB-sized messages reach a higher bus bandwidth than the largest one.
+
+    Each row is one median (no interval), so the thresholds are wide and the sentences say "中位数".
+    """
+    rows, n, fit = report["rows"], report["nproc"], report["fit"]
+    times = [r["seconds"] for r in rows]
+    out, outliers = [], set()
+    for i in range(1, len(rows) - 1):
+        if times[i] > OUTLIER_FACTOR * max(times[i - 1], times[i + 1]):
+            outliers.add(i)
+            out.append(f"{rows[i]['nbytes']} B 的中位时间 {times[i] * 1e6:.0f} µs 是相邻两个大小（{times[i - 1] * 1e6:.0f}、"
+                       f"{times[i + 1] * 1e6:.0f} µs）的 {times[i] / max(times[i - 1], times[i + 1]):.1f} 倍以上：消息变大，"
+                       "时间不会这样跳，这一点受到了干扰（例如别的进程抢 CPU），不要据它下结论。")
+    knee = n * fit["alpha_s"] * fit["beta_bytes_per_s"]
+    small = [times[i] for i, r in enumerate(rows) if r["nbytes"] <= knee and i not in outliers]
+    if len(small) < 2:
+        out.append(f"拐点 n·α·β ≈ {knee:,.0f} B 以下只有 {len(small)} 个测量点，看不出固定延迟的那一段。")
+    else:
+        spread = max(small) / min(small)
+        shape = ("几乎不随大小变化，这是每步的固定延迟 α" if spread <= FLAT_FACTOR
+                 else "也随大小明显变化，固定延迟只是这一段的近似")
+        out.append(f"拐点 n·α·β ≈ {knee:,.0f} B 以下的 {len(small)} 个大小，中位时间在 {min(small) * 1e6:.0f}–"
+                   f"{max(small) * 1e6:.0f} µs 之间（最大 / 最小 = {spread:.2f}）：{shape}。")
+    largest = rows[-1]
+    mib = [r for r in rows[:-1] if r["nbytes"] >= 1 << 20]
+    if mib:
+        best = max(mib, key=lambda r: r["busbw"])
+        if best["busbw"] > HIGHER_FACTOR * largest["busbw"]:
+            out.append(f"{best['nbytes']} B 的总线带宽 {best['busbw'] / 1e9:.3f} GB/s 高于最大消息（{largest['nbytes']} B）的 "
+                       f"{largest['busbw'] / 1e9:.3f} GB/s：这个大小可能还放得进处理器缓存；β 取自最大的消息，模型高估了这一段的时间。")
+        else:
+            out.append(f"MiB 量级消息的总线带宽最高 {best['busbw'] / 1e9:.3f} GB/s（{best['nbytes']} B），没有明显高于最大消息的 "
+                       f"{largest['busbw'] / 1e9:.3f} GB/s：本次测量里看不出缓存带来的额外带宽。")
+    return out

@@ -124,6 +124,21 @@ def host_device_bandwidth(device: Device, nbytes: int, direction: str = "h2d", *
     return TransferResult(nbytes, direction, pinned, timing, copies)
 
 
+def size_text(nbytes: int) -> str:
+    """A buffer size as a reader wants it: KiB below 1 MiB, MiB above."""
+    return f"{nbytes / 2**10:g} KiB" if nbytes < 2**20 else f"{nbytes / 2**20:g} MiB"
+
+
+def cache_floor(device: Device) -> int | None:
+    """The smallest d2d buffer read outside the caches: on a CPU the last-level cache (source and destination then
+    take twice the cache; None when unknown), on an accelerator 0 (its copies go to HBM or device memory)."""
+    if device.is_accelerator:
+        return 0
+    from npulab.core.machine import last_level_cache_bytes
+
+    return last_level_cache_bytes()
+
+
 @dataclass
 class Sweep:
     """One test measured over increasing sizes (ascend-dmi's method)."""
@@ -140,15 +155,30 @@ class Sweep:
     def gb_per_s(self) -> list[float]:
         return [r.gb_per_s for r in self.results]
 
-    def saturation(self, fraction: float = 0.9) -> tuple[int, float]:
+    def saturation(self, fraction: float = 0.9, min_bytes: int = 0) -> tuple[int, float]:
         """(smallest size reaching ``fraction`` of the best bandwidth, its median bandwidth), judged by the lower end
         of each size's interval over the repeats (``comparison.rate_lows``): one size whose repeats a load burst
-        flattered can neither set the best nor reach it early."""
+        flattered can neither set the best nor reach it early. Only sizes of at least ``min_bytes`` count."""
         from npulab.core.comparison import rate_lows
 
-        lows = rate_lows([r.timing for r in self.results], [r.moved for r in self.results])
-        size, _ = saturation_point(self.sizes, lows, fraction)
-        return size, next(r.gb_per_s for r in self.results if r.nbytes == size)
+        kept = [r for r in self.results if r.nbytes >= min_bytes]
+        if not kept:
+            raise ValueError(f"没有不小于 {min_bytes} B 的尺寸")
+        lows = rate_lows([r.timing for r in kept], [r.moved for r in kept])
+        size, _ = saturation_point([r.nbytes for r in kept], lows, fraction)
+        return size, next(r.gb_per_s for r in kept if r.nbytes == size)
+
+    def saturation_text(self, floor: int | None) -> str:
+        """The saturation point in words, judged only at sizes of at least ``floor`` (``cache_floor``): a CPU's cache
+        flatters smaller copies; None when the cache size could not be read."""
+        if floor is None:
+            size, value = self.saturation()
+            return f"饱和点 ≈ {size_text(size)}，{value:.1f} GB/s（未能读出 CPU 缓存的大小：这一点可能还在缓存区内）"
+        if not any(r.nbytes >= floor for r in self.results):
+            return f"所有尺寸都小于末级缓存（{size_text(floor)}）：测到的是缓存带宽，不报饱和点"
+        size, value = self.saturation(min_bytes=floor)
+        where = f"（只看不小于末级缓存 {size_text(floor)} 的尺寸）" if floor else ""
+        return f"饱和点{where} ≈ {size_text(size)}，{value:.1f} GB/s"
 
     def to_dict(self) -> dict:
         size, value = self.saturation()
@@ -221,8 +251,8 @@ def run(args) -> int:
     for note in notes:
         print(note)
     for sweep in sweeps:
-        size, value = sweep.saturation()
-        print(f"[{sweep.test}]  饱和点 ≈ {size / 2**20:g} MiB，{value:.1f} GB/s（最高 {max(sweep.gb_per_s):.1f} GB/s）")
+        floor = cache_floor(device) if sweep.test == "d2d" else 0
+        print(f"[{sweep.test}]  {sweep.saturation_text(floor)}（最高 {max(sweep.gb_per_s):.1f} GB/s）")
         for r in sweep.results:
             print(f"  {r.nbytes / 2**20:>10.4g} MiB: {r.timing.median * 1e3:9.3f} ms  {r.gb_per_s:8.1f} GB/s")
     return 0

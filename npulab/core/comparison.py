@@ -164,6 +164,7 @@ WORDS = {
     SAME: "两者相差在 ±{margin:.0%} 之内，本机上分不出值得一提的快慢（{basis}）。",
     NOISY: "这台机器此刻太忙，测不出稳定的结论（{basis}）；这里不下快慢的结论，请在机器空闲时再运行本单元。",
 }
+FEW_WORDS = "{a} 与 {b}：重复次数太少（至少要 3 次），不足以判断快慢（{basis}）；这里不下快慢的结论。"
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,8 @@ def verdict(claim: str, ratio: float, low: float, high: float, *, a: str = "A", 
     """Judge the interval [low, high] of the ratio A/B and word the verdict (``words`` overrides ``WORDS``).
 
     The templates may use {a} {b} {ratio} {inverse} (= B/A) {low} {high} {margin} {basis} and the ``extra`` names.
+    With too few repeats (``decisive=False``) the sentence is ``FEW_WORDS``: it names that reason, not a scatter the
+    interval may not show (a page once said "起伏太大" beside an interval of 1.49–2.20 that excludes 1).
 
     >>> verdict("demo", 2.0, 1.8, 2.2, a="循环", b="向量化").verdict
     'faster'
@@ -221,11 +224,9 @@ def verdict(claim: str, ratio: float, low: float, high: float, *, a: str = "A", 
     found = judge(low, high, margin) if decisive else None
     chosen = found or NOISY
     basis = f"{a}/{b} 的约 90% 置信区间 {low:.2f}–{high:.2f}"
-    template = {**WORDS, **(words or {})}[chosen]
+    template = FEW_WORDS if not decisive else {**WORDS, **(words or {})}[chosen]
     text = template.format(a=a, b=b, ratio=ratio, inverse=1 / ratio if ratio else math.inf, low=low, high=high,
                            margin=margin, basis=basis, **extra)
-    if not decisive:
-        text += "（重复次数太少，不足以下结论。）"
     return Verdict(claim, a, b, ratio, low, high, margin, chosen, text, decisive)
 
 

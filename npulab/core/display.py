@@ -95,6 +95,23 @@ class Table:
         return self.text()
 
 
+def emit(shown: object) -> None:
+    """Display ``shown`` now, wherever the call sits in a cell (IPython's ``display``), or print it outside IPython.
+
+    A returned table renders only as the last expression of a cell; helpers that show a table call this instead.
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - IPython comes with the course environment
+        print(shown)
+        return
+    if get_ipython() is None:
+        print(shown)
+    else:
+        display(shown)
+
+
 def records(rows: Sequence[dict], columns: Sequence[str] | None = None, title: str = "", **options) -> Table:
     """A table of dicts (e.g. rows of a data file); columns default to every key, in first-seen order."""
     columns = list(columns or dict.fromkeys(k for r in rows for k in r))

@@ -29,6 +29,24 @@ def load_average() -> float | None:
         return None
 
 
+def last_level_cache_bytes(root: str = "/sys/devices/system/cpu/cpu0/cache") -> int | None:
+    """Size of the CPU's last-level cache in bytes, from Linux sysfs (None where it cannot be read)."""
+    from pathlib import Path
+
+    best: tuple[int, int] | None = None
+    for index in Path(root).glob("index*"):
+        try:
+            level = int((index / "level").read_text())
+            text = (index / "size").read_text().strip().upper()
+        except (OSError, ValueError):
+            continue
+        scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
+        digits = text.rstrip("KMG")
+        if digits.isdigit() and (best is None or level > best[0]):
+            best = (level, int(digits) * scale)
+    return best[1] if best else None
+
+
 def _load_text(value: float | None) -> str:
     return "未知" if value is None else f"{value:.2f}"
 
@@ -39,12 +57,23 @@ class LoadWatch:
 
     device: Device | str = "cpu"
     start_load: float | None = field(default_factory=load_average)
+    end_load: float | None = None  # read once, by the first ``record()`` / ``footer()``: the measurement's end
 
     def record(self) -> dict:
-        end = load_average()
+        if self.end_load is None:
+            self.end_load = load_average()
         device = self.device.torch if isinstance(self.device, Device) else str(self.device)
         return {"cpu": cpu_name(), "cores": os.cpu_count(), "device": device, "load_start": self.start_load,
-                "load_end": end, "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")}
+                "load_end": self.end_load, "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")}
+
+    def busy(self) -> str | None:
+        """Why the measurement shared the CPU (load average above the cores at its start or end), or None."""
+        r = self.record()
+        loads = [x for x in (r["load_start"], r["load_end"]) if x is not None]
+        cores = r["cores"] or 1
+        if not loads or max(loads) <= cores:
+            return None
+        return f"1 分钟平均负载 {max(loads):.2f}，高于 {cores} 核"
 
     def footer(self, print_it: bool = True) -> str | None:
         """One line: machine, device, load average at start and end, date (also stored as output metadata).

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from enum import Enum
 
-from npulab.core.display import Table
+from npulab.core.display import Table, emit
 from npulab.core.paths import DATA_DIR, load_yaml
 
 REPORTED_FILE = DATA_DIR / "reported_figures.yaml"
@@ -184,6 +184,10 @@ class FigureTable(Table):
         super().__init__(self.columns, rows, title, notes=notes)
 
 
-def show(figures: list[Figure], title: str = "") -> FigureTable:
-    """Return a displayable table of ``figures`` (the last expression of a cell renders it)."""
-    return FigureTable(figures, title)
+def show(figures: list[Figure], title: str = "") -> None:
+    """Show a table of ``figures`` where it is called (HTML in a notebook, text elsewhere); ``FigureTable`` builds one.
+
+    It displays itself rather than returning the table: a returned table renders only as the last expression of a
+    cell, so a table followed by the machine footer or shown inside an ``if`` used to vanish from the page.
+    """
+    emit(FigureTable(figures, title))

@@ -21,6 +21,7 @@ from npulab.core.comparison import (
     between,
     of_comparison,
 )
+from npulab.core.machine import LoadWatch
 
 
 def cold_start(first: float, rest: Sequence[float], margin: float = 0.2, *, first_name: str = "第一次",
@@ -72,3 +73,46 @@ def batch_step(batch: int, steps: Sequence[float], base_steps: Sequence[float], 
     ratio = statistics.median(steps) / statistics.median(base_steps)
     return between(f"batch_{batch}", list(steps), list(base_steps), a=a, b=b, margin=margin, words=words,
                    gain=batch / base_batch / ratio)
+
+
+def same_direction(part: Verdict, whole: Verdict, part_name: str, whole_name: str) -> str:
+    """Does one operation's verdict point the way the whole step's does? Worded from the two verdicts alone.
+
+    Both must compare the same two sides in the same order (B against A); a part that agrees only makes it
+    possible that the whole's gap comes from it, one that disagrees rules it out as the explanation.
+    """
+    decided = (FASTER, SLOWER)
+    if part.verdict not in decided or whole.verdict not in decided:
+        return f"{part_name}或{whole_name}的判定没有分出快慢：这里不说{whole_name}的差距来自哪里。"
+    if part.verdict == whole.verdict:
+        way = "快" if part.verdict == FASTER else "慢"
+        return (f"{part_name}与{whole_name}的判定方向相同（{part.b} 都更{way}）：{part_name}可能是差距的来源之一，"
+                f"但一个算子的比值证明不了这一点，还要看它占{whole_name}时间的比例。")
+    return f"{part_name}与{whole_name}的判定方向相反：{whole_name}的差距不能用{part_name}来解释。"
+
+
+def under_load(v: Verdict, *watches: LoadWatch) -> Verdict:
+    """``v`` unless a measurement it rests on shared the CPU: then no direction, and the load is the reason given."""
+    reasons = list(dict.fromkeys(r for w in watches if (r := w.busy())))  # two runs may share one reading
+    if not reasons:
+        return v
+    text = (f"测量时 CPU 上有别的负载（{'；'.join(reasons)}）：{v.a} 与 {v.b} 的差别可能来自负载，这里不下快慢的结论"
+            f"（{v.a}/{v.b} 的约 90% 置信区间 {v.low:.2f}–{v.high:.2f}）。请在机器空闲时再运行。")
+    return Verdict(v.claim, v.a, v.b, v.ratio, v.low, v.high, v.margin, NOISY, text, decisive=False)
+
+
+def window_steps(precision: str, window: float, steps: Sequence[float], watch: LoadWatch,
+                 accelerator: bool) -> Verdict:
+    """The per-step time of a back-to-back window (A) against the synchronised steps (B) of the same run.
+
+    On an accelerator the window should be faster (the host queues the next step while the device computes); on
+    a CPU both do the same work, so a direction there is the steps' scatter or the load, and the words say so.
+    """
+    a, b = f"连续窗口每步（{precision}）", "逐步同步各步"
+    cpu_note = "CPU 上算子同步执行，两种计时做的是同一件事：这个差别来自步与步之间的起伏或机器上的其他负载，不是同步的代价。"
+    words = None if accelerator else {
+        FASTER: "{b}更快：{a}/{b} 的中位数 {ratio:.2f}（{basis}）。" + cpu_note,
+        SLOWER: "{b}更慢：{b}/{a} 的中位数 {inverse:.2f}（{basis}）。" + cpu_note,
+        SAME: "两者相差在 ±{margin:.0%} 之内（{basis}）：CPU 上两种计时做的是同一件事，只差噪声，符合预期。",
+    }
+    return under_load(against_rest(f"window_{precision}", window, list(steps), a=a, b=b, words=words), watch)

@@ -9,11 +9,13 @@ it checks what the words imply against the numbers beside them:
   whose interval is decisive must not be called noisy when enough repeats were taken;
 - the printed sentence is the recorded one and shows the interval it rests on;
 - a sweep's headline is the point with the highest lower end, its value lies inside its interval, and a headline
-  with a wide interval says it is unreliable.
+  with a wide interval says it is unreliable;
+- no printed ratio reads a bare "0" (a format with too few digits hides which side is faster).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from npulab.core.comparison import FASTER, NOISY, SAME, SLOWER, VERDICT_KEY
@@ -77,9 +79,23 @@ def _best_problems(r: dict, where: str) -> list[str]:
     return out
 
 
+ZERO_RATIO = re.compile(r"(?:比值|之比|倍数)[：:\s]*[0０](?![.\d])")  # a ratio printed with too few digits
+
+
+def zero_ratios(nb) -> list[str]:
+    """Ratios printed as a bare 0 (04/02 once printed MindSpore/PyTorch = 0.18 with ``:.0f`` as "比值 0")."""
+    found = []
+    for number, cell in enumerate(nb.get("cells", [])):
+        for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
+            text = out.get("text") or out.get("data", {}).get("text/plain", "")
+            text = "".join(text) if isinstance(text, list) else text
+            found += [f"单元 {number}：比值印成了 0（“{m.group()}”）：用有效数字格式（如 .2g）" for m in ZERO_RATIO.finditer(text)]
+    return found
+
+
 def audit(nb) -> list[str]:
-    """All problems of an executed notebook's verdicts, plus a missing machine footer."""
-    found = [problem for p in printed(nb) for problem in problems_of(p)]
+    """All problems of an executed notebook's verdicts, ratios printed as 0, and a missing machine footer."""
+    found = [problem for p in printed(nb) for problem in problems_of(p)] + zero_ratios(nb)
     if printed(nb) and not printed(nb, FOOTER_KEY):
         found.append("有判定却没有测量环境的脚注（npulab.core.machine.LoadWatch.footer）")
     return found

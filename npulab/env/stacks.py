@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from npulab.core.cli import UsageError
-from npulab.core.display import Table
+from npulab.core.display import Table, emit
 from npulab.core.paths import DATA_DIR, REPO_ROOT, load_yaml
 from npulab.env import torch_install
 
@@ -340,9 +340,4 @@ def table(name: str) -> Table:
 
 def show(name: str) -> None:
     """Display the stack's table: as HTML in a notebook, as text elsewhere."""
-    try:
-        from IPython.display import display
-    except ImportError:
-        print(table(name).text())
-        return
-    display(table(name))
+    emit(table(name))
