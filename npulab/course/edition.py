@@ -74,6 +74,8 @@ def pairs(paths: list[str] | None, root: Path = REPO_ROOT) -> list[tuple[Path, P
     for raw in paths or [str(root / EDITION_DIR)]:
         path = Path(raw)
         path = path if path.is_absolute() else (Path.cwd() / path)
+        if not _inside(path, root):
+            raise UsageError(f"{raw} 不在课程仓库 {root} 之内（not inside the course repository）")
         if path.is_dir():
             book = book_pages(root)
             found += [p for p in sorted(path.rglob("*"))
@@ -278,6 +280,24 @@ def check_notebook(zh_nb, en_nb) -> list[str]:
         zh_tags, en_tags = zh_cell.metadata.get("tags", []), en_cell.metadata.get("tags", [])
         if zh_tags != en_tags:
             problems.append(f"{where} 标签与中文版不同（tags differ）")
+    return problems + exercise_parity(zh_nb, en_nb)
+
+
+def exercise_parity(zh_nb, en_nb) -> list[str]:
+    """The exercise checks must be the same: the answers' executed ``python`` fences, and the calls and imports
+    the section asks for (npulab.course.exercises; conftest.py runs them for both editions)."""
+    from npulab.course.exercises import exercise_section
+
+    zh_sec, en_sec = exercise_section(zh_nb), exercise_section(en_nb)
+    if zh_sec is None and en_sec is None:
+        return []
+    if zh_sec is None or en_sec is None:
+        return ["练习部分缺失或多出（exercise section missing: ## Exercises / :::{admonition} Solutions）"]
+    problems = []
+    if zh_sec.answer_code != en_sec.answer_code:
+        problems.append("参考答案的代码与中文版不同（exercise answer code differs）")
+    if sorted(zh_sec.calls()) != sorted(en_sec.calls()) or sorted(zh_sec.imports()) != sorted(en_sec.imports()):
+        problems.append("练习检查的调用或导入与中文版不同（exercise calls/imports differ）")
     return problems
 
 
@@ -303,6 +323,25 @@ def check(zh: Path, en: Path) -> list[str]:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def cache_misses(english_notebooks: list[Path], cache_dir: Path) -> list[Path]:
+    """English notebooks whose code (hence cache key) has no executed entry in the Jupyter Book execution cache."""
+    if not cache_dir.is_dir():
+        return [p for p in english_notebooks if p.suffix == ".ipynb"]
+    import nbformat
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(cache_dir))
+    missing = []
+    for path in english_notebooks:
+        if path.suffix != ".ipynb":
+            continue
+        try:
+            cache.match_cache_notebook(nbformat.read(path, as_version=4))
+        except KeyError:
+            missing.append(path)
+    return missing
+
+
 def build_parser(subparsers, name: str) -> None:
     """Add the ``edition`` sub-command."""
     parser = subparsers.add_parser(
@@ -314,6 +353,8 @@ def build_parser(subparsers, name: str) -> None:
     parser.add_argument("action", choices=["sync", "check"], help="sync：同步；check：检查")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="中文或英文页面，或文件夹（默认：en/ 下的全部页面）")
+    parser.add_argument("--cache", metavar="DIR",
+                        help="再检查每个英文笔记本的输出都已在这个执行缓存里（如 _build/.jupyter_cache），建书时不必再执行")
     parser.set_defaults(run=run)
 
 
@@ -341,6 +382,12 @@ def run(args) -> int:
         for problem in check(zh, en):
             bad += 1
             print(f"{en.relative_to(REPO_ROOT)}: {problem}")
+    if args.cache:
+        missing = cache_misses([en for _, en in todo_pairs], Path(args.cache))
+        for en in missing:
+            bad += 1
+            print(f"{en.relative_to(REPO_ROOT)}: 执行缓存里没有它的输出（not in the execution cache {args.cache}）："
+                  "先运行 make test 或 make book")
     if bad:
         print(f"共 {bad} 处不一致（{bad} parity violations）。先运行 python -m npulab edition sync，再翻译列出的单元。")
         return EXIT_FAIL
