@@ -15,12 +15,13 @@ export PYTHONDONTWRITEBYTECODE := 1
 # gives every page launch (Binder; COURSE_JUPYTERHUB adds a JupyterHub), repository and issue buttons
 export COURSE_REPOSITORY COURSE_JUPYTERHUB COURSE_SITE_URL
 
-.PHONY: help venv book book-with-repository site-runtime test test-download test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
+.PHONY: help venv book book-en book-with-repository site-runtime test test-download test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
 	@echo "make book COURSE_REPOSITORY=https://github.com/<owner>/<repo>  同上，页面带启动（Binder）、源代码仓库与提交问题按钮"
 	@echo "make book-public 同上，但网站不含参考答案（给学员的公开站点，生成在 _build/public/_build/html）"
+	@echo "make book-en     英文版（en/，试行）：检查两版一致、确认执行缓存已有输出后生成 _build/en/_build/html，不再执行代码"
 	@echo "make test        同样的准备，然后运行全部测试（失败时返回非零）"
 	@echo "make lab         在课程目录启动 JupyterLab（中文界面），打开第一课"
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
@@ -66,6 +67,15 @@ site-runtime: $(PYODIDE)
 # --- the book ----------------------------------------------------------------------------------
 book: venv site-runtime
 	$(BIN)/jupyter-book build . -W --keep-going
+
+# the English edition (issue 37, docs/english_edition.md): the second book in en/, its own folder. Its code cells are
+# the Chinese ones (python -m npulab edition sync), so their outputs come from the execution cache that make test /
+# make book filled: the target checks parity and that every English notebook is cached, then builds (nothing runs).
+# Not part of make book or make test yet.
+EN_BUILD := _build/en
+book-en: venv
+	$(BIN)/python -m npulab edition check --cache _build/.jupyter_cache
+	$(BIN)/jupyter-book build en --path-output $(EN_BUILD) --keep-going
 
 # the public site: the same book without the solutions part (the default build, `make book`, is the instructor's).
 # Its own folder, emptied first (Sphinx never deletes pages from an output folder, so a build next to `make book`'s

@@ -88,9 +88,10 @@ def _exercise_item(last):
 
 def _is_lesson(path: Path) -> bool:
     try:
-        return path.resolve().relative_to(ROOT).parts[:1] == ("chapters",)
+        parts = path.resolve().relative_to(ROOT).parts
     except ValueError:
         return False
+    return parts[:1] == ("chapters",) or parts[:2] == ("en", "chapters")  # the English twins (en/) run theirs too
 
 
 def _add_exercise_items(items) -> None:

@@ -29,6 +29,7 @@ TOOLS = {
     "triton-launch": ("npulab.kernels.triton_launch", "检查 Triton 核函数在昇腾芯片上的启动配置（grid、块大小、UB）"),
     "versions": ("npulab.env.versions_cli", "由芯片、驱动与 CANN 版本查该装的 PyTorch、torch_npu、MindSpore 版本与安装命令"),
     "freshness": ("npulab.env.freshness", "对照 PyPI：课程钉住或提到的包是否已有更新的发布"),
+    "edition": ("npulab.course.edition", "英文版：由中文笔记本同步代码单元，检查两版是否一致（sync / check）"),
     "kernelspec": ("npulab.env.kernelspec", "为一个软件栈写 Jupyter 内核：启动时先 source 该栈自己的 CANN set_env.sh"),
 }
 

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 
 from npulab.core.notebook_cells import cell_source
 
-HEADING = "## 练习"
-ANSWER_OPEN = re.compile(r"^:{3,}\{admonition\}\s*参考答案\s*$")
+HEADINGS = ("## 练习", "## Exercises")  # the Chinese lesson and its English twin (npulab.course.edition)
+HEADING = HEADINGS[0]
+ANSWER_OPEN = re.compile(r"^:{3,}\{admonition\}\s*(参考答案|Solutions)\s*$")
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,})(?P<info>[^`\n]*)\n(?P<body>.*?)^(?P=indent)?(?P=ticks)[ \t]*$",
                     re.M | re.S)
 _INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
@@ -65,7 +66,7 @@ def exercise_section(nb) -> ExerciseSection | None:
             if line.startswith("## "):
                 if inside:
                     return _split("\n".join(text))
-                inside = line.strip() == HEADING
+                inside = line.strip() in HEADINGS
                 continue
             if inside:
                 text.append(line)

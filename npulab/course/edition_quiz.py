@@ -1,0 +1,85 @@
+"""The English edition of the chapter quizzes: an ``en:`` block beside each Chinese text, keys shared.
+
+A quiz file (``npulab/data/quizzes/chNN.yaml``) keeps ONE set of keys — ``id``, ``kind``, ``answer``,
+``tolerance``, ``unit``, ``derive``, ``source`` — for both editions, so an answer key cannot differ between them.
+Only the words are doubled: the quiz's ``en: {title, source_hash}`` and each question's
+``en: {prompt, options, explanation, source_hash}``. ``source_hash`` is :func:`npulab.course.edition.source_hash`
+of the Chinese words the translation was made from (:func:`chinese_words`), so a changed Chinese prompt, option
+or explanation makes the English one stale. :func:`problems` lists every parity violation; :func:`english` gives
+the quiz in English (the same :class:`~npulab.course.quiz.Quiz`, English words, the same keys).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from npulab.course import quiz as quiz_module
+from npulab.course.edition import source_hash, text_parity
+
+TEXT_FIELDS = ("prompt", "options", "explanation")
+
+
+def chinese_words(raw_question: dict) -> str:
+    """The Chinese words of one question, in a fixed order (what its ``en.source_hash`` is computed from)."""
+    options = "\n".join(str(o) for o in raw_question.get("options", ()))
+    return "\n\n".join([str(raw_question["prompt"]).strip(), options, str(raw_question["explanation"]).strip()])
+
+
+def _raw(chapter: str | int) -> dict:
+    import yaml
+
+    return yaml.safe_load(quiz_module.path_for(chapter).read_text(encoding="utf-8"))
+
+
+def translated_chapters() -> list[str]:
+    """The chapters whose quiz file has an English edition (a top-level ``en:`` block)."""
+    return [c for c in quiz_module.chapters() if "en" in _raw(c)]
+
+
+def problems(chapter: str | int) -> list[str]:
+    """Parity violations of one chapter's English quiz (an empty list when it is complete and current)."""
+    data = _raw(chapter)
+    top = data.get("en") or {}
+    found = []
+    if not str(top.get("title", "")).strip():
+        found.append("缺少英文标题 en.title（missing English title）")
+    elif top.get("source_hash") != source_hash(str(data["title"])):
+        found.append("标题的中文已改，译文过期（stale title）")
+    for raw in data["questions"]:
+        where = f"{raw['id']}:"
+        en = raw.get("en")
+        if not isinstance(en, dict):
+            found.append(f"{where} 未翻译（missing translation）")
+            continue
+        missing = [f for f in TEXT_FIELDS if f not in en and (f != "options" or raw.get("options"))]
+        if missing:
+            found.append(f"{where} 英文缺少 {', '.join(missing)}（missing English fields）")
+            continue
+        if en.get("source_hash") != source_hash(chinese_words(raw)):
+            found.append(f"{where} 中文已改，译文过期（stale translation）")
+        if len(en.get("options", ())) != len(raw.get("options", ())):
+            found.append(f"{where} 英文选项数与中文不同（option count differs）")
+        extra = set(en) - {*TEXT_FIELDS, "source_hash"}
+        if extra:
+            found.append(f"{where} en 里只能有文字，不能有 {', '.join(sorted(extra))}（keys are shared, not translated）")
+        pairs = [(raw["prompt"], en["prompt"]), (raw["explanation"], en["explanation"]),
+                 *zip(raw.get("options", ()), en.get("options", ()), strict=False)]
+        for zh_text, en_text in pairs:
+            found += [f"{where} {p}" for p in text_parity(str(zh_text), str(en_text))]
+    return found
+
+
+def english(chapter: str | int) -> quiz_module.Quiz:
+    """The quiz of one chapter with its English words (answers, ids and sources are the shared keys)."""
+    wrong = problems(chapter)
+    if wrong:
+        raise quiz_module.QuizError(f"第 {chapter} 章小测的英文版不完整（English quiz incomplete）：" + "；".join(wrong))
+    data = _raw(chapter)
+    zh = quiz_module.load(chapter)
+    by_id = {raw["id"]: raw["en"] for raw in data["questions"]}
+    questions = tuple(
+        dataclasses.replace(q, prompt=str(by_id[q.id]["prompt"]).strip(),
+                            explanation=str(by_id[q.id]["explanation"]).strip(),
+                            options=tuple(str(o) for o in by_id[q.id].get("options", ())))
+        for q in zh.questions)
+    return dataclasses.replace(zh, title=str(data["en"]["title"]).strip(), questions=questions)
