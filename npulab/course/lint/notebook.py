@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from npulab.core.notebook_cells import cell_source, code_cells, is_npu_cell, python_source
-from npulab.course.lint import calls, command_flags, env_vars, expected_output, features
+from npulab.course.lint import calls, command_flags, env_values, env_vars, expected_output, features, value_grammar
 from npulab.course.lint.context import Context
 from npulab.pytorch.torch_npu_names import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts
 
@@ -241,6 +241,10 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
             problem = context.env().problem(use.name, context.torch_npu_version)
             if problem:
                 add("env-unknown", use.name, f"第 {use.line} 行：{problem}")
+    settings = (env_values.python_settings(tree) if tree is not None else []) + env_values.magic_settings(source) \
+        + env_values.shell_settings(commands)
+    for setting, why, where in _value_problems(context, settings):
+        add("env-value", setting.name, env_values.message(setting, why, where))
     if npu and tree is not None:
         found, unchecked = calls.findings_for_cell(tree, imported, context.sources)
         context.unchecked |= unchecked
@@ -256,6 +260,15 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
     return out
 
 
+def _value_problems(context: Context, settings: list[env_values.Setting]):
+    """(setting, why, source) of each literal value its variable's documented grammar refuses."""
+    grammars = context.env().data.get("values", {})
+    for setting in dict.fromkeys(settings):
+        spec = grammars.get(setting.name)
+        if spec and env_values.checkable(setting.value) and (why := value_grammar.problem(setting.value, spec)):
+            yield setting, why, spec["source"]
+
+
 def _markdown_checks(context: Context, nb: dict, path: str) -> list[Finding]:
     """Lessons' shell blocks (flags, variables) and features named without their "since"."""
     out: list[Finding] = []
@@ -268,6 +281,9 @@ def _markdown_checks(context: Context, nb: dict, path: str) -> list[Finding]:
         blocks = command_flags.markdown_shell_blocks(text)
         for problem in command_flags.check_text(blocks, context.tables()):
             out.append(Finding(path, 0, cell.get("id"), "cli-flag", problem.command, f"{where}第 {problem.line} 行：{problem.message}"))
+        for setting, why, source in _value_problems(context, env_values.shell_settings(blocks)):
+            out.append(Finding(path, 0, cell.get("id"), "env-value", setting.name,
+                               where + env_values.message(setting, why, source)))
         seen = set()
         for use in env_vars.text_uses(text, "markdown"):
             if use.name not in seen:

@@ -1,0 +1,110 @@
+"""lint-npu, environment-variable values: the literal value a cell or a lesson gives a documented variable must fit the
+grammar its documentation gives (``values`` of npulab/data/env_vars.yaml, checked by
+npulab.course.lint.value_grammar). Found in ``os.environ[X] = v``, ``os.environ.setdefault``, ``os.putenv``,
+``os.environ.update``, ``env={…}``, ``%env`` / ``%set_env`` lines, ``export X=v`` and ``X=v cmd`` in shell lines.
+Values the cell computes (``{x}``, ``$X``, ``<…>``) are not checked.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+from dataclasses import dataclass
+
+_PLACEHOLDER = re.compile(r"[{}$<>`]|\.\.\.|…")
+_SHELL_SET = re.compile(r"(?:^|[\s;&|(])(?:export\s+)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=(\"[^\"]*\"|'[^']*'|[^\s;&|)]*)")
+_MAGIC = re.compile(r"^\s*%(?:env|set_env)\s+([A-Za-z_][A-Za-z0-9_]*)(?:=|\s+)(.*?)\s*$")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One variable set to one literal value (``line`` counts from 1 in the cell)."""
+
+    line: int
+    name: str
+    value: str
+
+
+def python_settings(tree: ast.Module) -> list[Setting]:
+    """``os.environ[X] = v``, ``os.environ.setdefault(X, v)``, ``os.putenv(X, v)``, ``os.environ.update({X: v})``,
+    ``env={X: v}`` — with constant strings (or numbers) for name and value."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+                and _is_environ(node.targets[0].value):
+            out += _pair(node.lineno, node.targets[0].slice, node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            func = node.func
+            if func.attr == "setdefault" and _is_environ(func.value) and len(node.args) == 2:
+                out += _pair(node.lineno, *node.args)
+            elif func.attr == "putenv" and isinstance(func.value, ast.Name) and func.value.id == "os" and len(node.args) == 2:
+                out += _pair(node.lineno, *node.args)
+            elif func.attr == "update" and _is_environ(func.value):
+                for arg in node.args:
+                    if isinstance(arg, ast.Dict):
+                        out += [s for k, v in zip(arg.keys, arg.values, strict=True) if k is not None
+                                for s in _pair(node.lineno, k, v)]
+                out += [Setting(node.lineno, kw.arg, v) for kw in node.keywords if kw.arg
+                        and (v := _text(kw.value)) is not None]
+        if isinstance(node, ast.Call):
+            for kw in node.keywords:
+                if kw.arg == "env" and isinstance(kw.value, ast.Dict):
+                    out += [s for k, v in zip(kw.value.keys, kw.value.values, strict=True) if k is not None
+                            for s in _pair(node.lineno, k, v)]
+    return out
+
+
+def _is_environ(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "environ" and isinstance(node.value, ast.Name) \
+        and node.value.id == "os"
+
+
+def _text(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)) and not isinstance(node.value, bool):
+        return str(node.value)
+    return None
+
+
+def _pair(line: int, key: ast.AST, value: ast.AST) -> list[Setting]:
+    name, text = _text(key), _text(value)
+    return [Setting(line, name, text)] if name and text is not None else []
+
+
+def magic_settings(source: str) -> list[Setting]:
+    """``%env X=v`` and ``%set_env X v`` lines of a cell."""
+    out = []
+    for number, line in enumerate(source.splitlines(), start=1):
+        found = _MAGIC.match(line)
+        if found:
+            out.append(Setting(number, found.group(1), _unquote(found.group(2))))
+    return out
+
+
+def shell_settings(lines: list[tuple[int, str]]) -> list[Setting]:
+    """``export X=v`` and ``X=v command`` in shell lines (``!`` lines, ``%%bash`` bodies, markdown shell blocks)."""
+    out = []
+    for number, text in lines:
+        for found in _SHELL_SET.finditer(text):
+            out.append(Setting(number, found.group(1), _unquote(found.group(2))))
+    return out
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    try:
+        parts = shlex.split(value) if value else [""]
+    except ValueError:
+        return value.strip("'\"")
+    return parts[0] if len(parts) == 1 else value
+
+
+def checkable(value: str) -> bool:
+    """Whether a value is a literal (not a placeholder or substitution)."""
+    return bool(value) and not _PLACEHOLDER.search(value)
+
+
+def message(setting: Setting, why: str, source: str) -> str:
+    """The finding's sentence."""
+    return (f"第 {setting.line} 行：环境变量 `{setting.name}` 设成了 `{setting.value}`，但它{why}"
+            f"（{source}）。")
