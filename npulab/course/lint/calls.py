@@ -222,14 +222,35 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
     typed = api_values.type_problems(call, sig, types, f"{source.package} {source.version} {definition}")
     for _, problem in typed:  # the decorator runs first: a wrong type is what the learner would see
         out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
-    for rule in api_values.rules_for(definition):
-        allowed = api_values.allowed(source, rule)
-        node = api_values.argument(call, sig, rule["parameter"])
-        if allowed is None or node is None or rule["parameter"] in {p for p, _ in typed}:
+    done = {p for p, _ in typed}
+    init = func or source.function(f"{definition}.__init__")
+    warned = api_values.warned_keywords(init) if init is not None else {}
+    for kw in call.keywords:
+        if kw.arg in warned:
+            done.add(kw.arg)
+            out.append(CallFinding(line, written, "call-signature", (
+                f"第 {line} 行：调用 `{written}` 用了关键字 `{kw.arg}`——{source.package} {source.version} 的 {definition} "
+                f"只为提示而保留它，传入就会警告：“{warned[kw.arg]}”（PyTorch 1.x 的写法；请改用它提示的参数）。")))
+    # torch's annotations are its documented types (torch_npu's are not kept up); one definition only (no overloads)
+    if source.package == "torch" and init is not None and len(sigs) == 1 and not _overloaded(init):
+        annotated = api_values.annotation_problems(call, sig, init, f"{source.package} {source.version} {definition}")
+        for parameter, problem in annotated:
+            done.add(parameter)
+            out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
+    checks = [(rule["parameter"], api_values.allowed(source, rule)) for rule in api_values.rules_for(definition)]
+    checks += list(api_values.checked_by_definition(source, definition).items())  # its own validation code
+    for parameter, allowed in checks:
+        node = api_values.argument(call, sig, parameter)
+        if allowed is None or node is None or parameter in done:
             continue
-        for problem in api_values.problems(node, rule["parameter"], allowed):
+        done.add(parameter)
+        for problem in api_values.problems(node, parameter, allowed):
             out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
     return out
+
+
+def _overloaded(func: ast.FunctionDef) -> bool:
+    return any(ast.unparse(d).rsplit(".", 1)[-1] == "overload" for d in func.decorator_list)
 
 
 def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callable[[str], SourceTree | str | None]

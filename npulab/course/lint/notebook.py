@@ -13,7 +13,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from npulab.core.notebook_cells import cell_source, code_cells, is_npu_cell, python_source
-from npulab.course.lint import calls, command_flags, env_values, env_vars, expected_output, features, value_grammar
+from npulab.course.lint import (
+    calls,
+    command_flags,
+    devices,
+    env_values,
+    env_vars,
+    expected_output,
+    features,
+    value_grammar,
+)
 from npulab.course.lint.context import Context
 from npulab.pytorch.torch_npu_names import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts
 
@@ -250,6 +259,8 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
         context.unchecked |= unchecked
         for problem in found:
             add(problem.kind, problem.written, problem.message)
+        for _line, written, message in devices.findings(tree, imported):
+            add("argument-value", written, message)
     for problem in command_flags.check_text(commands, context.tables()):
         add("cli-flag", problem.command, f"第 {problem.line} 行：{problem.message}")
     if npu:
@@ -367,6 +378,9 @@ def _check_name(index: Callable[[], SymbolIndex], line: int, written: str, dotte
     shown_prefix = ".".join(shown[:cut])
     where = f"`{shown_prefix}`" + (f"（{missing.prefix}）" if shown_prefix != missing.prefix else "")
     guesses = "、".join(f"`{shown_prefix}.{s}`" for s in missing.suggestions)
+    homes = [h for h in index().elsewhere(missing.name) if not h.startswith(missing.prefix + ".")] \
+        if not missing.name.startswith("_") else []
     message = (f"第 {line} 行：`{written}` 不存在——torch_npu {index().version} 的 {where}中没有 `{missing.name}`"
-               + (f"；是不是 {guesses}？" if guesses else "。"))
+               + (f"；它在 {'、'.join(f'`{h}`' for h in homes)}（请从那里导入）" if homes else "")
+               + (f"；是不是 {guesses}？" if guesses and not homes else "。"))
     return [Finding(path, number, cell.get("id"), "unknown-name", written, message)]
