@@ -194,3 +194,12 @@ def test_annotation_types():
     call = ast.parse("f(1, b=1800, c=2)").body[0].value
     sig = signatures.from_def(func)
     assert [p for p, _ in api_values.annotation_problems(call, sig, func, "x")] == ["b", "c"]
+
+
+def test_a_list_the_function_extends_is_not_a_closed_set():
+    from npulab.course.lint import api_values
+
+    code = ("def f(use_device=None):\n    VALID = ['cuda', 'xpu']\n    VALID.append(backend())\n"
+            "    if use_device not in VALID:\n        raise ValueError(use_device)\n")
+    tree = signatures.SourceTree("pkg", "1.0", {"pkg": code}, {"pkg"})
+    assert api_values.checked_by_definition(tree, "pkg.f") == {}

@@ -203,6 +203,16 @@ def _refuses(body: list[ast.stmt]) -> bool:
     return False
 
 
+def _changed(func: ast.FunctionDef, name: str) -> bool:
+    """Whether ``func`` assigns ``name`` more than once or grows it (append, extend, +=, …)."""
+    stores = sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(func))
+    grows = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                and n.func.value.id == name and n.func.attr in ("append", "extend", "insert", "add", "update")
+                for n in ast.walk(func))
+    return stores > 1 or grows or any(isinstance(n, ast.AugAssign) and ast.unparse(n.target) == name
+                                      for n in ast.walk(func))
+
+
 def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dict[str, str], where: str,
                 depth: int = 0) -> dict[str, Allowed]:
     """parameter -> what ``func``'s own checks accept: ``if p not in (A, B): raise``/warn, with A, B constants read
@@ -214,7 +224,11 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
             for test in ast.walk(node.test):
                 if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn) \
                         and (param := names.get(ast.unparse(test.left))) and param not in out:
-                    values = resolve_literal(tree, module, test.comparators[0])
+                    other = test.comparators[0]
+                    if isinstance(other, ast.Name) and _changed(func, other.id):
+                        continue  # a list the function extends at run time (VALID_DEVICE_OPTIONS.append(...))
+                    local = _local_literal(func, other.id) if isinstance(other, ast.Name) else None
+                    values = list(local) if isinstance(local, (list, tuple)) else resolve_literal(tree, module, other)
                     if values is not _MISSING and isinstance(values, list) and values and None not in values:
                         elts = getattr(test.comparators[0], "elts", [])
                         labels = tuple(ast.unparse(e) for e in elts) if any(
@@ -412,7 +426,10 @@ def type_problems(call: ast.Call, sig: Signature | None, types: dict[str, tuple[
 _SCALARS = {"int", "float", "str", "bool", "bytes", "complex"}
 _CONTAINERS = {"list": "list", "List": "list", "tuple": "tuple", "Tuple": "tuple", "dict": "dict", "Dict": "dict",
                "set": "set", "Set": "set", "Sequence": "sequence", "Iterable": "sequence", "Callable": "callable"}
-_CLASSES = {"timedelta", "datetime.timedelta", "datetime", "datetime.datetime"}
+_CLASSES = {"timedelta": "timedelta", "datetime.timedelta": "timedelta", "datetime": "datetime",
+            "datetime.datetime": "datetime", "_dtype": "dtype", "dtype": "dtype", "torch.dtype": "dtype",
+            "_layout": "layout", "layout": "layout", "torch.layout": "layout", "memory_format": "memory_format",
+            "torch.memory_format": "memory_format", "Generator": "Generator", "torch.Generator": "Generator"}
 # the literal's type -> the annotated types that accept it (PEP 484: int is acceptable where float is, bool where int is)
 _ACCEPTS = {"bool": {"bool", "int", "float", "complex"}, "int": {"int", "float", "complex"}, "float": {"float", "complex"},
             "str": {"str", "sequence"}, "bytes": {"bytes", "sequence"}}
@@ -447,15 +464,20 @@ def annotation_types(node: ast.expr | None) -> set[str] | None:
         return {name}
     if name in _CONTAINERS:
         return {_CONTAINERS[name]}
-    return {name.rsplit(".", 1)[-1]} if name in _CLASSES else None
+    return {_CLASSES[name]} if name in _CLASSES else None
 
 
-def annotation_problems(call: ast.Call, sig: Signature | None, func: ast.FunctionDef, where: str) -> list[tuple[str, str]]:
+def annotation_problems(call: ast.Call, sig: Signature | None, func: ast.FunctionDef, where: str,
+                        only_bool: bool = False) -> list[tuple[str, str]]:
     """(parameter, sentence) of literal arguments (numbers, strings, booleans) whose type the parameter's annotation
-    rules out: ``init_process_group(timeout=1800)`` where ``timeout: Optional[timedelta]``."""
+    rules out: ``init_process_group(timeout=1800)`` where ``timeout: Optional[timedelta]``. ``only_bool``: only a
+    string given for a ``bool`` parameter (``with_stack='False'`` is true), for packages whose other annotations
+    are not kept up."""
     out = []
     for arg in func.args.posonlyargs + func.args.args + func.args.kwonlyargs:
         accepted = annotation_types(arg.annotation)
+        if only_bool and not (accepted and accepted <= {"bool", "None"}):
+            continue
         node = argument(call, sig, arg.arg) if accepted else None
         if not isinstance(node, ast.Constant) or node.value is None or type(node.value).__name__ not in _ACCEPTS:
             continue

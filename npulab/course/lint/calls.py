@@ -231,9 +231,14 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
             out.append(CallFinding(line, written, "call-signature", (
                 f"第 {line} 行：调用 `{written}` 用了关键字 `{kw.arg}`——{source.package} {source.version} 的 {definition} "
                 f"只为提示而保留它，传入就会警告：“{warned[kw.arg]}”（PyTorch 1.x 的写法；请改用它提示的参数）。")))
-    # torch's annotations are its documented types (torch_npu's are not kept up); one definition only (no overloads)
-    if source.package == "torch" and init is not None and len(sigs) == 1 and not _overloaded(init):
-        annotated = api_values.annotation_problems(call, sig, init, f"{source.package} {source.version} {definition}")
+    # torch's annotations are its documented types (torch_npu's are not kept up, but a str is never a bool)
+    if init is not None:
+        where = f"{source.package} {source.version} {definition}"
+        only_bool = source.package != "torch"
+        overloads = _overloads_of(source, definition) if _overloaded(init) else [init]
+        found = [dict(api_values.annotation_problems(call, None if len(overloads) > 1 else sig, f, where, only_bool))
+                 for f in overloads]
+        annotated = [(p, m) for p, m in (found[0] if found else {}).items() if all(p in f for f in found)]  # all refuse
         for parameter, problem in annotated:
             done.add(parameter)
             out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
@@ -251,6 +256,14 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
 
 def _overloaded(func: ast.FunctionDef) -> bool:
     return any(ast.unparse(d).rsplit(".", 1)[-1] == "overload" for d in func.decorator_list)
+
+
+def _overloads_of(source: SourceTree, definition: str) -> list[ast.FunctionDef]:
+    """Every ``@overload def`` of a module-level function (a stub's overloads); [] when not module-level."""
+    module, _, name = definition.rpartition(".")
+    tree = source.tree(module)
+    defs = [n for n in (tree.body if tree is not None else []) if isinstance(n, ast.FunctionDef) and n.name == name]
+    return [d for d in defs if _overloaded(d)]
 
 
 def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callable[[str], SourceTree | str | None]

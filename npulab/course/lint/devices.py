@@ -60,6 +60,10 @@ def findings(tree: ast.Module, aliases: dict[str, str]) -> list[tuple[int, str, 
             values.append(node.args[0])
         if isinstance(node.func, ast.Attribute) and node.func.attr == "to" and not full:
             values += node.args[:1] + [kw.value for kw in node.keywords if kw.arg == "device"]
+        if full == "torch.device" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) \
+                and not isinstance(node.args[1].value, int):
+            out.append((node.lineno, written, f"第 {node.lineno} 行：调用 `{written}` 时，设备编号应为非负整数，"
+                                              f"这里是 {node.args[1].value!r}（{table()['source']}）。"))
         for value in values:
             text = _literal(value)
             if text is not None and (why := problem(text)):
