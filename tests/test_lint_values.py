@@ -203,3 +203,9 @@ def test_a_list_the_function_extends_is_not_a_closed_set():
             "    if use_device not in VALID:\n        raise ValueError(use_device)\n")
     tree = signatures.SourceTree("pkg", "1.0", {"pkg": code}, {"pkg"})
     assert api_values.checked_by_definition(tree, "pkg.f") == {}
+
+
+def test_host_is_not_an_interface_name():
+    assert "网卡名" in value_grammar.problem("eth0", {"host": True})
+    assert value_grammar.problem("127.0.0.1", {"host": True}) is None
+    assert value_grammar.problem("node-1.cluster", {"host": True}) is None

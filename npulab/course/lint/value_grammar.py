@@ -5,7 +5,7 @@ why a literal value does not fit a spec.
 Spec keys (one a spec): ``enum`` (the accepted spellings, exactly; ``case_insensitive`` where the parser says so),
 ``int: [min, max]`` (unsigned, null: open; ``unit`` for messages), ``float: [min, max]`` (``open: true`` for an open
 interval), ``integer`` / ``number`` (signed, no range), ``ip`` (an IPv4/IPv6 address, not an interface name),
-``ifname`` (an interface name, optionally ``^``/``=`` prefixed, not an address), ``list: SPEC`` (items joined by ``,``
+``host`` (an address or host name, not an interface name), ``ifname`` (an interface name, optionally ``^``/``=`` prefixed, not an address), ``list: SPEC`` (items joined by ``,``
 without spaces), ``kv: {key: SPEC}`` (``key:value`` items joined by ``,``; ``key_patterns`` for families such as
 ``npu0``; ``head`` for a leading bare item; ``ignore_spaces`` where the parser drops spaces), ``pattern`` (a regular
 expression) and ``any_of: [SPEC, …]`` (both with a ``hint`` sentence), and ``any``.
@@ -18,6 +18,8 @@ import ipaddress
 import re
 
 _INT = re.compile(r"^[0-9]+$")
+# Linux interface names as udev and the kernel give them (eth0, ens33, enp189s0f0, ib0, bond0, lo …)
+_INTERFACE = re.compile(r"(eth|ens|enp|eno|enx|ib|bond|wlan|wlp|veth|virbr|docker|br)[0-9][0-9a-z]*|lo")
 
 
 
@@ -59,6 +61,10 @@ def problem(value: str, spec: dict) -> str | None:
         except ValueError:
             return "应为 IP 地址（IPv4 或 IPv6），不是网卡名" if re.match(r"^[A-Za-z]", value) else "应为 IP 地址（IPv4 或 IPv6）"
         return None
+    if "host" in spec:
+        if _INTERFACE.fullmatch(value):
+            return f"应为 IP 地址或主机名，`{value}` 像是网卡名（网卡名给 *_SOCKET_IFNAME）"
+        return None if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.:_-]*", value) else "应为 IP 地址或主机名"
     if "ifname" in spec:
         name = value.lstrip("^=")
         try:
