@@ -86,7 +86,8 @@ def test_executed_cells_pass_the_value_checks():
             devices_seen += sum(isinstance(n, ast.keyword) and n.arg == "device" for n in ast.walk(tree))
             found += [f"{path.name} {number}: {m}" for _, _, m in devices.findings(tree, aliases)]
             for s in env_values.python_settings(tree) + env_values.magic_settings(cell_source(cell)):
-                if s.name in grammars and env_values.checkable(s.value) and value_grammar.problem(s.value, grammars[s.name]):
+                if s.python_type != "str" or s.name in grammars and env_values.checkable(s.value) \
+                        and value_grammar.problem(s.value, grammars[s.name]):
                     found.append(f"{path.name} {number}: {s}")
     assert devices_seen > 50 and found == [], found
 
@@ -118,6 +119,7 @@ def test_settings_are_found_in_every_form():
     tree = ast.parse("import os, subprocess\nos.environ['A_B'] = '1'\nos.environ.setdefault('C_D', 2)\n"
                      "os.putenv('E_F', 'x')\nos.environ.update({'G_H': 'y'}, I_J='z')\n"
                      "subprocess.run(cmd, env={**os.environ, 'K_L': '0,1'})\nos.environ['M_N'] = value")
+    assert [s.python_type for s in env_values.python_settings(ast.parse("os.environ['A_B'] = True"))] == ["bool"]
     got = {(s.name, s.value) for s in env_values.python_settings(tree)}
     assert got == {("A_B", "1"), ("C_D", "2"), ("E_F", "x"), ("G_H", "y"), ("I_J", "z"), ("K_L", "0,1")}
     assert env_values.magic_settings("%env A_B=1\n%set_env C_D 'x y'") == [
@@ -131,7 +133,10 @@ def test_argparse_values_and_flag_values():
     tree = ast.parse("p.add_argument('--n', '--n_x', type=int)\np.add_argument('--j', choices=[True, False])\n"
                      "p.add_argument('--s', type=str)")
     assert command_flags.argparse_values(tree) == {"--n": {"integer": True}, "--n_x": {"integer": True},
-                                                   "--j": {"enum": ["True", "False"]}}
+                                                   "--j": {"choices": [True, False], "convert": "str"}}
+    joined = {"choices": [True, False], "convert": "ast.literal_eval"}  # msrun --join
+    assert value_grammar.problem("True", joined) is None and value_grammar.problem("1", joined) is None
+    assert value_grammar.problem("true", joined)
     known = {"--n": None, "-i": None}
     assert command_flags.flag_values(["--n=3", "-i", "0", "--n", "-1", "--n"], known) == [
         ("--n", "3"), ("-i", "0"), ("--n", "-1")]

@@ -37,6 +37,7 @@ _NUMBER = re.compile(r"^-\d")
 # launchers whose argument parser is read from the pinned release (package root, module with the add_argument calls)
 ARGPARSE_SOURCES = {"torchrun": ("torch", "torch.distributed.run"), "msrun": ("mindspore", "mindspore.parallel.cluster.run")}
 _TYPES = {"int": {"integer": True}, "float": {"number": True}}
+_CONVERTERS = {"str", "int", "float", "ast.literal_eval"}
 
 
 @dataclass
@@ -84,15 +85,16 @@ def argparse_values(tree: ast.Module) -> dict[str, dict]:
         flags = [a.value for a in node.args if isinstance(a, ast.Constant) and str(a.value).startswith("-")]
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
         spec = None
+        convert = ast.unparse(keywords["type"]) if "type" in keywords else "str"
         if "choices" in keywords:
             try:
                 choices = ast.literal_eval(keywords["choices"])
             except ValueError:
                 choices = None
-            if isinstance(choices, (list, tuple)) and choices:
-                spec = {"enum": [str(c) for c in choices]}
-        elif isinstance(keywords.get("type"), ast.Name) and keywords["type"].id in _TYPES:
-            spec = _TYPES[keywords["type"].id]
+            if isinstance(choices, (list, tuple)) and choices and convert in _CONVERTERS:
+                spec = {"choices": list(choices), "convert": convert}  # argparse converts, then tests `in`
+        elif convert in _TYPES:
+            spec = _TYPES[convert]
         if spec:
             out.update(dict.fromkeys(flags, spec))
     return out
@@ -123,7 +125,8 @@ def value_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
         spec, where = known[flag]
         why = value_grammar.problem(value, spec)
         if why:
-            problems.append(f"`{tool} {flag}={value}`：这个参数{why}（{where}）。")
+            shown = f"{flag}={value}" if flag.startswith("--") else f"{flag} {value}"
+            problems.append(f"`{tool} {shown}`：这个参数{why}（{where}）。")
     return problems
 
 

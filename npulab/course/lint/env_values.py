@@ -24,6 +24,7 @@ class Setting:
     line: int
     name: str
     value: str
+    python_type: str = "str"  # a Python literal of another type: os.environ refuses it (TypeError)
 
 
 def python_settings(tree: ast.Module) -> list[Setting]:
@@ -45,8 +46,8 @@ def python_settings(tree: ast.Module) -> list[Setting]:
                     if isinstance(arg, ast.Dict):
                         out += [s for k, v in zip(arg.keys, arg.values, strict=True) if k is not None
                                 for s in _pair(node.lineno, k, v)]
-                out += [Setting(node.lineno, kw.arg, v) for kw in node.keywords if kw.arg
-                        and (v := _text(kw.value)) is not None]
+                out += [Setting(node.lineno, kw.arg, v, type(kw.value.value).__name__) for kw in node.keywords
+                        if kw.arg and (v := _text(kw.value)) is not None]
         if isinstance(node, ast.Call):
             for kw in node.keywords:
                 if kw.arg == "env" and isinstance(kw.value, ast.Dict):
@@ -61,14 +62,16 @@ def _is_environ(node: ast.AST) -> bool:
 
 
 def _text(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)) and not isinstance(node.value, bool):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)):
         return str(node.value)
     return None
 
 
 def _pair(line: int, key: ast.AST, value: ast.AST) -> list[Setting]:
     name, text = _text(key), _text(value)
-    return [Setting(line, name, text)] if name and text is not None else []
+    if not name or text is None:
+        return []
+    return [Setting(line, name, text, type(value.value).__name__)]
 
 
 def magic_settings(source: str) -> list[Setting]:
@@ -102,6 +105,13 @@ def _unquote(value: str) -> str:
 def checkable(value: str) -> bool:
     """Whether a value is a literal (not a placeholder or substitution)."""
     return bool(value) and not _PLACEHOLDER.search(value)
+
+
+def type_message(setting: Setting) -> str:
+    """The finding's sentence for a value that is not a string: os.environ (and subprocess's env) refuse it."""
+    return (f"第 {setting.line} 行：环境变量 `{setting.name}` 的值写成了 {setting.python_type} {setting.value}，"
+            f"但环境变量的值必须是字符串：os.environ 运行时抛 TypeError（str expected, not {setting.python_type}）；"
+            f"请写成 '{setting.value if setting.python_type != 'bool' else int(setting.value == 'True')}'。")
 
 
 def message(setting: Setting, why: str, source: str) -> str:

@@ -252,7 +252,9 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
                 add("env-unknown", use.name, f"第 {use.line} 行：{problem}")
     settings = (env_values.python_settings(tree) if tree is not None else []) + env_values.magic_settings(source) \
         + env_values.shell_settings(commands)
-    for setting, why, where in _value_problems(context, settings):
+    for setting in dict.fromkeys(s for s in settings if s.python_type != "str"):
+        add("env-value", setting.name, env_values.type_message(setting))
+    for setting, why, where in _value_problems(context, [s for s in settings if s.python_type == "str"]):
         add("env-value", setting.name, env_values.message(setting, why, where))
     if npu and tree is not None:
         found, unchecked = calls.findings_for_cell(tree, imported, context.sources)

@@ -8,11 +8,13 @@ interval), ``integer`` / ``number`` (signed, no range), ``ip`` (an IPv4/IPv6 add
 ``host`` (an address or host name, not an interface name), ``ifname`` (an interface name, optionally ``^``/``=`` prefixed, not an address), ``list: SPEC`` (items joined by ``,``
 without spaces), ``kv: {key: SPEC}`` (``key:value`` items joined by ``,``; ``key_patterns`` for families such as
 ``npu0``; ``head`` for a leading bare item; ``ignore_spaces`` where the parser drops spaces), ``pattern`` (a regular
-expression) and ``any_of: [SPEC, …]`` (both with a ``hint`` sentence), and ``any``.
+expression), ``choices`` with ``convert`` (an argparse parser's: the text converted by its ``type``, then tested
+with ``in``) and ``any_of: [SPEC, …]`` (both with a ``hint`` sentence), and ``any``.
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
 import ipaddress
 import re
@@ -36,6 +38,13 @@ def problem(value: str, spec: dict) -> str | None:
         return None if re.fullmatch(r"-?[0-9]+", value) else "应为整数"
     if "number" in spec:
         return None if re.fullmatch(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", value) else "应为数"
+    if "choices" in spec:  # argparse: convert the text with the parser's type, then test `in choices`
+        convert = {"int": int, "float": float, "str": str, "ast.literal_eval": ast.literal_eval}[spec["convert"]]
+        try:
+            fits = convert(value) in spec["choices"]
+        except (ValueError, SyntaxError, TypeError):
+            fits = False
+        return None if fits else f"只接受 {'、'.join(str(c) for c in spec['choices'])}"
     if "enum" in spec:
         choices = [str(c) for c in spec["enum"]]
         fits = value.lower() in {c.lower() for c in choices} if spec.get("case_insensitive") else value in choices
