@@ -214,3 +214,18 @@ def test_host_is_not_an_interface_name():
     assert "网卡名" in value_grammar.problem("eth0", {"host": True})
     assert value_grammar.problem("127.0.0.1", {"host": True}) is None
     assert value_grammar.problem("node-1.cluster", {"host": True}) is None
+
+
+def test_setters_of_kwargs_functions_and_switches(lint):
+    """set_context hands each keyword to a setter (its checks apply); device_type takes a bare type; a string is
+    not a boolean switch."""
+    def kinds(code):
+        return [f.kind for f in lint(code)]
+
+    assert kinds("import mindspore as ms\nms.set_context(memory_optimize_level='O3')") == ["argument-value"]
+    assert kinds("import mindspore as ms\nms.set_context(memory_optimize_level='O1', deterministic='ON')") == []
+    assert kinds("import mindspore as ms\nms.set_auto_parallel_context(parallel_mode='semi_auto')") == ["argument-value"]
+    assert kinds("import torch\nwith torch.autocast(device_type='npu:0'):\n    pass") == ["argument-value"]
+    assert kinds("import torch\nwith torch.autocast('npu', dtype=torch.bfloat16):\n    pass") == []
+    assert kinds("import torch\nimport torch_npu\ntorch.npu.matmul.allow_hf32 = 'False'") == ["argument-value"]
+    assert kinds("import torch\nimport torch_npu\ntorch.npu.matmul.allow_hf32 = False") == []

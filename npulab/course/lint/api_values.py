@@ -301,6 +301,33 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
     return out
 
 
+def dispatched(tree: SourceTree, spec: dict) -> dict[str, tuple[str, dict[str, Allowed]]]:
+    """keyword -> (setter, what its validation accepts) for a ``**kwargs`` function that hands each keyword to a
+    setter through a table (``_Context.setters = {'mode': set_mode, …}``): the setters' own checks, read once."""
+    key = (id(tree), spec["table"])
+    if key in _CHECKED:
+        return _CHECKED[key]
+    parts = spec["table"].split(".")
+    table = tree.assigned(".".join(parts[:-1]), parts[-1]) if tree.tree(".".join(parts[:-1])) is not None else None
+    if table is None:  # a class attribute: module.Class.table
+        cls = _top_level(tree.tree(".".join(parts[:-2])), parts[-2]) if tree.tree(".".join(parts[:-2])) else None
+        found = [n.value for n in (cls.body if isinstance(cls, ast.ClassDef) else [])
+                 if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == parts[-1] for t in n.targets)]
+        table = found[0] if found else None
+    out = {}
+    for k, v in zip(getattr(table, "keys", []), getattr(table, "values", []), strict=True):
+        method = v.attr if isinstance(v, ast.Attribute) else v.id if isinstance(v, ast.Name) else None
+        func = tree.function(f"{spec['class']}.{method}") if isinstance(k, ast.Constant) and method else None
+        if func is not None and len(func.args.args) > 1:
+            param = func.args.args[1].arg
+            where = f"{tree.package} {tree.version} 的 {spec['class']}.{method}"
+            checked = validations(tree, spec["class"].rsplit(".", 1)[0], func, {param: param}, where)
+            if param in checked:
+                out[k.value] = (method, checked[param])
+    _CHECKED[key] = out
+    return out
+
+
 def rules_for(definition: str) -> list[dict]:
     return [r for r in rules() if definition in ([r["function"]] if isinstance(r["function"], str) else r["function"])]
 

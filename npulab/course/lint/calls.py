@@ -242,7 +242,11 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
         for parameter, problem in annotated:
             done.add(parameter)
             out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
-    checks = [(rule["parameter"], api_values.allowed(source, rule)) for rule in api_values.rules_for(definition)]
+    rules = api_values.rules_for(definition)
+    checks = [(rule["parameter"], api_values.allowed(source, rule)) for rule in rules if "parameter" in rule]
+    for rule in (r for r in rules if "dispatch" in r):  # set_context(**kwargs): each keyword's setter checks it
+        table = api_values.dispatched(source, rule["dispatch"])
+        checks += [(kw.arg, table[kw.arg][1]) for kw in call.keywords if kw.arg in table]
     checks += list(api_values.checked_by_definition(source, definition).items())  # its own validation code
     for parameter, allowed in checks:
         node = api_values.argument(call, sig, parameter)
@@ -287,6 +291,17 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
                 if err.certain:
                     reported.add(written)
                     found.append(_unknown(source, written, err, line))
+    for node in ast.walk(tree):  # torch.npu.matmul.allow_hf32 = "False": a non-empty string is true
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) \
+                and str(node.value.value).lower() in ("true", "false") and isinstance(node.value.value, str):
+            for target in node.targets:
+                parts = dotted_parts(target) if isinstance(target, ast.Attribute) else None
+                if parts and parts[0] in aliases and aliases[parts[0]].split(".")[0] in ("torch", "torch_npu") \
+                        and parts[0] not in skip:
+                    written = ".".join(parts)
+                    found.append(CallFinding(node.lineno, written, "argument-value", (
+                        f"第 {node.lineno} 行：给 `{written}` 赋了字符串 {node.value.value!r}——这是布尔开关，非空字符串"
+                        f"都为真（'False' 也会打开它）；请写 {node.value.value.capitalize()}。")))
     for node in ast.walk(tree):  # settings that a __setattr__ ignores: torch.npu.config.allow_internal_fromat = False
         parts = dotted_parts(node) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) else None
         if not parts or len(parts) < 3 or parts[0] not in aliases or parts[0] in skip:

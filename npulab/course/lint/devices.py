@@ -1,5 +1,5 @@
 """lint-npu, device strings: ``torch.device("npu:a")``, ``device="nup"``, ``x.to("ascend:0")``,
-``torch.npu.set_device("npu0")`` — a literal device string must be ``type`` or ``type:index`` with a device type c10
+``torch.npu.set_device("npu0")``, ``torch.autocast(device_type="npu:0")`` — a literal device string must be ``type`` or ``type:index`` with a device type c10
 knows (npulab/data/api_values.yaml ``devices``); otherwise torch raises at run time."""
 
 from __future__ import annotations
@@ -67,5 +67,14 @@ def findings(tree: ast.Module, aliases: dict[str, str]) -> list[tuple[int, str, 
         for value in values:
             text = _literal(value)
             if text is not None and (why := problem(text)):
+                out.append((node.lineno, written, f"第 {node.lineno} 行：调用 `{written}` 时，{why}"))
+        kinds = [kw.value for kw in node.keywords if kw.arg == "device_type" and full.split(".")[0] in _ROOTS]
+        if full in ("torch.autocast", "torch.amp.autocast") and node.args:
+            kinds.append(node.args[0])
+        for value in kinds:  # a device TYPE: torch.autocast(device_type="npu"), not "npu:0"
+            text = _literal(value)
+            if text is not None and text not in table()["types"]:
+                why = problem(text) or (f"`device_type` 只要设备类型（如 `{text.split(':')[0]}`），不带编号"
+                                        f"（{table()['source']}）。")
                 out.append((node.lineno, written, f"第 {node.lineno} 行：调用 `{written}` 时，{why}"))
     return out
