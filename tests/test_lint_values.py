@@ -229,3 +229,10 @@ def test_setters_of_kwargs_functions_and_switches(lint):
     assert kinds("import torch\nwith torch.autocast('npu', dtype=torch.bfloat16):\n    pass") == []
     assert kinds("import torch\nimport torch_npu\ntorch.npu.matmul.allow_hf32 = 'False'") == ["argument-value"]
     assert kinds("import torch\nimport torch_npu\ntorch.npu.matmul.allow_hf32 = False") == []
+
+
+def test_a_name_imported_from_the_wrong_path_says_where_it_lives(lint):
+    message = lint("from mindspore.ops import mint")[0].message
+    assert "`mindspore.mint`" in message
+    message = lint("import torch\nimport torch_npu\nfrom torch_npu.contrib import npu_rms_norm")[0].message
+    assert "`torch_npu.npu_rms_norm`" in message

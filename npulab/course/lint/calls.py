@@ -161,9 +161,12 @@ def _names(tree: ast.Module, aliases: dict[str, str], skip: set[str]):
 def _unknown(source: SourceTree, written: str, err: NameNotFound, line: int) -> CallFinding:
     module, _, name = err.dotted.rpartition(".")
     guesses = difflib.get_close_matches(name, sorted(source.names_in(module)), n=2, cutoff=0.6)
+    homes = sorted((m for m in source.sources if m.endswith("." + name) and m != err.dotted
+                    and not any(p.startswith("_") for p in m.split("."))), key=len)[:2]  # a module elsewhere
     return CallFinding(line, written, "unknown-name", (
         f"第 {line} 行：`{written}` 不存在——{source.package} {source.version} 的 `{module}` 中没有 `{name}`"
-        + (f"；是不是 {'、'.join(f'`{g}`' for g in guesses)}？" if guesses else "。")))
+        + (f"；模块 {'、'.join(f'`{h}`' for h in homes)} 才是（请从那里导入）" if homes else "")
+        + (f"；是不是 {'、'.join(f'`{g}`' for g in guesses)}？" if guesses and not homes else "。")))
 
 
 def _tensor_names(tree: ast.Module, aliases: dict[str, str], source: SourceTree, skip: set[str]) -> set[str]:

@@ -367,6 +367,14 @@ def _chains(tree: ast.Module, aliases: dict[str, str]) -> list[tuple[int, str, l
     return chains
 
 
+def _public(dotted: str) -> str:
+    """``torch_npu.dynamo.torchair.x`` as a learner imports it: ``torchair.x``."""
+    for name, path in TOP_LEVEL.items():
+        if dotted == path or dotted.startswith(path + "."):
+            return name + dotted[len(path):]
+    return dotted
+
+
 def _check_name(index: Callable[[], SymbolIndex], line: int, written: str, dotted: list[str], path: str,
                 number: int, cell: dict) -> list[Finding]:
     """A finding when the torch_npu path ``dotted`` (``written`` in the cell) does not exist."""
@@ -380,7 +388,7 @@ def _check_name(index: Callable[[], SymbolIndex], line: int, written: str, dotte
     shown_prefix = ".".join(shown[:cut])
     where = f"`{shown_prefix}`" + (f"（{missing.prefix}）" if shown_prefix != missing.prefix else "")
     guesses = "、".join(f"`{shown_prefix}.{s}`" for s in missing.suggestions)
-    homes = [h for h in index().elsewhere(missing.name) if not h.startswith(missing.prefix + ".")] \
+    homes = [_public(h) for h in index().elsewhere(missing.name) if not h.startswith(missing.prefix + ".")] \
         if not missing.name.startswith("_") else []
     message = (f"第 {line} 行：`{written}` 不存在——torch_npu {index().version} 的 {where}中没有 `{missing.name}`"
                + (f"；它在 {'、'.join(f'`{h}`' for h in homes)}（请从那里导入）" if homes else "")
