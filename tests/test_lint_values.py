@@ -236,3 +236,12 @@ def test_a_name_imported_from_the_wrong_path_says_where_it_lives(lint):
     assert "`mindspore.mint`" in message
     message = lint("import torch\nimport torch_npu\nfrom torch_npu.contrib import npu_rms_norm")[0].message
     assert "`torch_npu.npu_rms_norm`" in message
+
+
+def test_torchair_config_options(lint):
+    """torchair's OptionValue lists, read from the wheel: a value outside the list or an unknown option is reported."""
+    head = "import torch\nimport torch_npu\nimport torchair\nconfig = torchair.CompilerConfig()\n"
+    assert [f.kind for f in lint(head + "config.mode = 'reduce_overhead'")] == ["argument-value"]
+    assert [f.kind for f in lint(head + "config.experimental_config.frozen_paramter = True")] == ["unknown-name"]
+    assert lint(head + "config.mode = 'reduce-overhead'\nconfig.experimental_config.frozen_parameter = True\n"
+                       "backend = torchair.get_npu_backend(compiler_config=config)") == []

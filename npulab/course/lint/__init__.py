@@ -9,6 +9,7 @@ released artifacts of every framework and tool they call. One concern a module:
 - ``calls`` with ``signatures``: every call's positional count and keywords against the released sources, and
   (``api_values``) the values and types of its arguments: data rules, the called function's own validation code,
   torch's annotations, keywords a function keeps only to warn about;
+- ``options``: values set on torchair config objects (``config.mode = …``) against their OptionValue lists;
 - ``devices``: device strings (``torch.device("npu:0")``, ``device=``, ``.to(...)``) against c10's grammar;
 - ``command_flags``: command lines' flags against tables extracted from the released tools, and their values;
 - ``env_vars``: Ascend environment variables against the wheel and CANN's documented list; ``env_values``: the

@@ -21,6 +21,7 @@ from npulab.course.lint import (
     env_vars,
     expected_output,
     features,
+    options,
     value_grammar,
 )
 from npulab.course.lint.context import Context
@@ -263,6 +264,10 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
             add(problem.kind, problem.written, problem.message)
         for _line, written, message in devices.findings(tree, imported):
             add("argument-value", written, message)
+        if any(v.split(".")[0] in ("torchair", "torch_npu") for v in imported.values()) and "Config" in source:
+            tree_npu = context.sources("torch_npu")
+            for _line, written, kind, message in options.findings(tree, imported, tree_npu):
+                add(kind, written, message)
     for problem in command_flags.check_text(commands, context.tables()):
         add("cli-flag", problem.command, f"第 {problem.line} 行：{problem.message}")
     if npu:
