@@ -199,6 +199,8 @@ def test_annotation_types():
     call = ast.parse("f(1, b=1800, c=2)").body[0].value
     sig = signatures.from_def(func)
     assert [p for p, _ in api_values.annotation_problems(call, sig, func, "x")] == ["b", "c"]
+    func = ast.parse("def f(s: Optional[list[float]] = None):\n    pass").body[0]  # F.interpolate takes 2 too
+    assert api_values.annotation_problems(ast.parse("f(s=2)").body[0].value, None, func, "x") == []
 
 
 def test_a_list_the_function_extends_is_not_a_closed_set():

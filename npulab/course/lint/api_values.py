@@ -510,6 +510,8 @@ def annotation_problems(call: ast.Call, sig: Signature | None, func: ast.Functio
         accepted = annotation_types(arg.annotation)
         if only_bool and not (accepted and accepted <= {"bool", "None"}):
             continue
+        if accepted and accepted & set(_CONTAINERS.values()):
+            continue  # TorchScript-era annotations: interpolate(scale_factor: list[float] | None) takes 2 as well
         node = argument(call, sig, arg.arg) if accepted else None
         if not isinstance(node, ast.Constant) or node.value is None or type(node.value).__name__ not in _ACCEPTS:
             continue
