@@ -462,8 +462,9 @@ _CLASSES = {"timedelta": "timedelta", "datetime.timedelta": "timedelta", "dateti
             "datetime.datetime": "datetime", "_dtype": "dtype", "dtype": "dtype", "torch.dtype": "dtype",
             "_layout": "layout", "layout": "layout", "torch.layout": "layout", "memory_format": "memory_format",
             "torch.memory_format": "memory_format", "Generator": "Generator", "torch.Generator": "Generator"}
-# the literal's type -> the annotated types that accept it (PEP 484: int is acceptable where float is, bool where int is)
-_ACCEPTS = {"bool": {"bool", "int", "float", "complex"}, "int": {"int", "float", "complex"}, "float": {"float", "complex"},
+# the literal's type -> the annotated types that accept it (PEP 484: int is acceptable where float is, bool where int
+# is; an int flag such as bias=1 works as a bool at run time, so it is not reported)
+_ACCEPTS = {"bool": {"bool", "int", "float", "complex"}, "int": {"int", "float", "complex", "bool"}, "float": {"float", "complex"},
             "str": {"str", "sequence"}, "bytes": {"bytes", "sequence"}}
 
 
