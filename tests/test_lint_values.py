@@ -247,3 +247,13 @@ def test_torchair_config_options(lint):
     assert [f.kind for f in lint(head + "config.experimental_config.frozen_paramter = True")] == ["unknown-name"]
     assert lint(head + "config.mode = 'reduce-overhead'\nconfig.experimental_config.frozen_parameter = True\n"
                        "backend = torchair.get_npu_backend(compiler_config=config)") == []
+
+
+def test_lessons_shell_blocks_are_checked_too():
+    """A lesson's ```bash block tells the learner what to type: its values are checked like a cell's."""
+    index = pinned_index()
+    context = Context(pinned_version(REPO_ROOT / "requirements-npu.txt"))
+    md = "先设置：\n\n```bash\nexport HCCL_IF_IP=eth0\natc --framework=onnx --model=m.onnx --output=m --soc_version=Ascend310P3\n```\n"
+    nb = {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {}, "source": md}]}
+    findings, _ = check_notebook(nb, lambda: index, "t.ipynb", context)
+    assert sorted(f.kind for f in findings) == ["cli-flag", "env-value"], [f.message for f in findings]
