@@ -218,6 +218,21 @@ def _changed(func: ast.FunctionDef, name: str) -> bool:
                                       for n in ast.walk(func))
 
 
+def _each_in(test: ast.expr, names: dict[str, str]) -> tuple[str, ast.expr] | None:
+    """(parameter, the literal) of ``not all(v in LITERAL for v in self._x)``, ``self._x`` holding the parameter
+    (made a list: ``export_type="text"`` becomes ``["text"]``)."""
+    call = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else None
+    gen = call.args[0] if isinstance(call, ast.Call) and ast.unparse(call.func) == "all" and call.args else None
+    if not isinstance(gen, ast.GeneratorExp) or len(gen.generators) != 1:
+        return None
+    loop, elt = gen.generators[0], gen.elt
+    param = names.get(f"each:{ast.unparse(loop.iter)}")
+    if param and isinstance(elt, ast.Compare) and len(elt.ops) == 1 and isinstance(elt.ops[0], ast.In) \
+            and ast.unparse(elt.left) == ast.unparse(loop.target):
+        return param, elt.comparators[0]
+    return None
+
+
 def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dict[str, str], where: str,
                 depth: int = 0) -> dict[str, Allowed]:
     """parameter -> what ``func``'s own checks accept: ``if p not in (A, B): raise``/warn, with A, B constants read
@@ -241,6 +256,10 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
                         constants = {label.rsplit(".", 1)[-1]: v for label, v in zip(labels, values, strict=True)} \
                             if labels else {}
                         out[param] = Allowed(tuple(values), None, constants, f"{where} 的校验", labels=labels)
+                elif (each := _each_in(test, names)) and each[0] not in out:  # not all(v in (A, B) for v in self._x)
+                    values = resolve_literal(tree, module, each[1])
+                    if isinstance(values, list) and values and None not in values:
+                        out[each[0]] = Allowed(tuple(values), None, {}, f"{where} 的校验")
                 elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call) \
                         and ast.unparse(test.operand.func) == "isinstance" and len(test.operand.args) == 2 \
                         and (param := names.get(ast.unparse(test.operand.args[0]))):
@@ -290,10 +309,13 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
         return {}
     params = {a.arg for a in init.args.args[1:] + init.args.kwonlyargs}
     names = {p: p for p in params}
-    for node in ast.walk(init):  # self._x = x
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Name) \
-                and node.value.id in params and isinstance(node.targets[0], ast.Attribute):
-            names[ast.unparse(node.targets[0])] = node.value.id
+    for node in ast.walk(init):  # self._x = x; self._x = self._as_list(x) (checked item by item)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id in params:
+                names[ast.unparse(node.targets[0])] = node.value.id
+            elif isinstance(node.value, ast.Call) and len(node.value.args) == 1 and \
+                    isinstance(node.value.args[0], ast.Name) and node.value.args[0].id in params:
+                names[f"each:{ast.unparse(node.targets[0])}"] = node.value.args[0].id
     out: dict[str, Allowed] = {}
     for method in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
         for key, value in validations(tree, module, method, names, where).items():
