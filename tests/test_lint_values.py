@@ -120,6 +120,10 @@ def test_settings_are_found_in_every_form():
                      "os.putenv('E_F', 'x')\nos.environ.update({'G_H': 'y'}, I_J='z')\n"
                      "subprocess.run(cmd, env={**os.environ, 'K_L': '0,1'})\nos.environ['M_N'] = value")
     assert [s.python_type for s in env_values.python_settings(ast.parse("os.environ['A_B'] = True"))] == ["bool"]
+    copies = ast.parse("env = os.environ.copy()\nenv['A_B'] = '1'\nrun(cmd, env=dict(os.environ, C_D='2'))\n"
+                       "e2 = {**os.environ}\ne2.update({'E_F': '3'})\nother = {}\nother['G_H'] = '4'")
+    assert [(s.name, s.value) for s in sorted(env_values.python_settings(copies), key=lambda s: s.line)] == [
+        ("A_B", "1"), ("C_D", "2"), ("E_F", "3")]
     got = {(s.name, s.value) for s in env_values.python_settings(tree)}
     assert got == {("A_B", "1"), ("C_D", "2"), ("E_F", "x"), ("G_H", "y"), ("I_J", "z"), ("K_L", "0,1")}
     assert env_values.magic_settings("%env A_B=1\n%set_env C_D 'x y'") == [

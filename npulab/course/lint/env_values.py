@@ -29,9 +29,19 @@ class Setting:
 
 def python_settings(tree: ast.Module) -> list[Setting]:
     """``os.environ[X] = v``, ``os.environ.setdefault(X, v)``, ``os.putenv(X, v)``, ``os.environ.update({X: v})``,
-    ``env={X: v}`` — with constant strings (or numbers) for name and value."""
+    ``env={X: v}``, ``dict(os.environ, X=v)`` and the same on a copy of os.environ — with constant strings (or
+    numbers) for name and value."""
     out = []
+    copies = _environ_copies(tree)
+
+    def _is_environ(node: ast.AST) -> bool:
+        return _is_os_environ(node) or (isinstance(node, ast.Name) and node.id in copies)
+
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" \
+                and node.args and _is_environ(node.args[0]):  # dict(os.environ, HCCL_IF_IP="…")
+            out += [Setting(node.lineno, kw.arg, v, type(kw.value.value).__name__) for kw in node.keywords
+                    if kw.arg and (v := _text(kw.value)) is not None]
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
                 and _is_environ(node.targets[0].value):
             out += _pair(node.lineno, node.targets[0].slice, node.value)
@@ -56,9 +66,27 @@ def python_settings(tree: ast.Module) -> list[Setting]:
     return out
 
 
-def _is_environ(node: ast.AST) -> bool:
+def _is_os_environ(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == "environ" and isinstance(node.value, ast.Name) \
         and node.value.id == "os"
+
+
+def _environ_copies(tree: ast.Module) -> set[str]:
+    """Names a cell binds to a copy of the environment: ``env = os.environ.copy()``, ``dict(os.environ)``,
+    ``{**os.environ}`` (what it sets in them is what the child process gets)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            copied = (isinstance(value, ast.Call) and ((isinstance(value.func, ast.Attribute) and value.func.attr == "copy"
+                                                       and _is_os_environ(value.func.value))
+                                                      or (isinstance(value.func, ast.Name) and value.func.id == "dict"
+                                                          and value.args and _is_os_environ(value.args[0])))) \
+                or (isinstance(value, ast.Dict) and any(k is None and _is_os_environ(v)
+                                                        for k, v in zip(value.keys, value.values, strict=True)))
+            if copied:
+                names.add(node.targets[0].id)
+    return names
 
 
 def _text(node: ast.AST) -> str | None:
