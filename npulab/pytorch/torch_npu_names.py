@@ -249,6 +249,16 @@ class SymbolIndex:
         path = torch_npu_path(dotted)
         return path if path and self.missing(path) is None else None
 
+    def elsewhere(self, name: str, limit: int = 3) -> list[str]:
+        """Public modules of the package that do have ``name`` (``npu_rms_norm`` is torch_npu.npu_rms_norm, not
+        torch_npu.contrib.npu_rms_norm), shortest path first."""
+        found = [f"{PACKAGE}.{name}"] if name in self.ops else []  # operators are torch_npu.<op>
+        for qual in sorted(self.namespaces, key=lambda q: (q.count("."), q)):
+            if self.namespaces[qual].kind == "module" and not any(p.startswith("_") for p in qual.split(".")) \
+                    and self.member(qual, name) not in (None, OPAQUE):
+                found.append(f"{qual}.{name}")
+        return list(dict.fromkeys(found))[:limit]
+
     def missing(self, dotted: str) -> Missing | None:
         """What is missing from a torch_npu name, with the closest real names; None when nothing is."""
         parts = (torch_npu_path(dotted) or "").split(".")

@@ -6,9 +6,15 @@ released artifacts of every framework and tool they call. One concern a module:
 - ``notebook``: one notebook's cells — parsing (IPython magics, ``!shell`` lines), ``torch_npu.X`` / ``torch.npu.X`` /
   ``torchair.X`` / ``npugraph_ex.X`` names against the pinned wheel (npulab.pytorch.torch_npu_names), leaf cells, and
   the deeper checks below;
-- ``calls`` with ``signatures``: every call's positional count and keywords against the released sources;
-- ``command_flags``: command lines' flags against tables extracted from the released tools;
-- ``env_vars``: Ascend environment variables against the wheel and CANN's documented list;
+- ``calls`` with ``signatures``: every call's positional count and keywords against the released sources, and
+  (``api_values``) the values and types of its arguments: data rules, the called function's own validation code,
+  torch's annotations, keywords a function keeps only to warn about;
+- ``options``: values set on torchair config objects (``config.mode = …``) against their OptionValue lists;
+- ``devices``: device strings (``torch.device("npu:0")``, ``device=``, ``.to(...)``) against c10's grammar;
+- ``command_flags``: command lines' flags against tables extracted from the released tools, and their values;
+- ``env_vars``: Ascend environment variables against the wheel and CANN's documented list; ``env_values``: the
+  values given to documented variables;
+- ``value_grammar``: the small grammar of documented values (enum, int range, ip, list, key:value …) both use;
 - ``features``: features against the release that introduced them (and the cells' ``# stack:``);
 - ``expected_output``: what an ``npu`` cell says it would print on its ``%%npu`` line;
 - ``context``: the lazily loaded sources and tables of one run; ``command``: the command line.

@@ -161,9 +161,12 @@ def _names(tree: ast.Module, aliases: dict[str, str], skip: set[str]):
 def _unknown(source: SourceTree, written: str, err: NameNotFound, line: int) -> CallFinding:
     module, _, name = err.dotted.rpartition(".")
     guesses = difflib.get_close_matches(name, sorted(source.names_in(module)), n=2, cutoff=0.6)
+    homes = sorted((m for m in source.sources if m.endswith("." + name) and m != err.dotted
+                    and not any(p.startswith("_") for p in m.split("."))), key=len)[:2]  # a module elsewhere
     return CallFinding(line, written, "unknown-name", (
         f"第 {line} 行：`{written}` 不存在——{source.package} {source.version} 的 `{module}` 中没有 `{name}`"
-        + (f"；是不是 {'、'.join(f'`{g}`' for g in guesses)}？" if guesses else "。")))
+        + (f"；模块 {'、'.join(f'`{h}`' for h in homes)} 才是（请从那里导入）" if homes else "")
+        + (f"；是不是 {'、'.join(f'`{g}`' for g in guesses)}？" if guesses and not homes else "。")))
 
 
 def _tensor_names(tree: ast.Module, aliases: dict[str, str], source: SourceTree, skip: set[str]) -> set[str]:
@@ -222,14 +225,52 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
     typed = api_values.type_problems(call, sig, types, f"{source.package} {source.version} {definition}")
     for _, problem in typed:  # the decorator runs first: a wrong type is what the learner would see
         out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
-    for rule in api_values.rules_for(definition):
-        allowed = api_values.allowed(source, rule)
-        node = api_values.argument(call, sig, rule["parameter"])
-        if allowed is None or node is None or rule["parameter"] in {p for p, _ in typed}:
+    done = {p for p, _ in typed}
+    init = func or source.function(f"{definition}.__init__")
+    warned = api_values.warned_keywords(init) if init is not None else {}
+    for kw in call.keywords:
+        if kw.arg in warned:
+            done.add(kw.arg)
+            out.append(CallFinding(line, written, "call-signature", (
+                f"第 {line} 行：调用 `{written}` 用了关键字 `{kw.arg}`——{source.package} {source.version} 的 {definition} "
+                f"只为提示而保留它，传入就会警告：“{warned[kw.arg]}”（PyTorch 1.x 的写法；请改用它提示的参数）。")))
+    # torch's annotations are its documented types (torch_npu's are not kept up, but a str is never a bool)
+    if init is not None:
+        where = f"{source.package} {source.version} {definition}"
+        only_bool = source.package != "torch"
+        overloads = _overloads_of(source, definition) if _overloaded(init) else [init]
+        found = [dict(api_values.annotation_problems(call, None if len(overloads) > 1 else sig, f, where, only_bool))
+                 for f in overloads]
+        annotated = [(p, m) for p, m in (found[0] if found else {}).items() if all(p in f for f in found)]  # all refuse
+        for parameter, problem in annotated:
+            done.add(parameter)
+            out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
+    rules = api_values.rules_for(definition)
+    checks = [(rule["parameter"], api_values.allowed(source, rule)) for rule in rules if "parameter" in rule]
+    for rule in (r for r in rules if "dispatch" in r):  # set_context(**kwargs): each keyword's setter checks it
+        table = api_values.dispatched(source, rule["dispatch"])
+        checks += [(kw.arg, table[kw.arg][1]) for kw in call.keywords if kw.arg in table]
+    checks += list(api_values.checked_by_definition(source, definition).items())  # its own validation code
+    for parameter, allowed in checks:
+        node = api_values.argument(call, sig, parameter)
+        if allowed is None or node is None or parameter in done:
             continue
-        for problem in api_values.problems(node, rule["parameter"], allowed):
+        done.add(parameter)
+        for problem in api_values.problems(node, parameter, allowed):
             out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
     return out
+
+
+def _overloaded(func: ast.FunctionDef) -> bool:
+    return any(ast.unparse(d).rsplit(".", 1)[-1] == "overload" for d in func.decorator_list)
+
+
+def _overloads_of(source: SourceTree, definition: str) -> list[ast.FunctionDef]:
+    """Every ``@overload def`` of a module-level function (a stub's overloads); [] when not module-level."""
+    module, _, name = definition.rpartition(".")
+    tree = source.tree(module)
+    defs = [n for n in (tree.body if tree is not None else []) if isinstance(n, ast.FunctionDef) and n.name == name]
+    return [d for d in defs if _overloaded(d)]
 
 
 def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callable[[str], SourceTree | str | None]
@@ -253,6 +294,17 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
                 if err.certain:
                     reported.add(written)
                     found.append(_unknown(source, written, err, line))
+    for node in ast.walk(tree):  # torch.npu.matmul.allow_hf32 = "False": a non-empty string is true
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) \
+                and str(node.value.value).lower() in ("true", "false") and isinstance(node.value.value, str):
+            for target in node.targets:
+                parts = dotted_parts(target) if isinstance(target, ast.Attribute) else None
+                if parts and parts[0] in aliases and aliases[parts[0]].split(".")[0] in ("torch", "torch_npu") \
+                        and parts[0] not in skip:
+                    written = ".".join(parts)
+                    found.append(CallFinding(node.lineno, written, "argument-value", (
+                        f"第 {node.lineno} 行：给 `{written}` 赋了字符串 {node.value.value!r}——这是布尔开关，非空字符串"
+                        f"都为真（'False' 也会打开它）；请写 {node.value.value.capitalize()}。")))
     for node in ast.walk(tree):  # settings that a __setattr__ ignores: torch.npu.config.allow_internal_fromat = False
         parts = dotted_parts(node) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) else None
         if not parts or len(parts) < 3 or parts[0] not in aliases or parts[0] in skip:

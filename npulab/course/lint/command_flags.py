@@ -5,6 +5,10 @@ of ``subprocess`` calls) and in the lessons' shell blocks, checked against real 
   extracted from the released packages by scripts/extract_cli_flags.py (CI reads the committed table, offline);
 - other tools (npu-smi and its query types, ascend-dmi, atc, msprof, hccn_tool, msopgen, converter_lite, ais_bench,
   MindSpeed-LLM scripts): npulab/data/cli_tools.yaml. A flag a table does not know is a finding.
+
+The literal VALUES of flags are checked too (npulab.course.lint.value_grammar): for torchrun and msrun the ``type=int``
+/ ``choices=`` of their ``add_argument`` calls, read from the pinned releases' sources at lint time (ARGPARSE_SOURCES),
+and for every tool the documented values of cli_tools.yaml ``values``.
 """
 
 from __future__ import annotations
@@ -14,9 +18,11 @@ import difflib
 import json
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.course.lint import value_grammar
 
 FLAGS_FILE = DATA_DIR / "cli_flags.json"
 TOOLS_FILE = DATA_DIR / "cli_tools.yaml"
@@ -28,6 +34,10 @@ MODULE_TOOLS = {"torch.distributed.run": "torchrun", "torch.distributed.launch":
 _SKIP = {"nohup", "sudo", "exec", "time", "env"}
 _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _NUMBER = re.compile(r"^-\d")
+# launchers whose argument parser is read from the pinned release (package root, module with the add_argument calls)
+ARGPARSE_SOURCES = {"torchrun": ("torch", "torch.distributed.run"), "msrun": ("mindspore", "mindspore.parallel.cluster.run")}
+_TYPES = {"int": {"integer": True}, "float": {"number": True}}
+_CONVERTERS = {"str", "int", "float", "ast.literal_eval"}
 
 
 @dataclass
@@ -38,12 +48,86 @@ class CommandProblem:
 
 
 class Tables:
-    """Both flag tables, loaded once."""
+    """Both flag tables, loaded once; ``sources`` gives a package's released source tree (lint-npu's Context)."""
 
-    def __init__(self):
+    def __init__(self, sources: Callable | None = None):
         self.packaged = json.loads(FLAGS_FILE.read_text(encoding="utf-8"))["tools"]
         self.other = load_yaml(TOOLS_FILE)
         self.smi_types = {t["name"] for t in load_yaml(SMI_QUERIES)["types"]}
+        self._sources = sources
+        self._values: dict[str, dict] = {}
+
+    def values(self, tool: str) -> dict[str, tuple[dict, str]]:
+        """flag -> (value spec, where it was read) for one tool: its parser's types and choices, then the table."""
+        if tool not in self._values:
+            found: dict[str, tuple[dict, str]] = {}
+            if tool in ARGPARSE_SOURCES and self._sources is not None:
+                root, module = ARGPARSE_SOURCES[tool]
+                tree = self._sources(root)
+                parsed = tree.tree(module) if hasattr(tree, "tree") else None
+                if parsed is not None:
+                    where = f"{tree.package} {tree.version} {module.replace('.', '/')}.py 的 add_argument"
+                    found = {flag: (spec, where) for flag, spec in argparse_values(parsed).items()}
+            table = self.other.get("values", {}).get(tool, {})
+            for flag, spec in table.get("flags", {}).items():
+                for name in [flag, *spec.get("aliases", [])]:
+                    found[name] = (spec, table["source"])
+            self._values[tool] = found
+        return self._values[tool]
+
+
+def argparse_values(tree: ast.Module) -> dict[str, dict]:
+    """option string -> value spec of each ``add_argument`` with ``type=int|float`` or a literal ``choices=``."""
+    out = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"):
+            continue
+        flags = [a.value for a in node.args if isinstance(a, ast.Constant) and str(a.value).startswith("-")]
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        spec = None
+        convert = ast.unparse(keywords["type"]) if "type" in keywords else "str"
+        if "choices" in keywords:
+            try:
+                choices = ast.literal_eval(keywords["choices"])
+            except ValueError:
+                choices = None
+            if isinstance(choices, (list, tuple)) and choices and convert in _CONVERTERS:
+                spec = {"choices": list(choices), "convert": convert}  # argparse converts, then tests `in`
+        elif convert in _TYPES:
+            spec = _TYPES[convert]
+        if spec:
+            out.update(dict.fromkeys(flags, spec))
+    return out
+
+
+def flag_values(argv: list[str], known: dict) -> list[tuple[str, str]]:
+    """(flag, value) of the flags of ``known`` in an argv: ``--x=v`` or ``--x v``."""
+    out = []
+    for i, tok in enumerate(argv):
+        flag, sep, value = tok.partition("=")
+        if flag not in known:
+            continue
+        if not sep:
+            if i + 1 >= len(argv) or (argv[i + 1].startswith("-") and not _NUMBER.match(argv[i + 1])):
+                continue
+            value = argv[i + 1]
+        out.append((flag, value))
+    return out
+
+
+def value_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
+    """Sentences for the literal flag values of one command that its documentation or parser refuses."""
+    known = tables.values(tool)
+    problems = []
+    for flag, value in flag_values(argv, known):
+        if not value or "PYVAR" in value or re.search(r"[$<>{}]", value):
+            continue
+        spec, where = known[flag]
+        why = value_grammar.problem(value, spec)
+        if why:
+            shown = f"{flag}={value}" if flag.startswith("--") else f"{flag} {value}"
+            problems.append(f"`{tool} {shown}`：这个参数{why}（{where}）。")
+    return problems
 
 
 def shell_lines(source: str, python_tree: ast.Module | None) -> list[tuple[int, str]]:
@@ -178,7 +262,7 @@ def check_command(argv: list[str], tables: Tables) -> list[str]:
                 guess = difflib.get_close_matches(shown, sorted(known), n=2, cutoff=0.7)
                 problems.append(f"`{label}` 没有参数 `{flag}`（{entry['package']} {entry['version']} 的参数定义，"
                                 f"npulab/data/cli_flags.json）" + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))
-        return problems
+        return problems + value_problems(tool, own, tables)
     other = tables.other["tools"].get(tool)
     if other is None:
         scripts = tables.other["MindSpeed-LLM"]["scripts"]
@@ -191,7 +275,7 @@ def check_command(argv: list[str], tables: Tables) -> list[str]:
     own = _until_positional(args) if other.get("stop_at_positional") else args
     if other.get("subcommands") and own and not own[0].startswith("-") and own[0] not in other["subcommands"]:
         return [f"`{tool}` 没有子命令 `{own[0]}`（{other['source']}）。"]
-    problems = _check_flags(tool, own, set(other["flags"]), other["source"])
+    problems = _check_flags(tool, own, set(other["flags"]), other["source"]) + value_problems(tool, own, tables)
     if tool == "npu-smi" and "-t" in own:
         value = own[own.index("-t") + 1] if own.index("-t") + 1 < len(own) else ""
         if value and value not in tables.smi_types:

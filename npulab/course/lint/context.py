@@ -97,7 +97,7 @@ class Context:
 
     def tables(self) -> command_flags.Tables:
         if self._tables is None:
-            self._tables = command_flags.Tables()
+            self._tables = command_flags.Tables(self.sources)
         return self._tables
 
     def env(self) -> env_vars.EnvChecker:

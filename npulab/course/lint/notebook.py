@@ -13,7 +13,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from npulab.core.notebook_cells import cell_source, code_cells, is_npu_cell, python_source
-from npulab.course.lint import calls, command_flags, env_vars, expected_output, features
+from npulab.course.lint import (
+    calls,
+    command_flags,
+    devices,
+    env_values,
+    env_vars,
+    expected_output,
+    features,
+    options,
+    value_grammar,
+)
 from npulab.course.lint.context import Context
 from npulab.pytorch.torch_npu_names import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts
 
@@ -241,11 +251,23 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
             problem = context.env().problem(use.name, context.torch_npu_version)
             if problem:
                 add("env-unknown", use.name, f"第 {use.line} 行：{problem}")
+    settings = (env_values.python_settings(tree) if tree is not None else []) + env_values.magic_settings(source) \
+        + env_values.shell_settings(commands)
+    for setting in dict.fromkeys(s for s in settings if s.python_type != "str"):
+        add("env-value", setting.name, env_values.type_message(setting))
+    for setting, why, where in _value_problems(context, [s for s in settings if s.python_type == "str"]):
+        add("env-value", setting.name, env_values.message(setting, why, where))
     if npu and tree is not None:
         found, unchecked = calls.findings_for_cell(tree, imported, context.sources)
         context.unchecked |= unchecked
         for problem in found:
             add(problem.kind, problem.written, problem.message)
+        for _line, written, message in devices.findings(tree, imported):
+            add("argument-value", written, message)
+        if any(v.split(".")[0] in ("torchair", "torch_npu") for v in imported.values()) and "Config" in source:
+            tree_npu = context.sources("torch_npu")
+            for _line, written, kind, message in options.findings(tree, imported, tree_npu):
+                add(kind, written, message)
     for problem in command_flags.check_text(commands, context.tables()):
         add("cli-flag", problem.command, f"第 {problem.line} 行：{problem.message}")
     if npu:
@@ -254,6 +276,15 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
             if features.outside(feature, version):
                 add("feature-version", feature["name"], features.message(feature, version))
     return out
+
+
+def _value_problems(context: Context, settings: list[env_values.Setting]):
+    """(setting, why, source) of each literal value its variable's documented grammar refuses."""
+    grammars = context.env().data.get("values", {})
+    for setting in dict.fromkeys(settings):
+        spec = grammars.get(setting.name)
+        if spec and env_values.checkable(setting.value) and (why := value_grammar.problem(setting.value, spec)):
+            yield setting, why, spec["source"]
 
 
 def _markdown_checks(context: Context, nb: dict, path: str) -> list[Finding]:
@@ -268,6 +299,9 @@ def _markdown_checks(context: Context, nb: dict, path: str) -> list[Finding]:
         blocks = command_flags.markdown_shell_blocks(text)
         for problem in command_flags.check_text(blocks, context.tables()):
             out.append(Finding(path, 0, cell.get("id"), "cli-flag", problem.command, f"{where}第 {problem.line} 行：{problem.message}"))
+        for setting, why, source in _value_problems(context, env_values.shell_settings(blocks)):
+            out.append(Finding(path, 0, cell.get("id"), "env-value", setting.name,
+                               where + env_values.message(setting, why, source)))
         seen = set()
         for use in env_vars.text_uses(text, "markdown"):
             if use.name not in seen:
@@ -338,6 +372,14 @@ def _chains(tree: ast.Module, aliases: dict[str, str]) -> list[tuple[int, str, l
     return chains
 
 
+def _public(dotted: str) -> str:
+    """``torch_npu.dynamo.torchair.x`` as a learner imports it: ``torchair.x``."""
+    for name, path in TOP_LEVEL.items():
+        if dotted == path or dotted.startswith(path + "."):
+            return name + dotted[len(path):]
+    return dotted
+
+
 def _check_name(index: Callable[[], SymbolIndex], line: int, written: str, dotted: list[str], path: str,
                 number: int, cell: dict) -> list[Finding]:
     """A finding when the torch_npu path ``dotted`` (``written`` in the cell) does not exist."""
@@ -351,6 +393,9 @@ def _check_name(index: Callable[[], SymbolIndex], line: int, written: str, dotte
     shown_prefix = ".".join(shown[:cut])
     where = f"`{shown_prefix}`" + (f"（{missing.prefix}）" if shown_prefix != missing.prefix else "")
     guesses = "、".join(f"`{shown_prefix}.{s}`" for s in missing.suggestions)
+    homes = [_public(h) for h in index().elsewhere(missing.name) if not h.startswith(missing.prefix + ".")] \
+        if not missing.name.startswith("_") else []
     message = (f"第 {line} 行：`{written}` 不存在——torch_npu {index().version} 的 {where}中没有 `{missing.name}`"
-               + (f"；是不是 {guesses}？" if guesses else "。"))
+               + (f"；它在 {'、'.join(f'`{h}`' for h in homes)}（请从那里导入）" if homes else "")
+               + (f"；是不是 {guesses}？" if guesses and not homes else "。"))
     return [Finding(path, number, cell.get("id"), "unknown-name", written, message)]
