@@ -56,7 +56,7 @@ $(CHP): workshop/package.json workshop/package-lock.json
 workshop-deps: $(CHP)
 
 # the Pyodide runtime (npm, pinned in assets/browser_tools/package-lock.json, ~12 MB, seconds) that the site's tools
-# page (about/tools.md) serves itself; the book build copies it into _build/html/_tools (npulab.course.browser_tools)
+# page (about/tools.md) serves itself; the book build copies it into _build/html/_tools (npulab.site.browser_tools)
 PYODIDE := assets/browser_tools/node_modules/pyodide/pyodide.asm.wasm
 $(PYODIDE): assets/browser_tools/package.json assets/browser_tools/package-lock.json
 	npm ci --prefix assets/browser_tools --no-audit --no-fund --loglevel=error
@@ -108,7 +108,7 @@ lint: venv
 
 test: venv lint workshop-deps site-runtime
 	# unit tests on both cores; the two modules that create Unix accounts share one worker (xdist_group)
-	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site -n 2 --dist loadgroup
+	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site/built -n 2 --dist loadgroup
 	# notebooks on both cores too: each notebook's cells stay together on one worker (loadfile), in order
 	# (NPULAB_MEASURE_ALONE=1 would make a measuring cell, one that calls LoadWatch(, run alone: conftest.py; off here,
 	#  about 3 min; the published site comes from make book, which executes one notebook at a time)
@@ -117,10 +117,10 @@ test: venv lint workshop-deps site-runtime
 	$(BIN)/pytest tests/test_rendered.py -k executed -p no:cacheprovider
 	COURSE_REPOSITORY= $(BIN)/jupyter-book build . -W --keep-going
 	$(MAKE) --no-print-directory book-with-repository
-	COURSE_SITE_REPO_DIR=$(REPO_BUILD)/_build/html $(BIN)/pytest tests/site --ignore=tests/site/test_pdf.py
+	COURSE_SITE_REPO_DIR=$(REPO_BUILD)/_build/html $(BIN)/pytest tests/site/built --ignore=tests/site/built/test_pdf.py
 
 # the same book built the other way, with the repository setting (an example address): its own folder, the
-# execution cache of the real build reused (nothing executes); tests/site checks that its pages have the launch,
+# execution cache of the real build reused (nothing executes); tests/site/built checks that its pages have the launch,
 # repository and issue buttons and the default build's pages have none
 REPO_BUILD := _build/with_repository
 EXAMPLE_REPOSITORY := https://github.com/ascend-course/npu-course
@@ -145,7 +145,7 @@ test-chips: venv
 # and the lesson's packages: 1-5 min, so not in make test)
 test-download: venv
 	@test -f _build/html/index.html || { echo "还没有生成网站：先运行 make book"; exit 2; }
-	NPULAB_DOWNLOAD_TEST=1 $(BIN)/pytest tests/site/test_route.py -k fresh_venv -p no:cacheprovider
+	NPULAB_DOWNLOAD_TEST=1 $(BIN)/pytest tests/site/built/test_route.py -k fresh_venv -p no:cacheprovider
 
 test-verdicts: venv
 	NPULAB_VERDICT_LOAD=2 $(BIN)/pytest tests/load -p no:cacheprovider -p no:xdist -q
@@ -157,17 +157,17 @@ pdf: venv
 	./scripts/system_packages.sh pdf
 	$(BIN)/jupyter-book build . --builder pdflatex
 	@if [ -d _build/html ]; then cp _build/latex/course.pdf _build/html/course.pdf; \
-	  $(BIN)/python -m npulab.course.site_postprocess _build/html; fi
-	$(BIN)/pytest tests/site/test_pdf.py
+	  $(BIN)/python -m npulab.site.postprocess _build/html; fi
+	$(BIN)/pytest tests/site/built/test_pdf.py
 
 # Lighthouse from npm (package.json, ~80 s and ~190 MB), run on the built site with the system Chromium
 lighthouse: venv
 	@test -f _build/html/index.html || { echo "还没有生成网站：先运行 make book"; exit 2; }
 	npm install --no-audit --no-fund --silent
-	$(BIN)/pytest tests/site/test_lighthouse.py
+	$(BIN)/pytest tests/site/built/test_lighthouse.py
 
 workshop-check: venv workshop-deps
-	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests/workshop tests/test_workshop.py tests/test_workshop_accounts.py tests/test_preflight.py tests/test_quiz.py tests/test_workshop_course.py
+	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests/workshop tests/test_quiz.py
 
 lab-export: venv
 	$(BIN)/python -m npulab lab-export

@@ -2,14 +2,19 @@
 
 Grouped by concern, not by chapter (most modules serve several chapters). Lower layers never import higher ones:
 ``core`` imports nothing else of npulab; ``hw``, ``env``, ``pytorch``, ``mindspore``, ``ascend_tools`` and
-``kernels`` build on ``core``; ``migrate``, ``bench`` and ``course`` sit on top; ``testing`` holds test doubles.
+``kernels`` build on ``core``; ``migrate`` and ``bench`` above them; ``lint``, ``course``, ``workshop`` and ``site``
+sit on top; ``testing`` holds test doubles.
 
 - ``core``          device (npu → cuda → cpu), timing (warm-up, sync, median), comparisons and verdicts chosen
                     from the numbers, the machine-and-load footer, provenance, peaks, plotting,
                     paths and package data, notebook cells (the ``npu`` tag), environment summary, CLI plumbing
-- ``course``        the ``%%npu`` magic, lint-npu against the released packages, recording on Ascend hardware,
-                    workshop support (seat pool, hub environment, preflight, agenda), quizzes, the labs' checks,
-                    the measuring lessons (``course.measures``) and the audit of the verdicts they print
+- ``lint``          lint-npu: the NPU cells checked against the released packages (names, signatures, values
+                    and types, command-line flags, environment variables, version features)
+- ``course``        the lessons' machinery: the ``%%npu`` magic, recording on Ascend hardware, quizzes, the labs'
+                    checks, the measuring lessons (``course.measures``) and the audit of the verdicts they print,
+                    rendered tables, the English edition (``edition``, ``glossary``)
+- ``workshop``      workshops: seat pool, hub environment and accounts, preflight, agenda, containers, Kubernetes
+- ``site``          the published book: the Sphinx extension, post-processing, downloads, the tools page
 - ``env``           CANN install inspection, compatibility tables, the CANN stack, shell sessions, visible devices,
                     the CANN lines a MindSpore wheel accepts, doctor, explain (error logs → causes and fixes)
 - ``hw``            Da Vinci core, Cube unit, data formats, roofline, interconnect, collectives (α–β model)
@@ -38,7 +43,7 @@ Chapter → modules:
 - 04 MindSpore: ``mindspore.*``, ``env.mindspore_cann``
 - 05 tools: ``ascend_tools.*``, ``bench``, ``pytorch.profile_trace``, ``pytorch.precision``
 - 06 advanced: ``kernels.ascendc``, ``kernels.triton_kernels``, ``kernels.triton_launch``, ``kernels.kernel_paths``, ``llm.kv_cache``, ``llm.decoder``, ``migrate.strategy``, ``pytorch.distributed``, ``hw.collectives``
-- workshops and labs: ``course.workshop`` (seats, CANN environment, preflight, agenda), ``course.quiz``, ``course.labs``
+- workshops and labs: ``workshop`` (seats, CANN environment, preflight, agenda), ``course.quiz``, ``course.labs``
 
 The command line is ``python -m npulab <tool> ...`` (tools are imported only when asked for).
 """
@@ -49,7 +54,7 @@ __version__ = "0.2.0"
 def load_ipython_extension(ipython):  # pragma: no cover - thin IPython hook
     """``%load_ext npulab`` registers the ``%%npu`` cell magic; on a workshop server it also says the seat."""
     from npulab.course.npu_magic import register_magics
-    from npulab.course.workshop.mode import current_seat, seat_line
+    from npulab.workshop.mode import current_seat, seat_line
 
     register_magics(ipython)
     seat = current_seat()

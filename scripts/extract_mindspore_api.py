@@ -2,7 +2,7 @@
 """Regenerate npulab/data/mindspore_api.json: what MindSpore's sources cannot tell lint-npu without running it.
 
 Most of MindSpore is read by lint-npu straight from the installed wheel's Python sources (names, ``def``
-signatures, the lists its validation code tests values against: npulab.course.lint.signatures, api_values). Two
+signatures, the lists its validation code tests values against: npulab.lint.signatures, api_values). Two
 things only exist at run time, so this script imports the installed ``mindspore`` (the version requirements.txt
 pins) and records them:
 
@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("GLOG_v", "4")
 
-from npulab.course.lint.context import requirement_pin  # noqa: E402
+from npulab.lint.context import requirement_pin  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "npulab" / "data" / "mindspore_api.json"
 

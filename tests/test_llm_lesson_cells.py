@@ -1,5 +1,5 @@
 """The NPU cells of lesson 06/05 (ms-swift, MindSpeed-LLM, vLLM-Ascend) name their stack, use today's commands and,
-in a workshop, the seat's own NPU and port (``npulab.course.workshop.mode``) or say why they are skipped.
+in a workshop, the seat's own NPU and port (``npulab.workshop.mode``) or say why they are skipped.
 
 The cells are run through IPython with ``system`` replaced by a recorder, so the shell lines are checked exactly as
 IPython would expand them (``{name}`` from the cell's variables), without running anything.
@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from npulab.core import provenance as provenance_module
 from npulab.core.paths import REPO_ROOT
 
 LESSON = REPO_ROOT / "chapters" / "06_advanced" / "05_llm_on_ascend.ipynb"
@@ -134,9 +135,12 @@ PLANNING = ("chip-llm", "cccfcb77", "037abe59", "bbf538a9", "a127e672", "b5ec6b6
 
 
 def _run_planning(monkeypatch, chip: str | None) -> tuple[dict, dict]:
-    """Run the chip cell and the planning cells as the kernel would; (namespace, last expression of each cell)."""
+    """Run the chip cell and the planning cells as the kernel would; (namespace, what each cell shows: its last
+    expression, else the last table it displayed through ``provenance.show``)."""
     import ast
 
+    emitted: list = []
+    monkeypatch.setattr(provenance_module, "emit", emitted.append)
     if chip is None:
         monkeypatch.delenv("NPULAB_CHIP", raising=False)
     else:
@@ -147,8 +151,10 @@ def _run_planning(monkeypatch, chip: str | None) -> tuple[dict, dict]:
     for cell_id in PLANNING:
         tree = ast.parse(CODE[cell_id])
         last = tree.body.pop() if isinstance(tree.body[-1], ast.Expr) else None
+        emitted.clear()
         exec(compile(tree, cell_id, "exec"), namespace)
-        shown[cell_id] = eval(compile(ast.Expression(last.value), cell_id, "eval"), namespace) if last else None
+        value = eval(compile(ast.Expression(last.value), cell_id, "eval"), namespace) if last else None
+        shown[cell_id] = value if value is not None else (emitted[-1] if emitted else None)
     return namespace, shown
 
 

@@ -8,8 +8,8 @@ import yaml
 
 from npulab.core.notebook_cells import KNOWN_TAGS, NPU_TAG, SKIP_TAG, is_npu_cell, iter_notebooks, read, tags
 from npulab.core.paths import REPO_ROOT
-from npulab.course.lint.notebook import check_leaves
 from npulab.course.record import RECORD_KEY
+from npulab.lint.notebook import check_leaves
 
 NOTEBOOKS = list(iter_notebooks())
 LESSONS = [p for p in NOTEBOOKS if p.parts[-3] == "chapters"]

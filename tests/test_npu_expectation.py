@@ -1,8 +1,9 @@
-"""npulab.course.lint.expected_output: every %%npu line says what the cell prints, labelled as a description."""
+"""npulab.lint.expected_output: every %%npu line says what the cell prints, labelled as a description."""
 
-from npulab.course import npu_magic, sphinx_site
-from npulab.course.lint import expected_output
-from npulab.course.lint.notebook import check_notebook
+from npulab.course import npu_magic
+from npulab.lint import expected_output
+from npulab.lint.notebook import check_notebook
+from npulab.site import sphinx_extension
 
 DESCRIBED = "%%npu 预期打印 hccl [0.0, 1.0]（推导）\nimport torch_npu\n"
 
@@ -33,7 +34,7 @@ def test_lint_rejects_a_bare_or_empty_npu_line_and_accepts_a_description():
 def test_skip_message_and_site_note_label_the_description():
     msg = npu_magic.skip_message("预期打印 hccl [0.0, 1.0]（推导）")
     assert msg.splitlines()[-1] == f"{expected_output.EXPECTED_LABEL}：打印 hccl [0.0, 1.0]（推导）。"
-    note = sphinx_site.npu_note(DESCRIBED, has_output=False, stamp=None)
+    note = sphinx_extension.npu_note(DESCRIBED, has_output=False, stamp=None)
     assert note.startswith("尚未在昇腾硬件上录制输出") and expected_output.EXPECTED_LABEL in note
     assert note.endswith("打印 hccl [0.0, 1.0]（推导）。")
 

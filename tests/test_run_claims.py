@@ -3,7 +3,7 @@
 import json
 
 from npulab.course.run_claims import run_time_text, stale_lessons, sync_lessons
-from npulab.course.workshop import load_times
+from npulab.workshop import load_times
 
 
 def test_every_lesson_states_the_measured_run_time():

@@ -10,7 +10,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from npulab.ascend_tools.smi.templates import parse_template_info
-from npulab.course.workshop.preflight import vnpu_check
+from npulab.workshop.preflight import vnpu_check
 
 UNSUPPORTED = "npu-smi info -t template-info\nThis device does not support querying template-info.\n"
 NAMES_ONLY = """

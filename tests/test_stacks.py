@@ -119,7 +119,7 @@ def test_a_cell_of_another_stack_runs_that_stacks_tools():
     import nbformat
 
     from npulab.core.paths import REPO_ROOT
-    from npulab.course.lint.features import cell_stack
+    from npulab.lint.features import cell_stack
 
     checked = 0
     for path in sorted([*REPO_ROOT.glob("chapters/*/*.ipynb"), *REPO_ROOT.glob("notebooks/*.ipynb")]):

@@ -1,5 +1,5 @@
 # JupyterHub configuration for a workshop on one shared Ascend server: the steps are in workshop/README.md.
-# A thin file: each concern is a module of npulab.course.workshop; this file only wires them.
+# A thin file: each concern is a module of npulab.workshop; this file only wires them.
 #
 # Run as root from the course checkout: the hub and its proxy run as root and start each participant's server
 # as that participant's own Unix account, jupyter-<name>, created at their first login.
@@ -29,8 +29,8 @@ from pathlib import Path
 
 from jupyterhub.spawner import SpawnException
 
-from npulab.course import workshop
-from npulab.course.workshop import (
+from npulab import workshop
+from npulab.workshop import (
     access,
     accounts,
     cann_env,
@@ -42,7 +42,7 @@ from npulab.course.workshop import (
     sealed,
     server_args,
 )
-from npulab.course.workshop import spawner as local_spawner
+from npulab.workshop import spawner as local_spawner
 
 c = get_config()  # noqa: F821  (provided by JupyterHub when it loads this file)
 env = os.environ
@@ -216,7 +216,7 @@ c.JupyterHub.default_url = landing_page
 
 
 # --- the seat map for the instructor: a hub service at /services/seats/ (admins only) -----------------------------
-# npulab/course/workshop/seat_service.py reads the same seats.json as `python -m npulab workshop seats`; the hub's
+# npulab/workshop/seat_service.py reads the same seats.json as `python -m npulab workshop seats`; the hub's
 # admin role has access:services, participants' default role does not, so they get a 403.
 SEATS_ENV = {k: env[k] for k in ("WORKSHOP_NPUS", "WORKSHOP_PER_NPU", "WORKSHOP_ROSTER") if env.get(k)}
 SEATS_ENV["WORKSHOP_STATE_DIR"] = str(STATE)
@@ -225,7 +225,7 @@ c.JupyterHub.services = [{
     "name": "seats",
     "display": True,  # listed in the hub's Services menu
     "url": "http://127.0.0.1:" + env.get("WORKSHOP_SEATS_PORT", "10101"),
-    "command": [sys.executable, "-m", "npulab.course.workshop.seat_service"],
+    "command": [sys.executable, "-m", "npulab.workshop.seat_service"],
     "environment": SEATS_ENV,
     "oauth_no_confirm": True,
 }]

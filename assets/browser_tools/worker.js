@@ -13,7 +13,7 @@ async function start() {
   const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
   py.unpackArchive(await bundle.arrayBuffer(), "zip", { extractDir: sitePackages });
   py.runPython("import importlib; importlib.invalidate_caches()");
-  const tools = py.pyimport("npulab.course.browser_tools");
+  const tools = py.pyimport("npulab.site.browser_tools");
   // measured: what this load transferred from the site (0 when the browser's cache served it)
   const bytes = performance.getEntriesByType("resource").filter((e) => e.name.startsWith(BASE.href))
     .reduce((sum, e) => sum + (e.transferSize || 0), 0);

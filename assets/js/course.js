@@ -1,4 +1,4 @@
-/* The course's own site behaviour (npulab.course.sphinx_site; docs/site.md), on top of the themes:
+/* The course's own site behaviour (npulab.site.sphinx_extension; docs/site.md), on top of the themes:
  *
  * 1. Sidebar toggles. Each page has two ☰ (.primary-toggle) and two ☷ (.secondary-toggle) buttons: the
  *    pydata-sphinx-theme header's (hidden by sphinx-book-theme) and the article header's (the visible ones). Both
@@ -12,7 +12,7 @@
  *    matching over the index's own vocabulary, so "性能分析" is looked up as the terms the index holds; and a page
  *    whose title contains every query term ranks above pages that merely mention them.
  * 4. Notebook downloads: the first code cell of a downloaded notebook installs npulab from the site, relative to
- *    the notebook's own address (npulab.course.download_notebooks). On a click on the .ipynb download, the address
+ *    the notebook's own address (npulab.site.download_notebooks). On a click on the .ipynb download, the address
  *    the notebook is downloaded from is written into that cell (NOTEBOOK_URL); if anything fails, the plain link
  *    is followed as before.
  */

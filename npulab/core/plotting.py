@@ -7,7 +7,7 @@ back: Latin text in DejaVu Sans, CJK text in Noto Sans CJK (Debian: ``fonts-noto
 Text size: figures are shown at their natural width or narrower, so a phone shrinks their text. In IPython every
 figure's PNG carries the height of its smallest text in image pixels (PNG text ``Description``:
 ``npulab:min-text-px=…``); the site gives such an image a minimum width on narrow screens at which that text is
-at least 11 CSS px, and the table-like scroll container shows there is more (npulab.course.site_postprocess).
+at least 11 CSS px, and the table-like scroll container shows there is more (npulab.site.postprocess).
 """
 
 from __future__ import annotations

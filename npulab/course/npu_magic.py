@@ -8,7 +8,7 @@ otherwise prints, in Chinese, why it was skipped and where its reference result 
 from __future__ import annotations
 
 from npulab.core.device import npu_available, pick_device
-from npulab.course.lint.expected_output import label
+from npulab.lint.expected_output import label
 
 # Points only at things every lesson has: the prose around the cell. On the course site the cell also carries a
 # badge and, once recorded on real Ascend hardware, the recorded output with its device/CANN stamp.

@@ -269,7 +269,7 @@ def lesson_title(path: str) -> str:
 
 def _source_html(source: str) -> str:
     """A link to the lesson (section) the question rests on, relative to ``notebooks/quizzes.ipynb``: it opens the
-    notebook in JupyterLab; on the site the link is rewritten to the lesson's page (site_postprocess.link_notebooks)."""
+    notebook in JupyterLab; on the site the link is rewritten to the lesson's page (postprocess.link_notebooks)."""
     if source.startswith(("http://", "https://")):
         return f'<a href="{html.escape(source)}">{html.escape(source)}</a>'
     path, _, anchor = source.partition("#")

@@ -72,7 +72,7 @@ def record(path: Path, stamp: dict[str, str], execute: Callable = execute_all_ce
 
     start = time.perf_counter()
     executed = execute(nb, path.parent)
-    # the run time on the NPU, for the workshop agenda (npulab.course.workshop.agenda reads it as "recorded")
+    # the run time on the NPU, for the workshop agenda (npulab.workshop.agenda reads it as "recorded")
     seconds = round(time.perf_counter() - start, 1)
     nbformat.write(keep_npu_outputs(executed, {**stamp, "seconds": seconds}), str(path))
     return sum(is_npu_cell(c) for c in executed.cells)

@@ -3,7 +3,7 @@
 Lessons used to type "（CPU 上运行全部单元约 1 分钟）" by hand, and the claim drifted from what the lesson measured.
 ``python -m npulab workshop times`` writes ``npulab/data/notebook_times.yaml`` from a ``make test`` run and then
 ``sync_lessons`` rewrites each lesson's parenthesis from it (``run_time_text``); the site renders the same text
-(``sphinx_site.fill_run_time``), and ``stale_lessons`` (a test) fails when a lesson says anything else.
+(``sphinx_extension.fill_run_time``), and ``stale_lessons`` (a test) fails when a lesson says anything else.
 """
 
 from __future__ import annotations

@@ -1,177 +1,69 @@
-"""The tools page (about/tools.md) in a real browser, offline: the runtime comes from the site, answers equal the CLI's.
+"""npulab.site.browser_tools: the bundle the tools page unpacks in Pyodide, its publishing, the CLI runner.
 
-Every request that is not to the local server is blocked and recorded. The page loads Pyodide from ``_tools/`` only
-when a tool is used; it explains three real public logs (tests/data/explain_heldout) and one real ``npu-smi info``
-(npulab/data/samples) with the same categories and chips as ``python -m npulab … --json``, plans one model and
-resolves one set of versions. Lesson pages never load the runtime.
+The page itself is tested in a real browser by tests/site/built/test_browser_tools.py.
 """
 
-from __future__ import annotations
-
 import json
-import re
-import time
-from pathlib import Path
+import zipfile
 
 import pytest
-from sitekit import BUILD
 
-from npulab.core.paths import DATA_DIR, REPO_ROOT
-from npulab.course.browser_tools import RUNTIME_FILES, SCRIPTS, run_cli
-
-TOOLS_PAGE = "about/tools.html"
-LOGS = [REPO_ROOT / "tests" / "data" / "explain_heldout" / name
-        for name in ("hccl_vllmascend3413.log", "driver_hami615.log", "aicore_pytorch66.log")]
-SMI_SAMPLE = DATA_DIR / "samples" / "info_910b3_8card_24.1.rc1.txt"
-LESSON_PAGES = ("intro.html", "chapters/01_environment/02_hello_npu.html")
-LOAD_TIMEOUT_MS = 180_000
+from npulab.core.paths import PACKAGE_DIR
+from npulab.site import browser_tools
 
 
-def cli_json(argv: list[str]) -> dict:
-    """What the command line prints for ``python -m npulab ARGV --json`` (the same entry point, in this process)."""
-    result = json.loads(run_cli([*argv, "--json"]))
-    return json.loads(result["stdout"])
+def test_bundle_has_the_tools_and_data_but_no_lab_checkers(tmp_path):
+    names = zipfile.ZipFile(browser_tools.build_bundle(tmp_path / "a.zip")).namelist()
+    for module in ("npulab/__main__.py", "npulab/env/explain/__init__.py", "npulab/hw/chips_cli.py",
+                   "npulab/llm/plan_cli.py", "npulab/ascend_tools/smi/cli.py", "npulab/env/versions_cli.py",
+                   "npulab/data/error_catalog.yaml", "npulab/data/compatibility.yaml", "yaml/__init__.py"):
+        assert module in names, module
+    assert not [n for n in names if "/labs/" in n or "quizzes" in n or n.endswith((".so", ".pyc"))]
+    assert (zipfile.ZipFile(tmp_path / "a.zip").read("npulab/data/chips.yaml")
+            == (PACKAGE_DIR / "data" / "chips.yaml").read_bytes())
 
 
-@pytest.fixture(scope="module")
-def offline(browser, server):
-    """A page whose every request outside the local server is blocked; yields (page, requested urls, blocked urls)."""
-    context = browser.new_context()
-    requested: list[str] = []
-    blocked: list[str] = []
-
-    def route(r):
-        url = r.request.url
-        if url.startswith(server + "/"):
-            requested.append(url)
-            r.continue_()
-        else:
-            blocked.append(url)
-            r.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
-    yield page, requested, blocked
-    context.close()
+def test_bundle_is_reproducible(tmp_path):
+    a = browser_tools.build_bundle(tmp_path / "a.zip").read_bytes()
+    assert browser_tools.build_bundle(tmp_path / "b.zip").read_bytes() == a
 
 
-def _use(page, tool: str) -> None:
-    result = page.locator(f"#npulab-{tool}-result")
-    page.click(f"button[data-npulab-tool={tool}]")
-    page.wait_for_function(f"document.getElementById('npulab-{tool}-result').dataset.done === '1'",
-                           timeout=LOAD_TIMEOUT_MS)
-    assert not result.locator(".npulab-error").count(), result.inner_text()
+def test_publish_needs_the_runtime(tmp_path):
+    with pytest.raises(browser_tools.RuntimeMissing, match="make site-runtime"):
+        browser_tools.publish(tmp_path / "site", runtime_dir=tmp_path / "nothing")
 
 
-def test_runtime_is_published_with_the_site():
-    for name in RUNTIME_FILES:
-        assert (BUILD / "_tools" / "pyodide" / name).is_file(), name
-    assert (BUILD / "_tools" / "npulab.zip").stat().st_size > 100_000
-    assert all((BUILD / "_tools" / script).is_file() for script in SCRIPTS)
+def test_publish_copies_runtime_bundle_and_script(tmp_path):
+    runtime = tmp_path / "pyodide"
+    runtime.mkdir()
+    for name in browser_tools.RUNTIME_FILES:
+        (runtime / name).write_text(name)
+    sizes = browser_tools.publish(tmp_path / "site", runtime_dir=runtime)
+    tools = tmp_path / "site" / browser_tools.SITE_FOLDER
+    assert sorted(p.name for p in (tools / "pyodide").iterdir()) == sorted(browser_tools.RUNTIME_FILES)
+    assert sizes["bundle"] == (tools / "npulab.zip").stat().st_size
+    assert all((tools / script).is_file() for script in browser_tools.SCRIPTS)
 
 
-def test_tools_page_offline_same_answers_as_cli(offline, server):
-    page, requested, blocked = offline
-    page.goto(f"{server}/{TOOLS_PAGE}", wait_until="networkidle")
-    assert not [u for u in requested if "/_tools/pyodide/" in u], "the runtime must load only when a tool is used"
-    assert "不会离开你的浏览器" in page.inner_text("article")
-
-    started = time.monotonic()
-    for i, log in enumerate(LOGS):
-        page.fill("#npulab-explain-input", log.read_text(encoding="utf-8"))
-        _use(page, "explain")
-        if i == 0:
-            print(f"\nfirst answer (runtime load + explain): {time.monotonic() - started:.1f} s; "
-                  f"runtime ready in {page.evaluate('document.body.dataset.npulabToolsLoadMs')} ms; "
-                  f"{page.inner_text('#npulab-tools-status')}")
-            assert "从本站下载" in page.inner_text("#npulab-tools-status")
-        shown = page.get_attribute("#npulab-explain-result", "data-categories").split(",")
-        expected = [f["category"] for f in cli_json(["explain", "--no-env", str(log)])["findings"]]
-        assert expected, f"{log.name}: the CLI finds nothing; pick a log with an error"
-        assert shown == expected, log.name
-        cards = page.locator("#npulab-explain-result .npulab-card")
-        assert cards.count() == len(expected)
-        assert page.locator("#npulab-explain-result .npulab-sources li").count() >= 1, "findings carry sources"
-
-    page.fill("#npulab-smi-input", SMI_SAMPLE.read_text(encoding="utf-8"))
-    _use(page, "smi")
-    parsed = cli_json(["smi", "parse", str(SMI_SAMPLE)])
-    names = list(dict.fromkeys(c["name"] for c in parsed["chips"] if c["name"]))
-    assert page.get_attribute("#npulab-smi-result", "data-chips").split(",") == names
-    keys = page.locator("#npulab-smi-result .npulab-chip").evaluate_all("els => els.map(e => e.dataset.chip)")
-    assert keys == [cli_json(["chips", n])["key"] for n in names]
-    assert page.input_value("#npulab-versions-driver") == parsed["driver_version"]
-
-    page.fill("#npulab-plan-model", "Qwen3-32B")
-    page.select_option("#npulab-plan-card", "910B3")
-    page.fill("#npulab-plan-tp", "2")
-    _use(page, "plan")
-    plan = cli_json(["llm-plan", "Qwen3-32B", "--card", "910B3", "--tp", "2", "--batch", "1", "--context", "4096"])
-    assert page.get_attribute("#npulab-plan-result", "data-fits") == str(plan["fits"]).lower()
-    assert plan["model"] in page.inner_text("#npulab-plan-result")
-    config = DATA_DIR / "llm_configs" / "Llama-3.1-8B.json"  # a pasted config.json (the model card's file)
-    page.fill("#npulab-plan-config", config.read_text(encoding="utf-8"))
-    _use(page, "plan")
-    pasted = cli_json(["llm-plan", str(config), "--card", "910B3", "--tp", "2", "--batch", "1", "--context", "4096"])
-    assert page.get_attribute("#npulab-plan-result", "data-fits") == str(pasted["fits"]).lower()
-    assert f"{pasted['max_tokens']:,}" in page.inner_text("#npulab-plan-result")
-    page.fill("#npulab-plan-config", "")
-
-    page.fill("#npulab-versions-cann", "8.0.0")
-    _use(page, "versions")
-    sections = cli_json(["versions", "--cann", "8.0.0", "--driver", parsed["driver_version"], "--chip", keys[0]])["sections"]
-    titles = page.locator("#npulab-versions-result .npulab-card h3").all_inner_texts()
-    assert titles == [s["title"] for s in sections]
-    commands = page.inner_text("#npulab-versions-result")
-    assert all(cmd in commands for s in sections for cmd in s["commands"])
-
-    assert not blocked, f"requests outside the site: {blocked}"
-    runtime = {u.rsplit("/", 1)[-1] for u in requested if "/_tools/pyodide/" in u}
-    assert runtime >= {"pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip"}, runtime
+def test_run_cli_returns_the_cli_output_and_exit_code():
+    ok = json.loads(browser_tools.run_cli(["chips", "910B3", "--json"]))
+    assert ok["code"] == 0 and json.loads(ok["stdout"])["key"] == "910B3"
+    bad = json.loads(browser_tools.run_cli(["chips", "nope"]))
+    assert bad["code"] == 2 and "芯片表里没有" in bad["stderr"]
+    usage = json.loads(browser_tools.run_cli(["llm-plan"]))  # argparse exits: caught, not raised
+    assert usage["code"] == 2 and usage["stderr"]
 
 
-@pytest.mark.parametrize("name", LESSON_PAGES)
-def test_lesson_pages_never_load_the_runtime(browser, server, name):
-    # a reference to the runtime folder (not the chapter folder 05_tools/ that every page's navigation links to)
-    assert not re.search(r"(?<![\w])_tools/", (BUILD / name).read_text(encoding="utf-8"))
-    context = browser.new_context()
-    page = context.new_page()
-    urls: list[str] = []
-    page.on("request", lambda r: urls.append(r.url))
-    page.goto(f"{server}/{name}", wait_until="networkidle")
-    context.close()
-    assert not [u for u in urls if "/_tools/" in u or "pyodide" in u]
+def test_tools_page_names_real_commands():
+    """Each ``python -m npulab X`` on the tools page (and its JupyterLab table) is a tool of the CLI."""
+    import re
 
+    from npulab.__main__ import TOOLS
+    from npulab.core.paths import REPO_ROOT
 
-def test_no_other_page_references_the_runtime():
-    pages = [p for p in BUILD.rglob("*.html") if "_static" not in p.parts and "_tools" not in p.parts]
-    using = sorted(str(p.relative_to(BUILD)) for p in pages if "_tools/tools.js" in p.read_text(encoding="utf-8"))
-    assert using == [TOOLS_PAGE]
-
-
-def test_bundle_is_this_tree():
-    """npulab.zip holds this checkout's npulab (code and data) and PyYAML's pure-Python modules, nothing compiled."""
-    import zipfile
-
-    names = set(zipfile.ZipFile(BUILD / "_tools" / "npulab.zip").namelist())
-    assert {"npulab/__main__.py", "npulab/data/error_catalog.yaml", "yaml/__init__.py"} <= names
-    assert not [n for n in names if n.endswith((".so", ".pyc"))]
-    assert Path(REPO_ROOT / "npulab" / "data" / "compatibility.yaml").read_bytes() == \
-        zipfile.ZipFile(BUILD / "_tools" / "npulab.zip").read("npulab/data/compatibility.yaml")
-
-
-def test_lighthouse_tools_page(server, tmp_path):
-    """The tools page before use: as light as a lesson page (the runtime is not loaded); scores printed for the note."""
-    from test_lighthouse import LIGHTHOUSE, MIN_ACCESSIBILITY, MIN_PERFORMANCE, lighthouse
-
-    if LIGHTHOUSE is None:
-        pytest.skip("Lighthouse is not installed (make lighthouse)")
-    report = lighthouse(f"{server}/{TOOLS_PAGE}", tmp_path / "report.json")
-    scores = {k: report["categories"][k]["score"] for k in ("performance", "accessibility")}
-    print(f"\nLighthouse (mobile) {TOOLS_PAGE}: {scores}; "
-          f"LCP {report['audits']['largest-contentful-paint']['displayValue']}, "
-          f"TBT {report['audits']['total-blocking-time']['displayValue']}")
-    failed = [a["id"] for a in report["audits"].values()
-              if a.get("score") == 0 and a["id"] in {r["id"] for r in report["categories"]["accessibility"]["auditRefs"]}]
-    assert scores["accessibility"] >= MIN_ACCESSIBILITY, failed
-    assert scores["performance"] >= MIN_PERFORMANCE, scores
+    text = (REPO_ROOT / "about" / "tools.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"python -m npulab ([a-z-]+)", text))
+    assert {"explain", "smi", "chips", "llm-plan", "versions"} <= named <= set(TOOLS)
+    for name in browser_tools.SCRIPTS:
+        script = (browser_tools.SOURCE_DIR / name).read_text(encoding="utf-8")
+        assert not re.search(r"[\"'`]https?://", script), f"{name} requests only the site's own files (no address)"

@@ -43,8 +43,8 @@ import requests
 import websocket
 
 from npulab.core.paths import REPO_ROOT
-from npulab.course.workshop import access, accounts, posix_acl
 from npulab.testing.rehearsal import make_rehearsal
+from npulab.workshop import access, accounts, posix_acl
 
 # real Unix accounts: never at the same time as the other module that creates them (pytest-xdist --dist loadgroup)
 pytestmark = pytest.mark.xdist_group("unix-accounts")

@@ -1,0 +1,580 @@
+"""lint-npu, argument values: the values of enumerated arguments (a device target, a mode, a jit level, a layout)
+against npulab/data/api_values.yaml, whose rules read the allowed values from the released sources where they are
+machine-readable (the list a function's validation code tests against, module constants, the docstring's list) and
+from the named documentation otherwise. Without a rule, the called function's own validation code is read
+(:func:`validations`: ``x not in (A, B)`` with constants resolved across modules and classes, ``isinstance``,
+``check_str_by_regular``; a constructor's checks of ``self._x``), and so are the types its annotations declare
+(:func:`annotation_problems`: torch, and a string for a ``bool`` anywhere) and the keywords it keeps only to warn
+about (:func:`warned_keywords`: PyTorch 1.x profiling's ``use_cuda``). Only literals and named constants are
+checked; computed values are not.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.lint.signatures import Signature, SourceTree, _class_member, _top_level
+
+RULES = DATA_DIR / "api_values.yaml"
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Allowed:
+    """What one parameter accepts: values, or for a dict argument its keys (each with values, or None: any)."""
+
+    values: tuple | None
+    keys: dict | None
+    constants: dict  # name -> value, for arguments written as ``ms.GRAPH_MODE``
+    source: str
+    open_keys: bool = False  # a dict argument may carry keys the rule does not list (they are not checked)
+    as_text: bool = False  # the code compares str(value) (torch_npu.npu.set_option)
+    labels: tuple | None = None  # how the values are written in the source (ProfilerLevel.Level1), for messages
+    pattern: str | None = None  # a regular expression the value must match from its start (re.match)
+    types: tuple | None = None  # the types an ``isinstance`` check accepts
+
+
+@cache
+def rules() -> list[dict]:
+    """The rules of the data file."""
+    return load_yaml(RULES)["rules"]
+
+
+def allowed(tree: SourceTree, rule: dict) -> Allowed | None:
+    """The allowed values of one rule, read from ``tree`` where the rule says so; None when the source has changed
+    so that they cannot be read (lint-npu then does not guess)."""
+    where = f"{tree.package} {tree.version}"
+    if "from_source" in rule:
+        spec = rule["from_source"]
+        value, what = _source_literal(tree, spec, spec.get("argument", rule["parameter"]))
+        if "key" in spec and isinstance(value, dict):
+            value, what = value.get(spec["key"]), f"{what}[{spec['key']!r}]"
+        if isinstance(value, Allowed):
+            return value
+        if not value:
+            return None
+        source = f"{where} 的 {what}"
+        if rule.get("keys_are_values") and isinstance(value, dict):
+            return Allowed(tuple(value), None, {}, source + "（的键）")
+        flags = {"open_keys": bool(rule.get("open_keys")), "as_text": bool(rule.get("compare_as_text"))}
+        if isinstance(value, dict):
+            keys = {k: tuple(v) if isinstance(v, (list, tuple)) else None for k, v in value.items()}
+            return Allowed(None, keys, {}, source, **flags)
+        return Allowed(tuple(value), None, {}, source, **flags)
+    if "constants" in rule:
+        spec = rule["constants"]
+        consts = {name: tree.constant(spec["module"], name) for name in spec["names"]}
+        if any(v is None for v in consts.values()):
+            return None
+        return Allowed(tuple(consts.values()), None, consts, rule["source"])
+    if "from_docstring" in rule:
+        func = tree.function(rule["from_docstring"]["function"])
+        values = _docstring_list(func, rule["parameter"]) if func is not None else None
+        if values is None:
+            return None
+        return Allowed(tuple(values), None, {}, f"{where} 的 {rule['from_docstring']['function']} 文档字符串")
+    return Allowed(tuple(rule["values"]), None, {}, rule["source"])
+
+
+def _source_literal(tree: SourceTree, spec: dict, argument: str) -> tuple:
+    """(the literal, where it was read) that a from_source spec points at: a variable of a function or module, or
+    the list a function's validation tests ``argument`` against (``x not in [...]``, ``check_string(x, [...])``)."""
+    if "function" not in spec:
+        value = tree.assigned(spec["module"], spec["variable"])
+        return (_literal(value) if value is not None else None), f"{spec['module']}.{spec['variable']}"
+    func = tree.function(spec["function"])
+    if func is None:
+        return None, ""
+    if "variable" in spec:
+        return _local_literal(func, spec["variable"]), f"{spec['function']}（{spec['variable']}）"
+    checked = validations(tree, _module_of(tree, spec["function"]), func, {argument: argument},
+                          f"{tree.package} {tree.version} 的 {spec['function']}")
+    if argument in checked:
+        return checked[argument], ""
+    return _tested_literal(func, argument), f"{spec['function']} 对 {argument} 的校验"
+
+
+def _tested_literal(func: ast.FunctionDef, argument: str):
+    """The list of constants that ``func`` checks ``argument`` against."""
+    for node in ast.walk(func):
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == argument \
+                and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            other = node.comparators[0]
+            value = _local_literal(func, other.id) if isinstance(other, ast.Name) else _literal(other)
+            if value:
+                return value
+        if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == argument for a in node.args):
+            for arg in node.args:
+                if isinstance(arg, (ast.List, ast.Tuple)) and (value := _literal(arg)) and \
+                        all(isinstance(v, str) for v in value):
+                    return value
+    return None
+
+
+def _local_literal(func: ast.FunctionDef, name: str):
+    """The literal assigned to ``name`` inside ``func`` (lists of strings, dicts of such; other values as None)."""
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return _literal(node.value)
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name and node.value:
+            return _literal(node.value)
+    return None
+
+
+def _literal(node: ast.expr):
+    if isinstance(node, ast.Dict):
+        return {k.value: _literal(v) for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)}
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        return None  # e.g. (int,): a type, not a list of values
+    return value if isinstance(value, (list, tuple)) else None
+
+
+def _docstring_list(func: ast.FunctionDef, parameter: str) -> list | None:
+    """The first ``[...]`` literal on a docstring line that names ``parameter``."""
+    doc = ast.get_docstring(func) or ""
+    for line in doc.splitlines():
+        if re.search(rf"(^|[\s`'\"]){re.escape(parameter)}([\s`'\"(:]|$)", line):
+            match = re.search(r"\[[^\[\]]+\]", line)
+            if match:
+                try:
+                    value = ast.literal_eval(match.group(0))
+                except (ValueError, SyntaxError):
+                    continue
+                if isinstance(value, list) and value:
+                    return value
+    return None
+
+
+# --- values a function's own validation code accepts ---------------------------------------------------------
+
+
+def _module_of(tree: SourceTree, dotted: str) -> str:
+    """The module of ``module.function`` or ``module.Class.method``."""
+    parts = dotted.split(".")
+    return ".".join(parts[:-1]) if tree.tree(".".join(parts[:-1])) is not None else ".".join(parts[:-2])
+
+
+def _binding(tree: SourceTree, module: str, name: str, depth: int):
+    """(module, node) that binds ``name`` at the top level of ``module``, following ``from x import name``."""
+    parsed = tree.tree(module) if depth < 8 else None
+    found = _top_level(parsed, name) if parsed is not None else None
+    if isinstance(found, ast.ImportFrom):
+        alias = next(a for a in found.names if (a.asname or a.name) == name)
+        return _binding(tree, tree._absolute(module, found), alias.name, depth + 1)
+    return module, found
+
+
+def resolve_literal(tree: SourceTree, module: str, node: ast.expr, depth: int = 0):
+    """The constant an expression of ``module`` stands for: literals, module constants and class attributes
+    (``ProfilerLevel.Level1`` -> ``Constant.LEVEL1`` -> 'Level1'), across imports; _MISSING when not constant."""
+    if depth > 8:
+        return _MISSING
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        values = [resolve_literal(tree, module, e, depth + 1) for e in node.elts]
+        return _MISSING if any(v is _MISSING for v in values) else values
+    if isinstance(node, ast.Name):
+        where, found = _binding(tree, module, node.id, depth)
+        if isinstance(found, ast.Assign) and len(found.targets) == 1:
+            return resolve_literal(tree, where, found.value, depth + 1)
+        return _MISSING
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        where, cls = _binding(tree, module, node.value.id, depth)
+        if isinstance(cls, ast.ClassDef):
+            for stmt in cls.body:
+                if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == node.attr for t in stmt.targets):
+                    return resolve_literal(tree, where, stmt.value, depth + 1)
+    return _MISSING
+
+
+_WARNS = re.compile(r"warn|warning", re.IGNORECASE)
+
+
+def _refuses(body: list[ast.stmt]) -> bool:
+    """Whether an ``if`` body raises or warns (and resets the value) — the value is refused."""
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        if isinstance(node, ast.Raise):
+            return True
+        if isinstance(node, ast.Call) and _WARNS.search(ast.unparse(node.func)):
+            return True
+    return False
+
+
+def _changed(func: ast.FunctionDef, name: str) -> bool:
+    """Whether ``func`` assigns ``name`` more than once or grows it (append, extend, +=, …)."""
+    stores = sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(func))
+    grows = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                and n.func.value.id == name and n.func.attr in ("append", "extend", "insert", "add", "update")
+                for n in ast.walk(func))
+    return stores > 1 or grows or any(isinstance(n, ast.AugAssign) and ast.unparse(n.target) == name
+                                      for n in ast.walk(func))
+
+
+def _each_in(test: ast.expr, names: dict[str, str]) -> tuple[str, ast.expr] | None:
+    """(parameter, the literal) of ``not all(v in LITERAL for v in self._x)``, ``self._x`` holding the parameter
+    (made a list: ``export_type="text"`` becomes ``["text"]``)."""
+    call = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else None
+    gen = call.args[0] if isinstance(call, ast.Call) and ast.unparse(call.func) == "all" and call.args else None
+    if not isinstance(gen, ast.GeneratorExp) or len(gen.generators) != 1:
+        return None
+    loop, elt = gen.generators[0], gen.elt
+    param = names.get(f"each:{ast.unparse(loop.iter)}")
+    if param and isinstance(elt, ast.Compare) and len(elt.ops) == 1 and isinstance(elt.ops[0], ast.In) \
+            and ast.unparse(elt.left) == ast.unparse(loop.target):
+        return param, elt.comparators[0]
+    return None
+
+
+def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dict[str, str], where: str,
+                depth: int = 0) -> dict[str, Allowed]:
+    """parameter -> what ``func``'s own checks accept: ``if p not in (A, B): raise``/warn, with A, B constants read
+    through ``module``; ``if not Validator.check_str_by_regular(p, PATTERN)``; a same-module helper ``_check(p)``
+    one level down. ``names`` maps the expressions checked (``x``, ``self._x``) to the parameters they hold."""
+    out: dict[str, Allowed] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.If) and _refuses(node.body):
+            for test in ast.walk(node.test):
+                if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn) \
+                        and (param := names.get(ast.unparse(test.left))) and param not in out:
+                    other = test.comparators[0]
+                    if isinstance(other, ast.Name) and _changed(func, other.id):
+                        continue  # a list the function extends at run time (VALID_DEVICE_OPTIONS.append(...))
+                    local = _local_literal(func, other.id) if isinstance(other, ast.Name) else None
+                    values = list(local) if isinstance(local, (list, tuple)) else resolve_literal(tree, module, other)
+                    if values is not _MISSING and isinstance(values, list) and values and None not in values:
+                        elts = getattr(test.comparators[0], "elts", [])
+                        labels = tuple(ast.unparse(e) for e in elts) if any(
+                            not isinstance(e, ast.Constant) for e in elts) else None
+                        constants = {label.rsplit(".", 1)[-1]: v for label, v in zip(labels, values, strict=True)} \
+                            if labels else {}
+                        out[param] = Allowed(tuple(values), None, constants, f"{where} 的校验", labels=labels)
+                elif (each := _each_in(test, names)) and each[0] not in out:  # not all(v in (A, B) for v in self._x)
+                    values = resolve_literal(tree, module, each[1])
+                    if isinstance(values, list) and values and None not in values:
+                        out[each[0]] = Allowed(tuple(values), None, {}, f"{where} 的校验")
+                elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call) \
+                        and ast.unparse(test.operand.func) == "isinstance" and len(test.operand.args) == 2 \
+                        and (param := names.get(ast.unparse(test.operand.args[0]))):
+                    kinds = test.operand.args[1].elts if isinstance(test.operand.args[1], ast.Tuple) else [test.operand.args[1]]
+                    types = tuple(_TYPES.get(k.id) for k in kinds if isinstance(k, ast.Name))
+                    if types and len(types) == len(kinds) and None not in types:
+                        out.setdefault(param, Allowed(None, None, {}, f"{where} 的校验", types=types))
+                elif isinstance(test, ast.Call) and ast.unparse(test.func).endswith("check_str_by_regular") \
+                        and len(test.args) >= 2 and (param := names.get(ast.unparse(test.args[0]))):
+                    pattern = resolve_literal(tree, module, test.args[1])
+                    if isinstance(pattern, str):
+                        out.setdefault(param, Allowed(None, None, {}, f"{where} 的校验", pattern=pattern))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and depth == 0 \
+                and (param := names.get(ast.unparse(node.args[0]))):
+            helper = _top_level(tree.tree(module), node.func.id)
+            if isinstance(helper, ast.FunctionDef) and helper.args.args:
+                inner = validations(tree, module, helper, {helper.args.args[0].arg: param},
+                                    f"{where}（{node.func.id}）", depth + 1)
+                for key, value in inner.items():
+                    out.setdefault(key, value)
+    return out
+
+
+def checked_by_definition(tree: SourceTree, definition: str) -> dict[str, Allowed]:
+    """What a function (or a class's constructor and the methods it reads its attributes in) accepts, by its own
+    validation code; cached per definition."""
+    key = (id(tree), definition)
+    if key not in _CHECKED:
+        _CHECKED[key] = _checked(tree, definition)
+    return _CHECKED[key]
+
+
+_CHECKED: dict = {}
+
+
+def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
+    where = f"{tree.package} {tree.version} 的 {definition}"
+    func = tree.function(definition)
+    if func is not None:
+        rebound = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        names = {a.arg: a.arg for a in func.args.args + func.args.kwonlyargs if a.arg not in rebound}
+        return validations(tree, _module_of(tree, definition), func, names, where)
+    module, _, name = definition.rpartition(".")
+    cls = _top_level(tree.tree(module), name) if tree.tree(module) is not None else None
+    init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
+    if not isinstance(init, ast.FunctionDef):
+        return {}
+    params = {a.arg for a in init.args.args[1:] + init.args.kwonlyargs}
+    names = {p: p for p in params}
+    for node in ast.walk(init):  # self._x = x; self._x = self._as_list(x) (checked item by item)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id in params:
+                names[ast.unparse(node.targets[0])] = node.value.id
+            elif isinstance(node.value, ast.Call) and len(node.value.args) == 1 and \
+                    isinstance(node.value.args[0], ast.Name) and node.value.args[0].id in params:
+                names[f"each:{ast.unparse(node.targets[0])}"] = node.value.args[0].id
+    out: dict[str, Allowed] = {}
+    for method in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
+        for key, value in validations(tree, module, method, names, where).items():
+            out.setdefault(key, value)
+    return out
+
+
+def dispatched(tree: SourceTree, spec: dict) -> dict[str, tuple[str, dict[str, Allowed]]]:
+    """keyword -> (setter, what its validation accepts) for a ``**kwargs`` function that hands each keyword to a
+    setter through a table (``_Context.setters = {'mode': set_mode, …}``): the setters' own checks, read once."""
+    key = (id(tree), spec["table"])
+    if key in _CHECKED:
+        return _CHECKED[key]
+    parts = spec["table"].split(".")
+    table = tree.assigned(".".join(parts[:-1]), parts[-1]) if tree.tree(".".join(parts[:-1])) is not None else None
+    if table is None:  # a class attribute: module.Class.table
+        cls = _top_level(tree.tree(".".join(parts[:-2])), parts[-2]) if tree.tree(".".join(parts[:-2])) else None
+        found = [n.value for n in (cls.body if isinstance(cls, ast.ClassDef) else [])
+                 if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == parts[-1] for t in n.targets)]
+        table = found[0] if found else None
+    out = {}
+    for k, v in zip(getattr(table, "keys", []), getattr(table, "values", []), strict=True):
+        method = v.attr if isinstance(v, ast.Attribute) else v.id if isinstance(v, ast.Name) else None
+        func = tree.function(f"{spec['class']}.{method}") if isinstance(k, ast.Constant) and method else None
+        if func is not None and len(func.args.args) > 1:
+            param = func.args.args[1].arg
+            where = f"{tree.package} {tree.version} 的 {spec['class']}.{method}"
+            checked = validations(tree, spec["class"].rsplit(".", 1)[0], func, {param: param}, where)
+            if param in checked:
+                out[k.value] = (method, checked[param])
+    _CHECKED[key] = out
+    return out
+
+
+def rules_for(definition: str) -> list[dict]:
+    return [r for r in rules() if definition in ([r["function"]] if isinstance(r["function"], str) else r["function"])]
+
+
+def argument(call: ast.Call, sig: Signature | None, parameter: str) -> ast.expr | None:
+    """The expression a call passes for ``parameter`` (by keyword, or by position in ``sig``)."""
+    for kw in call.keywords:
+        if kw.arg == parameter:
+            return kw.value
+    if sig is not None and parameter in sig.positional:
+        index = sig.positional.index(parameter)
+        before_star = [a for a in call.args[:index + 1] if not isinstance(a, ast.Starred)]
+        if len(before_star) == index + 1 and index < len(call.args):
+            return call.args[index]
+    return None
+
+
+def _value(node: ast.expr, allowed: Allowed):
+    """The value a literal or named constant stands for; _MISSING when it is computed."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+    if name in allowed.constants:
+        return allowed.constants[name]
+    if name and allowed.constants and name.isupper():
+        return ("constant", name)  # a constant of the right module that is not one of the allowed names
+    return _MISSING
+
+
+def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
+    """Chinese sentences for each value of ``node`` that the parameter does not accept."""
+    out = []
+    if allowed.keys is not None:
+        if not isinstance(node, ast.Dict):
+            return []
+        for key, value in zip(node.keys, node.values, strict=True):
+            if not isinstance(key, ast.Constant):
+                continue
+            if key.value not in allowed.keys:
+                if not allowed.open_keys:
+                    out.append(_sentence(f"`{parameter}` 的键", key.value, tuple(allowed.keys), allowed.source))
+                continue
+            choices = allowed.keys[key.value]
+            given = str(value.value) if allowed.as_text and isinstance(value, ast.Constant) else \
+                getattr(value, "value", None)
+            if choices is not None and isinstance(value, ast.Constant) and given not in choices:
+                out.append(_sentence(f"`{parameter}[{key.value!r}]`", value.value, choices, allowed.source))
+        return out
+    value = _value(node, allowed)
+    if value is _MISSING or value is None:  # None: the parameter's "not given" default in every rule so far
+        return []
+    if allowed.types is not None:
+        if isinstance(node, ast.Constant) and not isinstance(value, allowed.types):
+            wanted = " 或 ".join(t.__name__ for t in allowed.types)
+            return [f"`{parameter}` 应为 {wanted}，这里是 {type(value).__name__} {value!r}（{allowed.source}）。"]
+        return []
+    if allowed.pattern is not None:
+        if isinstance(value, str) and re.match(allowed.pattern, value, re.ASCII) is None:
+            return [f"`{parameter}` 不接受 {value!r}：它须匹配正则 `{allowed.pattern}`（{allowed.source}）。"]
+        return []
+    if isinstance(value, tuple) and value[:1] == ("constant",):
+        names = tuple(allowed.constants)
+        return [_sentence(f"`{parameter}`", value[1], names, allowed.source, constant=True)]
+    if value not in allowed.values:
+        if allowed.labels:
+            named = [label for label in allowed.labels if label.rsplit(".", 1)[-1] == str(value)]
+            listed = "、".join(f"{label}（{v!r}）" for label, v in zip(allowed.labels, allowed.values, strict=True))
+            return [f"`{parameter}` 不接受 {value!r}：可取 {listed}（{allowed.source}）"
+                    + (f"；是不是 `{named[0]}`？" if named else "。")]
+        return [_sentence(f"`{parameter}`", value, allowed.values, allowed.source)]
+    return []
+
+
+def _sentence(what: str, value, choices: tuple, source: str, constant: bool = False) -> str:
+    shown = value if constant else repr(value)
+    listed = "、".join(str(c) if constant else repr(c) for c in choices)
+    same_case = [c for c in choices if str(c).lower() == str(value).lower()]  # 'ascend' -> 'Ascend'
+    guess = [str(c) for c in same_case] or difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.5)
+    return (f"{what} 不接受 {shown}：可取 {listed}（{source}）" + (f"；是不是 {guess[0]!r}？" if guess else "。"))
+
+
+# --- types a validation decorator declares ------------------------------------------------------------------
+
+_TYPES = {"int": int, "str": str, "bool": bool, "float": float, "dict": dict, "list": list, "tuple": tuple}
+_DISPLAYS = {ast.Dict: dict, ast.List: list, ast.Tuple: tuple, ast.Set: set}
+TYPE_DECORATORS = {"args_type_check"}  # mindspore/_checkparam.py: raises TypeError unless isinstance(value, types)
+
+
+def declared_types(func: ast.FunctionDef) -> dict[str, tuple[type, ...]]:
+    """Parameter -> types of a ``@args_type_check(device_id=int, save_graphs=(bool, int))`` decorator."""
+    for deco in func.decorator_list:
+        name = deco.func.attr if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Attribute) else \
+            deco.func.id if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name) else ""
+        if name not in TYPE_DECORATORS:
+            continue
+        out = {}
+        for kw in deco.keywords:
+            items = kw.value.elts if isinstance(kw.value, ast.Tuple) else [kw.value]
+            types = tuple(_TYPES[i.id] for i in items if isinstance(i, ast.Name) and i.id in _TYPES)
+            if kw.arg and types and len(types) == len(items):
+                out[kw.arg] = types
+        return out
+    return {}
+
+
+def type_problems(call: ast.Call, sig: Signature | None, types: dict[str, tuple[type, ...]],
+                  where: str) -> list[tuple[str, str]]:
+    """(parameter, sentence) of literal arguments whose type the decorator refuses (None passes, as it does there)."""
+    out = []
+    for parameter, accepted in types.items():
+        node = argument(call, sig, parameter)
+        if isinstance(node, ast.Constant) and node.value is not None:
+            value = node.value
+        elif type(node) in _DISPLAYS:
+            value = _DISPLAYS[type(node)]()
+        else:
+            continue
+        if not isinstance(value, accepted):
+            wanted = " 或 ".join(t.__name__ for t in accepted)
+            shown = repr(value) if isinstance(node, ast.Constant) else ast.unparse(node)[:40]
+            out.append((parameter, f"`{parameter}` 应为 {wanted}，这里是 {type(value).__name__} {shown}（{where} 的 @args_type_check，"
+                       f"运行时抛 TypeError）。"))
+    return out
+
+
+# --- types a function's annotations declare (torch) -------------------------------------------------------------
+
+_SCALARS = {"int", "float", "str", "bool", "bytes", "complex"}
+_CONTAINERS = {"list": "list", "List": "list", "tuple": "tuple", "Tuple": "tuple", "dict": "dict", "Dict": "dict",
+               "set": "set", "Set": "set", "Sequence": "sequence", "Iterable": "sequence", "Callable": "callable"}
+_CLASSES = {"timedelta": "timedelta", "datetime.timedelta": "timedelta", "datetime": "datetime",
+            "datetime.datetime": "datetime", "_dtype": "dtype", "dtype": "dtype", "torch.dtype": "dtype",
+            "_layout": "layout", "layout": "layout", "torch.layout": "layout", "memory_format": "memory_format",
+            "torch.memory_format": "memory_format", "Generator": "Generator", "torch.Generator": "Generator"}
+# the literal's type -> the annotated types that accept it (PEP 484: int is acceptable where float is, bool where int
+# is; an int flag such as bias=1 works as a bool at run time, so it is not reported)
+_ACCEPTS = {"bool": {"bool", "int", "float", "complex"}, "int": {"int", "float", "complex", "bool"}, "float": {"float", "complex"},
+            "str": {"str", "sequence"}, "bytes": {"bytes", "sequence"}}
+
+
+def annotation_types(node: ast.expr | None) -> set[str] | None:
+    """The types an annotation names, when every part of it is one this check understands; None otherwise."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant):
+        if node.value is None:
+            return {"None"}
+        if isinstance(node.value, str):
+            try:
+                return annotation_types(ast.parse(node.value, mode="eval").body)
+            except SyntaxError:
+                return None
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = annotation_types(node.left), annotation_types(node.right)
+        return left | right if left is not None and right is not None else None
+    name = ast.unparse(node.value if isinstance(node, ast.Subscript) else node).removeprefix("typing.")
+    if isinstance(node, ast.Subscript):
+        inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if name in ("Optional", "Union"):
+            parts = [annotation_types(i) for i in inner]
+            if any(p is None for p in parts):
+                return None
+            return set().union(*parts) | ({"None"} if name == "Optional" else set())
+        return {_CONTAINERS[name]} if name in _CONTAINERS else None
+    if name in _SCALARS or name == "None":
+        return {name}
+    if name in _CONTAINERS:
+        return {_CONTAINERS[name]}
+    return {_CLASSES[name]} if name in _CLASSES else None
+
+
+def annotation_problems(call: ast.Call, sig: Signature | None, func: ast.FunctionDef, where: str,
+                        only_bool: bool = False) -> list[tuple[str, str]]:
+    """(parameter, sentence) of literal arguments (numbers, strings, booleans) whose type the parameter's annotation
+    rules out: ``init_process_group(timeout=1800)`` where ``timeout: Optional[timedelta]``. ``only_bool``: only a
+    string given for a ``bool`` parameter (``with_stack='False'`` is true), for packages whose other annotations
+    are not kept up."""
+    out = []
+    for arg in func.args.posonlyargs + func.args.args + func.args.kwonlyargs:
+        accepted = annotation_types(arg.annotation)
+        if only_bool and not (accepted and accepted <= {"bool", "None"}):
+            continue
+        if accepted and accepted & set(_CONTAINERS.values()):
+            continue  # TorchScript-era annotations: interpolate(scale_factor: list[float] | None) takes 2 as well
+        node = argument(call, sig, arg.arg) if accepted else None
+        if not isinstance(node, ast.Constant) or node.value is None or type(node.value).__name__ not in _ACCEPTS:
+            continue
+        given = type(node.value).__name__
+        if not _ACCEPTS[given] & accepted:
+            out.append((arg.arg, f"`{arg.arg}` 的类型应为 {ast.unparse(arg.annotation)}，这里是 {given} {node.value!r}"
+                                 f"（{where} 的类型注解）。"))
+    return out
+
+
+# --- keywords a function only warns about (PyTorch 1.x profiling's use_cuda) -------------------------------------
+
+
+def warned_keywords(func: ast.FunctionDef) -> dict[str, str]:
+    """parameter -> the warning ``func`` gives as soon as the parameter is passed (``if use_cuda is not None:
+    warn("`use_cuda` is deprecated …")``, at the top of its body): keywords kept only to tell the caller not to use
+    them. The warning must name the parameter and say it is deprecated, invalid, ignored or removed."""
+    params = {a.arg for a in func.args.args + func.args.kwonlyargs}
+    out = {}
+    for node in func.body:  # only checks made whatever else is passed, not inside another branch
+        if not isinstance(node, ast.If):
+            continue
+        test = node.test.left if isinstance(node.test, ast.Compare) and len(node.test.ops) == 1 and \
+            isinstance(node.test.ops[0], ast.IsNot) and _is_none(node.test.comparators[0]) else node.test
+        name = ast.unparse(test).removeprefix("self.")
+        if name not in params:
+            continue
+        for stmt in node.body:
+            call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+            if call is None or not _WARNS.search(ast.unparse(call.func)):
+                continue
+            text = next((ast.unparse(a) if isinstance(a, ast.JoinedStr) else a.value for a in call.args
+                         if isinstance(a, ast.JoinedStr) or (isinstance(a, ast.Constant) and isinstance(a.value, str))), "")
+            if name in text and _RETIRED.search(text):
+                out.setdefault(name, text)
+    return out
+
+
+_RETIRED = re.compile(r"deprecat|invalid|ignor|no longer|not supported|removed", re.IGNORECASE)
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None

@@ -1,0 +1,312 @@
+"""lint-npu, command lines: the flags of every command in ``npu`` cells (``!`` lines, ``%%bash`` cells, argv lists
+of ``subprocess`` calls) and in the lessons' shell blocks, checked against real argument definitions:
+
+- Python-packaged tools (vllm, swift, msprobe, msprof-analyze, torchrun, msrun): npulab/data/cli_flags.json,
+  extracted from the released packages by scripts/extract_cli_flags.py (CI reads the committed table, offline);
+- other tools (npu-smi and its query types, ascend-dmi, atc, msprof, hccn_tool, msopgen, converter_lite, ais_bench,
+  MindSpeed-LLM scripts): npulab/data/cli_tools.yaml. A flag a table does not know is a finding.
+
+The literal VALUES of flags are checked too (npulab.lint.value_grammar): for torchrun and msrun the ``type=int``
+/ ``choices=`` of their ``add_argument`` calls, read from the pinned releases' sources at lint time (ARGPARSE_SOURCES),
+and for every tool the documented values of cli_tools.yaml ``values``.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import json
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.lint import value_grammar
+
+FLAGS_FILE = DATA_DIR / "cli_flags.json"
+TOOLS_FILE = DATA_DIR / "cli_tools.yaml"
+SMI_QUERIES = DATA_DIR / "npu_smi_queries.yaml"
+LAUNCHERS = {"torchrun", "msrun"}
+# `python -m MODULE` that is one of the tools
+MODULE_TOOLS = {"torch.distributed.run": "torchrun", "torch.distributed.launch": "torchrun", "msprobe": "msprobe",
+                "msprobe.msprobe": "msprobe", "msprof_analyze": "msprof-analyze", "msprof_analyze.cli.entrance": "msprof-analyze"}  # flags after the script belong to the script
+_SKIP = {"nohup", "sudo", "exec", "time", "env"}
+_ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_NUMBER = re.compile(r"^-\d")
+# launchers whose argument parser is read from the pinned release (package root, module with the add_argument calls)
+ARGPARSE_SOURCES = {"torchrun": ("torch", "torch.distributed.run"), "msrun": ("mindspore", "mindspore.parallel.cluster.run")}
+_TYPES = {"int": {"integer": True}, "float": {"number": True}}
+_CONVERTERS = {"str", "int", "float", "ast.literal_eval"}
+
+
+@dataclass
+class CommandProblem:
+    line: int
+    command: str
+    message: str
+
+
+class Tables:
+    """Both flag tables, loaded once; ``sources`` gives a package's released source tree (lint-npu's Context)."""
+
+    def __init__(self, sources: Callable | None = None):
+        self.packaged = json.loads(FLAGS_FILE.read_text(encoding="utf-8"))["tools"]
+        self.other = load_yaml(TOOLS_FILE)
+        self.smi_types = {t["name"] for t in load_yaml(SMI_QUERIES)["types"]}
+        self._sources = sources
+        self._values: dict[str, dict] = {}
+
+    def values(self, tool: str) -> dict[str, tuple[dict, str]]:
+        """flag -> (value spec, where it was read) for one tool: its parser's types and choices, then the table."""
+        if tool not in self._values:
+            found: dict[str, tuple[dict, str]] = {}
+            if tool in ARGPARSE_SOURCES and self._sources is not None:
+                root, module = ARGPARSE_SOURCES[tool]
+                tree = self._sources(root)
+                parsed = tree.tree(module) if hasattr(tree, "tree") else None
+                if parsed is not None:
+                    where = f"{tree.package} {tree.version} {module.replace('.', '/')}.py 的 add_argument"
+                    found = {flag: (spec, where) for flag, spec in argparse_values(parsed).items()}
+            table = self.other.get("values", {}).get(tool, {})
+            for flag, spec in table.get("flags", {}).items():
+                for name in [flag, *spec.get("aliases", [])]:
+                    found[name] = (spec, table["source"])
+            self._values[tool] = found
+        return self._values[tool]
+
+
+def argparse_values(tree: ast.Module) -> dict[str, dict]:
+    """option string -> value spec of each ``add_argument`` with ``type=int|float`` or a literal ``choices=``."""
+    out = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"):
+            continue
+        flags = [a.value for a in node.args if isinstance(a, ast.Constant) and str(a.value).startswith("-")]
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        spec = None
+        convert = ast.unparse(keywords["type"]) if "type" in keywords else "str"
+        if "choices" in keywords:
+            try:
+                choices = ast.literal_eval(keywords["choices"])
+            except ValueError:
+                choices = None
+            if isinstance(choices, (list, tuple)) and choices and convert in _CONVERTERS:
+                spec = {"choices": list(choices), "convert": convert}  # argparse converts, then tests `in`
+        elif convert in _TYPES:
+            spec = _TYPES[convert]
+        if spec:
+            out.update(dict.fromkeys(flags, spec))
+    return out
+
+
+def flag_values(argv: list[str], known: dict) -> list[tuple[str, str]]:
+    """(flag, value) of the flags of ``known`` in an argv: ``--x=v`` or ``--x v``."""
+    out = []
+    for i, tok in enumerate(argv):
+        flag, sep, value = tok.partition("=")
+        if flag not in known:
+            continue
+        if not sep:
+            if i + 1 >= len(argv) or (argv[i + 1].startswith("-") and not _NUMBER.match(argv[i + 1])):
+                continue
+            value = argv[i + 1]
+        out.append((flag, value))
+    return out
+
+
+def value_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
+    """Sentences for the literal flag values of one command that its documentation or parser refuses."""
+    known = tables.values(tool)
+    problems = []
+    for flag, value in flag_values(argv, known):
+        if not value or "PYVAR" in value or re.search(r"[$<>{}]", value):
+            continue
+        spec, where = known[flag]
+        why = value_grammar.problem(value, spec)
+        if why:
+            shown = f"{flag}={value}" if flag.startswith("--") else f"{flag} {value}"
+            problems.append(f"`{tool} {shown}`：这个参数{why}（{where}）。")
+    return problems
+
+
+def shell_lines(source: str, python_tree: ast.Module | None) -> list[tuple[int, str]]:
+    """(line, command text) of the shell commands of a cell: ``!cmd`` lines, a ``%%bash``/``%%sh`` body, and
+    ``subprocess.run([...])`` argv lists made of constants."""
+    lines = source.splitlines()
+    out = []
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and re.match(r"^%%(bash|sh|script\s+bash)\b", lines[first]):
+        return [(i + 1, line) for i, line in enumerate(lines[first + 1:], start=first + 1) if line.strip()]
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("!") and not stripped.startswith("!="):
+            out.append((i + 1, stripped[1:]))
+    if python_tree is not None:
+        for node in ast.walk(python_tree):  # subprocess.run("npu-smi info -t topo", shell=True), os.system("...")
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                    and isinstance(node.args[0].value, str):
+                func = ast.unparse(node.func)
+                if func in ("os.system", "os.popen") or (func.startswith("subprocess.") and any(
+                        k.arg == "shell" for k in node.keywords)):
+                    out.append((node.lineno, node.args[0].value))
+        for node in ast.walk(python_tree):
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.List):
+                func = ast.unparse(node.func)
+                if func.startswith(("subprocess.", "os.system")) or func in ("run", "check_output", "Popen", "check_call"):
+                    items = node.args[0].elts
+                    if items and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items):
+                        out.append((node.lineno, shlex.join(e.value for e in items)))
+    return out
+
+
+def markdown_shell_blocks(text: str) -> list[tuple[int, str]]:
+    """(line, command) of the fenced ```bash / ```shell / ```sh / ```console blocks of a markdown cell."""
+    out, inside = [], False
+    for i, line in enumerate(text.splitlines(), start=1):
+        if line.strip().startswith("```"):
+            inside = not inside and line.strip()[3:].strip().lower() in ("bash", "shell", "sh", "console")
+            continue
+        if inside and line.strip() and not line.strip().startswith("#"):
+            out.append((i, re.sub(r"^\$\s+", "", line.strip())))
+    return out
+
+
+def _commands(text: str) -> list[list[str]]:
+    """Simple commands of a shell line (split at ``&&``, ``||``, ``;``, ``|``), env prefixes and nohup dropped."""
+    text = re.sub(r"\{[^{}]*\}", "PYVAR", text)  # IPython {expr} substitutions
+    try:
+        lexer = shlex.shlex(text, posix=True, punctuation_chars="|&;()<>")
+        lexer.whitespace_split = True
+        tokens = list(lexer)
+    except ValueError:  # unbalanced quotes: fall back to whitespace (flags are still words)
+        tokens = re.findall(r"[|&;()]+|[^\s|&;()]+", text)
+    commands, current = [], []
+    for tok in tokens:
+        if tok and set(tok) <= set("|&;()"):
+            commands.append(current)
+            current = []
+        elif tok and set(tok) <= set("<>"):
+            current.append("__REDIRECT__")
+        else:
+            current.append(tok)
+    commands.append(current)
+    out = []
+    for argv in commands:
+        cleaned, skip_next = [], False
+        for tok in argv:
+            if skip_next:
+                skip_next = False
+                continue
+            if tok == "__REDIRECT__":
+                skip_next = True
+                continue
+            cleaned.append(tok)
+        while cleaned and (_ENV.match(cleaned[0]) or cleaned[0] in _SKIP):
+            cleaned = cleaned[1:]
+        if cleaned:
+            out.append(cleaned)
+    return out
+
+
+def _flags(argv: list[str]) -> list[str]:
+    """The flags of an argv (``--x=1`` counts as ``--x``); negative numbers are values."""
+    return [tok.split("=", 1)[0] for tok in argv
+            if tok.startswith("-") and tok not in ("-", "--") and not _NUMBER.match(tok)]
+
+
+def _until_positional(argv: list[str]) -> list[str]:
+    """The launcher's own part of ``torchrun [flags] script.py [script flags]``: stop at the first .py / program."""
+    out = []
+    for i, tok in enumerate(argv):
+        if not tok.startswith("-") and (i == 0 or not _takes_value(argv[i - 1])):
+            break
+        out.append(tok)
+    return out
+
+
+def _takes_value(tok: str) -> bool:
+    return tok.startswith("-") and "=" not in tok and not tok.startswith("--join") and tok not in ("--standalone",)
+
+
+def check_command(argv: list[str], tables: Tables) -> list[str]:
+    """Problems of one simple command (a Chinese sentence each); [] for commands no table covers."""
+    tool = argv[0].rsplit("/", 1)[-1]
+    args = argv[1:]
+    if tool in ("python", "python3", "PYVAR") and args:
+        if args[0] == "-m" and len(args) > 1:
+            tool, args = MODULE_TOOLS.get(args[1], args[1].split(".")[0] if args[1].startswith(("vllm.", "swift.")) else args[1]), args[2:]
+        elif args[0].endswith(".py"):
+            tool, args = args[0].rsplit("/", 1)[-1], args[1:]
+        else:
+            return []
+    if tool == "bash" and args and args[0].endswith(".sh"):
+        return _check_script(args[0], tables)
+    if tool in tables.packaged:
+        entry = tables.packaged[tool]
+        own = _until_positional(args) if tool in LAUNCHERS else args
+        known = set(entry["flags"])
+        label, by_command = tool, entry.get("subcommand_flags", {})
+        if own and own[0] in by_command:  # a click sub-command parses its own options, and only those
+            label, known = f"{tool} {own[0]}", set(by_command[own[0]]) | {"-h", "--help"}
+        problems = []
+        for flag in _flags(own):
+            shown = "--" + flag[2:].replace("_", "-") if entry.get("underscore_equals_dash") and flag.startswith("--") else flag
+            if shown not in known and flag not in known:
+                from npulab.lint.features import flag_feature
+
+                feature = flag_feature(tool, flag)
+                if feature and feature.get("replacement"):
+                    problems.append(f"`{label}` {entry['version']} 没有参数 `{flag}`：{feature['note']}（{feature['source']}）。")
+                    continue
+                guess = difflib.get_close_matches(shown, sorted(known), n=2, cutoff=0.7)
+                problems.append(f"`{label}` 没有参数 `{flag}`（{entry['package']} {entry['version']} 的参数定义，"
+                                f"npulab/data/cli_flags.json）" + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))
+        return problems + value_problems(tool, own, tables)
+    other = tables.other["tools"].get(tool)
+    if other is None:
+        scripts = tables.other["MindSpeed-LLM"]["scripts"]
+        if tool in scripts:
+            return _check_flags(tool, args, set(scripts[tool]["flags"]), scripts[tool]["source"])
+        if tool == "convert_ckpt.py" or (tool.endswith(".py") and tool.startswith(("convert_", "preprocess_"))):
+            return [f"MindSpeed-LLM 脚本 `{tool}` 不在课程的数据表里（npulab/data/cli_tools.yaml 只核对过 "
+                    f"{'、'.join(scripts)}）：请对照 MindSpeed-LLM {tables.other['MindSpeed-LLM']['version']} 核对后补进表。"]
+        return []
+    own = _until_positional(args) if other.get("stop_at_positional") else args
+    if other.get("subcommands") and own and not own[0].startswith("-") and own[0] not in other["subcommands"]:
+        return [f"`{tool}` 没有子命令 `{own[0]}`（{other['source']}）。"]
+    problems = _check_flags(tool, own, set(other["flags"]), other["source"]) + value_problems(tool, own, tables)
+    if tool == "npu-smi" and "-t" in own:
+        value = own[own.index("-t") + 1] if own.index("-t") + 1 < len(own) else ""
+        if value and value not in tables.smi_types:
+            guess = difflib.get_close_matches(value, sorted(tables.smi_types), n=2, cutoff=0.6)
+            problems.append(f"`npu-smi info -t {value}`：没有这个查询类型（npulab/data/npu_smi_queries.yaml）"
+                            + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))
+    return problems
+
+
+def _check_flags(tool: str, args: list[str], known: set[str], source: str) -> list[str]:
+    problems = []
+    for flag in _flags(args):
+        if flag not in known:
+            guess = difflib.get_close_matches(flag, sorted(known), n=2, cutoff=0.7)
+            problems.append(f"`{tool}` 的参数 `{flag}` 不在课程的数据表里（{source}）"
+                            + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))
+    return problems
+
+
+def _check_script(path: str, tables: Tables) -> list[str]:
+    entry = tables.other["MindSpeed-LLM"]["shell_scripts"]
+    relative = path.split("MindSpeed-LLM/", 1)[-1]
+    if relative.startswith(tuple(entry["prefixes"])) and relative not in entry["known"]:
+        return [f"MindSpeed-LLM 里没有核对过脚本 `{relative}`（{entry['source']}；已知的有 {'、'.join(entry['known'])}）。"]
+    return []
+
+
+def check_text(lines: list[tuple[int, str]], tables: Tables) -> list[CommandProblem]:
+    """Problems of each command line."""
+    out = []
+    for line, text in lines:
+        for argv in _commands(text):
+            out += [CommandProblem(line, " ".join(argv)[:80], m) for m in check_command(argv, tables)]
+    return out

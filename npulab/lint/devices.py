@@ -1,0 +1,80 @@
+"""lint-npu, device strings: ``torch.device("npu:a")``, ``device="nup"``, ``x.to("ascend:0")``,
+``torch.npu.set_device("npu0")``, ``torch.autocast(device_type="npu:0")`` — a literal device string must be ``type`` or ``type:index`` with a device type c10
+knows (npulab/data/api_values.yaml ``devices``); otherwise torch raises at run time."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from functools import cache
+
+from npulab.core.paths import load_yaml
+from npulab.lint.api_values import RULES
+from npulab.lint.calls import canonical
+from npulab.pytorch.torch_npu_names import dotted_parts
+
+_DEVICE = re.compile(r"([A-Za-z_]+)(?::(0|[1-9][0-9]*))?")
+# torch calls whose ``device=`` is a device (any call into these roots)
+_ROOTS = ("torch", "torch_npu")
+
+
+@cache
+def table() -> dict:
+    return load_yaml(RULES)["devices"]
+
+
+def problem(text: str) -> str | None:
+    """Why ``text`` is not a device string c10 parses, in Chinese; None when it is."""
+    types = table()["types"]
+    found = _DEVICE.fullmatch(text)
+    kind = text.split(":", 1)[0].strip()
+    if found and found.group(1) in types:
+        return None
+    if kind not in types:
+        glued = re.fullmatch(r"([A-Za-z_]+?)([0-9]+)", kind)  # npu0 -> npu:0
+        guess = [f"{glued.group(1)}:{glued.group(2)}"] if glued and glued.group(1) in types else \
+            difflib.get_close_matches(kind.lower(), types, n=1, cutoff=0.5)
+        return (f"设备类型 `{kind}` 不存在（可用：{'、'.join(types)}；{table()['source']}）"
+                + (f"；是不是 `{guess[0]}`？" if guess else "。"))
+    return (f"设备串 `{text}` 不合法：应为 `{kind}` 或 `{kind}:<编号>`，编号是不带空格、符号和前导零的非负整数"
+            f"（{table()['source']}）。")
+
+
+def _literal(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def findings(tree: ast.Module, aliases: dict[str, str]) -> list[tuple[int, str, str]]:
+    """(line, written call, sentence) for each literal device string the cell's calls pass that c10 refuses."""
+    out = []
+    positional = set(table()["positional"])
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        parts = dotted_parts(node.func)
+        full = canonical(".".join([aliases[parts[0]], *parts[1:]])) if parts and parts[0] in aliases else ""
+        written = ast.unparse(node.func)
+        values = [kw.value for kw in node.keywords if kw.arg == "device" and full.split(".")[0] in _ROOTS]
+        if full in positional and node.args:
+            values.append(node.args[0])
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "to" and not full:
+            values += node.args[:1] + [kw.value for kw in node.keywords if kw.arg == "device"]
+        if full == "torch.device" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) \
+                and not isinstance(node.args[1].value, int):
+            out.append((node.lineno, written, f"第 {node.lineno} 行：调用 `{written}` 时，设备编号应为非负整数，"
+                                              f"这里是 {node.args[1].value!r}（{table()['source']}）。"))
+        for value in values:
+            text = _literal(value)
+            if text is not None and (why := problem(text)):
+                out.append((node.lineno, written, f"第 {node.lineno} 行：调用 `{written}` 时，{why}"))
+        kinds = [kw.value for kw in node.keywords if kw.arg == "device_type" and full.split(".")[0] in _ROOTS]
+        if full in ("torch.autocast", "torch.amp.autocast") and node.args:
+            kinds.append(node.args[0])
+        for value in kinds:  # a device TYPE: torch.autocast(device_type="npu"), not "npu:0"
+            text = _literal(value)
+            if text is not None and text not in table()["types"]:
+                why = problem(text) or (f"`device_type` 只要设备类型（如 `{text.split(':')[0]}`），不带编号"
+                                        f"（{table()['source']}）。")
+                out.append((node.lineno, written, f"第 {node.lineno} 行：调用 `{written}` 时，{why}"))
+    return out

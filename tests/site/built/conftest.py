@@ -1,0 +1,69 @@
+"""Fixtures of the site tests: the built pages, a local HTTP server over them, headless Chromium."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import http.server
+import threading
+from pathlib import Path
+
+import pytest
+from sitekit import BUILD, CHROMIUM, content_pages
+
+
+@pytest.fixture(scope="module")
+def pages():
+    return content_pages()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site the way a static host (GitHub Pages) does: text compressed with gzip when asked for."""
+
+    COMPRESS = {".html", ".css", ".js", ".json", ".svg", ".txt", ".xml"}
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_file() and path.suffix in self.COMPRESS and "gzip" in self.headers.get("Accept-Encoding", ""):
+            body = gzip.compress(path.read_bytes(), compresslevel=6)
+            self.send_response(200)
+            self.send_header("Content-Type", self.guess_type(str(path)))
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        else:
+            super().do_GET()
+
+
+def serve(directory: Path = BUILD, port: int = 0) -> http.server.ThreadingHTTPServer:
+    """Start a local server over ``directory`` in a thread (``python tests/site/built/conftest.py`` runs one)."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), functools.partial(_QuietHandler, directory=str(directory)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
+@pytest.fixture(scope="module")
+def server():
+    httpd = serve()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        pytest.fail("没有找到 chromium：sudo apt-get install -y chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        yield b
+        b.close()
+
+
