@@ -30,6 +30,7 @@ help:
 	@echo "make test-verdicts 在两个忙碌进程的负载下、再在空闲时执行测量课，检查每句判定与数字一致（几分钟）"
 	@echo "make workshop-check  在 127.0.0.1 上真实启动工作坊 JupyterHub 并测试（约 1 分钟内）"
 	@echo "make lighthouse  用 Lighthouse（npm）检查首页与课程页的移动端性能与无障碍得分"
+	@echo "make test-aarch64 在 linux-aarch64（鲲鹏）上按 README 安装并运行第一课（qemu 用户态模拟 + proot，Debian arm64 根；2 核上实测约 21 分钟）"
 	@echo "make pdf         用 XeLaTeX 生成全书 PDF（_build/latex/course.pdf），放进网站并检查"
 
 # --- set-up ----------------------------------------------------------------------------------
@@ -151,6 +152,14 @@ test-verdicts: venv
 	NPULAB_VERDICT_LOAD=2 $(BIN)/pytest tests/load -p no:cacheprovider -p no:xdist -q
 	NPULAB_VERDICT_LOAD=0 $(BIN)/pytest tests/load -p no:cacheprovider -p no:xdist -q
 	$(BIN)/python -m npulab.course.verdict_audit _build/verdicts
+
+# the course's install and first lessons on linux-aarch64 (the Kunpeng hosts of most Ascend servers) under user-mode
+# emulation: qemu-user-static + proot in a cached Debian bookworm arm64 root (Debian packages only, no container
+# image). Where download.pytorch.org is unreachable it substitutes PyPI's torch 2.10.0 aarch64 CPU wheel, and says so
+# (scripts/aarch64/test.sh, docs/aarch64.md). Minutes under emulation: not in `make test`.
+.PHONY: test-aarch64
+test-aarch64:
+	./scripts/aarch64/test.sh
 
 # --- the PDF (not part of `make test`: TeX Live costs minutes to install; docs/site.md) --------------
 pdf: venv

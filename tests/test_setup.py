@@ -60,6 +60,7 @@ PY_SCRIPT = REPO_ROOT / "scripts" / "python_packages.sh"
 def _run_pip_script(tmp_path, arch, *, cpu_index_reachable=True, cann=False, listed=()):
     """Run python_packages.sh with a stand-in pip that logs its arguments (and fails on an unreachable index);
     ``pip list`` prints ``listed`` (name==version lines)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     log = tmp_path / "pip.log"
     pip = tmp_path / "pip"
     fail = "" if cpu_index_reachable else 'case "$*" in *unreachable.invalid*) echo "pip: no route" >&2; exit 1;; esac\n'
@@ -75,33 +76,65 @@ def _run_pip_script(tmp_path, arch, *, cpu_index_reachable=True, cann=False, lis
     return result, log.read_text().splitlines() if log.exists() else []
 
 
+def _torch_calls(calls):
+    """The torch steps: a torch pin installed on its own."""
+    return [c for c in calls if "torch==" in c and "-r" not in c.split()]
+
+
+def _from_cpu_index_only(call, index="https://download.pytorch.org/whl/cpu"):
+    words = call.split()
+    return "--no-deps" in words and words[words.index("--index-url") + 1] == index and "--extra-index-url" not in words
+
+
 def test_x86_64_takes_torch_from_the_cpu_index_first(tmp_path):
     result, calls = _run_pip_script(tmp_path, "x86_64")
     assert result.returncode == 0, result.stderr
-    torch_call = next(c for c in calls if "torch==" in c and "-r" not in c.split())
-    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in torch_call and "--timeout" in torch_call
+    (torch_call,) = _torch_calls(calls)
+    assert _from_cpu_index_only(torch_call) and "--timeout" in torch_call and "torch==2.13.0" in torch_call.split()
     assert calls.index(torch_call) < next(i for i, c in enumerate(calls) if "-r requirements.txt" in c)
     assert not any("requirements-npu.txt" in c for c in calls)
+    assert calls[-1] == "list --format=freeze"  # the closing check that no CUDA package got in
 
 
-def test_unreachable_cpu_index_falls_back_to_the_reachable_indexes(tmp_path):
+def test_unreachable_cpu_index_falls_back_to_the_reachable_indexes_on_x86_64(tmp_path):
     result, calls = _run_pip_script(tmp_path, "x86_64", cpu_index_reachable=False)
     assert result.returncode == 0, result.stderr
-    assert "CPU 索引不可用" in result.stdout and calls[-1] == "install -q -r requirements.txt"
+    assert "CPU 索引不可用" in result.stdout and calls[-2:] == ["install -q -r requirements.txt", "list --format=freeze"]
 
 
-def test_aarch64_uses_the_default_index_and_cann_adds_the_npu_pair(tmp_path):
+def test_aarch64_takes_torch_from_the_cpu_index_too_and_cann_adds_the_npu_pair(tmp_path):
+    """PyPI's aarch64 torch is a CUDA build since 2.11 (review M4): both torch pins come from the CPU index."""
     result, calls = _run_pip_script(tmp_path, "aarch64", cann=True)
     assert result.returncode == 0, result.stderr
-    assert not any("download.pytorch.org" in c for c in calls)
-    assert calls[-2:] == ["install -q -r requirements-npu.txt", "list --format=freeze"]
+    first, npu = _torch_calls(calls)
+    assert _from_cpu_index_only(first) and "torch==2.13.0" in first.split()
+    assert _from_cpu_index_only(npu) and "torch==2.12.0" in npu.split()
+    assert calls.index(first) < calls.index("install -q -r requirements.txt") < calls.index(npu)
+    assert calls.index(npu) < calls.index("install -q -r requirements-npu.txt")
+    assert "aarch64：从 PyTorch CPU 索引" in result.stdout
+
+
+def test_aarch64_stops_when_the_cpu_index_is_unreachable(tmp_path):
+    """No fallback on aarch64: every reachable PyPI index would give the CUDA build and its nvidia-* wheels."""
+    result, calls = _run_pip_script(tmp_path, "aarch64", cpu_index_reachable=False)
+    assert result.returncode == 1
+    assert not any("-r" in c.split() for c in calls)  # nothing else was installed
+    assert "安装停止" in result.stderr and "NPULAB_TORCH_CPU_INDEX=" in result.stderr
+
+
+def test_a_cuda_build_in_the_environment_fails_the_install_on_both_architectures(tmp_path):
+    for arch in ("x86_64", "aarch64"):
+        result, calls = _run_pip_script(tmp_path / arch, arch, listed=("torch==2.13.0", "nvidia-cudnn-cu13==9.20.0.48",
+                                                                      "cuda-toolkit==13.0.3.0"))
+        assert result.returncode == 1, arch
+        assert "nvidia-cudnn-cu13 cuda-toolkit" in result.stderr and "NPULAB_TORCH_CPU_INDEX" in result.stderr
 
 
 def test_npu_install_removes_community_triton_and_says_why(tmp_path):
-    result, calls = _run_pip_script(tmp_path, "aarch64", cann=True, listed=("torch==2.12.0", "triton==3.7.1"))
+    result, calls = _run_pip_script(tmp_path, "aarch64", cann=True, listed=("torch==2.12.0+cpu", "triton==3.7.1"))
     assert result.returncode == 0, result.stderr
-    assert calls[-1] == "uninstall -y -q triton" and "卸载社区版 triton" in result.stdout
-    assert "Triton-Ascend" in result.stdout
+    assert calls.index("uninstall -y -q triton") > calls.index("install -q -r requirements-npu.txt")
+    assert "卸载社区版 triton" in result.stdout and "Triton-Ascend" in result.stdout
 
 
 def test_npu_install_keeps_triton_ascend_and_cpu_install_keeps_triton(tmp_path):
@@ -110,7 +143,7 @@ def test_npu_install_keeps_triton_ascend_and_cpu_install_keeps_triton(tmp_path):
     assert "保留" in result.stdout
     (tmp_path / "pip.log").unlink()
     result, calls = _run_pip_script(tmp_path, "aarch64", listed=("triton==3.7.1",))
-    assert result.returncode == 0 and not any(c.startswith(("uninstall", "list")) for c in calls)
+    assert result.returncode == 0 and not any(c.startswith("uninstall") for c in calls)
 
 
 def test_uv_installs_with_pips_configuration_when_the_venv_python_is_given(tmp_path):
@@ -118,7 +151,8 @@ def test_uv_installs_with_pips_configuration_when_the_venv_python_is_given(tmp_p
     log = tmp_path / "calls.log"
     python = tmp_path / "python"
     python.write_text(f'#!/bin/sh\necho "python $*" >> {log}\n'
-                      'case "$1" in scripts/uv_args.py) printf -- "--find-links\\n/opt/wheels\\n";; esac\n')
+                      'case "$1" in scripts/uv_args.py) '
+                      'printf -- "--index-url\\nhttps://mirror.example/simple\\n--find-links\\n/opt/wheels\\n";; esac\n')
     uv = tmp_path / "uv"
     uv.write_text(f'#!/bin/sh\necho "uv $*" >> {log}\n')
     for tool in (python, uv):
@@ -128,17 +162,21 @@ def test_uv_installs_with_pips_configuration_when_the_venv_python_is_given(tmp_p
     assert result.returncode == 0, result.stderr
     calls = log.read_text().splitlines()
     assert calls[0] == "python -m pip install -q uv==0.13.9" and calls[1] == "python scripts/uv_args.py"
-    torch_call, req_call = calls[2], calls[3]
-    assert torch_call.startswith(f"uv pip install -q --python {python} --find-links /opt/wheels --extra-index-url")
+    torch_call, req_call, list_call = calls[2:]
+    # the torch step keeps pip's other settings but not its index-url: the CPU index is its only index
+    assert torch_call.startswith(f"uv pip install -q --python {python} --find-links /opt/wheels --no-deps --index-url")
+    assert "mirror.example" not in torch_call and _from_cpu_index_only(torch_call)
     assert "torch==" in torch_call and "--timeout" not in torch_call
-    assert req_call.endswith("--compile-bytecode -r requirements.txt") and len(calls) == 4
+    assert "--index-url https://mirror.example/simple --find-links /opt/wheels" in req_call
+    assert req_call.endswith("--compile-bytecode -r requirements.txt") and list_call.startswith("uv pip list")
     assert "--compile-bytecode" not in torch_call  # uv compiles the whole site-packages: once is enough
     log.unlink()
     result = subprocess.run(["bash", str(PY_SCRIPT)], capture_output=True, text=True, timeout=60,
                             env={**env, "NPULAB_INSTALLER": "pip"})
     calls = log.read_text().splitlines()
     assert result.returncode == 0 and calls[0] == "python -m pip install -q --upgrade pip"
-    assert not any(c.startswith("uv ") for c in calls) and calls[-1] == "python -m pip install -q -r requirements.txt"
+    assert not any(c.startswith("uv ") for c in calls)
+    assert calls[-2:] == ["python -m pip install -q -r requirements.txt", "python -m pip list --format=freeze"]
 
 
 def test_uv_gets_the_settings_pip_would_use():

@@ -32,7 +32,8 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder that holds npul
 NOTE_TAG = "course-download-note"
 INSTALL_ID = "course-download-install"
 NOTEBOOK_URL_LINE = re.compile(r'^NOTEBOOK_URL = ".*"', re.M)  # course.js rewrites this line on download
-# the PyTorch CPU index, as scripts/python_packages.sh uses it: PyPI's default torch wheel on x86_64 is the CUDA build
+# the PyTorch CPU index, as scripts/python_packages.sh uses it: PyPI's default torch wheel is the CUDA build on x86_64
+# and, since torch 2.11, on aarch64
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 ALWAYS_THERE = {"npulab", "IPython", "ipykernel", "__future__"}  # a Jupyter kernel has these (npulab: the wheel)
 # what every lesson needs whatever it imports: npulab's device choice and environment summary import torch when
