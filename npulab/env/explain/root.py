@@ -8,7 +8,8 @@ innermost exception (printed first), and the trailing ``Aborted`` or ``EngineCor
 to it. Lines at WARNING/INFO level are never errors, and a bare ``Inner Error!`` is a weaker line than the
 message that follows it. The scan keeps a few candidates per rank, so memory stays bounded.
 
-The finder also notes what the log says about its machine: Ascend evidence (``ascend_context``), evidence of a
+The finder also notes what the log says about its machine: Ascend evidence (``ascend_context``: Ascend's own words,
+or an NPU plugin's class name such as vLLM-Ascend's ``NPUWorker``), evidence of a
 CUDA/NVIDIA machine (``foreign_context``: nvidia-smi, NVML, libcudnn, a ``+cu121`` wheel …; never code such as ``.cuda()``), and the warnings CANN's
 own components print when they turn an error into a warning (``[WARNING] HCCL(…): … timeout``, ``ErrToWarn``):
 a log that ends in those, with no error line, is still a log a user acts on.
@@ -39,6 +40,8 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only
     b"davinci", b"mindspore", b"aclnn", b"aclrt", b"dcmi", b" cann ", b"cann_", b"cann-", b"/cann", b" cann.",
     b"aicore", b"ai core", b"ai_core", b"[tbe", b"tbe.", b"tbe-", b"910b", b"910c", b"310p",  # Ascend's own words
     b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair")
+# class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
+_NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
 _FOREIGN_NEEDLES = (  # a CUDA/NVIDIA machine (lower-cased); "Found no NVIDIA driver" is not one: Ascend users see it
     b"nvidia-smi", b"nvml", b"nvidia-container", b"nvidia-persistenced", b"nvidia driver version", b"cuda version:",
     b"libcudart", b"libcudnn", b"nccl info", b"libtorch_cuda", b"geforce", b"+cu11", b"+cu12")
@@ -89,7 +92,7 @@ class RootFinder:
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
         lowered = block.lower()
-        if not self.ascend_context and any(n in lowered for n in _CONTEXT_NEEDLES):
+        if not self.ascend_context and (any(n in lowered for n in _CONTEXT_NEEDLES) or _NPU_CLASS.search(block)):
             self.ascend_context = True
         if not (self.ascend_context or self.foreign_context) and any(n in lowered for n in _FOREIGN_NEEDLES):
             self.foreign_context = True

@@ -15,7 +15,9 @@ NAME = "message_advice"
 MAX_CLAUSES = 3
 _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|\.(?=\d[.)、]\s*\S)|\s*\b(?:Solution|Suggestion|Possible Cause)\s*[:：]\s*"
                     r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*|(?<=[,，])\s*(?=(?:please|Please|请))"
-                    r"|(?<=[a-z])(?=please\s)")  # CANN glues sentences: "…calc OFT by floatplease use float to …"
+                    r"|(?<=[a-z])(?=please\s)"  # CANN glues sentences: "…calc OFT by floatplease use float to …"
+                    r"|(?<=[a-z])\.(?=(?:Please|Make sure|Try|You (?:can|should|need to|must)|Set|Use|Check|Run)\b)")
+# … and so do others without the space after the full stop: "…on your local machine.Make sure you have read…"
 _TRAILER = re.compile(r"\[(?:FUNC|FILE|LINE):.*$")  # CANN's "[FUNC:…][FILE:…][LINE:…]" after the message
 _NUMBERING = re.compile(r"^\s*(?:\d+[.)、]|[-*•])\s*")
 _POINTER = re.compile(r"(?i)^(?:please\s+)?(?:refer to|see)\b")  # "please refer to …" points elsewhere …

@@ -1,0 +1,117 @@
+"""A Python exception the other rules do not read, explained from its own words — the exception's form and the
+names it gives (npulab/data/explain_rules.yaml ``exception``):
+
+- ``signature`` — ``f() got an unexpected keyword argument 'k'``, ``takes N positional arguments but M were given``,
+  ``missing N required positional argument``: the caller and the function it calls come from releases that do not
+  pair (Python raises these TypeErrors when a call does not fit the function's signature);
+- ``dtype``     — two operands of different data types (``the input type must be same``, ``expected scalar type X but
+  found Y``, ``must have the same dtype``): cast one to the other's type;
+- ``value``     — an argument outside what it accepts (``X must be in the range (0, 1]``, ``must be one of``,
+  ``invalid choice: 'v' (choose from …)``, ``expected one of …, got v``): the argument and the allowed values;
+- ``environ``   — ``KeyError: 'RANK'`` from ``os.environ``: an environment variable a launcher sets is missing.
+
+Each reading names the callable, argument, types or variable of the line, so the advice is about this line."""
+
+from __future__ import annotations
+
+import re
+
+from npulab.env.explain.matcher import Finding
+from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
+
+NAME = "python_exception"
+_KWARG = re.compile(r"([A-Za-z_][\w.]*)\(\) got an unexpected keyword argument ['\"](\w+)['\"]")
+_POSITIONAL = re.compile(r"([A-Za-z_][\w.]*)\(\) (takes \d+ positional arguments? but \d+ (?:were|was) given|"
+                         r"missing \d+ required (?:positional |keyword-only )?arguments?:?[^.]*)")
+_DTYPE = re.compile(r"(?i)(?:input|operand|argument)?\s*types? must be (?:the )?same|must have the same dtype|"
+                    r"expected (?:object of )?scalar type (\w+) but (?:found|got)(?: scalar type)? (\w+)|"
+                    r"expected (?:both )?(?:inputs?|tensors?) to have (?:the )?same dtype")
+_TYPES = re.compile(r"\b((?:B?Float|Int|UInt|Bool|Complex|float|bfloat|int|uint|half|double)(?:8|16|32|64)?)\b")
+_RANGE = re.compile(r"(['\"]?-{0,2}[A-Za-z_][\w.-]*['\"]?) must be (?:in (?:the )?range|within|between)\s*:?\s*"
+                    r"([\[(][^\])]*[\])]|\S+ and \S+)")
+_ONE_OF = re.compile(r"(['\"]?-{0,2}[A-Za-z_][\w.-]*['\"]?) must be one of:?\s*(.{1,160})")
+_CHOICE = re.compile(r"(?:argument ([\w/-]+): )?invalid choice: ['\"]?([^'\"]*)['\"]? \(choose from (.{1,300}?)\)?$")
+_EXPECTED = re.compile(r"(?i)expected one of:?\s*(.{1,200}?),?\s+(?:but\s+)?got:?\s*['\"]?([^'\"\s,]+)")
+_ENVIRON = re.compile(r"KeyError: ['\"]([A-Z][A-Z0-9_]{2,})['\"]")
+
+
+def read(line: str) -> dict | None:
+    m = _KWARG.search(line)
+    if m:
+        return {"kind": "signature", "callable": m.group(1), "detail": f"关键字参数 `{m.group(2)}`", "focus": m.group(0)[:30]}
+    m = _POSITIONAL.search(line)
+    if m:
+        return {"kind": "signature", "callable": m.group(1), "detail": f"参数个数（{m.group(2).strip()}）", "focus": m.group(1)}
+    m = _DTYPE.search(line)
+    if m:
+        types = list(dict.fromkeys(t for t in (m.group(1), m.group(2)) if t)) or list(dict.fromkeys(_TYPES.findall(line)))
+        return {"kind": "dtype", "types": types[:2], "focus": m.group(0)}
+    m = _CHOICE.search(line)
+    if m:
+        return {"kind": "value", "argument": m.group(1) or "这个参数", "given": m.group(2), "allowed": m.group(3).strip(),
+                "focus": "invalid choice"}
+    for pattern in (_RANGE, _ONE_OF):
+        m = pattern.search(line)
+        if m:
+            return {"kind": "value", "argument": m.group(1).strip("'\""), "given": None,
+                    "allowed": m.group(2).strip().rstrip(".。"), "focus": m.group(0)[:30]}
+    m = _EXPECTED.search(line)
+    if m:
+        return {"kind": "value", "argument": "这个参数", "given": m.group(2), "allowed": m.group(1).strip(),
+                "focus": "expected one of"}
+    m = _ENVIRON.search(line)
+    if m:
+        return {"kind": "environ", "variable": m.group(1), "focus": m.group(0)}
+    return None
+
+
+def _signature(hit: dict, facts: LogFacts) -> tuple[str, str, str]:
+    name, detail = hit["callable"], hit["detail"]
+    pair = rules_data()["exception"]["pairs"].get("vllm" if "vllm" in facts.frameworks else "", "")
+    return (f"调用与函数签名不符：{name}()",
+            f"调用方给 `{name}()` 传的{detail}与它的签名不符：调用方与被调用的 `{name}` 来自彼此不配套的版本"
+            "（调用方按新版本的接口写，被调用方还是旧版本，或反过来）。代码本身没有写错，是两个包的版本没对齐。",
+            f"用 `pip show <包名>` 查出调用方与 `{name}` 所在包各自的版本，按调用方文档的配套表把两者装成对应版本"
+            f"（同一发布批次）：多半是把较旧的一方升级到调用方要求的版本。{pair}")
+
+
+def _dtype(hit: dict) -> tuple[str, str, str]:
+    types = "、".join(f"`{t}`" for t in hit["types"])
+    seen = f"（报错里是 {types}）" if types else ""
+    return ("两个操作数的数据类型不一致",
+            f"参与同一次运算的张量（例如权重与输入）数据类型不同{seen}；这个算子要求它们类型一致，不会自动转换。",
+            "让两者类型一致（同一类型）：把输入转换成权重的类型（PyTorch `x.to(weight.dtype)`，MindSpore "
+            "`x.astype(mindspore.float16)`），或把模型整体转换成输入的类型；混合精度训练用框架的自动混合精度"
+            "（torch.autocast / mindspore.amp）而不是手动改一部分张量。")
+
+
+def _value(hit: dict) -> tuple[str, str, str]:
+    arg, allowed, given = hit["argument"], hit["allowed"], hit.get("given")
+    got = f"，传入的是 `{given}`" if given else ""
+    return (f"参数取值不被接受：{arg}",
+            f"`{arg}` 的取值不在它接受的范围里（允许：{allowed}{got}）。这是参数或配置写错了，不是环境问题。",
+            f"把 `{arg}` 改成允许的取值（{allowed}）：检查命令行、配置文件和环境变量里给它的值（拼写、大小写、单位）。"
+            f"如果你给的值明明在允许范围内，说明工具自己的校验有误：升级该工具到修复了它的版本（看它的发行说明或 issue）。")
+
+
+def _environ(hit: dict) -> tuple[str, str, str]:
+    var = hit["variable"]
+    return (f"环境变量 {var} 没有设置",
+            f"代码读 `os.environ['{var}']`，但当前进程里没有这个环境变量；{var} 这类变量通常由分布式启动器设置。",
+            f"用设置它的启动器运行（`torchrun --nproc_per_node=<卡数> …` 会设 RANK、LOCAL_RANK、WORLD_SIZE、MASTER_ADDR、"
+            f"MASTER_PORT），或在单进程运行前自己 `export {var}=…`；`env | grep {var}` 确认进程看得到它。")
+
+
+def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
+    hit = hits[0].facts
+    kind = hit["kind"]
+    title, cause, fix = (_signature(hit, facts) if kind == "signature" else _dtype(hit) if kind == "dtype"
+                         else _value(hit) if kind == "value" else _environ(hit))
+    same = [h for h in hits if h.facts["kind"] == kind]
+    return rule_finding(NAME, title, cause, fix, same, rules_data()["exception"]["sources"][kind])
+
+
+RULE = Rule(NAME, (b"unexpected keyword argument", b"positional argument", b"type must be", b"types must be",
+                   b"same dtype", b"scalar type", b"must be in", b"must be within", b"must be between",
+                   b"must be one of", b"invalid choice", b"expected one of", b"keyerror:"),
+            read, finding)  # the forms are Python's own: no error word needed (a title may quote the line)
