@@ -39,7 +39,9 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only
     b"ascend", b"torch_npu", b"torch-npu", b"npu-smi", b"npu:", b" npu ", b"(npu", b"'npu'", b'"npu"', b" npu,", b" npu.", b"hccl",
     b"davinci", b"mindspore", b"aclnn", b"aclrt", b"dcmi", b" cann ", b"cann_", b"cann-", b"/cann", b" cann.",
     b"aicore", b"ai core", b"ai_core", b"[tbe", b"tbe.", b"tbe-", b"910b", b"910c", b"310p",  # Ascend's own words
-    b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair")
+    b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair",
+    b"torch.npu", b"transfer_to_npu", b".npu()", b"npu_fusion", b"hwhiaiuser", b"op-plugin", b"op_plugin", b"aicpu",
+    b"rank_table", b"atlas 800", b"atlas 300", b"atlas 900", b"nnal/")  # Ascend's APIs, user, plugins and products
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
 _NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
 _FOREIGN_NEEDLES = (  # a CUDA/NVIDIA machine (lower-cased); "Found no NVIDIA driver" is not one: Ascend users see it

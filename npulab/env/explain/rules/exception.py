@@ -111,7 +111,6 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     return rule_finding(NAME, title, cause, fix, same, rules_data()["exception"]["sources"][kind])
 
 
-RULE = Rule(NAME, (b"unexpected keyword argument", b"positional argument", b"type must be", b"types must be",
-                   b"same dtype", b"scalar type", b"must be in", b"must be within", b"must be between",
-                   b"must be one of", b"invalid choice", b"expected one of", b"keyerror:"),
+RULE = Rule(NAME, (b"unexpected keyword argument", b"positional argument", b"must be ", b"same dtype", b"scalar type",
+                   b"invalid choice", b"expected one of", b"keyerror:"),
             read, finding)  # the forms are Python's own: no error word needed (a title may quote the line)
