@@ -595,3 +595,19 @@ def test_glued_sentence_advice_is_read():
     assert advice_rule.clauses("failed on this machine.Make sure the cache directory is writable.") == [
         "Make sure the cache directory is writable"]
     assert advice_rule.clauses("torch.Tensor.Please") == []
+
+
+def test_labelled_remedy_is_advice_even_without_an_advice_word():
+    assert advice_rule.clauses("[ERROR] bad input. Troubleshooting: compare the value with the expected one and fix the caller") == [
+        "compare the value with the expected one and fix the caller"]
+
+
+def test_must_be_but_got_names_expected_and_actual():
+    f = finding(NPU_CONTEXT + "ValueError: the rank of input x must be 4, but got 3\n", "python_exception")
+    assert "4" in f.cause and "`3`" in f.cause and "调用方" in f.fix
+
+
+def test_cut_callable_name_and_backticks_still_read_as_a_signature_mismatch():
+    text = NPU_CONTEXT + "TypeError: `Batch.__init__()` got an unexpected keyword argument `block_size`\n"
+    assert "Batch.__init__" in finding(text, "python_exception").title
+    assert "block_size" in finding(NPU_CONTEXT + "() got an unexpected keyword argument 'block_size'\n", "python_exception").cause

@@ -13,7 +13,7 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding,
 
 NAME = "message_advice"
 MAX_CLAUSES = 3
-_SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|\.(?=\d[.)、]\s*\S)|\s*\b(?:Solution|Suggestion|Possible Cause)\s*[:：]\s*"
+_SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|\.(?=\d[.)、]\s*\S)|\s*\b(?:Solution|Suggestion|Troubleshooting|Possible Cause)\s*[:：]\s*"
                     r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*|(?<=[,，])\s*(?=(?:please|Please|请))"
                     r"|(?<=[a-z])(?=please\s)"  # CANN glues sentences: "…calc OFT by floatplease use float to …"
                     r"|(?<=[a-z])\.(?=(?:Please|Make sure|Try|You (?:can|should|need to|must)|Set|Use|Check|Run)\b)")
@@ -37,10 +37,20 @@ def _says_enough(clause: str) -> bool:
     return sum(1 for w in clause.split()[1:] if sum(c.isalpha() for c in w) >= 3) >= 2
 
 
+_LABELLED = re.compile(r"\b(?:Solution|Suggestion|Troubleshooting|Workaround)\s*[:：]\s*(.+)|(?:处理建议|解决方法|解决办法)\s*[:：]\s*(.+)")
+
+
 def clauses(line: str) -> list[str]:
-    """The advice clauses of one line, in order."""
+    """The advice clauses of one line, in order: clauses that open with an advice word, and whatever the message
+    itself labels as the remedy ("Solution: …", "Troubleshooting: …", "处理建议：…") even without one."""
     marker, boilerplate = _patterns()
+    labelled = _LABELLED.search(line)
     out = []
+    if labelled:
+        text = _TRAILER.sub("", labelled.group(1) or labelled.group(2)).strip().rstrip(".。")
+        first = _NUMBERING.sub("", re.split(r"(?<=[.;。；])\s+|\.(?=\d[.)、]\s*\S)", text)[0]).strip().rstrip(".。")
+        if _says_enough("x " + first) and not any(b in first.lower() for b in boilerplate) and not marker.match(first):
+            out.append(first)
     for piece in _SPLIT.split(line):
         piece = _NUMBERING.sub("", _TRAILER.sub("", piece or "")).strip().strip('"').strip()
         if not marker.match(piece) or not _says_enough(piece):
@@ -48,7 +58,7 @@ def clauses(line: str) -> list[str]:
         if any(b in piece.lower() for b in boilerplate) or (_POINTER.match(piece) and not _WHERE.search(piece)):
             continue
         out.append(piece.rstrip(".。"))
-    return out
+    return list(dict.fromkeys(out))
 
 
 def read(line: str) -> dict | None:

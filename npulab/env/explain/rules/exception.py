@@ -20,7 +20,7 @@ from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
 
 NAME = "python_exception"
-_KWARG = re.compile(r"([A-Za-z_][\w.]*)\(\) got an unexpected keyword argument ['\"](\w+)['\"]")
+_KWARG = re.compile(r"([A-Za-z_][\w.]*)?\(\)[`'\"]? got an unexpected keyword argument [`'\"](\w+)[`'\"]")  # the name may be cut
 _POSITIONAL = re.compile(r"([A-Za-z_][\w.]*)\(\) (takes \d+ positional arguments? but \d+ (?:were|was) given|"
                          r"missing \d+ required (?:positional |keyword-only )?arguments?:?[^.]*)")
 _DTYPE = re.compile(r"(?i)(?:input|operand|argument)?\s*types? must be (?:the )?same|must have the same dtype|"
@@ -31,6 +31,7 @@ _RANGE = re.compile(r"(['\"]?-{0,2}[A-Za-z_][\w.-]*['\"]?) must be (?:in (?:the 
                     r"([\[(][^\])]*[\])]|\S+ and \S+)")
 _ONE_OF = re.compile(r"(['\"]?-{0,2}[A-Za-z_][\w.-]*['\"]?) must be one of:?\s*(.{1,160})")
 _CHOICE = re.compile(r"(?:argument ([\w/-]+): )?invalid choice: ['\"]?([^'\"]*)['\"]? \(choose from (.{1,300}?)\)?$")
+_MUST_GOT = re.compile(r"(?i)\b((?:the )?[\w.-]+(?: [\w.-]+){0,4}) must be (?:an? )?([^,;]{1,60}?),? but (?:got|received|is|was) ([^.,;]{1,60})")
 _EXPECTED = re.compile(r"(?i)expected one of:?\s*(.{1,200}?),?\s+(?:but\s+)?got:?\s*['\"]?([^'\"\s,]+)")
 _ENVIRON = re.compile(r"KeyError: ['\"]([A-Z][A-Z0-9_]{2,})['\"]")
 
@@ -38,7 +39,8 @@ _ENVIRON = re.compile(r"KeyError: ['\"]([A-Z][A-Z0-9_]{2,})['\"]")
 def read(line: str) -> dict | None:
     m = _KWARG.search(line)
     if m:
-        return {"kind": "signature", "callable": m.group(1), "detail": f"关键字参数 `{m.group(2)}`", "focus": m.group(0)[:30]}
+        return {"kind": "signature", "callable": m.group(1) or "被调用的函数", "detail": f"关键字参数 `{m.group(2)}`",
+                "focus": "unexpected keyword argument"}
     m = _POSITIONAL.search(line)
     if m:
         return {"kind": "signature", "callable": m.group(1), "detail": f"参数个数（{m.group(2).strip()}）", "focus": m.group(1)}
@@ -55,6 +57,10 @@ def read(line: str) -> dict | None:
         if m:
             return {"kind": "value", "argument": m.group(1).strip("'\""), "given": None,
                     "allowed": m.group(2).strip().rstrip(".。"), "focus": m.group(0)[:30]}
+    m = _MUST_GOT.search(line)
+    if m:
+        return {"kind": "value", "argument": m.group(1), "given": m.group(3).strip(), "allowed": m.group(2).strip(),
+                "focus": "must be"}
     m = _EXPECTED.search(line)
     if m:
         return {"kind": "value", "argument": "这个参数", "given": m.group(2), "allowed": m.group(1).strip(),
@@ -90,7 +96,8 @@ def _value(hit: dict) -> tuple[str, str, str]:
     got = f"，传入的是 `{given}`" if given else ""
     return (f"参数取值不被接受：{arg}",
             f"`{arg}` 的取值不在它接受的范围里（允许：{allowed}{got}）。这是参数或配置写错了，不是环境问题。",
-            f"把 `{arg}` 改成允许的取值（{allowed}）：检查命令行、配置文件和环境变量里给它的值（拼写、大小写、单位）。"
+            f"把 `{arg}` 改成允许的取值（{allowed}）：命令行参数、配置项或环境变量就检查给它的值（拼写、大小写、单位），"
+            f"张量的形状、维度或数据类型就改调用方传进来的输入。"
             f"如果你给的值明明在允许范围内，说明工具自己的校验有误：升级该工具到修复了它的版本（看它的发行说明或 issue）。")
 
 
