@@ -611,3 +611,18 @@ def test_cut_callable_name_and_backticks_still_read_as_a_signature_mismatch():
     text = NPU_CONTEXT + "TypeError: `Batch.__init__()` got an unexpected keyword argument `block_size`\n"
     assert "Batch.__init__" in finding(text, "python_exception").title
     assert "block_size" in finding(NPU_CONTEXT + "() got an unexpected keyword argument 'block_size'\n", "python_exception").cause
+
+
+def test_generic_finding_names_the_package_of_the_last_frame():
+    text = (NPU_CONTEXT + "Traceback (most recent call last):\n"
+            '  File "/usr/lib/python3.10/site-packages/mytool/run.py", line 3, in main\n'
+            "    go()\nRuntimeError: something odd happened\n")
+    generic = report(text).findings[-1]
+    assert generic.category == ex.GENERIC and "`mytool`" in generic.cause and "pip show mytool" in generic.cause
+
+
+def test_deepspeed_loss_scale_below_one_on_ascend_is_fp16_overflow():
+    line = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 0.5\n"
+    assert categories(NPU_CONTEXT + line) == ["fp16_overflow"]
+    assert categories(line) == []  # no Ascend evidence: apex/DeepSpeed on a GPU
+    assert categories(NPU_CONTEXT + line.replace("1, reducing to 0.5", "65536, reducing to 32768")) == []  # calibrating

@@ -50,6 +50,9 @@ _FOREIGN_NEEDLES = (  # a CUDA/NVIDIA machine (lower-cased); "Found no NVIDIA dr
 # a CANN component's plog line at WARNING level that reports a time-out or an error turned into a warning
 _WARNING_NEEDLES = (b"timeout", b"time out", b"errtowarn", b"fail")  # searched in the lower-cased block
 _CANN_WARNING = re.compile(rb"^.{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)]*\):")
+# a Python traceback frame inside an installed package: File ".../site-packages/<package>/…"
+_FRAME = re.compile(rb'File "[^"\n]*[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]*)')
+FRAME_REACH = 40  # lines between the last frame and the exception line it belongs to, at most
 
 
 def quiet(line: str) -> bool:
@@ -90,6 +93,8 @@ class RootFinder:
         self.ascend_context = False
         self.foreign_context = False  # looked for only until Ascend evidence is seen: that decides alone
         self.warnings: list[RootLine] = []  # CANN components' error-like warnings, earliest first
+        self.components: dict[int, str] = {}  # exception line → package of the traceback frame just above it
+        self._frame: tuple[str, int] | None = None  # the last frame seen: package, line
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
@@ -112,9 +117,31 @@ class RootFinder:
             line = decode_line(block[start:end])
             r = rank(line)
             if r and len(self.candidates[r]) < PER_RANK:
-                self.candidates[r].append(RootLine(first_line + block.count(b"\n", 0, start), shorten(line), r))
+                number = first_line + block.count(b"\n", 0, start)
+                self.candidates[r].append(RootLine(number, shorten(line), r))
+                if r == 3:
+                    self._note_component(first_line, block, start, number)
                 if len(self.candidates[3]) >= PER_RANK:
+                    self._last_frame(first_line, block)
                     return
+        self._last_frame(first_line, block)
+
+    def _note_component(self, first_line: int, block: bytes, start: int, number: int) -> None:
+        """Remember the package of the traceback frame just above an exception line (the failing component)."""
+        frame = None
+        for m in _FRAME.finditer(block, max(0, start - 8192), start):
+            frame = (m.group(1).decode(), first_line + block.count(b"\n", 0, m.start()))
+        frame = frame or self._frame
+        if frame and 0 < number - frame[1] <= FRAME_REACH:
+            self.components[number] = frame[0]
+
+    def _last_frame(self, first_line: int, block: bytes) -> None:
+        pos = block.rfind(b"-packages")
+        if pos >= 0:
+            s, e = block.rfind(b"\n", 0, pos) + 1, block.find(b"\n", pos)
+            m = _FRAME.search(block, s, len(block) if e < 0 else e)
+            if m:
+                self._frame = (m.group(1).decode(), first_line + block.count(b"\n", 0, s))
 
     def root(self) -> RootLine | None:
         """The root error line, or None when nothing in the log looks like an error."""
