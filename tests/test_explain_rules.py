@@ -626,3 +626,10 @@ def test_deepspeed_loss_scale_below_one_on_ascend_is_fp16_overflow():
     assert categories(NPU_CONTEXT + line) == ["fp16_overflow"]
     assert categories(line) == []  # no Ascend evidence: apex/DeepSpeed on a GPU
     assert categories(NPU_CONTEXT + line.replace("1, reducing to 0.5", "65536, reducing to 32768")) == []  # calibrating
+
+
+def test_a_traceback_cut_before_its_exception_line_is_still_an_error_and_npu_words_are_evidence():
+    cut = 'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n'
+    assert categories("NPU 0 is used for training\n" + cut) == [ex.GENERIC]
+    assert categories("[NPU] training starts\n" + cut) == [ex.GENERIC]
+    assert categories(cut) == []  # nothing says Ascend

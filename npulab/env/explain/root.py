@@ -3,9 +3,9 @@
 Error-looking lines are ranked by how specific they are: 3 — an exception line (``RuntimeError: …``) or a line
 with a CANN code and its message (``EZ1001: …``); 2 — a line at ERROR level (``[ERROR]``, ``ERROR 09-03``, a
 glog ``E1204``), a torch_npu ``ERRxxyyy`` or an ``error code is`` line; 1 — any other line saying ``failed`` or
-``error``. The root error is the earliest line of the highest rank: in a chained Python traceback that is the
-innermost exception (printed first), and the trailing ``Aborted`` or ``EngineCore failed to start`` noise loses
-to it. Lines at WARNING/INFO level are never errors, and a bare ``Inner Error!`` is a weaker line than the
+``error``, or a Python traceback's first line (its exception line may be cut off). The root error is the
+earliest line of the highest rank: in a chained Python traceback that is the innermost exception (printed first),
+and the trailing ``Aborted`` or ``EngineCore failed to start`` noise loses to it. Lines at WARNING/INFO level are never errors, and a bare ``Inner Error!`` is a weaker line than the
 message that follows it. The scan keeps a few candidates per rank, so memory stays bounded.
 
 The finder also notes what the log says about its machine: Ascend evidence (``ascend_context``: Ascend's own words,
@@ -25,14 +25,15 @@ from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, shor
 PER_RANK = 3  # candidates kept per rank
 
 _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort",
-                      "报错".encode(), "错误".encode(), "失败".encode())
+                      "报错".encode(), "错误".encode(), "失败".encode(), b"traceback (most recent call last)")
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
                         r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b|"
                         r"(?i:\b(?:fail(?:ed|ures?)|errors?|error[ _]?code|ret(?:code)?|errno)\s*(?:is|=|:)\s*0\b(?![.\d]))")
 _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::\s|:$)")
 _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
 _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
-_WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)|报错|错误|失败")
+_WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)|报错|错误|失败|"
+                   r"^\W*Traceback \(most recent call last\)")  # a traceback whose exception line is cut off
 _INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
 _TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
 _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only as words ("cannot", "input" are not)
@@ -41,7 +42,8 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only
     b"aicore", b"ai core", b"ai_core", b"[tbe", b"tbe.", b"tbe-", b"910b", b"910c", b"310p",  # Ascend's own words
     b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair",
     b"torch.npu", b"transfer_to_npu", b".npu()", b"npu_fusion", b"hwhiaiuser", b"op-plugin", b"op_plugin", b"aicpu",
-    b"rank_table", b"atlas 800", b"atlas 300", b"atlas 900", b"nnal/")  # Ascend's APIs, user, plugins and products
+    b"rank_table", b"atlas 800", b"atlas 300", b"atlas 900", b"nnal/",  # Ascend's APIs, user, plugins and products
+    b"\nnpu ", b"[npu", b" npus", "昇腾".encode())  # "NPU …" opening a line, "[NPU]", "NPUs", Ascend's Chinese name
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
 _NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
 _FOREIGN_NEEDLES = (  # a CUDA/NVIDIA machine (lower-cased); "Found no NVIDIA driver" is not one: Ascend users see it
@@ -99,7 +101,8 @@ class RootFinder:
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
         lowered = block.lower()
-        if not self.ascend_context and (any(n in lowered for n in _CONTEXT_NEEDLES) or _NPU_CLASS.search(block)):
+        if not self.ascend_context and (any(n in lowered for n in _CONTEXT_NEEDLES) or lowered.startswith(b"npu ")
+                                        or _NPU_CLASS.search(block)):  # "\nnpu " misses a block's first line
             self.ascend_context = True
         if not (self.ascend_context or self.foreign_context) and any(n in lowered for n in _FOREIGN_NEEDLES):
             self.foreign_context = True
