@@ -75,7 +75,7 @@ def _signature(hit: dict, facts: LogFacts) -> tuple[str, str, str]:
     name, detail = hit["callable"], hit["detail"]
     pair = rules_data()["exception"]["pairs"].get("vllm" if "vllm" in facts.frameworks else "", "")
     return (f"调用与函数签名不符：{name}()",
-            f"调用方给 `{name}()` 传的{detail}与它的签名不符：调用方与被调用的 `{name}` 来自彼此不配套的版本"
+            f"调用方给 `{name}()` 传的{detail} 与它的签名不符：调用方与被调用的 `{name}` 来自彼此不配套的版本"
             "（调用方按新版本的接口写，被调用方还是旧版本，或反过来）。代码本身没有写错，是两个包的版本没对齐。",
             f"用 `pip show <包名>` 查出调用方与 `{name}` 所在包各自的版本，按调用方文档的配套表把两者装成对应版本"
             f"（同一发布批次）：多半是把较旧的一方升级到调用方要求的版本。{pair}")
