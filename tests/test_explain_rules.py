@@ -633,3 +633,24 @@ def test_a_traceback_cut_before_its_exception_line_is_still_an_error_and_npu_wor
     assert categories("NPU 0 is used for training\n" + cut) == [ex.GENERIC]
     assert categories("[NPU] training starts\n" + cut) == [ex.GENERIC]
     assert categories(cut) == []  # nothing says Ascend
+
+
+def test_devices_contiguity_and_ports():
+    assert "同一个设备" in finding(NPU_CONTEXT + "RuntimeError: Expected all tensors to be on the same device, but found "
+                                   "at least two devices, npu:0 and cpu!\n", "python_exception").title
+    assert ".contiguous()" in finding(NPU_CONTEXT + "RuntimeError: Tensors must be contiguous\n", "python_exception").fix
+    assert "--master_port" in finding(NPU_CONTEXT + "DistNetworkError: failed to bind to [::]:29500 (errno: 98 - Address "
+                                      "already in use).\n", "python_exception").fix
+
+
+def test_flash_attn_on_ascend_gets_the_npu_counterpart_not_the_messages_pip_install():
+    text = (NPU_CONTEXT + "ImportError: This modeling file requires the following packages that were not found in your "
+            "environment: flash_attn. Run `pip install flash_attn`\n")
+    assert categories(text)[0] == "missing_module"
+    assert "sdpa" in finding(text, "missing_module").fix
+
+
+def test_should_be_but_is_keeps_the_whole_value():
+    f = finding(NPU_CONTEXT + "ValueError: Attention mask should be of size (1, 1, 7, 7), but is torch.Size([1, 1, 7, 8])\n",
+                "python_exception")
+    assert "torch.Size([1, 1, 7, 8])" in f.cause and "(1, 1, 7, 7)" in f.cause

@@ -9,6 +9,7 @@ import functools
 import re
 
 from npulab.env.explain.matcher import Finding
+from npulab.env.explain.rules import packages
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
 
 NAME = "message_advice"
@@ -61,8 +62,17 @@ def clauses(line: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+@functools.cache
+def _not_on_npu() -> re.Pattern | None:
+    """``pip install X`` for a package that cannot be installed for the NPU (npulab/data/ascend_packages.yaml
+    ``npu: false``): advice written for CUDA machines, left to the module rule's NPU alternative."""
+    names = [n for p in packages.index()["packages"].values() if p.get("npu") is False for n in p.get("pip", ())]
+    return re.compile(r"(?i)\binstall\s+[`'\"]?(?:" + "|".join(map(re.escape, names)) + r")\b") if names else None
+
+
 def read(line: str) -> dict | None:
-    found = clauses(line)
+    skip = _not_on_npu()
+    found = [c for c in clauses(line) if not (skip and skip.search(c))]
     return {"advice": found, "focus": found[0][:20]} if found else None
 
 
@@ -76,6 +86,6 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
 
 
 RULE = Rule(NAME, (b"please", b"try", b"should", b"solution", b"suggest", b"consider", b"make sure", b"you can",
-                   b"you need", b"you may", b"check", b"ensure", b"verify", "请".encode(), "建议".encode(),
-                   "尝试".encode()),
+                   b"you need", b"you may", b"check", b"ensure", b"verify", b"troubleshooting", b"run `pip",
+                   b"run 'pip", "请".encode(), "建议".encode(), "尝试".encode()),
             read, finding, needs_error=True)

@@ -8,7 +8,9 @@ names it gives (npulab/data/explain_rules.yaml ``exception``):
   found Y``, ``must have the same dtype``): cast one to the other's type;
 - ``value``     — an argument outside what it accepts (``X must be in the range (0, 1]``, ``must be one of``,
   ``invalid choice: 'v' (choose from …)``, ``expected one of …, got v``): the argument and the allowed values;
-- ``environ``   — ``KeyError: 'RANK'`` from ``os.environ``: an environment variable a launcher sets is missing.
+- ``environ``   — ``KeyError: 'RANK'`` from ``os.environ``: an environment variable a launcher sets is missing;
+- ``device``, ``contiguous``, ``port`` — tensors on two devices, a non-contiguous view where a contiguous tensor is
+  required, a port already in use (errno 98): the documented remedy of each.
 
 Each reading names the callable, argument, types or variable of the line, so the advice is about this line."""
 
@@ -31,7 +33,11 @@ _RANGE = re.compile(r"(['\"]?-{0,2}[A-Za-z_][\w.-]*['\"]?) must be (?:in (?:the 
                     r"([\[(][^\])]*[\])]|\S+ and \S+)")
 _ONE_OF = re.compile(r"(['\"]?-{0,2}[A-Za-z_][\w.-]*['\"]?) must be one of:?\s*(.{1,160})")
 _CHOICE = re.compile(r"(?:argument ([\w/-]+): )?invalid choice: ['\"]?([^'\"]*)['\"]? \(choose from (.{1,300}?)\)?$")
-_MUST_GOT = re.compile(r"(?i)\b((?:the )?[\w.-]+(?: [\w.-]+){0,4}) must be (?:an? )?([^,;]{1,60}?),? but (?:got|received|is|was) ([^.,;]{1,60})")
+_MUST_GOT = re.compile(r"(?i)\b((?:the )?[\w.'-]+(?: [\w.'-]+){0,4}) (?:must|should) be (?:an? |of size |of shape )?(\([^)]{0,60}\)|\[[^\]]{0,60}\]|[^,;]{1,60}?),? "
+                       r"(?:but (?:got|received|is|was)|not) (\S[^;]{0,60}?)(?=\.\s|\.$|\.\.|;|$)")
+_DEVICES = re.compile(r"Expected all tensors to be on the same device,? but found at least two devices,? ([\w:]+) and ([\w:]+)")
+_CONTIGUOUS = re.compile(r"(?i)(?:tensors?|input|\w+) (?:must|should|is required to) be contiguous|is not contiguous")
+_PORT = re.compile(r"(?i)address already in use|errno:? ?98\b|EADDRINUSE")
 _EXPECTED = re.compile(r"(?i)expected one of:?\s*(.{1,200}?),?\s+(?:but\s+)?got:?\s*['\"]?([^'\"\s,]+)")
 _ENVIRON = re.compile(r"KeyError: ['\"]([A-Z][A-Z0-9_]{2,})['\"]")
 
@@ -57,6 +63,13 @@ def read(line: str) -> dict | None:
         if m:
             return {"kind": "value", "argument": m.group(1).strip("'\""), "given": None,
                     "allowed": m.group(2).strip().rstrip(".。"), "focus": m.group(0)[:30]}
+    m = _DEVICES.search(line)
+    if m:
+        return {"kind": "device", "devices": [m.group(1), m.group(2)], "focus": "same device"}
+    if _CONTIGUOUS.search(line):
+        return {"kind": "contiguous", "focus": "contiguous"}
+    if _PORT.search(line):
+        return {"kind": "port", "focus": _PORT.search(line).group(0)}
     m = _MUST_GOT.search(line)
     if m:
         return {"kind": "value", "argument": m.group(1), "given": m.group(3).strip(), "allowed": m.group(2).strip(),
@@ -95,7 +108,7 @@ def _value(hit: dict) -> tuple[str, str, str]:
     arg, allowed, given = hit["argument"], hit["allowed"], hit.get("given")
     got = f"，传入的是 `{given}`" if given else ""
     return (f"参数取值不被接受：{arg}",
-            f"`{arg}` 的取值不在它接受的范围里（允许：{allowed}{got}）。这是参数或配置写错了，不是环境问题。",
+            f"`{arg}` 的取值不在它接受的范围里（允许：{allowed}{got}）。这是传入的参数、配置或数据与要求不符，不是环境问题。",
             f"把 `{arg}` 改成允许的取值（{allowed}）：命令行参数、配置项或环境变量就检查给它的值（拼写、大小写、单位），"
             f"张量的形状、维度或数据类型就改调用方传进来的输入。"
             f"如果你给的值明明在允许范围内，说明工具自己的校验有误：升级该工具到修复了它的版本（看它的发行说明或 issue）。")
@@ -109,15 +122,42 @@ def _environ(hit: dict) -> tuple[str, str, str]:
             f"MASTER_PORT），或在单进程运行前自己 `export {var}=…`；`env | grep {var}` 确认进程看得到它。")
 
 
+def _device(hit: dict) -> tuple[str, str, str]:
+    a, b = hit["devices"]
+    return ("参与运算的张量不在同一个设备上",
+            f"一次运算的输入一部分在 `{a}`、一部分在 `{b}`：PyTorch 不会自动搬运。NPU 上常见的来源是没有指定 device 新建的张量"
+            "（默认在 CPU）、没有随模型一起 `.to()` 的缓冲区，或自己写的 `.cuda()` 被替换后漏掉的那一处。",
+            "把它们放到同一个设备：模型与输入都 `.to(device)`（device = torch.device(\"npu:0\")），新建张量时传 `device=x.device`；"
+            "用报错上方的调用栈找到那次运算，打印各输入的 `.device`。")
+
+
+def _contiguous(hit: dict) -> tuple[str, str, str]:
+    return ("张量不连续",
+            "这个算子或通信调用要求输入在内存里连续存放，而传入的张量是转置、切片或 `expand` 之后的视图（不连续）。",
+            "在传入之前调用 `.contiguous()`（例如 `x = x.transpose(1, 2).contiguous()`）；通信（all_reduce 等）的张量同样如此。")
+
+
+def _port(hit: dict) -> tuple[str, str, str]:
+    return ("端口已被占用",
+            "要监听的端口已经被别的进程占着（errno 98，Address already in use）：常是上一次没有退干净的训练或推理进程，"
+            "或同一台机器上另一个任务用了同一个 MASTER_PORT。",
+            "换一个空闲端口（`torchrun --master_port=<端口>`、`export MASTER_PORT=<端口>`，服务类程序用它的 `--port`），"
+            "或找出并结束占用它的进程：`ss -ltnp | grep <端口>`。")
+
+
+_EXPLAIN = {"dtype": _dtype, "value": _value, "environ": _environ, "device": _device, "contiguous": _contiguous,
+            "port": _port}
+
+
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     hit = hits[0].facts
     kind = hit["kind"]
-    title, cause, fix = (_signature(hit, facts) if kind == "signature" else _dtype(hit) if kind == "dtype"
-                         else _value(hit) if kind == "value" else _environ(hit))
+    title, cause, fix = _signature(hit, facts) if kind == "signature" else _EXPLAIN[kind](hit)
     same = [h for h in hits if h.facts["kind"] == kind]
     return rule_finding(NAME, title, cause, fix, same, rules_data()["exception"]["sources"][kind])
 
 
-RULE = Rule(NAME, (b"unexpected keyword argument", b"positional argument", b"must be ", b"same dtype", b"scalar type",
-                   b"invalid choice", b"expected one of", b"keyerror:"),
+RULE = Rule(NAME, (b"unexpected keyword argument", b"positional argument", b"must be ", b"should be ", b"same dtype",
+                   b"scalar type", b"invalid choice", b"expected one of", b"keyerror:", b"same device", b"contiguous",
+                   b"already in use", b"errno: 98"),
             read, finding)  # the forms are Python's own: no error word needed (a title may quote the line)

@@ -18,6 +18,9 @@ _NO_MODULE = re.compile(r"No module named ['\"]?([A-Za-z_][\w.]*)")
 _NO_NAME = re.compile(r"cannot import name ['\"]?(\w+)['\"]? from ['\"]?([A-Za-z_][\w.]*)")
 _NO_ATTRIBUTE = re.compile(r"module ['\"]([A-Za-z_][\w.]*)['\"] has no attribute ['\"](\w+)")
 _UNKNOWN_LOCATION = re.compile(r"['\"]?\s*\(unknown location\)")  # the module has no __file__: a bare directory
+# Transformers' check of a model's remote code: "requires the following packages that were not found in your
+# environment: flash_attn. Run `pip install flash_attn`" (the first package named)
+_NOT_FOUND_PACKAGES = re.compile(r"requires the following packages? that (?:were|was) not found in your environment:\s*([A-Za-z_][\w.]*)")
 _COMPILED = re.compile(r"^_[Cc](?:_\w*)?$|^lib\w+$")  # a compiled extension: torch._C, mindspore._c_expression
 
 
@@ -29,8 +32,8 @@ def read(line: str) -> dict | None:
     m = _NO_ATTRIBUTE.search(line)
     if m:
         return {"module": m.group(1), "name": m.group(2), "focus": "has no attribute"}
-    m = _NO_MODULE.search(line)
-    return {"module": m.group(1).rstrip("."), "focus": "No module named"} if m else None
+    m = _NO_MODULE.search(line) or _NOT_FOUND_PACKAGES.search(line)
+    return {"module": m.group(1).rstrip("."), "focus": m.group(0)[:24]} if m else None
 
 
 def _explain(module: str, name: str | None, shadowed: bool = False) -> tuple[str, str, str, str | None]:
@@ -77,4 +80,5 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     return rule_finding(NAME, title, cause, fix, hits, sources, family=family, note=f"{title}。{fix}")
 
 
-RULE = Rule(NAME, (b"no module named", b"cannot import name", b"has no attribute"), read, finding)
+RULE = Rule(NAME, (b"no module named", b"cannot import name", b"has no attribute", b"not found in your environment"), read,
+            finding)
