@@ -654,3 +654,11 @@ def test_should_be_but_is_keeps_the_whole_value():
     f = finding(NPU_CONTEXT + "ValueError: Attention mask should be of size (1, 1, 7, 7), but is torch.Size([1, 1, 7, 8])\n",
                 "python_exception")
     assert "torch.Size([1, 1, 7, 8])" in f.cause and "(1, 1, 7, 7)" in f.cause
+
+
+def test_object_attribute_and_sigkill():
+    assert "None" in finding(NPU_CONTEXT + "AttributeError: 'NoneType' object has no attribute 'npu'\n", "python_exception").title
+    f = finding(NPU_CONTEXT + "AttributeError: 'NPUWorker' object has no attribute 'cache'\n", "python_exception")
+    assert "NPUWorker" in f.title and "对应版本" in f.fix
+    assert "OOM killer" in finding(NPU_CONTEXT + "Killed\n", "python_exception").cause
+    assert categories(NPU_CONTEXT + "INFO the job was killed by the user\n") == []

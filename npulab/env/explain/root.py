@@ -25,7 +25,8 @@ from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, shor
 PER_RANK = 3  # candidates kept per rank
 
 _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort",
-                      "报错".encode(), "错误".encode(), "失败".encode(), b"traceback (most recent call last)")
+                      "报错".encode(), "错误".encode(), "失败".encode(), b"traceback (most recent call last)",
+                      b"killed")
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
                         r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b|"
                         r"(?i:\b(?:fail(?:ed|ures?)|errors?|error[ _]?code|ret(?:code)?|errno)\s*(?:is|=|:)\s*0\b(?![.\d]))")
@@ -33,7 +34,8 @@ _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Erro
 _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
 _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
 _WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)|报错|错误|失败|"
-                   r"^\W*Traceback \(most recent call last\)")  # a traceback whose exception line is cut off
+                   r"^\W*Traceback \(most recent call last\)|"  # a traceback whose exception line is cut off
+                   r"^\W*(?:\[\d+\]\+?\s+)?Killed\b")  # the shell's report of a SIGKILL
 _INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
 _TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
 _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only as words ("cannot", "input" are not)

@@ -10,7 +10,9 @@ names it gives (npulab/data/explain_rules.yaml ``exception``):
   ``invalid choice: 'v' (choose from …)``, ``expected one of …, got v``): the argument and the allowed values;
 - ``environ``   — ``KeyError: 'RANK'`` from ``os.environ``: an environment variable a launcher sets is missing;
 - ``device``, ``contiguous``, ``port`` — tensors on two devices, a non-contiguous view where a contiguous tensor is
-  required, a port already in use (errno 98): the documented remedy of each.
+  required, a port already in use (errno 98): the documented remedy of each;
+- ``attribute`` — ``'X' object has no attribute 'y'``: versions that do not pair, or (``NoneType``) a value that an
+  earlier step failed to create; ``killed`` — SIGKILL (``Killed``, exitcode -9): usually the kernel's OOM killer.
 
 Each reading names the callable, argument, types or variable of the line, so the advice is about this line."""
 
@@ -37,6 +39,8 @@ _MUST_GOT = re.compile(r"(?i)\b((?:the )?[\w.'-]+(?: [\w.'-]+){0,4}) (?:must|sho
                        r"(?:but (?:got|received|is|was)|not) (\S[^;]{0,60}?)(?=\.\s|\.$|\.\.|;|$)")
 _DEVICES = re.compile(r"Expected all tensors to be on the same device,? but found at least two devices,? ([\w:]+) and ([\w:]+)")
 _CONTIGUOUS = re.compile(r"(?i)(?:tensors?|input|\w+) (?:must|should|is required to) be contiguous|is not contiguous")
+_OBJECT_ATTRIBUTE = re.compile(r"['\"](\w+)['\"] object has no attribute ['\"](\w+)['\"]")
+_KILLED = re.compile(r"^\W*(?:\[\d+\]\+?\s+)?Killed\b|Signal 9 \(SIGKILL\)|exitcode\s*:\s*-9\b|\bSIGKILL\b")
 _PORT = re.compile(r"(?i)address already in use|errno:? ?98\b|EADDRINUSE")
 _EXPECTED = re.compile(r"(?i)expected one of:?\s*(.{1,200}?),?\s+(?:but\s+)?got:?\s*['\"]?([^'\"\s,]+)")
 _ENVIRON = re.compile(r"KeyError: ['\"]([A-Z][A-Z0-9_]{2,})['\"]")
@@ -63,6 +67,11 @@ def read(line: str) -> dict | None:
         if m:
             return {"kind": "value", "argument": m.group(1).strip("'\""), "given": None,
                     "allowed": m.group(2).strip().rstrip(".。"), "focus": m.group(0)[:30]}
+    m = _OBJECT_ATTRIBUTE.search(line)
+    if m:
+        return {"kind": "attribute", "cls": m.group(1), "name": m.group(2), "focus": m.group(0)[:30]}
+    if _KILLED.search(line):
+        return {"kind": "killed", "focus": _KILLED.search(line).group(0).strip()}
     m = _DEVICES.search(line)
     if m:
         return {"kind": "device", "devices": [m.group(1), m.group(2)], "focus": "same device"}
@@ -145,19 +154,43 @@ def _port(hit: dict) -> tuple[str, str, str]:
             "或找出并结束占用它的进程：`ss -ltnp | grep <端口>`。")
 
 
+def _attribute(hit: dict, facts: LogFacts) -> tuple[str, str, str]:
+    cls, name = hit["cls"], hit["name"]
+    if cls == "NoneType":
+        return (f"在 None 上取属性 {name}",
+                f"代码对一个值为 None 的变量取 `.{name}`：本该创建它的那一步没有成功（返回了 None、加载失败、条件分支没走到），"
+                "错误在更早的地方，这一行只是第一个用到它的地方。",
+                "沿调用栈往上找给这个变量赋值的地方，看它为什么是 None（加载模型/数据/设备的函数是否失败、日志里更早是否有告警）；"
+                "在那里加检查，而不是在这一行。")
+    pair = rules_data()["exception"]["pairs"].get("vllm" if "vllm" in facts.frameworks else "", "")
+    return (f"{cls} 对象没有属性 {name}",
+            f"`{cls}` 的对象上没有 `{name}`：调用它的代码与定义 `{cls}` 的包版本不配套（属性是新版本加的、改了名或删了），"
+            "或者对象类型不是代码以为的那个。",
+            f"用 `pip show <包名>` 查定义 `{cls}` 的包与调用方的版本，按调用方要求装成对应版本；{pair}")
+
+
+def _killed(hit: dict) -> tuple[str, str, str]:
+    return ("进程被系统杀掉（SIGKILL）",
+            "进程收到 SIGKILL（shell 打印 Killed，torchrun 报 exitcode -9）：最常见的是 Linux 的 OOM killer 在 Host 内存耗尽时"
+            "杀掉最大的进程；也可能是调度系统超出内存配额后结束了任务。NPU 的显存不足不会这样报，会报 out of memory。",
+            "`dmesg -T | grep -i -E 'killed process|out of memory'` 确认是不是 OOM killer；减少 Host 内存占用：调小 DataLoader 的 "
+            "`num_workers` 与预取、降低批大小、分片或流式加载数据与权重（`low_cpu_mem_usage=True`），关掉同机上其他大进程；容器里查内存上限。")
+
+
 _EXPLAIN = {"dtype": _dtype, "value": _value, "environ": _environ, "device": _device, "contiguous": _contiguous,
-            "port": _port}
+            "port": _port, "killed": _killed}
 
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     hit = hits[0].facts
     kind = hit["kind"]
-    title, cause, fix = _signature(hit, facts) if kind == "signature" else _EXPLAIN[kind](hit)
+    title, cause, fix = (_signature(hit, facts) if kind == "signature" else _attribute(hit, facts) if kind == "attribute"
+                         else _EXPLAIN[kind](hit))
     same = [h for h in hits if h.facts["kind"] == kind]
     return rule_finding(NAME, title, cause, fix, same, rules_data()["exception"]["sources"][kind])
 
 
-RULE = Rule(NAME, (b"unexpected keyword argument", b"positional argument", b"must be ", b"should be ", b"same dtype",
-                   b"scalar type", b"invalid choice", b"expected one of", b"keyerror:", b"same device", b"contiguous",
-                   b"already in use", b"errno: 98"),
+RULE = Rule(NAME, (b" argument", b"must be ", b"should be ", b"same dtype", b"scalar type", b"invalid choice",
+                   b"expected one of", b"keyerror:", b"same device", b"contiguous", b"already in use",
+                   b"object has no attribute", b"killed", b"sigkill"),
             read, finding)  # the forms are Python's own: no error word needed (a title may quote the line)

@@ -81,6 +81,6 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     return rule_finding(NAME, title, cause, fix, same, rules_data()["setting"]["sources"][hit["kind"]])
 
 
-RULE = Rule(NAME, (b"no such file or directory", b"does not exist", b"not found", b"doesn't exist", b"environ",
-                   b"variable", b"getenv", b" set ", b"export ", "环境变量".encode()),  # a variable: where it is named as one
+RULE = Rule(NAME, (b"no such file or directory", b" exist", b"not found", b"environ", b"variable", b" set ",
+                   "环境变量".encode()),  # a variable: only where the line names it as one
             read, finding, needs_error=True)
