@@ -662,3 +662,8 @@ def test_object_attribute_and_sigkill():
     assert "NPUWorker" in f.title and "对应版本" in f.fix
     assert "OOM killer" in finding(NPU_CONTEXT + "Killed\n", "python_exception").cause
     assert categories(NPU_CONTEXT + "INFO the job was killed by the user\n") == []
+
+
+def test_value_forms_in_help_text_are_not_read():
+    usage = NPU_CONTEXT + "usage: serve [-h] [--dtype {auto,half}]\n  --block-size N   must be one of 8, 16, 32\n"
+    assert "python_exception" not in categories(usage)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from npulab.env.explain.matcher import Finding
+from npulab.env.explain.root import rank
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
 
 NAME = "python_exception"
@@ -54,6 +55,10 @@ def read(line: str) -> dict | None:
     m = _POSITIONAL.search(line)
     if m:
         return {"kind": "signature", "callable": m.group(1), "detail": f"参数个数（{m.group(2).strip()}）", "focus": m.group(1)}
+    if _KILLED.search(line):
+        return {"kind": "killed", "focus": _KILLED.search(line).group(0).strip()}
+    if rank(line) == 0:  # the forms below occur in help texts and notices too: only error lines are read
+        return None
     m = _DTYPE.search(line)
     if m:
         types = list(dict.fromkeys(t for t in (m.group(1), m.group(2)) if t)) or list(dict.fromkeys(_TYPES.findall(line)))
@@ -70,8 +75,6 @@ def read(line: str) -> dict | None:
     m = _OBJECT_ATTRIBUTE.search(line)
     if m:
         return {"kind": "attribute", "cls": m.group(1), "name": m.group(2), "focus": m.group(0)[:30]}
-    if _KILLED.search(line):
-        return {"kind": "killed", "focus": _KILLED.search(line).group(0).strip()}
     m = _DEVICES.search(line)
     if m:
         return {"kind": "device", "devices": [m.group(1), m.group(2)], "focus": "same device"}
