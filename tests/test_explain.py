@@ -102,9 +102,11 @@ def test_negative_excerpts_are_not_recognised_as_that_category(category, log):
 def test_healthy_training_log_and_ordinary_python_errors_give_nothing():
     assert explain_text(HEALTHY).findings == []
     assert explain_text(USER_ERROR).findings == []  # an ordinary Python error with nothing Ascend in the log
-    # the same error inside an Ascend log is never passed over: the generic finding names it as the root error
+    # the same error inside an Ascend log is never passed over: the setting rule names the missing path (relative:
+    # the working directory decides), the generic finding names it as the root error
     both = explain_text(HEALTHY + USER_ERROR)
-    assert both.categories == [ex.GENERIC] and both.root_error.text.startswith("FileNotFoundError")
+    assert both.categories == ["setting", ex.GENERIC] and both.root_error.text.startswith("FileNotFoundError")
+    assert "configs/llama.json" in both.findings[0].title and "工作目录" in both.findings[0].cause
 
 
 def test_numeric_codes_need_their_context():

@@ -512,3 +512,158 @@ def test_a_wheel_for_another_python_or_machine_names_both():
 def test_an_op_the_npu_backend_cannot_run_is_the_fallback_family():
     line = "NotImplementedError: Could not run 'aten::_fft_r2c' with arguments from the 'NPU' backend.\n"
     assert categories(line)[0] == "op_fallback"
+
+
+# --- second round of issue 36: Python exceptions, settings, pip's resolver, "unknown location", "only supported on"
+
+NPU_CONTEXT = "import torch_npu\n"  # the log shows Ascend software
+
+
+def test_unexpected_keyword_argument_is_two_releases_that_do_not_pair():
+    f = finding(NPU_CONTEXT + "TypeError: Worker.__init__() got an unexpected keyword argument 'cache_mode'\n",
+                "python_exception")
+    assert "Worker.__init__" in f.title and "cache_mode" in f.cause and "配套" in f.fix and "pip show" in f.fix
+
+
+def test_positional_argument_count_is_a_signature_mismatch_too():
+    f = finding(NPU_CONTEXT + "TypeError: forward() takes 3 positional arguments but 4 were given\n", "python_exception")
+    assert "forward" in f.title and "4 were given" in f.cause
+
+
+def test_operands_of_two_dtypes_are_cast_to_one():
+    f = finding(NPU_CONTEXT + "RuntimeError: expected scalar type Float but found Half\n", "python_exception")
+    assert "`Float`" in f.cause and "`Half`" in f.cause and "类型一致" in f.fix
+
+
+def test_value_outside_its_range_names_argument_and_range():
+    f = finding(NPU_CONTEXT + "ValueError: --gpu-memory-utilization must be in the range (0, 1]\n", "python_exception")
+    assert "--gpu-memory-utilization" in f.title and "(0, 1]" in f.fix
+
+
+def test_invalid_choice_names_the_value_and_the_choices():
+    f = finding(NPU_CONTEXT + "serve: error: argument --dtype: invalid choice: 'fp8x' (choose from 'auto', 'half')\n",
+                "python_exception")
+    assert "fp8x" in f.cause and "'auto', 'half'" in f.cause and "--dtype" in f.title
+
+
+def test_missing_launcher_variable():
+    f = finding(NPU_CONTEXT + "KeyError: 'LOCAL_RANK'\n", "python_exception")
+    assert "LOCAL_RANK" in f.title and "torchrun" in f.fix
+
+
+def test_python_exception_near_misses():
+    assert "python_exception" not in categories(NPU_CONTEXT + "INFO must be one of the supported values\n")
+    assert categories("TypeError: f() got an unexpected keyword argument 'x'\n") == []  # no Ascend evidence
+
+
+def test_name_from_a_module_of_unknown_location_is_a_shadowing_directory():
+    f = finding(NPU_CONTEXT + "ImportError: cannot import name 'LLM' from 'vllm' (unknown location)\n", "missing_module")
+    assert "同名目录" in f.title and "其他目录" in f.fix and "__path__" in f.fix
+
+
+def test_missing_path_under_ascend_points_at_set_env():
+    f = finding(NPU_CONTEXT + "FileNotFoundError: [Errno 2] No such file or directory: "
+                "'/usr/local/Ascend/ascend-toolkit/latest/version.cfg'\n", "setting")
+    assert "set_env.sh" in f.fix and "version.cfg" in f.title
+
+
+def test_environment_variable_named_by_an_error():
+    f = finding(CANN_CONTEXT + "[ERROR] RUNTIME(1,python): set ASCEND_RT_VISIBLE_DEVICES:[9] error, input data rang[0-8)\n",
+                "setting")
+    assert "ASCEND_RT_VISIBLE_DEVICES" in f.title and "env | grep ASCEND_RT_VISIBLE_DEVICES" in f.fix
+
+
+def test_setting_near_misses_advice_and_enum_constants():
+    text = (CANN_CONTEXT + "RuntimeError: the operator failed; please set the environment variable ASCEND_LAUNCH_BLOCKING=1.\n"
+            "RuntimeError: AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE, mode), error code is 500001\n")
+    assert "setting" not in categories(text)
+
+
+def test_pip_resolver_conflict_gets_pips_remedies():
+    text = ("ERROR: Cannot install pkg[npu]==1.0 because these package versions have conflicting dependencies.\n"
+            "The conflict is caused by:\n    pkg[npu] 1.0 depends on torch==2.1.0\n    torch-npu 2.1.0.post3 depends on torch==2.1.0+cpu\n")
+    f = finding(text, "requirement")
+    assert "torch==2.1.0+cpu" in f.cause and "--no-deps" in f.fix and f.kind == "rule"
+
+
+def test_feature_only_supported_on_other_devices_names_the_npu_counterpart():
+    f = finding(NPU_CONTEXT + "ValueError: FlashAttention2 is only supported on CUDA devices.\n", "unsupported_capability")
+    assert "只在 CUDA devices 上受支持" in f.title and "npu_fusion_attention" in f.fix
+
+
+def test_glued_sentence_advice_is_read():
+    assert advice_rule.clauses("failed on this machine.Make sure the cache directory is writable.") == [
+        "Make sure the cache directory is writable"]
+    assert advice_rule.clauses("torch.Tensor.Please") == []
+
+
+def test_labelled_remedy_is_advice_even_without_an_advice_word():
+    assert advice_rule.clauses("[ERROR] bad input. Troubleshooting: compare the value with the expected one and fix the caller") == [
+        "compare the value with the expected one and fix the caller"]
+
+
+def test_must_be_but_got_names_expected_and_actual():
+    f = finding(NPU_CONTEXT + "ValueError: the rank of input x must be 4, but got 3\n", "python_exception")
+    assert "4" in f.cause and "`3`" in f.cause and "调用方" in f.fix
+
+
+def test_cut_callable_name_and_backticks_still_read_as_a_signature_mismatch():
+    text = NPU_CONTEXT + "TypeError: `Batch.__init__()` got an unexpected keyword argument `block_size`\n"
+    assert "Batch.__init__" in finding(text, "python_exception").title
+    assert "block_size" in finding(NPU_CONTEXT + "() got an unexpected keyword argument 'block_size'\n", "python_exception").cause
+
+
+def test_generic_finding_names_the_package_of_the_last_frame():
+    text = (NPU_CONTEXT + "Traceback (most recent call last):\n"
+            '  File "/usr/lib/python3.10/site-packages/mytool/run.py", line 3, in main\n'
+            "    go()\nRuntimeError: something odd happened\n")
+    generic = report(text).findings[-1]
+    assert generic.category == ex.GENERIC and "`mytool`" in generic.cause and "pip show mytool" in generic.cause
+
+
+def test_deepspeed_loss_scale_below_one_on_ascend_is_fp16_overflow():
+    line = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 0.5\n"
+    assert categories(NPU_CONTEXT + line) == ["fp16_overflow"]
+    assert categories(line) == []  # no Ascend evidence: apex/DeepSpeed on a GPU
+    assert categories(NPU_CONTEXT + line.replace("1, reducing to 0.5", "65536, reducing to 32768")) == []  # calibrating
+
+
+def test_a_traceback_cut_before_its_exception_line_is_still_an_error_and_npu_words_are_evidence():
+    cut = 'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n'
+    assert categories("NPU 0 is used for training\n" + cut) == [ex.GENERIC]
+    assert categories("[NPU] training starts\n" + cut) == [ex.GENERIC]
+    assert categories(cut) == []  # nothing says Ascend
+
+
+def test_devices_contiguity_and_ports():
+    assert "同一个设备" in finding(NPU_CONTEXT + "RuntimeError: Expected all tensors to be on the same device, but found "
+                                   "at least two devices, npu:0 and cpu!\n", "python_exception").title
+    assert ".contiguous()" in finding(NPU_CONTEXT + "RuntimeError: Tensors must be contiguous\n", "python_exception").fix
+    assert "--master_port" in finding(NPU_CONTEXT + "DistNetworkError: failed to bind to [::]:29500 (errno: 98 - Address "
+                                      "already in use).\n", "python_exception").fix
+
+
+def test_flash_attn_on_ascend_gets_the_npu_counterpart_not_the_messages_pip_install():
+    text = (NPU_CONTEXT + "ImportError: This modeling file requires the following packages that were not found in your "
+            "environment: flash_attn. Run `pip install flash_attn`\n")
+    assert categories(text)[0] == "missing_module"
+    assert "sdpa" in finding(text, "missing_module").fix
+
+
+def test_should_be_but_is_keeps_the_whole_value():
+    f = finding(NPU_CONTEXT + "ValueError: Attention mask should be of size (1, 1, 7, 7), but is torch.Size([1, 1, 7, 8])\n",
+                "python_exception")
+    assert "torch.Size([1, 1, 7, 8])" in f.cause and "(1, 1, 7, 7)" in f.cause
+
+
+def test_object_attribute_and_sigkill():
+    assert "None" in finding(NPU_CONTEXT + "AttributeError: 'NoneType' object has no attribute 'npu'\n", "python_exception").title
+    f = finding(NPU_CONTEXT + "AttributeError: 'NPUWorker' object has no attribute 'cache'\n", "python_exception")
+    assert "NPUWorker" in f.title and "对应版本" in f.fix
+    assert "OOM killer" in finding(NPU_CONTEXT + "Killed\n", "python_exception").cause
+    assert categories(NPU_CONTEXT + "INFO the job was killed by the user\n") == []
+
+
+def test_value_forms_in_help_text_are_not_read():
+    usage = NPU_CONTEXT + "usage: serve [-h] [--dtype {auto,half}]\n  --block-size N   must be one of 8, 16, 32\n"
+    assert "python_exception" not in categories(usage)

@@ -99,7 +99,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     if root is None and ascend and roots.warnings:  # the log ends in a CANN component's error-like warning
         root = roots.warnings[0]
     if should_report(root, codes, ascend):
-        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings)))
+        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings),
+                                        component=roots.components.get(root.line)))
     return Report(lines_read, findings, root, codes)
 
 

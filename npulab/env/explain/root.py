@@ -3,12 +3,13 @@
 Error-looking lines are ranked by how specific they are: 3 — an exception line (``RuntimeError: …``) or a line
 with a CANN code and its message (``EZ1001: …``); 2 — a line at ERROR level (``[ERROR]``, ``ERROR 09-03``, a
 glog ``E1204``), a torch_npu ``ERRxxyyy`` or an ``error code is`` line; 1 — any other line saying ``failed`` or
-``error``. The root error is the earliest line of the highest rank: in a chained Python traceback that is the
-innermost exception (printed first), and the trailing ``Aborted`` or ``EngineCore failed to start`` noise loses
-to it. Lines at WARNING/INFO level are never errors, and a bare ``Inner Error!`` is a weaker line than the
+``error``, or a Python traceback's first line (its exception line may be cut off). The root error is the
+earliest line of the highest rank: in a chained Python traceback that is the innermost exception (printed first),
+and the trailing ``Aborted`` or ``EngineCore failed to start`` noise loses to it. Lines at WARNING/INFO level are never errors, and a bare ``Inner Error!`` is a weaker line than the
 message that follows it. The scan keeps a few candidates per rank, so memory stays bounded.
 
-The finder also notes what the log says about its machine: Ascend evidence (``ascend_context``), evidence of a
+The finder also notes what the log says about its machine: Ascend evidence (``ascend_context``: Ascend's own words,
+or an NPU plugin's class name such as vLLM-Ascend's ``NPUWorker``), evidence of a
 CUDA/NVIDIA machine (``foreign_context``: nvidia-smi, NVML, libcudnn, a ``+cu121`` wheel …; never code such as ``.cuda()``), and the warnings CANN's
 own components print when they turn an error into a warning (``[WARNING] HCCL(…): … timeout``, ``ErrToWarn``):
 a log that ends in those, with no error line, is still a log a user acts on.
@@ -24,27 +25,38 @@ from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, shor
 PER_RANK = 3  # candidates kept per rank
 
 _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort",
-                      "报错".encode(), "错误".encode(), "失败".encode())
+                      "报错".encode(), "错误".encode(), "失败".encode(), b"traceback (most recent call last)",
+                      b"killed")
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
                         r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b|"
                         r"(?i:\b(?:fail(?:ed|ures?)|errors?|error[ _]?code|ret(?:code)?|errno)\s*(?:is|=|:)\s*0\b(?![.\d]))")
 _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::\s|:$)")
 _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
 _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
-_WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)|报错|错误|失败")
+_WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)|报错|错误|失败|"
+                   r"^\W*Traceback \(most recent call last\)|"  # a traceback whose exception line is cut off
+                   r"^\W*(?:\[\d+\]\+?\s+)?Killed\b")  # the shell's report of a SIGKILL
 _INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
 _TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
 _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only as words ("cannot", "input" are not)
     b"ascend", b"torch_npu", b"torch-npu", b"npu-smi", b"npu:", b" npu ", b"(npu", b"'npu'", b'"npu"', b" npu,", b" npu.", b"hccl",
     b"davinci", b"mindspore", b"aclnn", b"aclrt", b"dcmi", b" cann ", b"cann_", b"cann-", b"/cann", b" cann.",
     b"aicore", b"ai core", b"ai_core", b"[tbe", b"tbe.", b"tbe-", b"910b", b"910c", b"310p",  # Ascend's own words
-    b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair")
+    b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair",
+    b"torch.npu", b"transfer_to_npu", b".npu()", b"npu_fusion", b"hwhiaiuser", b"op-plugin", b"op_plugin", b"aicpu",
+    b"rank_table", b"atlas 800", b"atlas 300", b"atlas 900", b"nnal/",  # Ascend's APIs, user, plugins and products
+    b"\nnpu ", b"[npu", b" npus", "昇腾".encode())  # "NPU …" opening a line, "[NPU]", "NPUs", Ascend's Chinese name
+# class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
+_NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
 _FOREIGN_NEEDLES = (  # a CUDA/NVIDIA machine (lower-cased); "Found no NVIDIA driver" is not one: Ascend users see it
     b"nvidia-smi", b"nvml", b"nvidia-container", b"nvidia-persistenced", b"nvidia driver version", b"cuda version:",
     b"libcudart", b"libcudnn", b"nccl info", b"libtorch_cuda", b"geforce", b"+cu11", b"+cu12")
 # a CANN component's plog line at WARNING level that reports a time-out or an error turned into a warning
 _WARNING_NEEDLES = (b"timeout", b"time out", b"errtowarn", b"fail")  # searched in the lower-cased block
 _CANN_WARNING = re.compile(rb"^.{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)]*\):")
+# a Python traceback frame inside an installed package: File ".../site-packages/<package>/…"
+_FRAME = re.compile(rb'File "[^"\n]*[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]*)')
+FRAME_REACH = 40  # lines between the last frame and the exception line it belongs to, at most
 
 
 def quiet(line: str) -> bool:
@@ -85,11 +97,14 @@ class RootFinder:
         self.ascend_context = False
         self.foreign_context = False  # looked for only until Ascend evidence is seen: that decides alone
         self.warnings: list[RootLine] = []  # CANN components' error-like warnings, earliest first
+        self.components: dict[int, str] = {}  # exception line → package of the traceback frame just above it
+        self._frame: tuple[str, int] | None = None  # the last frame seen: package, line
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
         lowered = block.lower()
-        if not self.ascend_context and any(n in lowered for n in _CONTEXT_NEEDLES):
+        if not self.ascend_context and (any(n in lowered for n in _CONTEXT_NEEDLES) or lowered.startswith(b"npu ")
+                                        or _NPU_CLASS.search(block)):  # "\nnpu " misses a block's first line
             self.ascend_context = True
         if not (self.ascend_context or self.foreign_context) and any(n in lowered for n in _FOREIGN_NEEDLES):
             self.foreign_context = True
@@ -107,9 +122,31 @@ class RootFinder:
             line = decode_line(block[start:end])
             r = rank(line)
             if r and len(self.candidates[r]) < PER_RANK:
-                self.candidates[r].append(RootLine(first_line + block.count(b"\n", 0, start), shorten(line), r))
+                number = first_line + block.count(b"\n", 0, start)
+                self.candidates[r].append(RootLine(number, shorten(line), r))
+                if r == 3:
+                    self._note_component(first_line, block, start, number)
                 if len(self.candidates[3]) >= PER_RANK:
+                    self._last_frame(first_line, block)
                     return
+        self._last_frame(first_line, block)
+
+    def _note_component(self, first_line: int, block: bytes, start: int, number: int) -> None:
+        """Remember the package of the traceback frame just above an exception line (the failing component)."""
+        frame = None
+        for m in _FRAME.finditer(block, max(0, start - 8192), start):
+            frame = (m.group(1).decode(), first_line + block.count(b"\n", 0, m.start()))
+        frame = frame or self._frame
+        if frame and 0 < number - frame[1] <= FRAME_REACH:
+            self.components[number] = frame[0]
+
+    def _last_frame(self, first_line: int, block: bytes) -> None:
+        pos = block.rfind(b"-packages")
+        if pos >= 0:
+            s, e = block.rfind(b"\n", 0, pos) + 1, block.find(b"\n", pos)
+            m = _FRAME.search(block, s, len(block) if e < 0 else e)
+            if m:
+                self._frame = (m.group(1).decode(), first_line + block.count(b"\n", 0, s))
 
     def root(self) -> RootLine | None:
         """The root error line, or None when nothing in the log looks like an error."""

@@ -42,13 +42,17 @@ def should_report(root: RootLine | None, codes: list[CodeHit], ascend_context: b
     return ascend_context or bool(codes)
 
 
-def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeHit], *, families: int) -> Finding:
-    """The generic finding: root error line first, the decoded codes, the triage steps."""
+def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeHit], *, families: int,
+                    component: str | None = None) -> Finding:
+    """The generic finding: root error line first, the component it was raised in, the decoded codes, the steps."""
     if root.rank == 0:  # no error line: a CANN component's warning that reports a time-out or a failure
         parts = [f"日志里没有报错行；最早的一条 CANN 组件告警（第 {root.line} 行）报告了超时或失败，"
                  f"它常是错误被降级成的告警（ErrToWarn），按报错处理：{root.text}"]
     else:
         parts = [f"根错误行（第 {root.line} 行，最早出现的最具体的报错）：{root.text}"]
+    if component:
+        parts.append(f"抛出它的代码在 `{component}` 包里（报错上方最后一个调用栈帧）：先用 `pip show {component}` 查它的版本，"
+                     f"对照调用它的程序（及 torch、torch_npu、CANN）要求的版本。")
     if codes:
         parts.append("错误码：" + "；".join(h.info.describe() for h in codes))
     if not families:

@@ -7,6 +7,9 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``module``        — ``No module named X`` / ``cannot import name``: which distribution provides X, and what is wrong;
 - ``library``       — ``libX.so: cannot open shared object file``: which package ships it, how it gets on the path;
 - ``symbol``        — ``undefined symbol`` / ``Failed to find function``: which two packages' versions disagree;
+- ``exception``     — a Python exception read from its own form: a call that does not fit a signature (releases that
+  do not pair), operands of two data types, an argument outside its allowed values, a launcher's missing variable;
+- ``setting``       — a path that does not exist, or an Ascend environment variable the error is about: what sets it;
 - ``requirement``   — pip's "X requires Y, but you have Z" and "not a supported wheel on this platform": which
   version, or which Python and machine, the package wants;
 - ``graph``         — graph capture and graph-mode failures: eager fallback, the op that broke capture;
@@ -38,17 +41,20 @@ from npulab.env.explain.rules import (
     capability,
     communication,
     component,
+    exception,
     graph,
     library,
     module,
     requirement,
     resource,
+    setting,
     symbol,
 )
 from npulab.env.explain.rules.base import MAX_HITS, NOTE, LogFacts, Rule, RuleHit
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
-RULES: tuple[Rule, ...] = (advice.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE, graph.RULE,
+RULES: tuple[Rule, ...] = (advice.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE, exception.RULE,
+                           setting.RULE, graph.RULE,
                            communication.RULE, resource.RULE, capability.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
     "vllm": (b"vllm",), "mindspore": (b"mindspore",),

@@ -9,13 +9,16 @@ import functools
 import re
 
 from npulab.env.explain.matcher import Finding
+from npulab.env.explain.rules import packages
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
 
 NAME = "message_advice"
 MAX_CLAUSES = 3
-_SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|\.(?=\d[.)、]\s*\S)|\s*\b(?:Solution|Suggestion|Possible Cause)\s*[:：]\s*"
+_SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|\.(?=\d[.)、]\s*\S)|\s*\b(?:Solution|Suggestion|Troubleshooting|Possible Cause)\s*[:：]\s*"
                     r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*|(?<=[,，])\s*(?=(?:please|Please|请))"
-                    r"|(?<=[a-z])(?=please\s)")  # CANN glues sentences: "…calc OFT by floatplease use float to …"
+                    r"|(?<=[a-z])(?=please\s)"  # CANN glues sentences: "…calc OFT by floatplease use float to …"
+                    r"|(?<=[a-z])\.(?=(?:Please|Make sure|Try|You (?:can|should|need to|must)|Set|Use|Check|Run)\b)")
+# … and so do others without the space after the full stop: "…on your local machine.Make sure you have read…"
 _TRAILER = re.compile(r"\[(?:FUNC|FILE|LINE):.*$")  # CANN's "[FUNC:…][FILE:…][LINE:…]" after the message
 _NUMBERING = re.compile(r"^\s*(?:\d+[.)、]|[-*•])\s*")
 _POINTER = re.compile(r"(?i)^(?:please\s+)?(?:refer to|see)\b")  # "please refer to …" points elsewhere …
@@ -35,10 +38,20 @@ def _says_enough(clause: str) -> bool:
     return sum(1 for w in clause.split()[1:] if sum(c.isalpha() for c in w) >= 3) >= 2
 
 
+_LABELLED = re.compile(r"\b(?:Solution|Suggestion|Troubleshooting|Workaround)\s*[:：]\s*(.+)|(?:处理建议|解决方法|解决办法)\s*[:：]\s*(.+)")
+
+
 def clauses(line: str) -> list[str]:
-    """The advice clauses of one line, in order."""
+    """The advice clauses of one line, in order: clauses that open with an advice word, and whatever the message
+    itself labels as the remedy ("Solution: …", "Troubleshooting: …", "处理建议：…") even without one."""
     marker, boilerplate = _patterns()
+    labelled = _LABELLED.search(line)
     out = []
+    if labelled:
+        text = _TRAILER.sub("", labelled.group(1) or labelled.group(2)).strip().rstrip(".。")
+        first = _NUMBERING.sub("", re.split(r"(?<=[.;。；])\s+|\.(?=\d[.)、]\s*\S)", text)[0]).strip().rstrip(".。")
+        if _says_enough("x " + first) and not any(b in first.lower() for b in boilerplate) and not marker.match(first):
+            out.append(first)
     for piece in _SPLIT.split(line):
         piece = _NUMBERING.sub("", _TRAILER.sub("", piece or "")).strip().strip('"').strip()
         if not marker.match(piece) or not _says_enough(piece):
@@ -46,11 +59,20 @@ def clauses(line: str) -> list[str]:
         if any(b in piece.lower() for b in boilerplate) or (_POINTER.match(piece) and not _WHERE.search(piece)):
             continue
         out.append(piece.rstrip(".。"))
-    return out
+    return list(dict.fromkeys(out))
+
+
+@functools.cache
+def _not_on_npu() -> re.Pattern | None:
+    """``pip install X`` for a package that cannot be installed for the NPU (npulab/data/ascend_packages.yaml
+    ``npu: false``): advice written for CUDA machines, left to the module rule's NPU alternative."""
+    names = [n for p in packages.index()["packages"].values() if p.get("npu") is False for n in p.get("pip", ())]
+    return re.compile(r"(?i)\binstall\s+[`'\"]?(?:" + "|".join(map(re.escape, names)) + r")\b") if names else None
 
 
 def read(line: str) -> dict | None:
-    found = clauses(line)
+    skip = _not_on_npu()
+    found = [c for c in clauses(line) if not (skip and skip.search(c))]
     return {"advice": found, "focus": found[0][:20]} if found else None
 
 
@@ -64,6 +86,6 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
 
 
 RULE = Rule(NAME, (b"please", b"try", b"should", b"solution", b"suggest", b"consider", b"make sure", b"you can",
-                   b"you need", b"you may", b"check", b"ensure", b"verify", "请".encode(), "建议".encode(),
-                   "尝试".encode()),
+                   b"you need", b"you may", b"check", b"ensure", b"verify", b"troubleshooting", b"run `pip",
+                   b"run 'pip", "请".encode(), "建议".encode(), "尝试".encode()),
             read, finding, needs_error=True)

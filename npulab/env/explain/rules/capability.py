@@ -15,7 +15,8 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding,
 
 NAME = "unsupported_capability"
 SAYS_UNSUPPORTED = re.compile(r"(?i)\b(?:not\s+supported|unsupported|unsupport|not\s+support|do(?:es)?\s*n[o']t\s+support|"
-                              r"can\s?not\s+support|only\s+supports?|is\s+not\s+implemented)\b|不支持")
+                              r"can\s?not\s+support|only\s+supports?|only\s+supported\s+(?:on|for|with|by)|is\s+not\s+implemented)\b|不支持")
+_ONLY_ON = re.compile(r"(?i)only\s+supported\s+(?:on|for|with|by)\s+([^.;\n\"]{1,120})")  # … the list after "on"
 _SOC_ITSELF = re.compile(r"(?i)unsupported\s+soc|soc[_ ]?version|support\s+soc|SOC_VERSION|support for Ascend")
 # which noun the line is about, most telling first; the chip comes first only when the chip itself is unsupported
 ORDER = ("dtype", "format", "op", "version", "mode", "feature", "soc")
@@ -46,8 +47,9 @@ def read(line: str) -> dict | None:
         kind = next((k for k in ORDER if found[k] and k != "soc"), "soc" if soc else None)
     if kind is None:  # nothing named: the generic finding quotes the line, a rule would add nothing
         return None
+    where = _ONLY_ON.search(line, m.start())
     return {"kind": kind, "what": found[kind], "on": soc if kind != "soc" else None, "focus": m.group(0),
-            "only": m.group(0).lower().startswith("only")}
+            "only": m.group(0).lower().startswith("only"), "where": where.group(1).strip() if where else None}
 
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
@@ -56,11 +58,21 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     sources = list(data["kinds"]["version"]["sources"])
     kind = data["kinds"][hit["kind"]]
     on = f"（在 {hit['on']} 上）" if hit.get("on") else ""
-    said = f"只支持 {kind['label']} `{hit['what']}`" if hit.get("only") else f"{kind['label']} `{hit['what']}` 不被支持"
+    if hit.get("where"):  # "X is only supported on A, B or C": X exists, but not on this device
+        said = f"{kind['label']} `{hit['what']}` 只在 {hit['where']} 上受支持，这里的设备不在其中"
+    elif hit.get("only"):
+        said = f"只支持 {kind['label']} `{hit['what']}`"
+    else:
+        said = f"{kind['label']} `{hit['what']}` 不被支持"
     title = f"能力不匹配：{said.replace('`', '')}{on}"
     cause = (f"报错行说{said}{on}。这是能力不匹配，不是环境没装好：改环境变量不能解决，"
              f"要换成支持的{kind['label']}，或换用支持它的版本或硬件。")
     fix = tidy(kind["alternatives"])
+    for special in kind.get("specific", ()):  # a documented NPU counterpart of the named feature
+        if re.search(special["match"], hit["what"] or ""):
+            fix = f"{tidy(special['alternative'])}{fix}"
+            sources = [*special["sources"], *sources]
+            break
     family = kind.get("family") or (kind.get("family_on_chip") if hit.get("on") else None)
     return rule_finding(NAME, title, cause, fix, hits, [*kind["sources"], *sources], family=family,
                         note=f"{said}{on}。")

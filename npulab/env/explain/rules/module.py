@@ -1,6 +1,7 @@
 """``No module named X``, ``cannot import name N from M`` and ``module M has no attribute N``: which distribution
 provides the module for the Ascend stacks (npulab/data/ascend_packages.yaml), and what the form of the name says — a
-compiled extension (``pkg._C``) missing means the source tree shadows the installed package; a missing submodule or
+compiled extension (``pkg._C``) missing, or a name imported from a module of "unknown location" (a bare directory of
+the same name, a namespace package), means a folder shadows the installed package; a missing submodule or
 name of an installed package means its version does not match the code that uses it (for torch, torch_npu and CANN:
 the version table's family); a missing top-level module means it is not installed in this Python."""
 
@@ -16,27 +17,39 @@ NAME = "missing_module"
 _NO_MODULE = re.compile(r"No module named ['\"]?([A-Za-z_][\w.]*)")
 _NO_NAME = re.compile(r"cannot import name ['\"]?(\w+)['\"]? from ['\"]?([A-Za-z_][\w.]*)")
 _NO_ATTRIBUTE = re.compile(r"module ['\"]([A-Za-z_][\w.]*)['\"] has no attribute ['\"](\w+)")
+_UNKNOWN_LOCATION = re.compile(r"['\"]?\s*\(unknown location\)")  # the module has no __file__: a bare directory
+# Transformers' check of a model's remote code: "requires the following packages that were not found in your
+# environment: flash_attn. Run `pip install flash_attn`" (the first package named)
+_NOT_FOUND_PACKAGES = re.compile(r"requires the following packages? that (?:were|was) not found in your environment:\s*([A-Za-z_][\w.]*)")
 _COMPILED = re.compile(r"^_[Cc](?:_\w*)?$|^lib\w+$")  # a compiled extension: torch._C, mindspore._c_expression
 
 
 def read(line: str) -> dict | None:
     m = _NO_NAME.search(line)
     if m:
-        return {"module": m.group(2), "name": m.group(1), "focus": "cannot import name"}
+        return {"module": m.group(2), "name": m.group(1), "focus": "cannot import name",
+                "shadowed": bool(_UNKNOWN_LOCATION.match(line, m.end()))}
     m = _NO_ATTRIBUTE.search(line)
     if m:
         return {"module": m.group(1), "name": m.group(2), "focus": "has no attribute"}
-    m = _NO_MODULE.search(line)
-    return {"module": m.group(1).rstrip("."), "focus": "No module named"} if m else None
+    m = _NO_MODULE.search(line) or _NOT_FOUND_PACKAGES.search(line)
+    return {"module": m.group(1).rstrip("."), "focus": m.group(0)[:24]} if m else None
 
 
-def _explain(module: str, name: str | None) -> tuple[str, str, str, str | None]:
+def _explain(module: str, name: str | None, shadowed: bool = False) -> tuple[str, str, str, str | None]:
     """Title, cause, fix and the linked catalog family for one missing module or name."""
     top, _, rest = module.partition(".")
     pkg = packages.for_module(module)
     who = pkg.name if pkg else f"提供 `{top}` 的发行包"
     install = pkg.install if pkg else (f"装提供 `{top}` 的发行包（包名可能与模块名不同，例如 PyPI 上的 torch-npu 提供 torch_npu）")
     same_python = "并确认 `python -m pip show <包名>` 查到的与运行时用的是同一个 Python 环境"
+    if name and shadowed:  # "(unknown location)": Python found a directory named like the package, not the package
+        return (f"同名目录挡住了 {top}",
+                f"报错说 `{module}` 来自 “unknown location”：Python 导入到的 `{top}` 没有 `__file__`，是一个普通目录"
+                f"（命名空间包），不是装好的 {who}。最常见的原因是当前工作目录（或 PYTHONPATH 里的某个目录）下有一个叫 `{top}` 的文件夹，"
+                f"例如源码仓库或在容器根目录下运行时的同名目录，它排在 site-packages 前面，挡住了真正的包。",
+                f"换到其他目录（不含 `{top}/` 文件夹的工作目录）再运行，或把那个同名目录改名、从 PYTHONPATH 去掉；"
+                f"用 `python -c \"import {top}; print({top}.__path__, getattr({top}, '__file__', None))\"` 看导入到的是哪里。", None)
     if name:
         stack = set(rules_data()["symbol"]["stack"])  # torch, torch_npu, CANN…: the version table's family
         return (f"{module} 里没有 {name}",
@@ -52,7 +65,8 @@ def _explain(module: str, name: str | None) -> tuple[str, str, str, str | None]:
     if rest:
         return (f"{top} 里没有子模块 {rest}",
                 f"`{top}` 装了，但它没有子模块 `{rest}`：装的 {who} 版本与导入它的代码不配套（新版本加了或挪了这个模块），或安装不完整。",
-                f"按导入方要求的版本重装 {who}：{install}；{same_python}。", pkg.family if pkg else None)
+                f"按导入方要求的版本重装 {who}：装的比导入方旧（新版本才加了这个模块）就升级，比它新（模块被挪走）就装回它要求的版本；"
+                f"{install}；{same_python}。", pkg.family if pkg else None)
     return (f"缺少 Python 模块 {module}",
             f"当前 Python 环境里没有 `{module}`：{who}没装，或装在了另一个环境里。",
             f"{install}；{same_python}。", pkg.family if pkg else None)
@@ -60,10 +74,11 @@ def _explain(module: str, name: str | None) -> tuple[str, str, str, str | None]:
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     first = hits[0].facts
-    title, cause, fix, family = _explain(first["module"], first.get("name"))
+    title, cause, fix, family = _explain(first["module"], first.get("name"), first.get("shadowed", False))
     pkg = packages.for_module(first["module"])
     sources = [*rules_data()["module"]["sources"], *(pkg.sources if pkg else ())]
     return rule_finding(NAME, title, cause, fix, hits, sources, family=family, note=f"{title}。{fix}")
 
 
-RULE = Rule(NAME, (b"no module named", b"cannot import name", b"has no attribute"), read, finding)
+RULE = Rule(NAME, (b"no module named", b"cannot import name", b"has no attribute", b"not found in your environment"), read,
+            finding)

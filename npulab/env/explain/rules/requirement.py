@@ -1,6 +1,7 @@
 """pip's own account of a version it cannot satisfy: "X requires Y, but you have Z which is incompatible" (or
 "which is not installed"), and "F.whl is not a supported wheel on this platform" — the wheel's tags name the Python
-version and the machine it was built for. The fix names the versions the line gives; when the package belongs to
+version and the machine it was built for; "Cannot install … conflicting dependencies" with the "A depends on X" lines
+under it: requirements no single version satisfies. The fix names the versions the line gives; when the package belongs to
 the torch / torch_npu / vLLM-Ascend stack it is the catalog's ``version_mismatch`` family
 (npulab/data/explain_rules.yaml ``requirement``)."""
 
@@ -16,6 +17,8 @@ _CONFLICT = re.compile(r"([A-Za-z0-9][\w.-]*)\s+[\w.+-]*\s*requires\s+([A-Za-z0-
                        r"(?:\s*,\s*[<>=!~]=?\s*[\w.*+-]+)*)?),\s+(?:but you have\s+([\w.-]+\s+[\w.+-]+)|which is not installed)")
 _WHEEL = re.compile(r"([\w.+-]+?)-([\w.+!]+)-(cp\d+|py\d+)-[\w.]+-([\w.]+)\.whl is not a supported wheel on this platform")
 _PY = re.compile(r"cp(\d)(\d+)")
+_RESOLVER = re.compile(r"Cannot install (.{1,200}?) because these package versions have conflicting dependencies")
+_DEPENDS = re.compile(r"([A-Za-z0-9][\w.-]*(?:\[[\w,.-]+\])?)\s+([\w.+!-]+)\s+depends on\s+([A-Za-z0-9][^;\s]*(?:\s*[<>=!~]=?\s*[\w.*+-]+)?)")
 
 
 def read(line: str) -> dict | None:
@@ -23,6 +26,12 @@ def read(line: str) -> dict | None:
     if m:
         return {"kind": "conflict", "who": m.group(1), "wants": " ".join(m.group(2).split()), "has": m.group(3),
                 "focus": "requires"}
+    m = _DEPENDS.search(line)
+    if m:
+        return {"kind": "depends", "who": f"{m.group(1)} {m.group(2)}", "wants": m.group(3), "focus": "depends on"}
+    m = _RESOLVER.search(line)
+    if m:
+        return {"kind": "resolver", "who": m.group(1), "focus": "conflicting dependencies"}
     m = _WHEEL.search(line)
     if m:
         py = _PY.match(m.group(3))
@@ -35,10 +44,25 @@ def _name(req: str) -> str:
     return re.split(r"[<>=!~\s]", req, maxsplit=1)[0].lower()
 
 
+def _resolver(hits: list[RuleHit]) -> tuple[str, str, str, set[str]]:
+    """pip's resolver gave up: the requirements that cannot all hold ("A depends on X", "B depends on Y")."""
+    pins = [h.facts for h in hits if h.facts["kind"] == "depends"]
+    said = "；".join(f"`{p['who']}` 要求 `{p['wants']}`" for p in pins) or "报错下方 “The conflict is caused by” 列出的要求"
+    title = "pip 的依赖解析失败：要求互相冲突"
+    cause = (f"pip 找不到同时满足所有要求的版本组合：{said}。这些要求对同一个包（常是 torch）给出了不同的版本或变体"
+             "（例如 `torch==2.1.0` 与 torch-npu 要求的 `torch==2.1.0+cpu`），任何一个版本都不能同时满足。")
+    fix = ("按 pip 文档处理依赖冲突：放宽或去掉其中一方的版本固定；昇腾环境里更稳妥的是分开安装——先按 Ascend 文档装好彼此配套的 "
+           "torch 与 torch-npu，再用 `pip install --no-deps <包>`（源码安装用 `pip install --no-deps -e .`）装这个包，"
+           "最后 `pip check` 列出还缺的依赖并逐个补装。")
+    return title, cause, fix, {_name(p["wants"]) for p in pins} | {_name(p["who"]) for p in pins}
+
+
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     first = hits[0].facts
     data = rules_data()["requirement"]
-    if first["kind"] == "conflict":
+    if first["kind"] in ("resolver", "depends"):
+        title, cause, fix, involved = _resolver([h for h in hits if h.facts["kind"] in ("resolver", "depends")])
+    elif first["kind"] == "conflict":
         wanted, who = first["wants"], first["who"]
         has = f"环境里装的是 `{first['has']}`" if first["has"] else "环境里没有装它"
         title = f"{who} 要求 {wanted}"
@@ -55,8 +79,9 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
                f"或换成 Python {py} 的环境再装。")
         involved = {who.lower()}
     stack = {s.lower() for s in data["stack"]}
+    runtime = first["kind"] not in ("resolver", "depends")  # a resolver's refusal installs nothing: no mismatch yet
     return rule_finding(NAME, title, cause, fix, hits, data["sources"],
-                        family=data["family"] if involved & stack else None, note=f"{cause}{fix}")
+                        family=data["family"] if runtime and involved & stack else None, note=f"{cause}{fix}")
 
 
-RULE = Rule(NAME, (b" requires ", b"not a supported wheel"), read, finding)
+RULE = Rule(NAME, (b" requires ", b"not a supported wheel", b"conflicting dependencies", b" depends on "), read, finding)

@@ -1,0 +1,86 @@
+"""A setting the error line names: a path that does not exist (``No such file or directory: 'p'``, ``file … not
+found``, ``does not exist``) or an Ascend environment variable the error is about (``ASCEND_*``, ``HCCL_*``,
+``PYTORCH_NPU_*`` … — the families of npulab/data/env_vars.yaml). The finding names the path and what usually sets
+it (CANN's install path and ``set_env.sh``, the working directory for a relative path, a model or config option),
+or the variable, what it is for (npulab/data/cann_stack.yaml) and where its values are documented. A variable the
+message only recommends (``please set ASCEND_LAUNCH_BLOCKING=1``) is advice, not the cause, and is left to the
+advice rule."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.env.explain.matcher import Finding
+from npulab.env.explain.root import rank
+from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
+
+NAME = "setting"
+_NO_FILE = re.compile(r"No such file or directory:?\s*['\"]?([^'\"\s]{2,200})['\"]?")
+_NOT_FOUND = re.compile(r"(?i)(?:file|path|directory|dir|config|model)\s*(?:at|path)?\s*['\"]?([~./][^'\"\s]{1,200}|"
+                        r"[A-Za-z]:\\[^'\"\s]{1,200})['\"]?\s+(?:does not exist|not found|is not found|doesn't exist)")
+_ADVISED = re.compile(r"(?i)(?:please|you can|you may|try|to enable|can be|set the environment variable|export)\W+(?:\w+\W+){0,3}$")
+_AS_VARIABLE = re.compile(r"(?i)\benv\b|environ|variable|getenv|\bset\b|\bexport\b|环境变量")  # the name is a variable here
+_REASON = re.compile(r"(?i)invalid|illegal|not (?:set|valid|supported|a valid)|wrong|error|fail|must|out of range|cannot|can't|不合法|无效|错误|失败")
+
+
+@functools.cache
+def _families() -> re.Pattern:
+    prefixes = load_yaml(DATA_DIR / "env_vars.yaml")["families"]
+    return re.compile(r"\b((?:" + "|".join(re.escape(p) for p in prefixes) + r")[A-Z0-9_]*[A-Z0-9])\b")
+
+
+@functools.cache
+def _purposes() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in load_yaml(DATA_DIR / "cann_stack.yaml").get("env_vars", []) or []:
+        for name in str(item.get("name", "")).split("、"):
+            out[name.strip()] = item.get("purpose", "")
+    return out
+
+
+def read(line: str) -> dict | None:
+    m = _NO_FILE.search(line) or _NOT_FOUND.search(line)
+    if m and not m.group(1).endswith(".so") and ".so." not in m.group(1):  # libraries: the library rule's business
+        return {"kind": "path", "path": m.group(1).rstrip(".,;:)"), "focus": m.group(1)}
+    if rank(line) == 0 or not _REASON.search(line) or not _AS_VARIABLE.search(line):  # not enum constants (aclCompileOpt::ACL_…)
+        return None
+    for v in _families().finditer(line):
+        if line[max(0, v.start() - 2):v.start()] != "::" and not _ADVISED.search(line[:v.start()][-80:]):
+            return {"kind": "variable", "variable": v.group(1), "focus": v.group(1)}
+    return None
+
+
+def _path(path: str) -> tuple[str, str, str]:
+    data = rules_data()["setting"]
+    if "ascend" in path.lower():
+        who = data["ascend_path"]
+    elif not path.startswith(("/", "~")) and not re.match(r"[A-Za-z]:\\", path):
+        who = data["relative_path"]
+    else:
+        who = data["other_path"]
+    return (f"路径不存在：{path}",
+            f"程序要打开 `{path}`，但这个路径不存在（或当前用户无权访问）。{who['cause']}",
+            f"`ls -l {path}` 确认它在不在；{who['fix']}")
+
+
+def _variable(var: str) -> tuple[str, str, str]:
+    purpose = _purposes().get(var)
+    what = f"它的用途：{purpose}。" if purpose else ""
+    return (f"环境变量 {var} 的设置有问题",
+            f"报错点名了环境变量 `{var}`：它的值不合法、与实际环境不符，或该设的时候没有设。{what}",
+            f"`env | grep {var}` 看进程里的实际值（多进程、容器、Ray 的 worker 里要在各自的进程中看）；按文档列出的取值改正，"
+            f"或 `unset {var}` 回到默认值再试：{rules_data()['setting']['variable_docs']}")
+
+
+def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
+    hit = hits[0].facts
+    title, cause, fix = _path(hit["path"]) if hit["kind"] == "path" else _variable(hit["variable"])
+    same = [h for h in hits if h.facts["kind"] == hit["kind"]]
+    return rule_finding(NAME, title, cause, fix, same, rules_data()["setting"]["sources"][hit["kind"]])
+
+
+RULE = Rule(NAME, (b"no such file or directory", b" exist", b"not found", b"environ", b"variable", b" set ",
+                   "环境变量".encode()),  # a variable: only where the line names it as one
+            read, finding, needs_error=True)
