@@ -2,7 +2,8 @@
 logs from public threads that neither the catalog nor the two earlier held-out sets cite, collected and labelled
 before the new message-reading rules were written. ``python tests/test_explain_fresh_2026_12b.py`` prints the
 table and the rates. The aims of issue 36 are recorded in ``test_rates_meet_issue_36_aims``, marked xfail
-(not strict) until the integrator decides to make them binding; the other tests check the set itself."""
+(strict: the day they are met the mark must go) because the rules, written without this set, do not reach them yet; a
+floor test keeps what they reach; the other tests check the set itself."""
 
 from __future__ import annotations
 
@@ -52,7 +53,15 @@ def test_rates_are_measured():
     print("\n".join(report_lines(result)))
 
 
-@pytest.mark.xfail(strict=False, reason="issue 36 aims: recorded, not yet binding (the integrator decides)")
+def test_no_regression_from_the_first_measurement_after_the_rules():
+    """A floor, not the aim: what two rounds of rules written without this set reached on it (README), kept."""
+    rates = evaluate(FOLDER)["rates"]
+    assert rates["known"][0] >= 16 and rates["unanticipated"][0] >= 1 and rates["healthy"][0] >= 7, rates
+    assert rates["silent"][0] <= 6, rates
+
+
+@pytest.mark.xfail(strict=True, reason="issue 36 aims not met on this set (measured 16/23 known, 1/10 fix named, "
+                                       "6/33 silent, 7/8 healthy): explain stays open")
 def test_rates_meet_issue_36_aims():
     """Never silent on an error log, nothing on healthy/non-Ascend logs, right family among the first two for
     ≥ 85 % of known families, advice naming the fix for ≥ 60 % of causes the catalog lacks."""
