@@ -32,9 +32,6 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder that holds npul
 NOTE_TAG = "course-download-note"
 INSTALL_ID = "course-download-install"
 NOTEBOOK_URL_LINE = re.compile(r'^NOTEBOOK_URL = ".*"', re.M)  # course.js rewrites this line on download
-# the PyTorch CPU index, as scripts/python_packages.sh uses it: PyPI's default torch wheel is the CUDA build on x86_64
-# and, since torch 2.11, on aarch64
-TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 ALWAYS_THERE = {"npulab", "IPython", "ipykernel", "__future__"}  # a Jupyter kernel has these (npulab: the wheel)
 # what every lesson needs whatever it imports: npulab's device choice and environment summary import torch when
 # called (not on import, so the import scan cannot see it), its data files are YAML, and tensors meet NumPy
@@ -56,27 +53,46 @@ def note_text(page: str, repository_url: str | None = None) -> str:
 
 
 def install_source(notebook_url: str, wheel: str, requires: list[str]) -> str:
-    """The first code cell of a download: install the site's npulab wheel (and ``requires``) when npulab is missing."""
-    # as scripts/python_packages.sh: give up on an unreachable CPU index quickly (then PyPI's torch is installed)
-    extra = (["--extra-index-url", TORCH_CPU_INDEX, "--timeout", "10", "--retries", "1"]
-             if any(re.match(r"torch\b", r) for r in requires) else [])
+    """The first code cell of a download: install the site's npulab wheel (and ``requires``) when npulab is missing.
+
+    torch comes first and alone from the PyTorch CPU index (npulab.env.torch_install: PyPI's torch is a CUDA build on
+    x86_64 and, since 2.11, on aarch64); where that index cannot be reached, x86_64 takes torch from the reachable
+    indexes and says so, aarch64 stops with the reason (scripts/python_packages.sh follows the same rule)."""
+    from npulab.env.torch_install import CPU_INDEX
+
+    torch = next((r for r in requires if re.match(r"torch\b(?![-_])", r)), None)
+    rest = [r for r in requires if r != torch]
     return "\n".join([
         "# 只在下载的笔记本里：没有 npulab 时，从课程网站安装它和本课导入的软件包（地址由网站写入）",
         f"NOTEBOOK_URL = {json.dumps(notebook_url)}",
         f"WHEEL = {json.dumps(wheel)}  # 相对于 NOTEBOOK_URL",
-        f"REQUIRES = {json.dumps(requires + extra, ensure_ascii=False)}",
+        f"TORCH = {json.dumps(torch)}  # 从 PyTorch 的 CPU 索引单独先装：PyPI 上的 torch 是 CUDA 版",
+        f"CPU_INDEX = {json.dumps(CPU_INDEX)}",
+        f"REQUIRES = {json.dumps(rest, ensure_ascii=False)}",
         "import importlib.util",
+        "import platform",
         "import subprocess",
         "import sys",
         "from urllib.parse import urljoin",
+        "",
+        "",
+        "def pip(*args):",
+        '    return subprocess.run([sys.executable, "-m", "pip", "install", "-q", *args]).returncode == 0',
+        "",
         "",
         'if importlib.util.find_spec("npulab") is not None:',
         '    print("npulab 已安装，直接运行下面的单元。")',
         'elif not NOTEBOOK_URL.startswith(("http://", "https://")):',
         '    print("不知道本笔记本来自哪个网站：请从课程网站的「下载」按钮重新下载，或在课程仓库中运行 make lab。")',
         "else:",
-        '    subprocess.run([sys.executable, "-m", "pip", "install", "-q", urljoin(NOTEBOOK_URL, WHEEL), *REQUIRES],',
-        "                   check=True)",
+        '    if TORCH and not pip(TORCH, "--index-url", CPU_INDEX, "--timeout", "10", "--retries", "1"):',
+        '        if platform.machine() != "x86_64":',
+        '            raise SystemExit(f"连不上 PyTorch 的 CPU 索引 {CPU_INDEX}：PyPI 上 {platform.machine()} 的 torch 是 CUDA 版，"',
+        '                             "这里不改装它。换一个能访问该索引的网络（或它的镜像），再运行本单元。")',
+        '        print("PyTorch CPU 索引不可用：torch 改由可达的索引安装（PyPI 上的是 CUDA 版，几 GB）")',
+        "        REQUIRES.insert(0, TORCH)",
+        "    if not pip(urljoin(NOTEBOOK_URL, WHEEL), *REQUIRES):",
+        '        raise SystemExit("安装失败：见上面 pip 的输出")',
         "    importlib.invalidate_caches()",
         '    print("已安装 npulab：", urljoin(NOTEBOOK_URL, WHEEL))',
     ])
