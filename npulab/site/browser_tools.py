@@ -36,7 +36,7 @@ _FIXED_TIME = (2026, 1, 1, 0, 0, 0)  # every entry gets this date: the same tree
 # what the tools import (python -m npulab explain|smi|chips|llm-plan|versions): the lower layers, this module and
 # the data; not the course's lab checkers or quizzes, which the public site must not carry
 BUNDLED = ("__init__.py", "__main__.py", "core", "hw", "env", "ascend_tools", "llm", "data",
-           "course/__init__.py", "course/browser_tools.py")
+           "site/__init__.py", "site/browser_tools.py")
 LEFT_OUT = ("data/quizzes", "data/signature_stubs")
 
 

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from npulab.core.paths import PACKAGE_DIR
+from npulab.core.paths import PACKAGE_DIR, REPO_ROOT
 from npulab.site import browser_tools
 
 
@@ -21,6 +21,23 @@ def test_bundle_has_the_tools_and_data_but_no_lab_checkers(tmp_path):
     assert not [n for n in names if "/labs/" in n or "quizzes" in n or n.endswith((".so", ".pyc"))]
     assert (zipfile.ZipFile(tmp_path / "a.zip").read("npulab/data/chips.yaml")
             == (PACKAGE_DIR / "data" / "chips.yaml").read_bytes())
+
+
+def test_bundle_alone_imports_what_the_worker_imports(tmp_path):
+    """The page's worker imports its modules from the bundle only (assets/browser_tools/worker.js): unpacked into an
+    empty folder, in an interpreter that sees nothing else of the checkout, each of them imports."""
+    import re
+    import subprocess
+    import sys
+
+    worker = (REPO_ROOT / "assets" / "browser_tools" / "worker.js").read_text(encoding="utf-8")
+    modules = set(re.findall(r'pyimport\("([\w.]+)"\)', worker)) | set(re.findall(r"from ([\w.]+) import", worker))
+    assert "npulab.site.browser_tools" in modules, modules
+    zipfile.ZipFile(browser_tools.build_bundle(tmp_path / "b.zip")).extractall(tmp_path / "site-packages")
+    code = "import importlib, sys\n" + "".join(f"importlib.import_module({m!r})\n" for m in sorted(modules))
+    run = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(tmp_path / 'site-packages')!r})\n"
+                          + code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert run.returncode == 0, run.stderr
 
 
 def test_bundle_is_reproducible(tmp_path):
