@@ -25,7 +25,8 @@ def test_bundle_has_the_tools_and_data_but_no_lab_checkers(tmp_path):
 
 def test_bundle_alone_imports_what_the_worker_imports(tmp_path):
     """The page's worker imports its modules from the bundle only (assets/browser_tools/worker.js): unpacked into an
-    empty folder, in an interpreter that sees nothing else of the checkout, each of them imports."""
+    empty folder, in an interpreter that sees nothing else (no site-packages: the editable install would answer
+    for a module the bundle lacks), each of them imports."""
     import re
     import subprocess
     import sys
@@ -35,7 +36,7 @@ def test_bundle_alone_imports_what_the_worker_imports(tmp_path):
     assert "npulab.site.browser_tools" in modules, modules
     zipfile.ZipFile(browser_tools.build_bundle(tmp_path / "b.zip")).extractall(tmp_path / "site-packages")
     code = "import importlib, sys\n" + "".join(f"importlib.import_module({m!r})\n" for m in sorted(modules))
-    run = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(tmp_path / 'site-packages')!r})\n"
+    run = subprocess.run([sys.executable, "-I", "-S", "-c", f"import sys; sys.path.insert(0, {str(tmp_path / 'site-packages')!r})\n"
                           + code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert run.returncode == 0, run.stderr
 
