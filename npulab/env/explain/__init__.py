@@ -99,8 +99,10 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     if root is None and ascend and roots.warnings:  # the log ends in a CANN component's error-like warning
         root = roots.warnings[0]
     if should_report(root, codes, ascend):
-        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings),
-                                        component=roots.components.get(root.line)))
+        component = roots.components.get(root.line) or next(  # the last frame's package, or the module the line names
+            (h.facts["module"].partition(".")[0] for h in rules.hits[module.NAME] if h.line == root.line), None)
+        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings), component=component,
+                                        pip=module.pip_name(component) if component else None))
     return Report(lines_read, findings, root, codes)
 
 

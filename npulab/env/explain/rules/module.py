@@ -40,7 +40,7 @@ def read(line: str) -> dict | None:
     else:
         return None
     required = _REQUIRES.search(line)
-    if required and _pip_name(required.group(1)) == _pip_name(facts["module"].partition(".")[0]):
+    if required and pip_name(required.group(1)) == pip_name(facts["module"].partition(".")[0]):
         facts["required"] = re.sub(r"\s+", "", required.group(2))
     moved = _MOVED.search(line, m.end())
     if moved:
@@ -48,7 +48,7 @@ def read(line: str) -> dict | None:
     return facts
 
 
-def _pip_name(module: str) -> str:
+def pip_name(module: str) -> str:
     """The name pip installs a top-level module by (explain_rules.yaml module.pypi; else the name, "_" as "-")."""
     table = rules_data()["module"]["pypi"]
     return table.get(module) or module.replace("_", "-").lower()
@@ -64,7 +64,7 @@ def npu_stack(facts: dict) -> bool:
 def _command(module: str, required: str | None, moved: str | None, missing: bool) -> str:
     """The concrete action with the concrete names: pip install/upgrade/downgrade of the package, or the new path."""
     top = module.partition(".")[0]
-    pip = _pip_name(top)
+    pip = pip_name(top)
     if moved:
         return f"报错说它已挪走（the module moved）：改为从 `{moved}` 导入（import it from {moved}）。"
     if missing:
