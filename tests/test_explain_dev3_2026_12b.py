@@ -73,3 +73,18 @@ def test_torch_npu_grad_scaler_notice_is_not_an_overflow():
 
 if __name__ == "__main__":
     print("\n".join(report_lines(evaluate(FOLDER))))
+
+
+def test_source_printed_warnings_of_transfer_to_npu_and_acl_graph_capture():
+    """transfer_to_npu.py's profiler warning asks for a code change (transfer_to_npu family); vLLM-Ascend's ACL graph
+    capture lines (model_runner_v1.py) are start-up progress, not a finding by themselves."""
+    profiler = ("import torch_npu\nfrom torch_npu.contrib import transfer_to_npu\n"
+                "[WARNING] The parameter experimental_config of torch.profiler.profile has been deleted by the tool "
+                "because it can only be used in cuda, please manually modify the code and use the experimental_config "
+                "parameter adapted to npu.\n")
+    report = ex.explain_text(profiler)
+    assert report.categories[:1] == ["transfer_to_npu"] and "_ExperimentalConfig" in report.findings[0].fix
+    capture = ("(Worker_TP0 pid=1) INFO 10-11 11:30:28 [model_runner_v1.py:3502] Starting to capture ACL graphs for "
+               "cases: [512, 1], mode: PIECEWISE, uniform_decode: False\n"
+               "Capturing ACL graphs (mixed prefill-decode, PIECEWISE): 100%\n")
+    assert ex.explain_text(capture).findings == []
