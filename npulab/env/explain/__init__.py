@@ -43,7 +43,7 @@ from npulab.env.explain.codes import CodeHit, CodeInfo, CodeScanner, decode
 from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Finding
 from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks
 from npulab.env.explain.root import RootFinder, RootLine
-from npulab.env.explain.rules import RULES, RuleScanner
+from npulab.env.explain.rules import RULES, RuleScanner, module
 from npulab.env.explain.triage import generic_finding, should_report
 
 CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
@@ -91,7 +91,7 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     if roots.foreign_context and not evidence:  # a CUDA/NVIDIA machine's log: Ascend advice does not apply
         return Report(lines_read, [], root, codes)
     families = matcher.findings(ascend=evidence)
-    ascend = evidence or bool(families)
+    ascend = evidence or bool(families) or _npu_stack_error(rules, roots, root)
     findings = rules.findings(families) if ascend else families  # the rules speak only about Ascend logs
     first_rule_line = rules.first_hit()
     if root is None and ascend and first_rule_line is not None:  # a line no error word marks, read by a rule
@@ -99,9 +99,20 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     if root is None and ascend and roots.warnings:  # the log ends in a CANN component's error-like warning
         root = roots.warnings[0]
     if should_report(root, codes, ascend):
-        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings),
-                                        component=roots.components.get(root.line)))
+        component = roots.components.get(root.line) or next(  # the last frame's package, or the module the line names
+            (h.facts["module"].partition(".")[0] for h in rules.hits[module.NAME] if h.line == root.line), None)
+        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings), component=component,
+                                        pip=module.pip_name(component) if component else None))
     return Report(lines_read, findings, root, codes)
+
+
+def _npu_stack_error(rules: RuleScanner, roots: RootFinder, root: RootLine | None) -> bool:
+    """An error of the NPU stack itself, in a log with no other Ascend evidence: a missing module or name of an NPU
+    package, or a root error raised in one (its last traceback frame)."""
+    if any(module.npu_stack(h.facts) for h in rules.hits[module.NAME]):
+        return True
+    top = roots.components.get(root.line) if root is not None else None
+    return top is not None and module.npu_stack({"module": top})
 
 
 def explain_bytes(data: bytes, **kwargs) -> Report:

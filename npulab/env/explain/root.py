@@ -45,7 +45,8 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only
     b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair",
     b"torch.npu", b"transfer_to_npu", b".npu()", b"npu_fusion", b"hwhiaiuser", b"op-plugin", b"op_plugin", b"aicpu",
     b"rank_table", b"atlas 800", b"atlas 300", b"atlas 900", b"nnal/",  # Ascend's APIs, user, plugins and products
-    b"\nnpu ", b"[npu", b" npus", "昇腾".encode())  # "NPU …" opening a line, "[NPU]", "NPUs", Ascend's Chinese name
+    b"\nnpu ", b"[npu", b" npus", "昇腾".encode(),
+    b"acl graph")  # vLLM-Ascend's "Capturing ACL graphs" (ACL: the Ascend Computing Language runtime)  # "NPU …" opening a line, "[NPU]", "NPUs", Ascend's Chinese name
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
 _NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
 _FOREIGN_NEEDLES = (  # a CUDA/NVIDIA machine (lower-cased); "Found no NVIDIA driver" is not one: Ascend users see it

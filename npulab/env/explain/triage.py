@@ -43,7 +43,7 @@ def should_report(root: RootLine | None, codes: list[CodeHit], ascend_context: b
 
 
 def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeHit], *, families: int,
-                    component: str | None = None) -> Finding:
+                    component: str | None = None, pip: str | None = None) -> Finding:
     """The generic finding: root error line first, the component it was raised in, the decoded codes, the steps."""
     if root.rank == 0:  # no error line: a CANN component's warning that reports a time-out or a failure
         parts = [f"日志里没有报错行；最早的一条 CANN 组件告警（第 {root.line} 行）报告了超时或失败，"
@@ -51,8 +51,10 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
     else:
         parts = [f"根错误行（第 {root.line} 行，最早出现的最具体的报错）：{root.text}"]
     if component:
-        parts.append(f"抛出它的代码在 `{component}` 包里（报错上方最后一个调用栈帧）：先用 `pip show {component}` 查它的版本，"
-                     f"对照调用它的程序（及 torch、torch_npu、CANN）要求的版本。")
+        pip = pip or component
+        parts.append(f"出错的组件是 `{component}`（报错上方最后一个调用栈帧所在的包，或报错里点名的模块）：先用 `pip show {pip}` "
+                     f"查它的版本，对照调用它的程序（及 torch、torch_npu、CANN）要求的版本；不一致就升级（`pip install -U {pip}`）"
+                     f"或装回要求的版本（`pip install '{pip}==<要求的版本>'`）。")
     if codes:
         parts.append("错误码：" + "；".join(h.info.describe() for h in codes))
     if not families:

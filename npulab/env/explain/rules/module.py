@@ -22,21 +22,62 @@ _UNKNOWN_LOCATION = re.compile(r"['\"]?\s*\(unknown location\)")  # the module h
 # environment: flash_attn. Run `pip install flash_attn`" (the first package named)
 _NOT_FOUND_PACKAGES = re.compile(r"requires the following packages? that (?:were|was) not found in your environment:\s*([A-Za-z_][\w.]*)")
 _COMPILED = re.compile(r"^_[Cc](?:_\w*)?$|^lib\w+$")  # a compiled extension: torch._C, mindspore._c_expression
+# what the message says the caller needs: "requires accelerate>=0.21", "需要 vllm==0.9.1"
+_REQUIRES = re.compile(r"(?i:\brequires?\b|\brequired\b:?|需要)\s*[`'\"]?([A-Za-z][\w.-]*)\s*((?:[<>=!~]=?|==)\s*\d[\w.+]*)")
+# what the message says about a name that moved: "has been moved to X", "import it from X"
+_MOVED = re.compile(r"(?i:\b(?:moved|relocated) (?:in)?to|\bimport (?:it )?from|\bnow lives in)\s*[`'\"]?([A-Za-z_][\w.]*\w)")
 
 
 def read(line: str) -> dict | None:
     m = _NO_NAME.search(line)
     if m:
-        return {"module": m.group(2), "name": m.group(1), "focus": "cannot import name",
-                "shadowed": bool(_UNKNOWN_LOCATION.match(line, m.end()))}
-    m = _NO_ATTRIBUTE.search(line)
-    if m:
-        return {"module": m.group(1), "name": m.group(2), "focus": "has no attribute"}
-    m = _NO_MODULE.search(line) or _NOT_FOUND_PACKAGES.search(line)
-    return {"module": m.group(1).rstrip("."), "focus": m.group(0)[:24]} if m else None
+        facts = {"module": m.group(2), "name": m.group(1), "focus": "cannot import name",
+                 "shadowed": bool(_UNKNOWN_LOCATION.match(line, m.end()))}
+    elif m := _NO_ATTRIBUTE.search(line):
+        facts = {"module": m.group(1), "name": m.group(2), "focus": "has no attribute"}
+    elif m := _NO_MODULE.search(line) or _NOT_FOUND_PACKAGES.search(line):
+        facts = {"module": m.group(1).rstrip("."), "focus": m.group(0)[:24]}
+    else:
+        return None
+    required = _REQUIRES.search(line)
+    if required and pip_name(required.group(1)) == pip_name(facts["module"].partition(".")[0]):
+        facts["required"] = re.sub(r"\s+", "", required.group(2))
+    moved = _MOVED.search(line, m.end())
+    if moved:
+        facts["moved"] = moved.group(1)
+    return facts
 
 
-def _explain(module: str, name: str | None, shadowed: bool = False) -> tuple[str, str, str, str | None]:
+def pip_name(module: str) -> str:
+    """The name pip installs a top-level module by (explain_rules.yaml module.pypi; else the name, "_" as "-")."""
+    table = rules_data()["module"]["pypi"]
+    return table.get(module) or module.replace("_", "-").lower()
+
+
+def npu_stack(facts: dict) -> bool:
+    """Whether a missing module or name belongs to the NPU stack: its top-level module is one of module.npu_stack,
+    or the missing name itself is an NPU helper (accelerate's is_npu_available, a torch_npu op)."""
+    top = facts["module"].partition(".")[0]
+    return top in rules_data()["module"]["npu_stack"] or "npu" in (facts.get("name") or "").lower()
+
+
+def _command(module: str, required: str | None, moved: str | None, missing: bool) -> str:
+    """The concrete action with the concrete names: pip install/upgrade/downgrade of the package, or the new path."""
+    top = module.partition(".")[0]
+    pip = pip_name(top)
+    if moved:
+        return f"报错说它已挪走（the module moved）：改为从 `{moved}` 导入（import it from {moved}）。"
+    if missing:
+        return f"安装（install）：`pip install {pip}`（导入名 `{top}`，PyPI 包名 `{pip}`）。"
+    if required:
+        return (f"按报错里调用方要求的版本安装（install the version the caller requires）："
+                f"`pip install '{pip}{required}'`（比要求旧就是升级 upgrade，比要求新就是降级 downgrade）。")
+    return (f"查版本（版本）：`pip show {pip}`；调用方比它新就升级（upgrade）：`pip install -U {pip}`；"
+            f"调用方要求更旧的版本就降级（downgrade）：`pip install '{pip}==<调用方要求的版本>'`。")
+
+
+def _explain(module: str, name: str | None, shadowed: bool = False, required: str | None = None,
+             moved: str | None = None) -> tuple[str, str, str, str | None]:
     """Title, cause, fix and the linked catalog family for one missing module or name."""
     top, _, rest = module.partition(".")
     pkg = packages.for_module(module)
@@ -54,7 +95,7 @@ def _explain(module: str, name: str | None, shadowed: bool = False) -> tuple[str
         stack = set(rules_data()["symbol"]["stack"])  # torch, torch_npu, CANN…: the version table's family
         return (f"{module} 里没有 {name}",
                 f"`{module}` 能导入，但里面没有 `{name}`：装的 {who} 版本与使用它的代码要求的不一致（这个名字在别的版本里才有、改了名或删了）。",
-                f"按使用方的安装说明装它要求的 {who} 版本：{install}。",
+                f"按使用方的安装说明装它要求的 {who} 版本：{install}。{_command(module, required, moved, False)}",
                 rules_data()["symbol"]["family"] if pkg and pkg.id in stack else None)
     last = module.rsplit(".", 1)[-1]
     if rest and _COMPILED.match(last):
@@ -66,15 +107,16 @@ def _explain(module: str, name: str | None, shadowed: bool = False) -> tuple[str
         return (f"{top} 里没有子模块 {rest}",
                 f"`{top}` 装了，但它没有子模块 `{rest}`：装的 {who} 版本与导入它的代码不配套（新版本加了或挪了这个模块），或安装不完整。",
                 f"按导入方要求的版本重装 {who}：装的比导入方旧（新版本才加了这个模块）就升级，比它新（模块被挪走）就装回它要求的版本；"
-                f"{install}；{same_python}。", pkg.family if pkg else None)
+                f"{install}；{same_python}。{_command(module, required, moved, False)}", pkg.family if pkg else None)
     return (f"缺少 Python 模块 {module}",
             f"当前 Python 环境里没有 `{module}`：{who}没装，或装在了另一个环境里。",
-            f"{install}；{same_python}。", pkg.family if pkg else None)
+            f"{install}；{same_python}。{_command(module, required, None, True)}", pkg.family if pkg else None)
 
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     first = hits[0].facts
-    title, cause, fix, family = _explain(first["module"], first.get("name"), first.get("shadowed", False))
+    title, cause, fix, family = _explain(first["module"], first.get("name"), first.get("shadowed", False),
+                                         first.get("required"), first.get("moved"))
     pkg = packages.for_module(first["module"])
     sources = [*rules_data()["module"]["sources"], *(pkg.sources if pkg else ())]
     return rule_finding(NAME, title, cause, fix, hits, sources, family=family, note=f"{title}。{fix}")
