@@ -60,8 +60,9 @@ def install_source(notebook_url: str, wheel: str, requires: list[str]) -> str:
     indexes and says so, aarch64 stops with the reason (scripts/python_packages.sh follows the same rule)."""
     from npulab.env.torch_install import CPU_INDEX
 
-    torch = next((r for r in requires if re.match(r"torch\b(?![-_])", r)), None)
-    rest = [r for r in requires if r != torch]
+    torches = [r for r in requires if re.fullmatch(r"torch\b(?![-_]).*", r)]
+    torch = max(torches, key=len, default=None)  # the pinned one where both a bare and a pinned torch are asked for
+    rest = [r for r in requires if r not in torches]
     return "\n".join([
         "# 只在下载的笔记本里：没有 npulab 时，从课程网站安装它和本课导入的软件包（地址由网站写入）",
         f"NOTEBOOK_URL = {json.dumps(notebook_url)}",

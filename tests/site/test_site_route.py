@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from npulab.course import book_toc, quiz
+from npulab.env import torch_install
 from npulab.site import download_notebooks as dl
 from npulab.site import postprocess, run_page, settings, sphinx_extension
 from npulab.site.paths import path_replacements
@@ -93,11 +94,13 @@ def test_download_is_clean_and_installs_what_it_imports(tmp_path):
     requires = dl.requirements_for(cleaned, {"pyyaml": "pyyaml>=6"})
     assert "pyyaml>=6" in requires and any(r.startswith("torch") for r in requires)
     source = dl.install_source("", "../../_static/wheels/npulab-0.2.0-py3-none-any.whl", requires + ["torch==2.13.0"])
-    assert dl.NOTEBOOK_URL_LINE.search(source) and "--extra-index-url" in source
+    assert dl.NOTEBOOK_URL_LINE.search(source) and "\"--index-url\", CPU_INDEX" in source \
+        and f"CPU_INDEX = \"{torch_install.CPU_INDEX}\"" in source
     compile(source, "install", "exec")
     scope = {}
     exec(compile(source.replace("importlib.util.find_spec(\"npulab\") is not None", "False"), "install", "exec"), scope)  # no URL
     assert scope["NOTEBOOK_URL"] == ""
+    assert scope["TORCH"] == "torch==2.13.0" and not any(r.startswith("torch==") for r in scope["REQUIRES"])
 
 
 def test_publish_puts_note_and_install_cell_first(tmp_path):
