@@ -57,3 +57,36 @@ def report_lines(result: dict) -> list[str]:
     for group, (hits, total) in result["rates"].items():
         out.append(f"{group}: {hits}/{total}" + (f" = {hits / total:.0%}" if total else ""))
     return out
+
+
+def check_new_set(folder: Path, earlier: tuple[Path, ...], logs: int, errors: int, healthy: int) -> dict:
+    """A set collected for issue 36: at least ``logs`` logs, ``errors`` of them error logs and ``healthy`` healthy or
+    non-Ascend ones, each file present, from a GitHub thread that neither the catalog nor an ``earlier`` set cites,
+    each error log labelled with families or with the words of its fix. Returns the set's sources."""
+    sources = load_sources(folder)
+    catalog = {x["url"] for e in ex.load_catalog() for x in e.examples} | {s for e in ex.load_catalog() for s in e.sources}
+    cited = {m["url"] for f in earlier for m in load_sources(f).values()} | catalog
+    error_logs = [m for m in sources.values() if m["expect"] != "none"]
+    assert len(sources) >= logs and len(error_logs) >= errors and len(sources) - len(error_logs) >= healthy
+    for name, meta in sources.items():
+        assert (folder / name).is_file() and meta["url"].startswith("https://github.com/"), name
+        assert meta["url"] not in cited, f"{name}: {meta['url']} is cited elsewhere"
+        assert meta["expect"] == "none" or meta["expect"] or meta.get("fix_any"), name
+    return sources
+
+
+def unmet_aims(result: dict) -> list[str]:
+    """Issue 36's aims that ``result`` misses: never silent on an error log, right family among the first two for
+    ≥ 85 % of known causes, advice naming the fix for ≥ 60 % of the causes the catalog lacks, nothing on healthy or
+    non-Ascend logs. Each miss names the logs behind it."""
+    rates, rows = result["rates"], result["rows"]
+    unmet = []
+    if rates["silent"][0]:
+        unmet.append(f"silent: {[r['log'] for r in rows if r['silent']]}")
+    if rates["known"][0] < 0.85 * rates["known"][1]:
+        unmet.append(f"known: {[r['log'] for r in rows if r['known'] and not r['hit']]}")
+    if rates["unanticipated"][0] < 0.60 * rates["unanticipated"][1]:
+        unmet.append(f"fix named: {[r['log'] for r in rows if r['expect'] == [] and not r['hit']]}")
+    if rates["healthy"][0] < rates["healthy"][1]:
+        unmet.append(f"healthy: {[r['log'] for r in rows if r['expect'] == 'none' and not r['hit']]}")
+    return unmet

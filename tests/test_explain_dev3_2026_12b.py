@@ -5,7 +5,7 @@ messages, compile timing lines, import and attribute errors between releases).
 
 from __future__ import annotations
 
-from explain_heldout_eval import DATA, evaluate, load_sources, report_lines
+from explain_heldout_eval import DATA, check_new_set, evaluate, report_lines
 
 from npulab.env import explain as ex
 
@@ -15,15 +15,7 @@ EARLIER = (DATA / "explain_heldout", DATA / "explain_heldout_2026_12", DATA / "e
 
 
 def test_set_is_real_sizeable_and_cited_nowhere_else():
-    sources = load_sources(FOLDER)
-    catalog = {x["url"] for e in ex.load_catalog() for x in e.examples} | {s for e in ex.load_catalog() for s in e.sources}
-    earlier = {m["url"] for folder in EARLIER for m in load_sources(folder).values()}
-    errors = [m for m in sources.values() if m["expect"] != "none"]
-    assert len(sources) >= 20 and len(errors) >= 10 and len(sources) - len(errors) >= 8
-    for name, meta in sources.items():
-        assert (FOLDER / name).is_file() and meta["url"].startswith("https://github.com/")
-        assert meta["url"] not in catalog | earlier, f"{name}: {meta['url']} is cited elsewhere"
-        assert meta["expect"] == "none" or meta["expect"] or meta.get("fix_any"), name
+    check_new_set(FOLDER, EARLIER, 20, 10, 8)
 
 
 def test_rates_on_the_third_development_set():
