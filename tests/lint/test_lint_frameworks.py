@@ -15,12 +15,13 @@ import os
 import re
 
 import pytest
+from notebook_trees import parsed_cells
 
-from npulab.core.notebook_cells import cell_source, code_cells, find_notebooks, is_npu_cell, parse_notebook
+from npulab.core.notebook_cells import is_npu_cell
 from npulab.core.paths import REPO_ROOT
 from npulab.lint import api_values, calls, signatures
 from npulab.lint.context import Context
-from npulab.lint.notebook import _parse, check_notebook
+from npulab.lint.notebook import check_notebook
 from npulab.pytorch.torch_npu_names import pinned_index, pinned_version
 
 MS = "import mindspore as ms\nimport numpy as np\n"
@@ -216,20 +217,11 @@ def test_cells_that_run_in_ci_are_clean():
     checks must find nothing in them — a false-positive oracle of a few hundred real calls."""
     context = Context(pinned_version(REPO_ROOT / "requirements-npu.txt"))
     checked, found = 0, []
-    for path in find_notebooks(None)[0]:
-        aliases: dict[str, str] = {}
-        for number, cell in code_cells(parse_notebook(path.read_bytes())):
-            try:
-                tree = _parse(cell_source(cell))
-            except SyntaxError:
-                continue
-            if tree is None:
-                continue
-            calls.update_aliases(tree, aliases)
-            if is_npu_cell(cell):
-                continue
-            checked += sum(c[2].split(".")[0] in calls.CHECKED_ROOTS for c in calls.calls(tree, aliases))
-            found += [f"{path.name} {number}: {f.message}" for f in calls.findings_for_cell(tree, aliases, context.sources)[0]]
+    for name, number, cell, tree, aliases in parsed_cells():
+        if is_npu_cell(cell):
+            continue
+        checked += sum(c[2].split(".")[0] in calls.CHECKED_ROOTS for c in calls.calls(tree, aliases))
+        found += [f"{name} {number}: {f.message}" for f in calls.findings_for_cell(tree, aliases, context.sources)[0]]
     assert checked > 100 and found == [], found
 
 

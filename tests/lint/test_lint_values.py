@@ -67,28 +67,20 @@ def test_dev_rates(lint):
 
 def test_executed_cells_pass_the_value_checks():
     """The cells that run in CI use real devices and variables: the device and variable checks find nothing in them."""
-    from npulab.core.notebook_cells import cell_source, code_cells, find_notebooks, parse_notebook
-    from npulab.lint import calls, devices
-    from npulab.lint.notebook import _parse
+    from notebook_trees import parsed_cells
+
+    from npulab.core.notebook_cells import cell_source
+    from npulab.lint import devices
 
     grammars = load_yaml(REPO_ROOT / "npulab" / "data" / "env_vars.yaml")["values"]
     found, devices_seen = [], 0
-    for path in find_notebooks(None)[0]:
-        aliases: dict[str, str] = {}
-        for number, cell in code_cells(parse_notebook(path.read_bytes())):
-            try:
-                tree = _parse(cell_source(cell))
-            except SyntaxError:
-                continue
-            if tree is None:
-                continue
-            calls.update_aliases(tree, aliases)
-            devices_seen += sum(isinstance(n, ast.keyword) and n.arg == "device" for n in ast.walk(tree))
-            found += [f"{path.name} {number}: {m}" for _, _, m in devices.findings(tree, aliases)]
-            for s in env_values.python_settings(tree) + env_values.magic_settings(cell_source(cell)):
-                if s.python_type != "str" or s.name in grammars and env_values.checkable(s.value) \
-                        and value_grammar.problem(s.value, grammars[s.name]):
-                    found.append(f"{path.name} {number}: {s}")
+    for name, number, cell, tree, aliases in parsed_cells():
+        devices_seen += sum(isinstance(n, ast.keyword) and n.arg == "device" for n in ast.walk(tree))
+        found += [f"{name} {number}: {m}" for _, _, m in devices.findings(tree, aliases)]
+        for s in env_values.python_settings(tree) + env_values.magic_settings(cell_source(cell)):
+            if s.python_type != "str" or s.name in grammars and env_values.checkable(s.value) \
+                    and value_grammar.problem(s.value, grammars[s.name]):
+                found.append(f"{name} {number}: {s}")
     assert devices_seen > 50 and found == [], found
 
 
