@@ -196,3 +196,24 @@ def test_exercise_checks_are_part_of_parity():
     assert edition.exercise_parity(zh_nb, en_nb) == ["参考答案的代码与中文版不同（exercise answer code differs）"]
     cell.source = cell.source.replace("## Exercises", "## Practice")
     assert "exercise section missing" in edition.exercise_parity(zh_nb, en_nb)[0]
+
+
+def test_english_toc_lists_exactly_the_translated_pages():
+    """en/_toc.yml (the English book) names every English twin and nothing else."""
+    import yaml
+
+    toc = yaml.safe_load((REPO_ROOT / "en" / "_toc.yml").read_text(encoding="utf-8"))
+    listed = set()
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                listed.add(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    walk(toc.get("parts"))
+    pages = {p.relative_to(REPO_ROOT / "en").with_suffix("").as_posix()
+             for p in (REPO_ROOT / "en" / "chapters").rglob("*") if p.suffix in (".ipynb", ".md")
+             and not any(part in ("examples", "ascendc") for part in p.parts)}
+    assert listed == pages, (listed ^ pages)
