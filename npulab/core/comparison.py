@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from npulab.core.device import Device, synchronize
+from npulab.core.display import emit
 from npulab.core.timing import Timing
 
 FASTER, SLOWER, SAME, NOISY = "faster", "slower", "same", "noisy"
@@ -198,16 +199,7 @@ class Verdict:
 
 def show_verdict(text: str, record: dict, key: str = VERDICT_KEY) -> None:
     """Print ``text``; under IPython as a display output carrying ``record`` in its metadata under ``key``."""
-    try:
-        from IPython import get_ipython
-        from IPython.display import display
-    except ImportError:  # pragma: no cover - IPython comes with the course environment
-        print(text)
-        return
-    if get_ipython() is None:
-        print(text)
-        return
-    display({"text/plain": text}, raw=True, metadata={key: record})
+    emit(text, metadata={key: record})
 
 
 def verdict(claim: str, ratio: float, low: float, high: float, *, a: str = "A", b: str = "B", margin: float = 0.1,

@@ -95,10 +95,11 @@ class Table:
         return self.text()
 
 
-def emit(shown: object) -> None:
+def emit(shown: object, metadata: dict | None = None) -> None:
     """Display ``shown`` now, wherever the call sits in a cell (IPython's ``display``), or print it outside IPython.
 
     A returned table renders only as the last expression of a cell; helpers that show a table call this instead.
+    With ``metadata``, ``shown`` goes out as plain text carrying that output metadata (a verdict's record).
     """
     try:
         from IPython import get_ipython
@@ -108,8 +109,10 @@ def emit(shown: object) -> None:
         return
     if get_ipython() is None:
         print(shown)
-    else:
+    elif metadata is None:
         display(shown)
+    else:
+        display({"text/plain": str(shown)}, raw=True, metadata=metadata)
 
 
 def records(rows: Sequence[dict], columns: Sequence[str] | None = None, title: str = "", **options) -> Table:
