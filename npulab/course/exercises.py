@@ -21,6 +21,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from npulab.core.notebook_cells import cell_source
+from npulab.pytorch.torch_npu_names import dotted_name as _dotted
 
 HEADINGS = ("## 练习", "## Exercises")  # the Chinese lesson and its English twin (npulab.course.edition)
 HEADING = HEADINGS[0]
@@ -138,16 +139,6 @@ def _bound_names(tree: ast.AST) -> set[str]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             bound.update((a.asname or a.name).split(".")[0] for a in node.names)
     return bound
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None  # a call on a call's result, a subscript …: nothing to resolve statically
-    return ".".join([node.id, *reversed(parts)])
 
 
 def unresolved(names: list[str], namespace: dict, imports: tuple[str, ...] | list[str] = ()) -> list[str]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.notebook_cells import NPU_TAG, tags
+from npulab.pytorch.torch_npu_names import dotted_name as dotted
 
 PACKAGE = Path(__file__).resolve().parents[1]
 REPR_METHODS = {"_repr_html_", "_repr_markdown_", "_repr_svg_", "_repr_png_", "_repr_latex_", "_repr_mimebundle_"}
@@ -140,17 +141,6 @@ def imports_of(sources: list[str]) -> dict[str, str]:
                 for a in node.names:
                     names[a.asname or a.name] = f"{node.module}.{a.name}"
     return names
-
-
-def dotted(node: ast.expr) -> str | None:
-    """``a.b.c`` for a chain of names, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
 
 
 def _callee(call: ast.Call) -> str:

@@ -412,6 +412,12 @@ def dotted_parts(node: ast.AST) -> list[str] | None:
     return [node.id, *reversed(parts)]
 
 
+def dotted_name(node: ast.AST) -> str | None:
+    """``a.b.c`` as the string "a.b.c"; None for anything else (calls, subscripts)."""
+    parts = dotted_parts(node)
+    return ".".join(parts) if parts else None
+
+
 class _ModuleReader:
     """Reads one module's AST into namespaces; collects cross-module assignments and reads."""
 
