@@ -187,7 +187,21 @@ class _BookCacheStager:
         return staged
 
 
+def _share_the_cores(config) -> None:
+    """Under xdist, each worker's kernels and subprocesses compute with cores / workers threads (unless set already):
+    two notebooks each starting torch's one-thread-per-core pool on two cores oversubscribe them, and a lesson then
+    ran 3× slower beside a sibling than alone. The measurement footer says when torch used fewer threads than cores."""
+    workers = getattr(config, "workerinput", {}).get("workercount")
+    if not workers:
+        return
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    threads = str(max(1, cores // workers))
+    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(name, threads)
+
+
 def pytest_configure(config):
+    _share_the_cores(config)
     config.addinivalue_line("markers", "npu: needs an Ascend NPU")
     config.addinivalue_line("markers", "network: needs PyPI (downloads a wheel)")
     if config.getoption("--stage-book-cache", default=False):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import sys
 from dataclasses import dataclass, field
 
 from npulab.core.device import Device, cpu_name
@@ -47,6 +48,13 @@ def last_level_cache_bytes(root: str = "/sys/devices/system/cpu/cpu0/cache") -> 
     return best[1] if best else None
 
 
+def torch_threads() -> int | None:
+    """Intra-op threads torch computes with in this process (None when torch is not imported): fewer than the cores
+    when ``OMP_NUM_THREADS`` limits it, e.g. two notebooks sharing a two-core machine in the course's CI."""
+    torch = sys.modules.get("torch")
+    return torch.get_num_threads() if torch is not None else None
+
+
 def _load_text(value: float | None) -> str:
     return "未知" if value is None else f"{value:.2f}"
 
@@ -63,7 +71,8 @@ class LoadWatch:
         if self.end_load is None:
             self.end_load = load_average()
         device = self.device.torch if isinstance(self.device, Device) else str(self.device)
-        return {"cpu": cpu_name(), "cores": os.cpu_count(), "device": device, "load_start": self.start_load,
+        return {"cpu": cpu_name(), "cores": os.cpu_count(), "threads": torch_threads(), "device": device,
+                "load_start": self.start_load,
                 "load_end": self.end_load, "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")}
 
     def busy(self) -> str | None:
@@ -84,7 +93,9 @@ class LoadWatch:
         r = self.record()
         busy = [x for x in (r["load_start"], r["load_end"]) if x is not None]
         shared = f"（高于 {r['cores']} 核：测量时 CPU 有别的负载）" if busy and max(busy) > (r["cores"] or 1) else ""
-        text = (f"测量环境：{r['cpu']}；设备 {r['device']}；1 分钟平均负载 开始 {_load_text(r['load_start'])}、"
+        threads = r["threads"]
+        limited = f"（torch 只用 {threads} 个线程）" if threads and r["cores"] and threads < r["cores"] else ""
+        text = (f"测量环境：{r['cpu']}{limited}；设备 {r['device']}；1 分钟平均负载 开始 {_load_text(r['load_start'])}、"
                 f"结束 {_load_text(r['load_end'])}{shared}；{r['date']}")
         if print_it:
             from npulab.core.comparison import show_verdict
