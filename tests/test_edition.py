@@ -71,6 +71,21 @@ def test_sync_copies_code_and_lists_untranslated_cells(tmp_path):
     assert edition.check(zh, en) == ["[c00] 未翻译（missing translation）", "[c02] 未翻译（missing translation）"]
 
 
+def test_sync_never_links_a_folder_of_pages_nor_writes_through_a_link(tmp_path):
+    """notebooks/solutions holds pages of its own: linking it beside a lab's twin would let the next sync of a
+    solution write its English twin into the Chinese folder."""
+    zh, en = _book(tmp_path)
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: ch/x\n"
+                                       "  - file: ch/solutions/s\n", encoding="utf-8")
+    (tmp_path / "ch" / "solutions").mkdir()
+    nbformat.write(nbformat.read(zh, as_version=4), tmp_path / "ch" / "solutions" / "s.ipynb")
+    edition.sync(zh, en, tmp_path)
+    assert (en.parent / "examples").is_symlink() and not (en.parent / "solutions").exists()
+    (en.parent / "solutions").symlink_to(Path("../../ch/solutions"), target_is_directory=True)
+    with pytest.raises(UsageError, match="refusing to write outside"):
+        edition.sync(tmp_path / "ch" / "solutions" / "s.ipynb", en.parent / "solutions" / "s.ipynb", tmp_path)
+
+
 def test_translated_cells_survive_sync_and_go_stale_when_the_chinese_changes(tmp_path):
     zh, en = _book(tmp_path)
     edition.sync(zh, en, tmp_path)

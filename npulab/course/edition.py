@@ -193,12 +193,27 @@ def stamp_markdown(zh_text: str, zh_rel: str, en_body: str) -> str:
     return f"<!-- translation: source_hash={source_hash(zh_text)} source={zh_rel} -->\n{en_body.lstrip()}"
 
 
-def _link_sibling_folders(zh: Path, en: Path) -> None:
-    """Folders next to a Chinese lesson (examples/, ascendc/) linked beside the twin, so relative paths resolve."""
+def _link_sibling_folders(zh: Path, en: Path, root: Path) -> None:
+    """Folders next to a Chinese lesson (examples/, ascendc/) linked beside the twin, so relative paths resolve.
+
+    A folder that holds pages of the book (notebooks/solutions) is never linked: its pages have twins of their own,
+    and a link would make a later sync of one of them write into the Chinese folder."""
+    book = book_pages(root)
     for sibling in zh.parent.iterdir():
         target = en.parent / sibling.name
-        if sibling.is_dir() and not sibling.name.startswith((".", "_")) and not target.exists():
+        if (sibling.is_dir() and not sibling.name.startswith((".", "_")) and not target.exists()
+                and not _holds_pages(sibling, root, book)):
             target.symlink_to(_relative(sibling, en.parent), target_is_directory=True)
+
+
+def _holds_pages(folder: Path, root: Path, book: set[str]) -> bool:
+    return any(_book_key(p, root) in book for p in folder.rglob("*") if p.suffix in PAGE_SUFFIXES)
+
+
+def _refuse_outside_edition(en: Path, root: Path) -> None:
+    """A twin is written only inside en/ itself, never through a link into the Chinese book."""
+    if not en.parent.resolve().is_relative_to((root / EDITION_DIR).resolve()):
+        raise UsageError(f"{en} 不在 {EDITION_DIR}/ 之内（经链接指向中文页面），拒绝写入（refusing to write outside {EDITION_DIR}/）")
 
 
 def _relative(target: Path, start: Path) -> Path:
@@ -210,6 +225,7 @@ def _relative(target: Path, start: Path) -> Path:
 def sync(zh: Path, en: Path, root: Path = REPO_ROOT) -> list[Todo]:
     """Bring the English twin of one page in line with the Chinese page; return what needs translating."""
     rel = str(en.relative_to(root))
+    _refuse_outside_edition(en, root)
     if zh.suffix == ".md":
         return [Todo(rel, "page", reason) for reason in _sync_markdown(zh, en)]
     import nbformat
@@ -221,7 +237,7 @@ def sync(zh: Path, en: Path, root: Path = REPO_ROOT) -> list[Todo]:
     en_nb = nbformat.read(en, as_version=4) if en.exists() else None
     new, todo = sync_notebook(zh_nb, en_nb)
     en.parent.mkdir(parents=True, exist_ok=True)
-    _link_sibling_folders(zh, en)
+    _link_sibling_folders(zh, en, root)
     nbformat.write(new, en)
     return [Todo(rel, cell_id, reason) for cell_id, reason in todo]
 
