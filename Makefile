@@ -21,7 +21,7 @@ help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
 	@echo "make book COURSE_REPOSITORY=https://github.com/<owner>/<repo>  同上，页面带启动（Binder）、源代码仓库与提交问题按钮"
 	@echo "make book-public 同上，但网站不含参考答案（给学员的公开站点，生成在 _build/public/_build/html）"
-	@echo "make book-en     英文版（en/，试行）：检查两版一致、确认执行缓存已有输出后生成 _build/en/_build/html，不再执行代码"
+	@echo "make book-en     只生成英文版（en/；make book 已包含）：检查两版一致，生成后放进网站的 _build/html/en/"
 	@echo "make test        同样的准备，然后运行全部测试（失败时返回非零）"
 	@echo "make lab         在课程目录启动 JupyterLab（中文界面），打开第一课"
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
@@ -31,7 +31,7 @@ help:
 	@echo "make workshop-check  在 127.0.0.1 上真实启动工作坊 JupyterHub 并测试（约 1 分钟内）"
 	@echo "make lighthouse  用 Lighthouse（npm）检查首页与课程页的移动端性能与无障碍得分"
 	@echo "make test-aarch64 在 linux-aarch64（鲲鹏）上按 README 安装并运行第一课（qemu 用户态模拟 + proot，Debian arm64 根；2 核上实测约 21 分钟）"
-	@echo "make pdf         用 XeLaTeX 生成全书 PDF（_build/latex/course.pdf），放进网站并检查"
+	@echo "make pdf         用 XeLaTeX 生成全书 PDF（_build/latex/course.pdf），放进网站并检查；EDITION=en 生成英文版的"
 
 # --- set-up ----------------------------------------------------------------------------------
 $(CANN_STATE): FORCE
@@ -68,15 +68,17 @@ site-runtime: $(PYODIDE)
 # --- the book ----------------------------------------------------------------------------------
 book: venv site-runtime
 	$(BIN)/jupyter-book build . -W --keep-going
+	$(MAKE) --no-print-directory book-en
 
-# the English edition (issue 37, docs/english_edition.md): the second book in en/, its own folder. Its code cells are
-# the Chinese ones (python -m npulab edition sync), so their outputs come from the execution cache that make test /
-# make book filled: the target checks parity and that every English notebook is cached, then builds (nothing runs).
-# Not part of make book or make test yet.
+# the English edition (issue 37, docs/english_edition.md): the second book, in en/, built after the Chinese one into
+# its own folder (with its own execution cache: npulab answers in English there) and placed at <site>/en/, so that one
+# site holds both and every page's language switch finds its twin. Parity first: the two editions' code is the same.
 EN_BUILD := _build/en
+SITE := _build/html
 book-en: venv
-	$(BIN)/python -m npulab edition check --cache _build/.jupyter_cache
-	$(BIN)/jupyter-book build en --path-output $(EN_BUILD) --keep-going
+	$(BIN)/python -m npulab edition check
+	$(BIN)/jupyter-book build en --path-output $(EN_BUILD) -W --keep-going
+	rm -rf $(SITE)/en && mkdir -p $(SITE) && cp -a $(EN_BUILD)/_build/html $(SITE)/en
 
 # the public site: the same book without the solutions part (the default build, `make book`, is the instructor's).
 # Its own folder, emptied first (Sphinx never deletes pages from an output folder, so a build next to `make book`'s
@@ -113,10 +115,11 @@ test: venv lint workshop-deps site-runtime
 	# notebooks on both cores too: each notebook's cells stay together on one worker (loadfile), in order
 	# (NPULAB_MEASURE_ALONE=1 would make a measuring cell, one that calls LoadWatch(, run alone: conftest.py; off here,
 	#  about 3 min; the published site comes from make book, which executes one notebook at a time)
-	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks
+	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks en
 	# the pages just executed: every displayed table is in the outputs, every 上表/下图 has one, every verdict fits its numbers
 	$(BIN)/pytest tests/test_rendered.py -k executed -p no:cacheprovider
 	COURSE_REPOSITORY= $(BIN)/jupyter-book build . -W --keep-going
+	COURSE_REPOSITORY= $(MAKE) --no-print-directory book-en
 	$(MAKE) --no-print-directory book-with-repository
 	# the built-site tests on both cores too, one module per worker (their server and browser are module fixtures)
 	COURSE_SITE_REPO_DIR=$(REPO_BUILD)/_build/html $(BIN)/pytest tests/site/built --ignore=tests/site/built/test_pdf.py -n 2 --dist loadfile
@@ -163,12 +166,21 @@ test-aarch64:
 	./scripts/aarch64/test.sh
 
 # --- the PDF (not part of `make test`: TeX Live costs minutes to install; docs/site.md) --------------
+# `make pdf` builds the Chinese book's, `make pdf EDITION=en` the English book's (into the site's en/ when it is built)
+EDITION ?= zh
 pdf: venv
 	./scripts/system_packages.sh pdf
+ifeq ($(EDITION),en)
+	$(BIN)/jupyter-book build en --path-output $(EN_BUILD) --builder pdflatex
+	@if [ -d $(SITE)/en ]; then cp $(EN_BUILD)/_build/latex/course.pdf $(SITE)/en/course.pdf; \
+	  $(BIN)/python -m npulab.site.postprocess $(SITE)/en en; fi
+	$(BIN)/pytest tests/site/built/test_pdf_en.py
+else
 	$(BIN)/jupyter-book build . --builder pdflatex
-	@if [ -d _build/html ]; then cp _build/latex/course.pdf _build/html/course.pdf; \
-	  $(BIN)/python -m npulab.site.postprocess _build/html; fi
+	@if [ -d $(SITE) ]; then cp _build/latex/course.pdf $(SITE)/course.pdf; \
+	  $(BIN)/python -m npulab.site.postprocess $(SITE); fi
 	$(BIN)/pytest tests/site/built/test_pdf.py
+endif
 
 # Lighthouse from npm (package.json, ~80 s and ~190 MB), run on the built site with the system Chromium
 lighthouse: venv

@@ -20,7 +20,7 @@ staging the notebook for the book.
 
 Execute once, check and render: with ``--stage-book-cache`` every notebook that nbval ran
 without a failure is written, with the outputs nbval collected, into the Jupyter Book execution
-cache (``_build/.jupyter_cache``). The following ``jupyter-book build`` (``execute_notebooks:
+cache (``_build/.jupyter_cache``; the English book's in ``_build/en/_build/.jupyter_cache``). The following ``jupyter-book build`` (``execute_notebooks:
 cache``) then renders those outputs instead of running each notebook a second time. The cache
 key is the code cells' source and metadata, so an edited notebook is executed again by the book.
 """
@@ -40,6 +40,14 @@ from npulab.core.notebook_cells import IGNORED_DIRS, NPU_TAG, SKIP_TAG, tags
 
 ROOT = Path(__file__).resolve().parent
 BOOK_CACHE = ROOT / "_build" / ".jupyter_cache"
+# the English book (en/, built with --path-output _build/en) has its own cache: its code cells are the Chinese ones,
+# so the cache keys are the same, but npulab prints English there (npulab.core.i18n)
+EN_BOOK_CACHE = ROOT / "_build" / "en" / "_build" / ".jupyter_cache"
+
+
+def book_cache(notebook: Path) -> Path:
+    """The execution cache of the book that ``notebook`` belongs to."""
+    return EN_BOOK_CACHE if notebook.resolve().is_relative_to(ROOT / "en") else BOOK_CACHE
 
 # kernels started by nbval inherit this process's environment
 os.environ.setdefault("GLOG_v", "4")  # MindSpore: keep C++ log lines out of outputs and pages
@@ -158,7 +166,7 @@ class _BookCacheStager:
         from jupyter_cache import get_cache
         from jupyter_cache.base import CacheBundleIn
 
-        cache = get_cache(str(BOOK_CACHE))
+        caches = {}
         staged = 0
         for path, by_num in self.cells.items():
             if path in self.failed or not by_num:
@@ -179,6 +187,8 @@ class _BookCacheStager:
                     if out.get("output_type") in ("display_data", "execute_result"):
                         out.setdefault("metadata", {})
             seconds = self.finished[path] - self.started[path]  # first cell's setup to last cell's report
+            where = book_cache(path)
+            cache = caches.setdefault(where, get_cache(str(where)))
             cache.cache_notebook_bundle(
                 CacheBundleIn(nb, str(path), data={"execution_seconds": seconds}),
                 check_validity=False, overwrite=True,
@@ -270,4 +280,5 @@ def pytest_sessionfinish(session, exitstatus):
         staged = stager.stage()
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter:
-            reporter.write_line(f"staged {staged} executed notebook(s) into {BOOK_CACHE.relative_to(ROOT)}")
+            reporter.write_line(f"staged {staged} executed notebook(s) into the books' execution caches "
+                                f"({BOOK_CACHE.relative_to(ROOT)}, {EN_BOOK_CACHE.relative_to(ROOT)})")

@@ -33,6 +33,8 @@ function linked(text) {
 }
 
 // The worker (worker.js) that runs Pyodide; each request gets an id, its answer resolves that request's promise.
+// npulab answers in the page's language (the Chinese or the English book), not the browser's locale.
+const LANG = document.documentElement.lang.startsWith("en") ? "en" : "zh";
 let worker = null, nextId = 0;
 const waiting = new Map();
 function ask(message) {
@@ -50,7 +52,7 @@ function ask(message) {
     };
   }
   const id = nextId++;
-  return new Promise((resolve, reject) => { waiting.set(id, [resolve, reject]); worker.postMessage({ id, ...message }); });
+  return new Promise((resolve, reject) => { waiting.set(id, [resolve, reject]); worker.postMessage({ id, lang: LANG, ...message }); });
 }
 
 function runtime() {

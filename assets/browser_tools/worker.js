@@ -27,12 +27,14 @@ async function start() {
 }
 
 self.onmessage = async ({ data }) => {
-  const { id, argv, files } = data;
+  const { id, argv, files, lang } = data;
   try {
     if (!ready) ready = start();
     const { py, tools, info } = await ready;
     if (!argv) { self.postMessage({ id, info }); return; }
     for (const [path, text] of Object.entries(files || {})) py.FS.writeFile(path, text);
+    // the language of the page that asks (npulab.core.i18n reads NPULAB_LANG first)
+    py.runPython(`import os; os.environ["NPULAB_LANG"] = "${lang === "en" ? "en" : "zh"}"`);
     const args = py.toPy(argv);
     try { self.postMessage({ id, result: JSON.parse(tools.run_cli(args)) }); } finally { args.destroy(); }
   } catch (err) {

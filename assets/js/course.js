@@ -55,10 +55,10 @@
       });
   };
 
-  // sphinx-togglebutton labels its buttons in English, after the page has loaded
+  // sphinx-togglebutton labels its buttons in English, after the page has loaded (the English book keeps them)
   const relabelToggles = () => document.querySelectorAll('button.toggle-button[aria-label="Toggle hidden content"]')
     .forEach((button) => button.setAttribute("aria-label", "展开或收起隐藏的内容"));
-  window.addEventListener("load", relabelToggles);
+  if (!document.documentElement.lang.startsWith("en")) window.addEventListener("load", relabelToggles);
 
   // cells off screen are laid out only near the viewport (content-visibility in course.css), so a jump to an anchor
   // (a quiz link: quizzes.html#quiz-ch06) lands where the estimated heights put it; settle on the target again

@@ -68,11 +68,18 @@ def lessons(toc_file: Path = TOC_FILE) -> list[Page]:
             if s.path.startswith("chapters/") and s.path.endswith(".ipynb")]
 
 
-def learning_path_markdown(toc_file: Path = TOC_FILE, part: str = "课程") -> str:
+# the learning path in each edition: its table of contents, the part that holds the lessons, the table's header
+LEARNING_PATH = {
+    "zh": (TOC_FILE, "课程", "| 章 | 主题 | 各节 |"),
+    "en": (REPO_ROOT / "en" / "_toc.yml", "Course", "| Chapter | Topic | Lessons |"),
+}
+
+
+def learning_path_markdown(toc_file: Path = TOC_FILE, part: str = "课程", header: str = LEARNING_PATH["zh"][2]) -> str:
     """The home page's learning path: one row per chapter of ``part``, naming (and linking) every lesson."""
     rows = []
     for chapter in (c for c in chapters(toc_file) if c.caption == part):
         number, _, name = chapter.page.title.partition(" ")
         links = "<br>".join(f"[{s.title}]({s.path})" for s in chapter.sections)
         rows.append(f"| {number} | [{name or chapter.page.title}]({chapter.page.path}) | {links} |")
-    return "| 章 | 主题 | 各节 |\n|---|---|---|\n" + "\n".join(rows)
+    return header + "\n|---|---|---|\n" + "\n".join(rows)

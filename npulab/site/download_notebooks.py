@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from npulab.core.paths import REPO_ROOT
+from npulab.site.language import EN, ZH
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder that holds npulab/
 
@@ -38,8 +39,10 @@ ALWAYS_THERE = {"npulab", "IPython", "ipykernel", "__future__"}  # a Jupyter ker
 EVERY_LESSON = {"torch", "yaml", "numpy"}
 
 
-def note_text(page: str, repository_url: str | None = None) -> str:
-    """The Chinese note put first in a downloaded notebook (``page`` is its path in the course repository)."""
+def note_text(page: str, repository_url: str | None = None, lang: str = ZH) -> str:
+    """The note put first in a downloaded notebook (``page`` is its path in the course repository)."""
+    if lang == EN:
+        return _note_text_en(page, repository_url)
     clone = (f"或者取得整个课程仓库（`git clone {repository_url}`），在仓库里运行 `make lab`，再打开 `{page}.ipynb`"
              if repository_url else
              f"或者取得整个课程仓库，在仓库里运行 `make lab`，再打开 `{page}.ipynb`")
@@ -52,7 +55,51 @@ def note_text(page: str, repository_url: str | None = None) -> str:
     )
 
 
-def install_source(notebook_url: str, wheel: str, requires: list[str]) -> str:
+def _note_text_en(page: str, repository_url: str | None) -> str:
+    clone = f"`git clone {repository_url}`" if repository_url else "a clone of the course repository"
+    return (
+        "**This is the version the course site executed (with its outputs).** To run it yourself you need the course's "
+        "Python package `npulab` and the packages this lesson uses: open the notebook in any Python 3.11 environment "
+        "with Jupyter and run the first code cell below — where `npulab` is missing it installs the `npulab` wheel this "
+        "site was built with and the packages the lesson imports from the course site; then run the notebook from the "
+        f"top as usual. Or take {clone}, run `make lab` in it and open `en/{page}.ipynb` (relative paths in the "
+        "notebook assume its place in the repository).\n\n"
+        "Every cell runs without an Ascend NPU: the cells that need one print a note and are skipped."
+    )
+
+
+# the install cell's own words; its code is the same in both editions
+INSTALL_WORDS = {
+    ZH: {
+        "head": "# 只在下载的笔记本里：没有 npulab 时，从课程网站安装它和本课导入的软件包（地址由网站写入）",
+        "wheel": "相对于 NOTEBOOK_URL",
+        "torch": "从 PyTorch 的 CPU 索引单独先装：PyPI 上的 torch 是 CUDA 版",
+        "present": "npulab 已安装，直接运行下面的单元。",
+        "no_site": "不知道本笔记本来自哪个网站：请从课程网站的「下载」按钮重新下载，或在课程仓库中运行 make lab。",
+        "no_index": ('f"连不上 PyTorch 的 CPU 索引 {CPU_INDEX}：PyPI 上 {platform.machine()} 的 torch 是 CUDA 版，"',
+                     '"这里不改装它。换一个能访问该索引的网络（或它的镜像），再运行本单元。"'),
+        "fallback": "PyTorch CPU 索引不可用：torch 改由可达的索引安装（PyPI 上的是 CUDA 版，几 GB）",
+        "failed": "安装失败：见上面 pip 的输出",
+        "done": "已安装 npulab：",
+    },
+    EN: {
+        "head": "# Only in a downloaded notebook: without npulab, install it and this lesson's imports from the course site",
+        "wheel": "relative to NOTEBOOK_URL",
+        "torch": "installed first and alone from PyTorch's CPU index: PyPI's torch is a CUDA build",
+        "present": "npulab is installed: run the cells below.",
+        "no_site": "This notebook does not know which site it came from: download it again with the course site's "
+                   "download button, or run make lab in the course repository.",
+        "no_index": ('f"Cannot reach PyTorch\'s CPU index {CPU_INDEX}: PyPI\'s torch for {platform.machine()} is a CUDA build, "',
+                     '"which this cell does not install. Use a network that reaches the index (or its mirror) and run this cell again."'),
+        "fallback": "PyTorch's CPU index is unreachable: torch comes from the reachable index instead (PyPI's is a "
+                    "CUDA build, several GB)",
+        "failed": "Installation failed: see pip's output above",
+        "done": "npulab installed:",
+    },
+}
+
+
+def install_source(notebook_url: str, wheel: str, requires: list[str], lang: str = ZH) -> str:
     """The first code cell of a download: install the site's npulab wheel (and ``requires``) when npulab is missing.
 
     torch comes first and alone from the PyTorch CPU index (npulab.env.torch_install: PyPI's torch is a CUDA build on
@@ -63,18 +110,21 @@ def install_source(notebook_url: str, wheel: str, requires: list[str]) -> str:
     torches = [r for r in requires if re.fullmatch(r"torch\b(?![-_]).*", r)]
     torch = max(torches, key=len, default=None)  # the pinned one where both a bare and a pinned torch are asked for
     rest = [r for r in requires if r not in torches]
+    w = INSTALL_WORDS[lang]
     return "\n".join([
-        "# 只在下载的笔记本里：没有 npulab 时，从课程网站安装它和本课导入的软件包（地址由网站写入）",
+        w["head"],
         f"NOTEBOOK_URL = {json.dumps(notebook_url)}",
-        f"WHEEL = {json.dumps(wheel)}  # 相对于 NOTEBOOK_URL",
-        f"TORCH = {json.dumps(torch)}  # 从 PyTorch 的 CPU 索引单独先装：PyPI 上的 torch 是 CUDA 版",
+        f"WHEEL = {json.dumps(wheel)}  # {w['wheel']}",
+        f"TORCH = {json.dumps(torch)}  # {w['torch']}",
         f"CPU_INDEX = {json.dumps(CPU_INDEX)}",
         f"REQUIRES = {json.dumps(rest, ensure_ascii=False)}",
         "import importlib.util",
+        *(["import os"] if lang == EN else []),
         "import platform",
         "import subprocess",
         "import sys",
         "from urllib.parse import urljoin",
+        *(["", 'os.environ.setdefault("NPULAB_LANG", "en")  # npulab answers in English'] if lang == EN else []),
         "",
         "",
         "def pip(*args):",
@@ -82,28 +132,29 @@ def install_source(notebook_url: str, wheel: str, requires: list[str]) -> str:
         "",
         "",
         'if importlib.util.find_spec("npulab") is not None:',
-        '    print("npulab 已安装，直接运行下面的单元。")',
+        f'    print({json.dumps(w["present"], ensure_ascii=False)})',
         'elif not NOTEBOOK_URL.startswith(("http://", "https://")):',
-        '    print("不知道本笔记本来自哪个网站：请从课程网站的「下载」按钮重新下载，或在课程仓库中运行 make lab。")',
+        f'    print({json.dumps(w["no_site"], ensure_ascii=False)})',
         "else:",
         '    if TORCH and not pip(TORCH, "--index-url", CPU_INDEX, "--timeout", "10", "--retries", "1"):',
         '        if platform.machine() != "x86_64":',
-        '            raise SystemExit(f"连不上 PyTorch 的 CPU 索引 {CPU_INDEX}：PyPI 上 {platform.machine()} 的 torch 是 CUDA 版，"',
-        '                             "这里不改装它。换一个能访问该索引的网络（或它的镜像），再运行本单元。")',
-        '        print("PyTorch CPU 索引不可用：torch 改由可达的索引安装（PyPI 上的是 CUDA 版，几 GB）")',
+        f'            raise SystemExit({w["no_index"][0]}',
+        f'                             {w["no_index"][1]})',
+        f'        print({json.dumps(w["fallback"], ensure_ascii=False)})',
         "        REQUIRES.insert(0, TORCH)",
         "    if not pip(urljoin(NOTEBOOK_URL, WHEEL), *REQUIRES):",
-        '        raise SystemExit("安装失败：见上面 pip 的输出")',
+        f'        raise SystemExit({json.dumps(w["failed"], ensure_ascii=False)})',
         "    importlib.invalidate_caches()",
-        '    print("已安装 npulab：", urljoin(NOTEBOOK_URL, WHEEL))',
+        f'    print({json.dumps(w["done"], ensure_ascii=False)}, urljoin(NOTEBOOK_URL, WHEEL))',
     ])
 
 
-def with_note(nb: dict, page: str, repository_url: str | None = None, install: str | None = None) -> dict:
+def with_note(nb: dict, page: str, repository_url: str | None = None, install: str | None = None,
+              lang: str = ZH) -> dict:
     """``nb`` with the download note (and the install cell, when given) first, replacing earlier ones."""
     cells = [c for c in nb.get("cells", []) if NOTE_TAG not in c.get("metadata", {}).get("tags", [])]
     note = {"cell_type": "markdown", "id": NOTE_TAG, "metadata": {"tags": [NOTE_TAG]},
-            "source": note_text(page, repository_url)}
+            "source": note_text(page, repository_url, lang)}
     first = [note]
     if install is not None:
         first.append({"cell_type": "code", "id": INSTALL_ID, "metadata": {"tags": [NOTE_TAG]}, "source": install,
@@ -236,7 +287,8 @@ def with_cached_outputs(nb: dict, cache_dir: Path) -> dict:
     return merged
 
 
-def publish(outdir: Path, repository_url: str | None = None, wheel: str | None = None, site_url: str = "") -> int:
+def publish(outdir: Path, repository_url: str | None = None, wheel: str | None = None, site_url: str = "",
+            lang: str = ZH) -> int:
     """Replace each ``_sources/<page>.ipynb`` under ``outdir`` by the executed, cleaned notebook with the note and
     (when the site ships ``wheel``, a file name under ``_static/wheels``) the install cell; return how many."""
     executed = Path(outdir).parent / "jupyter_execute"
@@ -254,8 +306,10 @@ def publish(outdir: Path, repository_url: str | None = None, wheel: str | None =
         if wheel:
             depth = len(Path("_sources", page).parts) - 1
             notebook_url = f"{site_url}_sources/{page}.ipynb" if site_url else ""
-            install = install_source(notebook_url, "../" * depth + f"_static/wheels/{wheel}", requirements_for(nb, pins))
-        target.write_text(json.dumps(with_note(nb, page, repository_url, install), ensure_ascii=False, indent=1) + "\n",
+            install = install_source(notebook_url, "../" * depth + f"_static/wheels/{wheel}", requirements_for(nb, pins),
+                                     lang)
+        target.write_text(json.dumps(with_note(nb, page, repository_url, install, lang), ensure_ascii=False, indent=1)
+                          + "\n",
                           encoding="utf-8")
         count += 1
     return count

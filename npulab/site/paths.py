@@ -9,16 +9,18 @@ import tempfile
 from pathlib import Path
 
 from npulab.core.paths import REPO_ROOT
+from npulab.site.language import ZH, site_text
 
 
-def path_replacements() -> list[tuple[re.Pattern, str]]:
-    """(pattern, shown-as) pairs, most specific first."""
+def path_replacements(lang: str = ZH) -> list[tuple[re.Pattern, str]]:
+    """(pattern, shown-as) pairs, most specific first, with the placeholders of the edition ``lang``."""
     pairs = []
-    for prefix, shown in ((sys.prefix, "<Python 环境>"), (str(REPO_ROOT), "<课程目录>"), (str(Path.home()), "~")):
+    for prefix, shown in ((sys.prefix, site_text("path_python", lang)), (str(REPO_ROOT), site_text("path_course", lang)),
+                          (str(Path.home()), "~")):
         if prefix and prefix != "/":
             pairs.append((re.compile(re.escape(prefix.rstrip("/")) + r"(?=[/\s'\")\]:,]|$)"), shown))
     tmp = re.escape(tempfile.gettempdir().rstrip("/"))
-    pairs.append((re.compile(tmp + r"/[A-Za-z0-9_.\-]+"), "<临时目录>"))
+    pairs.append((re.compile(tmp + r"/[A-Za-z0-9_.\-]+"), site_text("path_tmp", lang)))
     return pairs
 
 

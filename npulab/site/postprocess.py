@@ -17,6 +17,8 @@ import math
 import re
 from pathlib import Path
 
+from npulab.site.language import EDITION_FOLDER, EN, ZH, other, site_text
+
 FA_SCRIPT = re.compile(r'\s*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>')
 MATHJAX_SCRIPT = re.compile(r'\s*<script[^>]*(?:mathjax|MathJax)[^>]*>(?:[^<]*)</script>'
                             r'|\s*<script>\s*window\.MathJax[^<]*</script>')
@@ -62,7 +64,10 @@ UI_STRINGS = (
     ('localStorage.getItem("mode") || ""', 'localStorage.getItem("mode") || "auto"'),
 )
 # the .ipynb download is the executed notebook that installs npulab (download_notebooks), not the source file
-IPYNB_DOWNLOAD_TITLE = re.compile(r'(<a href="[^"]*_sources/[^"]*\.ipynb"[^>]*?title=")下载源文件(")', re.S)
+IPYNB_DOWNLOAD_TITLE = {
+    ZH: re.compile(r'(<a href="[^"]*_sources/[^"]*\.ipynb"[^>]*?title=")下载源文件(")', re.S),
+    EN: re.compile(r'(<a href="[^"]*_sources/[^"]*\.ipynb"[^>]*?title=")Download source file(")', re.S),
+}
 
 
 def icon_codepoints(css: str) -> dict[str, int]:
@@ -183,17 +188,17 @@ PDF_LINK = re.compile(r'<a class="course-pdf"[^>]*>[^<]*</a>')
 PDF_NAME = "course.pdf"
 
 
-def link_pdf(html: str, depth: int, has_pdf: bool) -> str:
+def link_pdf(html: str, depth: int, has_pdf: bool, lang: str = ZH) -> str:
     """Point the footer's PDF link at the book's PDF from a page ``depth`` folders deep; drop it without a PDF."""
     if not has_pdf:
         return PDF_LINK.sub("", html)
-    return PDF_LINK.sub(f'<a class="course-pdf" href="{"../" * depth}{PDF_NAME}">下载全书 PDF</a>', html)
+    return PDF_LINK.sub(f'<a class="course-pdf" href="{"../" * depth}{PDF_NAME}">{site_text("pdf_link", lang)}</a>', html)
 
 
 IMAGE = re.compile(r'<img\b[^>]*\bsrc="([^"]*_images/[^"]+)"[^>]*>')
 
 
-def zoomable_images(html: str) -> str:
+def zoomable_images(html: str, lang: str = ZH) -> str:
     """Wrap each figure image that is not already a link in a link to the full-size file (click to enlarge)."""
     out, last = [], 0
     for m in IMAGE.finditer(html):
@@ -201,7 +206,7 @@ def zoomable_images(html: str) -> str:
         inside_link = before.rfind("<a ") > before.rfind("</a>")
         out.append(html[last:m.start()])
         out.append(m.group(0) if inside_link else
-                   f'<a class="course-zoom" href="{m.group(1)}" title="点击查看原始尺寸">{m.group(0)}</a>')
+                   f'<a class="course-zoom" href="{m.group(1)}" title="{site_text("zoom_title", lang)}">{m.group(0)}</a>')
         last = m.end()
     return "".join(out) + html[last:]
 
@@ -272,7 +277,7 @@ def defer_head_scripts(html: str) -> str:
     return HEAD_SCRIPT.sub(change, head) + rest
 
 
-def rewrite_page(html: str, search_page: bool = False, thebe: bool = False) -> str:
+def rewrite_page(html: str, search_page: bool = False, thebe: bool = False, lang: str = ZH) -> str:
     """One page: drop the Font Awesome script, MathJax where there is no math, the search index outside the
     search page (unless search-as-you-type is on), and fix interface strings."""
     html = FA_SCRIPT.sub("", html)
@@ -284,10 +289,11 @@ def rewrite_page(html: str, search_page: bool = False, thebe: bool = False) -> s
         html = SEARCH_SCRIPTS.sub("", html)
     if not HAS_MATH.search(html):
         html = MATHJAX_SCRIPT.sub("", html)
-    for old, new in UI_STRINGS:
-        html = html.replace(old, new)
-    html = IPYNB_DOWNLOAD_TITLE.sub(r"\1下载笔记本（含输出，可自行安装 npulab）\2", html)
-    return defer_head_scripts(zoomable_images(html))
+    if lang == ZH:  # the theme's own English strings stay in the English book
+        for old, new in UI_STRINGS:
+            html = html.replace(old, new)
+    html = IPYNB_DOWNLOAD_TITLE[lang].sub(lambda m: m.group(1) + site_text("download_title", lang) + m.group(2), html)
+    return defer_head_scripts(zoomable_images(html, lang))
 
 
 FAVICON = "favicon.ico"
@@ -384,6 +390,49 @@ def write_not_found(outdir: Path, title: str, base: str = "/") -> Path:
     return path
 
 
+SWITCH = re.compile(r'\n?<a class="[^"]*\bcourse-language\b[^"]*"[^>]*>[^<]*</a>|<link rel="alternate" hreflang="[^"]*" href="[^"]*">\n?')
+HEADER_BUTTONS = '<div class="article-header-buttons">'
+PAGE_SUFFIXES = (".ipynb", ".md")
+
+
+def twin_href(page: str, lang: str, source_dir: Path) -> str:
+    """The address of ``page``'s twin in the other edition, relative to ``page`` (both are paths in their book's
+    site, e.g. ``chapters/03_pytorch_npu/02_resnet50_amp.html``). A page without a twin source (not translated, or
+    a generated page such as search.html where the other book has its own) leads to that page if the other book
+    generates it, else to the other book's home."""
+    depth = page.count("/")
+    stem = page[:-len(".html")] if page.endswith(".html") else page
+    if lang == ZH:
+        other_root, up = source_dir / EDITION_FOLDER, "../" * depth + EDITION_FOLDER + "/"
+    else:
+        other_root, up = source_dir.parent, "../" * (depth + 1)
+    has_twin = any((other_root / (stem + suffix)).is_file() for suffix in PAGE_SUFFIXES)
+    generated = page in ("search.html", "genindex.html")
+    return up + (page if has_twin or generated else "intro.html")
+
+
+def switch_language(html: str, page: str, lang: str, source_dir: Path) -> str:
+    """The link to the same page in the other edition, first among the header's buttons (desktop and phone), and
+    the head's ``hreflang`` alternate; replaces an earlier one (idempotent)."""
+    html = SWITCH.sub("", html)
+    if HEADER_BUTTONS not in html:
+        return html
+    target, to = twin_href(page, lang, source_dir), other(lang)
+    link = (f'<a class="btn btn-sm course-language" href="{target}" hreflang="{to}" lang="{to}" '
+            f'title="{site_text("switch_title", lang)}">{site_text("switch_label", lang)}</a>')
+    html = html.replace(HEADER_BUTTONS, HEADER_BUTTONS + "\n" + link, 1)
+    return html.replace("</head>", f'<link rel="alternate" hreflang="{to}" href="{target}">\n</head>', 1)
+
+
+TOOLS_REF = re.compile(r'((?:src|href)=")((?:\.\./)*)_tools/')
+
+
+def shared_tools(html: str, depth: int) -> str:
+    """An English page's (``depth`` folders deep in ``<site>/en/``) references to the tools runtime lead to the one
+    the Chinese site serves, ``<site>/_tools``: the runtime is published once."""
+    return TOOLS_REF.sub(lambda m: f"{m.group(1)}{'../' * (depth + 1)}_tools/", html)
+
+
 NOTEBOOK_LINK = re.compile(r'href="((?!https?:|/|#)[^"#]+)\.(?:ipynb|md)(#[^"]*)?"')
 
 
@@ -397,11 +446,15 @@ def link_notebooks(html: str, page: Path) -> str:
     return NOTEBOOK_LINK.sub(change, html)
 
 
-def run(outdir: Path, title: str = "昇腾 NPU 编程实战", thebe: bool = False, repository: str = "") -> dict[str, int]:
-    """Post-process a built site in place; return counts (pages rewritten, icons kept)."""
+def run(outdir: Path, title: str = "昇腾 NPU 编程实战", thebe: bool = False, repository: str = "", lang: str = ZH,
+        source_dir: Path | None = None) -> dict[str, int]:
+    """Post-process a built site in place; return counts (pages rewritten, icons kept). ``lang`` is the book's
+    edition; the Chinese site's ``en/`` folder (the English book, post-processed by its own build) is left alone.
+    With ``source_dir`` (the book's source folder) every page gets the switch to its twin in the other edition."""
     outdir = Path(outdir)
     static = outdir / "_static"
-    pages = [p for p in outdir.rglob("*.html") if "_static" not in p.parts and p.name != "404.html"]
+    pages = [p for p in outdir.rglob("*.html") if "_static" not in p.parts and p.name != "404.html"
+             and not (lang == ZH and p.relative_to(outdir).parts[0] == EDITION_FOLDER)]
     changed = 0
     manifest: dict[str, list[str]] = {}
     theme_css = static / "styles" / "pydata-sphinx-theme.css"
@@ -422,23 +475,30 @@ def run(outdir: Path, title: str = "昇腾 NPU 编程实战", thebe: bool = Fals
         course_css.write_text(css + "\n" + SUBSET_MARK + "\n" + "\n".join(rules) + "\n", encoding="utf-8")
     figures: dict = {}
     for page in pages:  # after the subset rules are in course.css, so that the bundles carry them
-        text = page.read_text(encoding="utf-8")
-        new = rewrite_page(text, search_page=page.name == "search.html" and page.parent == outdir, thebe=thebe)
+        html = page.read_text(encoding="utf-8")
+        new = rewrite_page(html, search_page=page.name == "search.html" and page.parent == outdir, thebe=thebe,
+                           lang=lang)
         new = bundle_styles(new, static, manifest)
-        new = link_pdf(new, len(page.relative_to(outdir).parts) - 1, (outdir / PDF_NAME).exists())
+        new = link_pdf(new, len(page.relative_to(outdir).parts) - 1, (outdir / PDF_NAME).exists(), lang)
+        if source_dir is not None:
+            new = switch_language(new, page.relative_to(outdir).as_posix(), lang, Path(source_dir))
+        if lang == EN:
+            new = shared_tools(new, len(page.relative_to(outdir).parts) - 1)
         new = link_notebooks(new, page)
         new = link_favicon(new, len(page.relative_to(outdir).parts) - 1)
         new = readable_figures(new, page, figures)
-        if new != text:
+        if new != html:
             page.write_text(new, encoding="utf-8")
             changed += 1
     write_bundles(static, manifest, names)
-    write_not_found(outdir, title, pages_base(repository))
+    if lang == ZH:  # one 404 page, at the site's root
+        write_not_found(outdir, title, pages_base(repository))
     write_favicon(outdir)
     return {"pages": len(pages), "rewritten": changed, "icons": icons}
 
 
-if __name__ == "__main__":  # `make pdf` re-runs it after copying the PDF into the site
+if __name__ == "__main__":  # `make pdf` re-runs it after copying the PDF into the site (`… <site>/en en`: English)
     import sys
 
-    print(run(Path(sys.argv[1] if len(sys.argv) > 1 else "_build/html")))
+    lang = EN if sys.argv[2:3] == [EN] else ZH
+    print(run(Path(sys.argv[1] if len(sys.argv) > 1 else "_build/html"), lang=lang))

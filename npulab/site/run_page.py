@@ -80,11 +80,80 @@ def modelarts(s: Setting, lessons: list[tuple[str, str]]) -> str:
     return intro + "\n\n| 课 | 链接 |\n|---|---|\n" + "\n".join(rows)
 
 
-def part(name: str, s: Setting, lessons: list[tuple[str, str]] | None = None) -> str:
-    """The Markdown of one part: ``buttons``, ``download``, ``clone``, ``binder`` or ``modelarts``."""
+# ---- the English edition's words (en/about/run_on_npu.md); same facts, same conditions --------------------------
+
+def buttons_en(s: Setting) -> str:
+    if not s.repository:
+        return ("This site was built without the course repository's address (the build setting `" + REPOSITORY_ENV
+                + "`, see docs/site.md in the repository), so the top of each page has only the download button (.ipynb, "
+                "with outputs) and **no** launch, repository or open-issue buttons. A downloaded notebook runs on its "
+                "own: see section 1.1 below.")
+    launch = [name for name, on in (("Binder (CPU only)", s.binder), ("JupyterHub", s.hub)) if on]
+    rocket = f"launch (the rocket icon: {', '.join(launch)}), " if launch else ""
+    return (f"Every notebook page of this site has these buttons at the top: download (.ipynb, with outputs), {rocket}"
+            f"repository and open issue (the course repository <{s.repository}>). Choose one of the ways below for the "
+            "environment you have.")
+
+
+def download_en(s: Setting) -> str:
+    return (f"The download button at the top of a page gives the executed notebook (with outputs). Open it in any "
+            f"Python 3.11 environment with Jupyter and run the first code cell: where `npulab` is missing it installs "
+            f"the `npulab` this site was built with from this site's `_static/wheels/{wheel_name()}`, and the packages "
+            "the lesson imports at the versions of the course's `requirements.txt` (PyTorch as its CPU build); then "
+            "run the notebook from the top as usual. The install address is relative to the address the notebook was "
+            "downloaded from, so take the notebook from the site's download button (saving the link works too, as "
+            "long as the site's address stays the same).")
+
+
+def clone_en(s: Setting) -> str:
+    if not s.repository:
+        return ("This site was built without the course repository's address, so there is no `git clone` address to "
+                "give here: ask whoever provides this site for the course repository, then run `make lab` in it (it "
+                "creates `.venv`, installs the dependencies and opens the course in JupyterLab).")
+    return (f"```bash\ngit clone {s.repository}\ncd {s.repository.rsplit('/', 1)[-1]}\n"
+            "make lab          # creates .venv, installs the dependencies, opens the course in JupyterLab\n```\n\n"
+            "The English notebooks are in the repository's `en/` folder.")
+
+
+def binder_en(s: Setting) -> str:
+    if not (s.repository and s.binder):
+        return ("This site was built without the course repository's address (or a BinderHub), so there is no Binder "
+                "launch button; Binder builds its environment from a public git repository.")
+    return (f"The rocket button at the top of a page → Binder builds a temporary CPU environment on "
+            f"[{s.binder.split('//')[-1]}]({s.binder}) from the course repository's `requirements.txt` and opens the "
+            "notebook. The first start installs PyTorch and MindSpore and usually takes a few minutes; an idle session "
+            "is reclaimed after a while and changes are not kept. Cells tagged `npu` only print a note there.")
+
+
+def modelarts_en(s: Setting, lessons: list[tuple[str, str]]) -> str:
+    intro = ("Huawei Cloud ModelArts CodeLab can open a public .ipynb by its address: the link parameter "
+             "`share-url-b64` is the Base64 encoding of the notebook's address. The \"run online\" links of the "
+             "official MindSpore tutorials are written this way (for example the one at the top of "
+             "<https://gitee.com/mindspore/docs/blob/r2.2/tutorials/application/source_zh_cn/cv/fcn8s.ipynb>); the "
+             "interface behind them is \"Opening a CodeLab instance\" in the ModelArts API reference (RunCodeLab, "
+             "`POST /v1/{project_id}/notebooks/open`), which documents `share_url` as the Base64-encoded address of the "
+             "IPYNB file (<https://support.huaweicloud.com/api-modelarts/>). It needs a Huawei Cloud account and a "
+             "login; MindSpore's links also pass `imageid` for their image, these do not, so CodeLab uses its default "
+             "image (by the API documentation a multi-kernel CPU instance); switch to an Ascend flavour and image in "
+             "CodeLab yourself. The course has not checked whether CodeLab currently offers a free Ascend flavour. "
+             "After opening, run the notebook's first code cell (see section 1.1).")
+    if not s.site:
+        return intro + ("\n\nThis site was built without knowing the address it is published at (no course "
+                        "repository or `COURSE_SITE_URL` set), so there are no CodeLab links here: CodeLab can only "
+                        "open a notebook downloadable from a public address.")
+    rows = [f"| {title} | [Open in CodeLab]({modelarts_link(s.site + 'en/_sources/' + page + '.ipynb')}) |"
+            for title, page in lessons]
+    return intro + "\n\n| Lesson | Link |\n|---|---|\n" + "\n".join(rows)
+
+
+def part(name: str, s: Setting, lessons: list[tuple[str, str]] | None = None, lang: str = "zh") -> str:
+    """The Markdown of one part: ``buttons``, ``download``, ``clone``, ``binder`` or ``modelarts``, in the words of
+    the edition ``lang`` (``zh`` or ``en``)."""
     makers = {"buttons": buttons, "download": download, "clone": clone, "binder": binder}
+    if lang == "en":
+        makers = {"buttons": buttons_en, "download": download_en, "clone": clone_en, "binder": binder_en}
     if name == "modelarts":
-        return modelarts(s, lessons or [])
+        return (modelarts_en if lang == "en" else modelarts)(s, lessons or [])
     if name not in makers:
         raise ValueError(f"course-run 的部分只能是 {', '.join([*makers, 'modelarts'])}，收到 {name!r}")
     return makers[name](s)

@@ -28,6 +28,7 @@ from sphinx.util.docutils import SphinxDirective
 from npulab.course.run_claims import RUN_CLAIM, run_time_text
 from npulab.lint import expected_output
 from npulab.site import run_page, settings
+from npulab.site.language import EN, ZH, language_of, site_text
 from npulab.site.paths import path_replacements, scrub_paths  # noqa: F401 (scrub_paths: tests, callers)
 
 NPU_CLASS = "tag_npu"
@@ -44,19 +45,25 @@ def npu_reference(source: str) -> str:
     return first[len("%%npu"):].strip() if first.startswith("%%npu") else ""
 
 
-def stamp_text(stamp: dict) -> str:
+def stamp_text(stamp: dict, lang: str = ZH) -> str:
     """The recording stamp in one line: device, driver, CANN, torch_npu, date."""
-    labels = (("device", "设备"), ("driver", "驱动"), ("cann", "CANN"), ("torch_npu", "torch_npu"), ("date", "日期"))
-    return "，".join(f"{label} {stamp[key]}" for key, label in labels if stamp.get(key))
+    labels = (("device", site_text("stamp_device", lang)), ("driver", site_text("stamp_driver", lang)), ("cann", "CANN"),
+              ("torch_npu", "torch_npu"), ("date", site_text("stamp_date", lang)))
+    return site_text("stamp_separator", lang).join(f"{label} {stamp[key]}" for key, label in labels if stamp.get(key))
 
 
-def npu_note(source: str, has_output: bool, stamp: dict | None) -> str:
-    """The one-line note shown beside an NPU cell on the site."""
+def npu_note(source: str, has_output: bool, stamp: dict | None, lang: str = ZH) -> str:
+    """The one-line note shown beside an NPU cell on the site (the ``%%npu`` pointer is the code's own words)."""
     if has_output and stamp:
-        return f"以下输出录制于真实昇腾硬件：{stamp_text(stamp)}。"
+        return site_text("npu_recorded", lang, stamp=stamp_text(stamp, lang))
     ref = npu_reference(source)
-    where = expected_output.label(ref) if ref else "参考：本单元前后的正文说明。"
-    return f"尚未在昇腾硬件上录制输出（没有 NPU 的机器不执行本单元）。{where}"
+    if not ref:
+        where = site_text("npu_see_prose", lang)
+    elif lang == ZH:
+        where = expected_output.label(ref)
+    else:
+        where = site_text("npu_reference", lang, text=ref.strip().rstrip("。."))
+    return site_text("npu_not_recorded", lang, where=where)
 
 
 def _notebook_stamp(env, docname: str) -> dict | None:
@@ -71,7 +78,7 @@ def _notebook_stamp(env, docname: str) -> dict | None:
     return stamp if isinstance(stamp, dict) else None
 
 
-def add_npu_badges(doctree, stamp: dict | None) -> int:
+def add_npu_badges(doctree, stamp: dict | None, lang: str = ZH) -> int:
     """Put the badge and note at the top of every NPU cell container; return how many cells got one."""
     count = 0
     for cell in list(doctree.findall(nodes.container)):
@@ -81,8 +88,8 @@ def add_npu_badges(doctree, stamp: dict | None) -> int:
                          if "cell_input" in (b.parent.get("classes", []) if b.parent else []))
         has_output = any("cell_output" in c.get("classes", []) for c in cell.findall(nodes.container))
         note = nodes.paragraph(classes=["npu-cell-note"])
-        note += nodes.inline(text="需要昇腾 NPU", classes=["npu-badge"])
-        note += nodes.Text(" " + npu_note(source, has_output, stamp))
+        note += nodes.inline(text=site_text("npu_badge", lang), classes=["npu-badge"])
+        note += nodes.Text(" " + npu_note(source, has_output, stamp, lang))
         cell.insert(0, note)
         count += 1
     return count
@@ -150,10 +157,10 @@ def _in_cell_source(node) -> bool:
     return False
 
 
-def scrub_doctree_paths(doctree) -> None:
+def scrub_doctree_paths(doctree, lang: str = ZH) -> None:
     """Build-machine paths in outputs and prose become neutral names; code cell sources stay as written (a lesson
     that writes to ``/tmp/npulab_msprof`` must show that path, not ``<临时目录>``)."""
-    pairs = path_replacements()
+    pairs = path_replacements(lang)
     for node in list(doctree.findall(nodes.Text)):
         if _in_cell_source(node):
             continue
@@ -240,10 +247,16 @@ def always_rebuild_status(app, env, added, changed, removed):
 # Events
 # --------------------------------------------------------------------------------------------------------------
 
+def site_language(app) -> str:
+    return language_of(app.config.language)
+
+
 def on_doctree_resolved(app, doctree, docname):
-    add_npu_badges(doctree, _notebook_stamp(app.env, docname))
-    scrub_doctree_paths(doctree)
-    pair_quotes(doctree)
+    lang = site_language(app)
+    add_npu_badges(doctree, _notebook_stamp(app.env, docname), lang)
+    scrub_doctree_paths(doctree, lang)
+    if lang == ZH:  # straight quotes after Chinese text; English prose keeps the quotes it was written with
+        pair_quotes(doctree)
     fill_repository(doctree, repository_url(app.config))
     source = Path(app.env.doc2path(docname))
     if source.suffix == ".ipynb":
@@ -327,8 +340,9 @@ class CoursePath(SphinxDirective):
     def run(self):
         from npulab.course import book_toc
 
-        self.env.note_dependency(str(book_toc.TOC_FILE))
-        return _parsed(self, book_toc.learning_path_markdown(), ["course-path"])
+        toc_file, part, header = book_toc.LEARNING_PATH[language_of(self.config.language)]
+        self.env.note_dependency(str(toc_file))
+        return _parsed(self, book_toc.learning_path_markdown(toc_file, part, header), ["course-path"])
 
 
 class CourseRun(SphinxDirective):
@@ -340,25 +354,29 @@ class CourseRun(SphinxDirective):
     def run(self):
         from npulab.course import book_toc
 
-        lessons = [(p.title, p.file) for p in book_toc.lessons()]
-        text = run_page.part(self.arguments[0], run_setting(self.config), lessons)
-        return _parsed(self, text, ["course-run", f"course-run-{self.arguments[0]}"])
+        lang = language_of(self.config.language)
+        lessons = [(p.title, p.file) for p in book_toc.lessons(book_toc.LEARNING_PATH[lang][0])]
+        markdown = run_page.part(self.arguments[0], run_setting(self.config), lessons, lang)
+        return _parsed(self, markdown, ["course-run", f"course-run-{self.arguments[0]}"])
 
 
-REPO_MARK = "<课程仓库地址>"
+REPO_MARK = site_text("repository_mark", ZH)
+REPO_MARKS = (REPO_MARK, site_text("repository_mark", EN))
 
 
 def fill_repository(doctree, url: str) -> int:
-    """Write the repository address where a page says ``<课程仓库地址>`` (``git clone …``); unset, it stays."""
+    """Write the repository address where a page says ``<课程仓库地址>`` (English: ``<course repository address>``,
+    e.g. in ``git clone …``); unset, it stays."""
     if not url:
         return 0
     changed = 0
     for node in list(doctree.findall(nodes.Text)):
-        if REPO_MARK in str(node):
+        mark = next((m for m in REPO_MARKS if m in str(node)), None)
+        if mark:
             parent = node.parent
-            parent.replace(node, nodes.Text(str(node).replace(REPO_MARK, url)))
+            parent.replace(node, nodes.Text(str(node).replace(mark, url)))
             if isinstance(parent, nodes.literal_block):  # Sphinx highlights a block only while rawsource == text
-                parent.rawsource = parent.rawsource.replace(REPO_MARK, url)
+                parent.rawsource = parent.rawsource.replace(mark, url)
             changed += 1
     return changed
 
@@ -375,11 +393,14 @@ def on_build_finished(app, exception):
     wheel_name = wheel.build(Path(app.outdir))
     manifest = {**setting.__dict__, "wheel": wheel_name}  # what this build offers (tests/site read it)
     (Path(app.outdir) / "_static" / BUILD_MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-    download_notebooks.publish(Path(app.outdir), setting.repository or None, wheel_name, setting.site)
+    lang = site_language(app)
+    download_notebooks.publish(Path(app.outdir), setting.repository or None, wheel_name, setting.site, lang=lang)
     launch = (app.config.html_theme_options or {}).get("launch_buttons", {}) or {}
     postprocess.run(Path(app.outdir), str(app.config.html_title or app.config.project),
-                    thebe=bool(launch.get("thebe")), repository=setting.repository)
-    publish_browser_tools(app)
+                    thebe=bool(launch.get("thebe")), repository=setting.repository, lang=lang,
+                    source_dir=Path(app.srcdir))
+    if lang == ZH:  # the English tools page loads the runtime the Chinese site serves (<site>/_tools)
+        publish_browser_tools(app)
 
 
 def publish_browser_tools(app) -> None:

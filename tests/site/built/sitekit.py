@@ -20,12 +20,18 @@ REPO_BUILD = Path(os.environ["COURSE_SITE_REPO_DIR"]) if os.environ.get("COURSE_
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def content_pages() -> list[Path]:
+EDITION = "en"  # the English book's folder in the site (tests/site/built/test_editions.py checks its pages)
+
+
+def content_pages(edition: str = "zh") -> list[Path]:
+    """The pages of one edition: the Chinese book (the site's root) or the English one (``en/``)."""
     if not (BUILD / "index.html").exists():
         pytest.fail("还没有生成网站：先运行 `make book`（或 make test 的前几步）")
+    root = BUILD / EDITION if edition == EDITION else BUILD
     skip = {"genindex.html", "search.html", "index.html", "404.html"}  # index.html only redirects to intro.html
-    return sorted(p for p in BUILD.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts
-                  and "reports" not in p.parts and p.name not in skip)
+    return sorted(p for p in root.rglob("*.html") if "_static" not in p.parts and "_sources" not in p.parts
+                  and "reports" not in p.parts and p.name not in skip
+                  and (edition == EDITION or p.relative_to(BUILD).parts[0] != EDITION))
 
 
 def rel(p: Path) -> str:

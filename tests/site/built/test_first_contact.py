@@ -201,7 +201,8 @@ def test_search_finds_each_page_by_its_title_and_key_terms_first(search_page):
 
 
 def test_every_key_term_on_the_site_finds_something(search_page):
-    text = "".join(p.read_text(encoding="utf-8") for p in BUILD.rglob("*.html") if "_static" not in p.parts)
+    text = "".join(p.read_text(encoding="utf-8") for p in BUILD.rglob("*.html") if "_static" not in p.parts
+                   and p.relative_to(BUILD).parts[0] != "en")  # the Chinese book's search (the English book has its own)
     used = [t for t in key_terms() if t in text]
     found = search_page.evaluate(SEARCH_JS, used)
     missing = [t for t, hits in zip(used, found, strict=True) if not hits]
