@@ -213,22 +213,37 @@ def test_exercise_checks_are_part_of_parity():
     assert "exercise section missing" in edition.exercise_parity(zh_nb, en_nb)[0]
 
 
-def test_english_toc_lists_exactly_the_translated_pages():
-    """en/_toc.yml (the English book) names every English twin and nothing else."""
-    import yaml
-
-    toc = yaml.safe_load((REPO_ROOT / "en" / "_toc.yml").read_text(encoding="utf-8"))
+def test_english_toc_is_the_chinese_toc_of_the_translated_pages():
+    """en/_toc.yml is what `python -m npulab edition toc` writes (the Chinese order, the pages with a twin), and every
+    English page is in it: no twin is left out of the book, none is listed without its page."""
+    assert (REPO_ROOT / "en" / "_toc.yml").read_text(encoding="utf-8") == edition.english_toc_text(), \
+        "en/_toc.yml is stale: run python -m npulab edition toc"
     listed = set()
 
     def walk(entries):
         for entry in entries or []:
-            if "file" in entry:
-                listed.add(entry["file"])
+            listed.add(entry["file"])
             walk(entry.get("sections"))
-            walk(entry.get("chapters"))
 
-    walk(toc.get("parts"))
+    toc = edition.english_toc()
+    for part in toc["parts"]:
+        walk(part["chapters"])
     pages = {p.relative_to(REPO_ROOT / "en").with_suffix("").as_posix()
-             for p in (REPO_ROOT / "en" / "chapters").rglob("*") if p.suffix in (".ipynb", ".md")
-             and not any(part in ("examples", "ascendc") for part in p.parts)}
-    assert listed == pages, (listed ^ pages)
+             for p in (REPO_ROOT / "en").rglob("*") if p.suffix in (".ipynb", ".md") and p.resolve() == p.absolute()
+             and not any(part in ("examples", "ascendc", "_build", ".ipynb_checkpoints") for part in p.parts)}
+    assert listed | {toc["root"]} == pages, (listed | {toc["root"]}) ^ pages
+
+
+def test_english_toc_keeps_translated_sections_of_an_untranslated_chapter(tmp_path):
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nparts:\n  - caption: 课程\n    chapters:\n"
+                                       "      - file: ch/index\n        sections:\n          - file: ch/a\n"
+                                       "          - file: ch/b\n", encoding="utf-8")
+    for rel in ("ch/index.md", "ch/a.ipynb", "ch/b.ipynb", "en/ch/b.ipynb"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("{}", encoding="utf-8")
+    assert edition.english_toc(tmp_path)["parts"] == [{"caption": "Course", "chapters": [{"file": "ch/b"}]}]
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nparts:\n  - caption: 新部分\n    chapters:\n"
+                                       "      - file: ch/b\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="no English caption"):
+        edition.english_toc(tmp_path)
+

@@ -358,6 +358,47 @@ def cache_misses(english_notebooks: list[Path], cache_dir: Path) -> list[Path]:
     return missing
 
 
+# the Chinese book's part captions in the English book (a new part needs its English caption here)
+PART_CAPTIONS = {"课程": "Course", "动手练习": "Hands-on labs", "参考答案": "Solutions", "关于本课程": "About this course"}
+TOC_HEADER = ("# The English book's table of contents, written by `python -m npulab edition toc` from ../_toc.yml: the\n"
+              "# Chinese book's order, the pages that have an English twin, the parts' captions in English. Do not edit.\n")
+
+
+def english_toc(root: Path = REPO_ROOT) -> dict:
+    """The English book's table of contents: the Chinese one with only the pages that have a twin (a chapter page
+    without one leaves its translated sections as chapters of the part) and English part captions."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    translated = {p for p in book_pages(root) if any((root / EDITION_DIR / f"{p}{s}").is_file() for s in PAGE_SUFFIXES)}
+
+    def entries(nodes: list) -> list:
+        out = []
+        for node in nodes or []:
+            sections = entries(node.get("sections", []))
+            if node["file"] in translated:
+                out.append({"file": node["file"], **({"sections": sections} if sections else {})})
+            else:
+                out += sections
+        return out
+
+    parts = []
+    for part in toc.get("parts", []):
+        caption = part.get("caption", "")
+        if caption not in PART_CAPTIONS:
+            raise UsageError(f"_toc.yml 的部分“{caption}”没有英文标题：加到 edition.PART_CAPTIONS（no English caption）")
+        chapters = entries(part.get("chapters", []))
+        if chapters:
+            parts.append({"caption": PART_CAPTIONS[caption], "chapters": chapters})
+    return {"format": toc.get("format", "jb-book"), "root": toc["root"], "parts": parts}
+
+
+def english_toc_text(root: Path = REPO_ROOT) -> str:
+    import yaml
+
+    return TOC_HEADER + yaml.safe_dump(english_toc(root), sort_keys=False, allow_unicode=True)
+
+
 def build_parser(subparsers, name: str) -> None:
     """Add the ``edition`` sub-command."""
     parser = subparsers.add_parser(
@@ -366,7 +407,8 @@ def build_parser(subparsers, name: str) -> None:
                     "英文 Markdown，并列出待翻译或已过期的单元；check 报告两版之间的每个不一致。"
                     "退出码：0 完成/一致，1 有不一致，2 用法错误。 (English edition: sync code from the Chinese "
                     "notebooks; check parity. Exit codes: 0 ok, 1 violations, 2 usage.)")
-    parser.add_argument("action", choices=["sync", "check"], help="sync：同步；check：检查")
+    parser.add_argument("action", choices=["sync", "check", "toc"],
+                        help="sync：同步；check：检查；toc：按中文目录与已有的英文页面写出 en/_toc.yml")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="中文或英文页面，或文件夹（默认：en/ 下的全部页面）")
     parser.add_argument("--cache", metavar="DIR",
@@ -375,7 +417,16 @@ def build_parser(subparsers, name: str) -> None:
 
 
 def run(args) -> int:
-    """Run ``edition sync`` or ``edition check``."""
+    """Run ``edition sync``, ``edition check`` or ``edition toc``."""
+    if args.action == "toc":
+        try:
+            text = english_toc_text()
+        except UsageError as err:
+            print(f"错误：{err}", file=sys.stderr)
+            return EXIT_USAGE
+        (REPO_ROOT / EDITION_DIR / "_toc.yml").write_text(text, encoding="utf-8")
+        print(f"已写出 {EDITION_DIR}/_toc.yml（wrote {EDITION_DIR}/_toc.yml）。")
+        return EXIT_OK
     try:
         todo_pairs = pairs(args.paths)
     except UsageError as err:
