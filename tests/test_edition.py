@@ -228,7 +228,9 @@ def test_english_toc_lists_exactly_the_translated_pages():
             walk(entry.get("chapters"))
 
     walk(toc.get("parts"))
-    pages = {p.relative_to(REPO_ROOT / "en").with_suffix("").as_posix()
-             for p in (REPO_ROOT / "en" / "chapters").rglob("*") if p.suffix in (".ipynb", ".md")
-             and not any(part in ("examples", "ascendc") for part in p.parts)}
+    english = REPO_ROOT / "en"
+    pages = {p.relative_to(english).with_suffix("").as_posix()
+             for folder in ("chapters", "notebooks", "about") if (english / folder).is_dir()
+             for p in (english / folder).rglob("*") if p.suffix in (".ipynb", ".md")
+             and not any(part in ("examples", "ascendc", ".ipynb_checkpoints") for part in p.parts)}
     assert listed == pages, (listed ^ pages)
