@@ -61,3 +61,8 @@ def test_english_pages_use_the_glossary_terms():
 def test_missing_terms_is_a_plain_substring_check():
     assert [t.zh for t in glossary.missing_terms("昇腾的算子", "Ascend operators")] == []
     assert "算子" in [t.zh for t in glossary.missing_terms("算子", "kernels")]
+
+
+def test_a_word_that_only_contains_a_term_does_not_ask_for_it():
+    assert "量化" not in [t.zh for t in glossary.missing_terms("向量化的比较", "a vectorised comparison")]
+    assert "量化" in [t.zh for t in glossary.missing_terms("向量化之后再量化", "vectorised, then rounded")]

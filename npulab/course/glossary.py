@@ -62,7 +62,20 @@ def schema_problems(raw_terms: list[dict]) -> list[str]:
     return problems
 
 
+# Chinese words that contain a glossary term without meaning it (the substring check would ask for the term's
+# English): 向量化 "vectorise" holds 量化 "quantization".
+NOT_THE_TERM = ("向量化",)
+
+
+def occurs(term: str, zh_text: str) -> bool:
+    """Whether the Chinese term occurs in ``zh_text`` other than inside one of :data:`NOT_THE_TERM`."""
+    for word in NOT_THE_TERM:
+        if term in word and term != word:
+            zh_text = zh_text.replace(word, "")
+    return term in zh_text
+
+
 def missing_terms(zh_text: str, en_text: str) -> list[Term]:
     """The terms whose Chinese form occurs in ``zh_text`` but none of whose English forms occurs in ``en_text``."""
     folded = en_text.casefold()
-    return [t for t in terms() if t.zh in zh_text and not any(f.casefold() in folded for f in t.english_forms())]
+    return [t for t in terms() if occurs(t.zh, zh_text) and not any(f.casefold() in folded for f in t.english_forms())]
