@@ -234,7 +234,7 @@ def status_tables(app) -> list:
             continue
         exec_data = (nb_data.get(docname) or {}).get("exec_data") or {}
         rows.append(status_page.lesson_status(path, exec_data.get("runtime")))
-    found = status_page.tables(rows, status_page.package_versions(), status_page.compat_snapshot())
+    found = status_page.tables(rows, status_page.package_versions(), status_page.compat_snapshot(), site_language(app))
     return [_table(*t, ident=f"course-status-{i}") for i, t in enumerate(found, 1)]
 
 

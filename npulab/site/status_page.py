@@ -97,17 +97,36 @@ def _seconds(value: float | None) -> str:
 Table = tuple[str, list[str], list[list[str]]]  # caption, header, rows of cell texts
 
 
-def tables(rows: list[LessonStatus], versions: dict[str, str], snapshot: dict[str, str]) -> list[Table]:
-    """The status page's three tables (cell texts; every number labelled by its provenance)."""
-    lessons = [[f"{r.title or r.path}（{r.path}）", _seconds(r.runtime_s), str(r.npu_cells), str(r.recorded_cells),
-                r.recorded_on or ("尚未录制" if r.npu_cells else "—")] for r in rows]
+# the tables' words in the two editions of the site (npulab.site.language)
+WORDS = {
+    "zh": {"path": "{title}（{path}）", "not_recorded": "尚未录制", "total": "合计（推导：各行之和）",
+           "absent": "未安装", "undated": "未注明",
+           "lessons": ("课程与实验笔记本", ["笔记本", "CPU 执行时间 / s（实测）", "npu 单元", "已录制", "录制环境"]),
+           "packages": ("构建所用的关键软件包", ["软件包", "版本"]),
+           "snapshot": ("兼容性数据表快照", ["数据表", "抓取日期"])},
+    "en": {"path": "{title} ({path})", "not_recorded": "not recorded yet", "total": "Total (derived: sum of the rows)",
+           "absent": "not installed", "undated": "not stated",
+           "lessons": ("Lesson and lab notebooks", ["Notebook", "CPU run time / s (measured)", "npu cells", "Recorded",
+                                                  "Recorded on"]),
+           "packages": ("Key packages of the build", ["Package", "Version"]),
+           "snapshot": ("Snapshots of the compatibility tables", ["Table", "Retrieved"])},
+}
+
+
+def tables(rows: list[LessonStatus], versions: dict[str, str], snapshot: dict[str, str],
+           lang: str = "zh") -> list[Table]:
+    """The status page's three tables (cell texts; every number labelled by its provenance), in ``lang``."""
+    w = WORDS[lang]
+    lessons = [[w["path"].format(title=r.title or r.path, path=r.path), _seconds(r.runtime_s), str(r.npu_cells),
+                str(r.recorded_cells), r.recorded_on or (w["not_recorded"] if r.npu_cells else "—")] for r in rows]
     total = sum(r.runtime_s for r in rows if r.runtime_s is not None)
-    lessons.append(["合计（推导：各行之和）", f"{total:.1f}", str(sum(r.npu_cells for r in rows)),
+    lessons.append([w["total"], f"{total:.1f}", str(sum(r.npu_cells for r in rows)),
                     str(sum(r.recorded_cells for r in rows)), ""])
+    absent = {WORDS["zh"]["absent"]: w["absent"], WORDS["zh"]["undated"]: w["undated"]}
     return [
-        ("课程与实验笔记本", ["笔记本", "CPU 执行时间 / s（实测）", "npu 单元", "已录制", "录制环境"], lessons),
-        ("构建所用的关键软件包", ["软件包", "版本"], [[k, v] for k, v in versions.items()]),
-        ("兼容性数据表快照", ["数据表", "抓取日期"], [[k, v] for k, v in snapshot.items()]),
+        (*w["lessons"], lessons),
+        (*w["packages"], [[k, absent.get(v, v)] for k, v in versions.items()]),
+        (*w["snapshot"], [[k, absent.get(v, v)] for k, v in snapshot.items()]),
     ]
 
 

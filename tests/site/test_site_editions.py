@@ -91,3 +91,14 @@ def test_run_page_and_learning_path_in_english():
     toc, part, header = book_toc.LEARNING_PATH["en"]
     path = book_toc.learning_path_markdown(toc, part, header)
     assert path.startswith("| Chapter | Topic | Lessons |") and "chapters/01_environment/index.md" in path
+
+
+def test_status_tables_in_english():
+    from npulab.site import status_page
+
+    row = status_page.LessonStatus("en/chapters/a.ipynb", "A lesson", 12.0, 2, 0, None)
+    found = status_page.tables([row], {"torch": "2.13.0", "x": "未安装"}, {"t": "未注明"}, "en")
+    text = repr(found)
+    assert "CPU run time / s (measured)" in text and "not recorded yet" in text and "not installed" in text
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in text)
+    assert "尚未录制" in repr(status_page.tables([row], {}, {}))
