@@ -229,6 +229,7 @@ def test_english_toc_lists_exactly_the_translated_pages():
 
     walk(toc.get("parts"))
     pages = {p.relative_to(REPO_ROOT / "en").with_suffix("").as_posix()
-             for p in (REPO_ROOT / "en" / "chapters").rglob("*") if p.suffix in (".ipynb", ".md")
-             and not any(part in ("examples", "ascendc") for part in p.parts)}
+             for folder in ("chapters", "notebooks", "about") if (REPO_ROOT / "en" / folder).is_dir()
+             for p in (REPO_ROOT / "en" / folder).rglob("*") if p.suffix in (".ipynb", ".md")
+             and not any(part in ("examples", "ascendc", ".ipynb_checkpoints") for part in p.parts)}
     assert listed == pages, (listed ^ pages)
