@@ -247,3 +247,10 @@ def test_english_toc_keeps_translated_sections_of_an_untranslated_chapter(tmp_pa
     with pytest.raises(UsageError, match="no English caption"):
         edition.english_toc(tmp_path)
 
+
+
+def test_a_chinese_quiz_unit_has_its_english_word():
+    """A shared unit that is a Chinese word (条) needs the English one in en:, and the English quiz shows it."""
+    assert edition_quiz.problems("02") == []
+    cube = next(q for q in edition_quiz.english("02").questions if q.id == "cube-instructions")
+    assert cube.unit == "instructions" and next(q for q in quiz.load("02").questions if q.id == cube.id).unit == "条"

@@ -3,7 +3,7 @@
 A quiz file (``npulab/data/quizzes/chNN.yaml``) keeps ONE set of keys — ``id``, ``kind``, ``answer``,
 ``tolerance``, ``unit``, ``derive``, ``source`` — for both editions, so an answer key cannot differ between them.
 Only the words are doubled: the quiz's ``en: {title, source_hash}`` and each question's
-``en: {prompt, options, explanation, source_hash}``. ``source_hash`` is :func:`npulab.course.edition.source_hash`
+``en: {prompt, options, explanation, source_hash}`` (and ``unit`` where the shared unit is a Chinese word, 条). ``source_hash`` is :func:`npulab.course.edition.source_hash`
 of the Chinese words the translation was made from (:func:`chinese_words`), so a changed Chinese prompt, option
 or explanation makes the English one stale. :func:`problems` lists every parity violation; :func:`english` gives
 the quiz in English (the same :class:`~npulab.course.quiz.Quiz`, English words, the same keys).
@@ -12,6 +12,7 @@ the quiz in English (the same :class:`~npulab.course.quiz.Quiz`, English words, 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from npulab.course import quiz as quiz_module
 from npulab.course.edition import source_hash, text_parity
@@ -59,7 +60,9 @@ def problems(chapter: str | int) -> list[str]:
             found.append(f"{where} 中文已改，译文过期（stale translation）")
         if len(en.get("options", ())) != len(raw.get("options", ())):
             found.append(f"{where} 英文选项数与中文不同（option count differs）")
-        extra = set(en) - {*TEXT_FIELDS, "source_hash"}
+        if re.search(r"[\u4e00-\u9fff]", str(raw.get("unit", ""))) and not str(en.get("unit", "")).strip():
+            found.append(f"{where} 单位是中文词，英文版缺少 en.unit（missing English unit）")
+        extra = set(en) - {*TEXT_FIELDS, "unit", "source_hash"}
         if extra:
             found.append(f"{where} en 里只能有文字，不能有 {', '.join(sorted(extra))}（keys are shared, not translated）")
         pairs = [(raw["prompt"], en["prompt"]), (raw["explanation"], en["explanation"]),
@@ -80,6 +83,7 @@ def english(chapter: str | int) -> quiz_module.Quiz:
     questions = tuple(
         dataclasses.replace(q, prompt=str(by_id[q.id]["prompt"]).strip(),
                             explanation=str(by_id[q.id]["explanation"]).strip(),
-                            options=tuple(str(o) for o in by_id[q.id].get("options", ())))
+                            options=tuple(str(o) for o in by_id[q.id].get("options", ())),
+                            unit=str(by_id[q.id].get("unit", q.unit)))
         for q in zh.questions)
     return dataclasses.replace(zh, title=str(data["en"]["title"]).strip(), questions=questions)
