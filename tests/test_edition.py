@@ -22,6 +22,21 @@ def test_every_english_page_is_in_parity():
     assert not any(problems.values()), problems
 
 
+def _prose(text: str) -> str:
+    """Markdown with code and bracketed text removed, in separate passes: fences, inline code, then brackets/links."""
+    import re
+
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", "", text)
+    return re.sub(r"\([^)]*\)|<[^>]*>", "", text)
+
+
+def test_prose_strips_fences_before_brackets():
+    src = "Here (`f(x, 16)` = 1) holds.\n\n```python\nx = 1  # 中文注释在代码里不算正文\n```\n"
+    assert _prose(src).count("中") == 0
+    assert "Here" in _prose(src) and "holds" in _prose(src)
+
+
 def test_english_pages_carry_no_chinese_prose():
     """A translated Markdown cell is English: CJK characters only inside code, links or named sources."""
     import re
@@ -32,7 +47,7 @@ def test_english_pages_carry_no_chinese_prose():
         for cell in nbformat.read(en, as_version=4).cells:
             if cell.cell_type != "markdown":
                 continue
-            prose = re.sub(r"`[^`]*`|\([^)]*\)|<[^>]*>|```.*?```", "", cell.source, flags=re.S)
+            prose = _prose(cell.source)
             assert len(re.findall(r"[\u4e00-\u9fff]", prose)) <= 8, (en.name, cell.id, prose[:200])
 
 
