@@ -20,3 +20,10 @@ def torch_npu_symbols():
         return pinned_index()
     except UsageError as err:
         pytest.skip(f"torch_npu wheel neither cached nor downloadable here: {err}")
+
+
+@pytest.fixture(autouse=True)
+def _chinese_npulab(monkeypatch):
+    """The unit tests read npulab's Chinese messages (npulab.core.i18n); a test of English sets NPULAB_LANG=en itself.
+    Set per test, not for the process: the notebooks that nbval runs must choose their own language."""
+    monkeypatch.setenv("NPULAB_LANG", "zh")

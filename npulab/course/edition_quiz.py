@@ -11,7 +11,6 @@ the quiz in English (the same :class:`~npulab.course.quiz.Quiz`, English words, 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from npulab.course import quiz as quiz_module
@@ -73,17 +72,9 @@ def problems(chapter: str | int) -> list[str]:
 
 
 def english(chapter: str | int) -> quiz_module.Quiz:
-    """The quiz of one chapter with its English words (answers, ids and sources are the shared keys)."""
+    """The quiz of one chapter with its English words (answers, ids and sources are the shared keys), once its
+    translation is complete and current."""
     wrong = problems(chapter)
     if wrong:
         raise quiz_module.QuizError(f"第 {chapter} 章小测的英文版不完整（English quiz incomplete）：" + "；".join(wrong))
-    data = _raw(chapter)
-    zh = quiz_module.load(chapter)
-    by_id = {raw["id"]: raw["en"] for raw in data["questions"]}
-    questions = tuple(
-        dataclasses.replace(q, prompt=str(by_id[q.id]["prompt"]).strip(),
-                            explanation=str(by_id[q.id]["explanation"]).strip(),
-                            options=tuple(str(o) for o in by_id[q.id].get("options", ())),
-                            unit=str(by_id[q.id].get("unit", q.unit)))
-        for q in zh.questions)
-    return dataclasses.replace(zh, title=str(data["en"]["title"]).strip(), questions=questions)
+    return quiz_module.with_english_words(chapter)

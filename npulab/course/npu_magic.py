@@ -8,22 +8,25 @@ otherwise prints, in Chinese, why it was skipped and where its reference result 
 from __future__ import annotations
 
 from npulab.core.device import npu_available, pick_device
+from npulab.core.i18n import language, t
 from npulab.lint.expected_output import label
 
 # Points only at things every lesson has: the prose around the cell. On the course site the cell also carries a
 # badge and, once recorded on real Ascend hardware, the recorded output with its device/CANN stamp.
-DEFAULT_REFERENCE = "本单元前后的正文说明；在昇腾主机上运行本笔记本即可得到真实输出"
+DEFAULT_REFERENCE = t("npu.default_reference", "zh")
 # The notice uses only characters that the course fonts (Noto Sans/Serif CJK SC) contain: no emoji or media glyphs.
-SKIP_LABEL = "【已跳过】"
+SKIP_LABEL = t("npu.skip_label", "zh")
 
 
 def skip_message(reference: str = "") -> str:
-    """The Chinese notice printed instead of running an NPU-only cell."""
+    """The notice printed instead of running an NPU-only cell, in npulab's language (the ``%%npu`` line's own
+    pointer is the code's words, the same in both editions)."""
     device = pick_device()
-    return (
-        f"{SKIP_LABEL}此单元需要昇腾 NPU（Ascend NPU），本机使用的设备是 {device}，因此没有执行。\n"
-        + label(reference.strip() or DEFAULT_REFERENCE)
-    )
+    lang = language()
+    notice = t("npu.skip_label", lang) + t("npu.skip", lang, device=device) + "\n"
+    if lang == "zh":
+        return notice + label(reference.strip() or DEFAULT_REFERENCE)
+    return notice + t("npu.reference", lang, text=(reference.strip() or t("npu.default_reference", lang)).rstrip("。."))
 
 
 def npu_cell(line: str, cell: str) -> None:

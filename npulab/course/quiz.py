@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from npulab.core.i18n import language, t
 from npulab.core.paths import DATA_DIR, REPO_ROOT
 
 QUIZ_DIR = DATA_DIR / "quizzes"
@@ -45,13 +46,13 @@ class Question:
     unit: str = ""
     derive: str | None = None
 
-    def answer_text(self) -> str:
+    def answer_text(self, lang: str = "zh") -> str:
         """The right answer, written out (``B``, ``A、C`` or ``122 ms``)."""
         if self.kind == "single":
             return LETTERS[self.answer]
         if self.kind == "multiple":
-            return "、".join(LETTERS[i] for i in sorted(self.answer))
-        tol = f"（允许误差 ±{self.tolerance:g}）" if self.tolerance else ""
+            return ("、" if lang == "zh" else ", ").join(LETTERS[i] for i in sorted(self.answer))
+        tol = t("quiz.tolerance", lang, tolerance=f"{self.tolerance:g}") if self.tolerance else ""
         return f"{self.answer:g}{(' ' + self.unit) if self.unit else ''}{tol}"
 
 
@@ -60,6 +61,7 @@ class Quiz:
     chapter: str
     title: str
     questions: tuple[Question, ...] = field(default_factory=tuple)
+    language: str = "zh"  # the language of its words (edition_quiz.english gives the English quiz)
 
     def _repr_html_(self) -> str:
         return to_html(self)
@@ -93,8 +95,10 @@ def chapters() -> list[str]:
 def counts_text() -> str:
     """How many questions each chapter's quiz has, counted from the quiz files (one line, for the quiz page)."""
     counts = {chapter: len(load(chapter).questions) for chapter in chapters()}
-    per_chapter = "，".join(f"第 {chapter} 章 {n} 题" for chapter, n in counts.items())
-    return f"题库（npulab/data/quizzes）现有 {sum(counts.values())} 题：{per_chapter}。"
+    lang = language()
+    per_chapter = t("quiz.counts_separator", lang).join(t("quiz.chapter_count", lang, chapter=chapter, count=n)
+                                                         for chapter, n in counts.items())
+    return t("quiz.counts", lang, total=sum(counts.values()), chapters=per_chapter)
 
 
 def _question(raw: dict, where: str) -> Question:
@@ -183,23 +187,23 @@ def normalize_number(text: str) -> str:
     return text.replace(",", "")
 
 
-def grade(question: Question, response) -> tuple[bool, str]:
-    """``(correct, Chinese feedback)`` for a response: an option index, a set of indices, or a number."""
+def grade(question: Question, response, lang: str = "zh") -> tuple[bool, str]:
+    """``(correct, feedback in lang)`` for a response: an option index, a set of indices, or a number."""
     if question.kind == "single":
         ok = response == question.answer
-        return ok, "正确。" if ok else "不对，再想想。"
+        return ok, t("quiz.right" if ok else "quiz.wrong", lang)
     if question.kind == "multiple":
         chosen = set(response)
         right = set(question.answer)
         if chosen == right:
-            return True, "正确。"
-        return False, f"还不对：应选 {len(right)} 项，你选对了 {len(chosen & right)} 项、多选了 {len(chosen - right)} 项。"
+            return True, t("quiz.right", lang)
+        return False, t("quiz.multiple_feedback", lang, right=len(right), hit=len(chosen & right), extra=len(chosen - right))
     try:
         value = float(normalize_number(response) if isinstance(response, str) else response)
     except (TypeError, ValueError):
-        return False, "请输入一个数。"
+        return False, t("quiz.number", lang)
     ok = abs(value - question.answer) <= question.tolerance + 1e-12 * abs(question.answer)
-    return ok, "正确。" if ok else ("偏大了。" if value > question.answer else "偏小了。")
+    return ok, t("quiz.right", lang) if ok else t("quiz.too_high" if value > question.answer else "quiz.too_low", lang)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -224,26 +228,26 @@ _SCRIPT = """<script>
     var button = event.target.closest ? event.target.closest(".npulab-quiz button.check") : null;
     if (!button) { return; }
     var q = button.closest(".q"), fb = q.querySelector(".fb"), key = JSON.parse(q.getAttribute("data-key"));
-    var ok = false, msg = "";
+    var ok = false, msg = "", words = JSON.parse(button.closest(".npulab-quiz").getAttribute("data-words"));
     if (key.kind === "numeric") {
       var raw = q.querySelector("input").value.normalize("NFKC").trim()
         .replace(/。/g, ".").replace(/\u2212/g, "-").replace(/[，,]/g, ""), value = Number(raw);
-      if (raw === "" || !isFinite(value)) { msg = "请输入一个数。"; }
+      if (raw === "" || !isFinite(value)) { msg = words.number; }
       else {
         ok = Math.abs(value - key.answer) <= key.tolerance + 1e-12 * Math.abs(key.answer);
-        msg = ok ? "正确。" : (value > key.answer ? "偏大了。" : "偏小了。");
+        msg = ok ? words.right : (value > key.answer ? words.too_high : words.too_low);
       }
     } else {
       var chosen = [];
       q.querySelectorAll("input").forEach(function (box, i) { if (box.checked) { chosen.push(i); } });
       if (key.kind === "single") {
         ok = chosen.length === 1 && chosen[0] === key.answer;
-        msg = chosen.length ? (ok ? "正确。" : "不对，再想想。") : "请先选一项。";
+        msg = chosen.length ? (ok ? words.right : words.wrong) : words.pick_one;
       } else {
         var right = key.answer, hit = chosen.filter(function (i) { return right.indexOf(i) >= 0; }).length;
         ok = hit === right.length && chosen.length === right.length;
-        msg = ok ? "正确。" : "还不对：应选 " + right.length + " 项，你选对了 " + hit + " 项、多选了 " +
-          (chosen.length - hit) + " 项。";
+        msg = ok ? words.right : words.multiple_feedback.replace("{right}", right.length).replace("{hit}", hit)
+          .replace("{extra}", chosen.length - hit);
       }
     }
     fb.textContent = (ok ? "✓ " : "✗ ") + msg;
@@ -281,31 +285,68 @@ def _question_html(quiz: Quiz, index: int, q: Question) -> str:
     name = f"npulab-quiz-{quiz.chapter}-{q.id}"
     key = {"kind": q.kind, "tolerance": q.tolerance,
            "answer": sorted(q.answer) if q.kind == "multiple" else q.answer}
-    kind_word = {"single": "单选", "multiple": "多选", "numeric": "填数"}[q.kind]
+    lang = quiz.language
     parts = [f"<div class=\"q\" data-key='{html.escape(json.dumps(key), quote=True)}'>",
-             f'<div class="prompt">{index}.（{kind_word}）{_inline(q.prompt)}</div>']
+             f'<div class="prompt">{t("quiz.prompt", lang, index=index, kind=t("quiz." + q.kind, lang))}'
+             f'{_inline(q.prompt)}</div>']
     if q.kind == "numeric":
         unit = f" {html.escape(q.unit)}" if q.unit else ""
         parts.append(f'<label><input type="text" inputmode="decimal" name="{name}" size="12" '
-                     f'aria-label="第 {index} 题的答案">{unit}</label>')
+                     f'aria-label="{t("quiz.answer_label", lang, index=index)}">{unit}</label>')
     else:
         box = "radio" if q.kind == "single" else "checkbox"
         parts += [f'<label><input type="{box}" name="{name}" value="{i}"><span>{LETTERS[i]}. {_inline(o)}</span></label>'
                   for i, o in enumerate(q.options)]
-    parts.append('<button type="button" class="check">检查</button><span class="fb" role="status"></span>')
-    parts.append(f"<details><summary>答案与解析</summary><p>答案：{html.escape(q.answer_text())}。"
-                 f"{_inline(q.explanation)}</p><p>依据：{_source_html(q.source)}</p></details></div>")
+    parts.append(f'<button type="button" class="check">{t("quiz.check", lang)}</button>'
+                 '<span class="fb" role="status"></span>')
+    parts.append(f"<details><summary>{t('quiz.answer_and_explanation', lang)}</summary>"
+                 f"<p>{html.escape(t('quiz.answer', lang, answer=q.answer_text(lang)))}"
+                 f"{_inline(q.explanation)}</p><p>{t('quiz.basis', lang)}{_source_html(q.source)}</p></details></div>")
     return "\n".join(parts)
 
 
 def to_html(quiz: Quiz) -> str:
     """The whole quiz as one self-contained HTML block (style, questions, the grading script)."""
     body = "\n".join(_question_html(quiz, i, q) for i, q in enumerate(quiz.questions, 1))
-    return (f"{_STYLE}\n<div class=\"npulab-quiz\" data-chapter=\"{html.escape(quiz.chapter)}\">\n"
-            f"<p><strong>{html.escape(quiz.title)}</strong>（共 {len(quiz.questions)} 题；选好后点「检查」，"
-            f"每题下面可展开答案与解析）</p>\n{body}\n</div>\n{_SCRIPT}")
+    lang = quiz.language
+    words = {k: t(f"quiz.{k}", lang) for k in FEEDBACK}
+    return (f"{_STYLE}\n<div class=\"npulab-quiz\" data-chapter=\"{html.escape(quiz.chapter)}\" lang=\"{lang}\" "
+            f"data-words='{html.escape(json.dumps(words, ensure_ascii=False), quote=True)}'>\n"
+            f"<p><strong>{html.escape(quiz.title)}</strong>{t('quiz.header', lang, count=len(quiz.questions))}"
+            f"</p>\n{body}\n</div>\n{_SCRIPT}")
+
+
+# the feedback the page's script gives, in the quiz's language (data-words of the widget)
+FEEDBACK = ("right", "wrong", "pick_one", "number", "too_high", "too_low", "multiple_feedback")
 
 
 def show(chapter: str | int) -> Quiz:
-    """The chapter's quiz; as the last expression of a cell, Jupyter shows it as an interactive quiz."""
+    """The chapter's quiz in npulab's language (:func:`npulab.core.i18n.language`: English in the English book);
+    as the last expression of a cell, Jupyter shows it as an interactive quiz."""
+    if language() == "en":
+        return with_english_words(chapter)
     return load(chapter)
+
+
+def with_english_words(chapter: str | int) -> Quiz:
+    """The quiz with the words of its ``en:`` blocks (:mod:`npulab.course.edition_quiz` checks that they are complete
+    and current; ``make test`` fails otherwise); a chapter without them keeps its Chinese words."""
+    import dataclasses
+
+    import yaml
+
+    zh = load(chapter)
+    data = yaml.safe_load(path_for(chapter).read_text(encoding="utf-8"))
+    if "en" not in data:
+        return zh
+    by_id = {raw["id"]: raw.get("en") or {} for raw in data["questions"]}
+
+    def english(q: Question) -> Question:
+        en = by_id.get(q.id) or {}
+        return dataclasses.replace(q, prompt=str(en.get("prompt", q.prompt)).strip(),
+                                   explanation=str(en.get("explanation", q.explanation)).strip(),
+                                   options=tuple(str(o) for o in en.get("options", q.options)),
+                                   unit=str(en.get("unit", q.unit)))
+
+    return dataclasses.replace(zh, title=str(data["en"].get("title", zh.title)).strip(),
+                               questions=tuple(english(q) for q in zh.questions), language="en")

@@ -1,0 +1,68 @@
+"""npulab in the reader's language (issue 37): Chinese or English, decided at run time, from one catalogue.
+
+:func:`language` decides, in this order:
+
+1. ``NPULAB_LANG`` (``en``/``zh``; ``en_GB`` and the like count by their first two letters; anything else is ignored);
+2. the notebook's place: a kernel working in the English book (``<repository>/en/…``; JupyterLab, nbval and Jupyter
+   Book start a notebook's kernel in its folder) or a notebook path under it in ``JPY_SESSION_NAME`` → English; in
+   the Chinese book (``chapters/``, ``notebooks/``) → Chinese;
+3. the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``: the first one set; ``en…`` or ``zh…``; C/POSIX decide nothing);
+4. Chinese, the course's own language.
+
+:func:`t` gives a catalogue entry (``npulab/data/messages.yaml``: ``key: {zh: …, en: …}``) in that language.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+from npulab.core.paths import DATA_DIR, REPO_ROOT, load_yaml
+
+LANGUAGES = ("zh", "en")
+CATALOGUE = DATA_DIR / "messages.yaml"
+
+
+def _code(value: str | None) -> str | None:
+    code = (value or "").strip().lower()[:2]
+    return code if code in LANGUAGES else None
+
+
+def _book_of(path: Path) -> str | None:
+    try:
+        rel = path.resolve().relative_to(REPO_ROOT.resolve())
+    except (OSError, ValueError):
+        return None
+    first = rel.parts[:1]
+    if first == ("en",):
+        return "en"
+    if first in (("chapters",), ("notebooks",)):
+        return "zh"
+    return None
+
+
+def language() -> str:
+    """``"en"`` or ``"zh"``: the language npulab speaks now (see the module's docstring for the order)."""
+    chosen = _code(os.environ.get("NPULAB_LANG"))
+    if chosen:
+        return chosen
+    for place in (Path.cwd(), Path(os.environ["JPY_SESSION_NAME"]) if os.environ.get("JPY_SESSION_NAME") else None):
+        book = _book_of(place) if place is not None else None
+        if book:
+            return book
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if os.environ.get(name):
+            return _code(os.environ[name]) or "zh"
+    return "zh"
+
+
+@functools.cache
+def catalogue() -> dict[str, dict[str, str]]:
+    return load_yaml(CATALOGUE)
+
+
+def t(key: str, lang: str | None = None, **fields) -> str:
+    """The catalogue's text for ``key`` in ``lang`` (default: :func:`language`), with ``fields`` filled in."""
+    words = catalogue()[key][lang or language()]
+    return words.format(**fields) if fields else words

@@ -1,0 +1,84 @@
+"""npulab's language (npulab.core.i18n): the order of decision, the catalogue, and the English it gives the notebooks
+of the English book (the %%npu notice, the quizzes)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from npulab.core import i18n
+from npulab.core.paths import REPO_ROOT
+from npulab.course import npu_magic, quiz
+
+
+@pytest.fixture
+def no_language(monkeypatch, tmp_path):
+    for name in ("NPULAB_LANG", "JPY_SESSION_NAME", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return monkeypatch
+
+
+def test_default_is_chinese(no_language):
+    assert i18n.language() == "zh"
+
+
+def test_order_env_then_notebook_then_locale(no_language):
+    no_language.setenv("LANG", "en_US.UTF-8")
+    assert i18n.language() == "en"
+    no_language.chdir(REPO_ROOT / "chapters" / "01_environment")
+    assert i18n.language() == "zh", "a Chinese lesson's kernel speaks Chinese whatever the locale"
+    no_language.chdir(REPO_ROOT / "en" / "chapters" / "01_environment")
+    no_language.setenv("LANG", "zh_CN.UTF-8")
+    assert i18n.language() == "en", "an English lesson's kernel speaks English"
+    no_language.setenv("NPULAB_LANG", "zh")
+    assert i18n.language() == "zh", "NPULAB_LANG decides first"
+    no_language.setenv("NPULAB_LANG", "klingon")
+    assert i18n.language() == "en", "an unknown NPULAB_LANG is ignored"
+
+
+def test_jupyterlab_session_name_and_c_locale(no_language):
+    no_language.setenv("LANG", "C.UTF-8")
+    assert i18n.language() == "zh"
+    no_language.setenv("JPY_SESSION_NAME", str(REPO_ROOT / "en" / "notebooks" / "01_environment_lab.ipynb"))
+    assert i18n.language() == "en"
+
+
+def test_catalogue_has_both_languages_with_the_same_fields():
+    for key, words in i18n.catalogue().items():
+        assert set(words) == {"zh", "en"}, key
+        assert sorted(re.findall(r"{(\w+)}", words["zh"])) == sorted(re.findall(r"{(\w+)}", words["en"])), key
+        assert not re.search(r"[\u4e00-\u9fff]", words["en"]), key
+
+
+def test_every_key_is_used_and_every_used_key_exists():
+    code = "".join(p.read_text(encoding="utf-8") for p in (REPO_ROOT / "npulab").rglob("*.py"))
+    used = {k for k in re.findall(r"""\bt\(\s*(?:f?["'])([\w.]+)["']""", code) if not k.endswith(".")}
+    used |= {f"quiz.{k}" for k in quiz.FEEDBACK} | {f"quiz.{k}" for k in ("single", "multiple", "numeric")}
+    assert used - set(i18n.catalogue()) == set()
+    assert set(i18n.catalogue()) - used == set()
+
+
+def test_npu_notice_in_english(monkeypatch):
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    msg = npu_magic.skip_message()
+    assert msg.startswith("[skipped] This cell needs an Ascend NPU") and "the text around this cell" in msg
+
+
+def test_quiz_in_english(monkeypatch):
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    shown = quiz.show("04")
+    html = shown._repr_html_()
+    assert shown.language == "en" and ">Check</button>" in html and "Answer and explanation" in html
+    assert '"right": "Right."' in html.replace("&quot;", '"')
+    q = shown.questions[0]
+    assert quiz.grade(q, q.answer, "en")[1] == "Right."
+    monkeypatch.setenv("NPULAB_LANG", "zh")
+    assert ">检查</button>" in quiz.show("04")._repr_html_()
+
+
+def test_quiz_counts_in_english(monkeypatch):
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    assert re.fullmatch(r"The question bank \(npulab/data/quizzes\) holds \d+ questions: chapter 01: \d+(, chapter \d\d: \d+)+\.",
+                        quiz.counts_text())
