@@ -1,11 +1,12 @@
 """Fresh set "2026-12d" (tests/data/explain_fresh_2026_12d) of issue 36: error logs and healthy or non-Ascend logs
 from public threads that neither the catalog nor any earlier explain set cites, collected and labelled before the next
-round of message-reading rules, by someone who did not read the rules and did not run ``explain`` on them. Only the set
-itself is checked here; the integrator measures the rates once, after the next rules round, and adds the floor and
-aim tests then (see the README's "Measurement" section)."""
+round of message-reading rules, by someone who did not read the rules and did not run ``explain`` on them. Measured
+once with the rules on main (README, "Measurement"): a floor test keeps that, and the issue's aims are a strict xfail.
+``python tests/test_explain_fresh_2026_12d.py`` prints the table."""
 
 from __future__ import annotations
 
+import pytest
 from explain_heldout_eval import DATA, load_sources
 
 from npulab.env import explain as ex
@@ -51,3 +52,25 @@ def test_sources_txt_lists_exactly_the_threads():
     """SOURCES.txt (the only file the rule writers may read) lists the thread URLs and nothing else."""
     listed = (FOLDER / "SOURCES.txt").read_text(encoding="utf-8").split()
     assert sorted(listed) == sorted(m["url"] for m in load_sources(FOLDER).values())
+
+
+def test_no_regression_from_the_first_measurement():
+    """A floor, not the aim: what the rules on main reached on this set when it was measured once (README)."""
+    from explain_heldout_eval import evaluate
+
+    rates = evaluate(FOLDER)["rates"]
+    assert rates["known"][0] >= 9 and rates["healthy"][0] >= 11 and rates["silent"][0] <= 1, rates
+
+
+@pytest.mark.xfail(strict=True, reason="issue 36 aims not met on this set (measured 9/15 known, 0/3 fix named, "
+                                       "1/18 silent, 11/12 healthy): explain stays open")
+def test_rates_meet_issue_36_aims():
+    from explain_heldout_eval import evaluate, unmet_aims
+
+    assert not unmet_aims(evaluate(FOLDER))
+
+
+if __name__ == "__main__":
+    from explain_heldout_eval import evaluate, report_lines
+
+    print("\n".join(report_lines(evaluate(FOLDER))))
