@@ -82,3 +82,13 @@ def test_quiz_counts_in_english(monkeypatch):
     monkeypatch.setenv("NPULAB_LANG", "en")
     assert re.fullmatch(r"The question bank \(npulab/data/quizzes\) holds \d+ questions: chapter 01: \d+(, chapter \d\d: \d+)+\.",
                         quiz.counts_text())
+
+
+def test_environment_summary_in_english(monkeypatch, capsys):
+    from npulab.env import environment_summary
+
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    environment_summary.summary()
+    out = capsys.readouterr().out
+    assert "Device of this lesson" in out and "logical cores" in out
+    assert not re.search(r"[\u4e00-\u9fff]", out), out

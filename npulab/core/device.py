@@ -89,7 +89,9 @@ def cpu_name() -> str:
         import platform
 
         name = platform.processor() or platform.machine() or "CPU"
-    return f"{name}, {os.cpu_count()} 逻辑核"
+    from npulab.core.i18n import t
+
+    return t("device.cpu", name=name, cores=os.cpu_count())
 
 
 def pick_device(prefer: str | None = None) -> Device:

@@ -453,7 +453,9 @@ def summary_line(environ: Mapping[str, str] | None = None) -> str:
     """One Chinese line about the CANN found on this machine (for the lessons' environment summary)."""
     report = locate(environ)
     if report is None:
-        return "未安装（课程将以 CPU 模式运行）"
+        from npulab.core.i18n import t
+
+        return t("env.no_cann")
     inst = report.primary
     version = inst.version or "版本未知"
     layout = "8.5 起的 cann/ 布局" if inst.layout == "cann" else ("nnae" if inst.kind == "nnae" else "ascend-toolkit 布局")

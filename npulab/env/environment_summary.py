@@ -7,6 +7,7 @@ import platform
 import sys
 
 from npulab.core.device import Device, cann_env_loaded, pick_device
+from npulab.core.i18n import t
 
 PACKAGES = ("numpy", "torch", "torch_npu", "mindspore", "matplotlib")
 
@@ -26,21 +27,21 @@ def _cann_line() -> str:
         from npulab.env import cann_install
         return cann_install.summary_line()
     except Exception as err:  # the summary must never stop a lesson
-        return f"未能读取（{type(err).__name__}）"
+        return t("env.unreadable", error=type(err).__name__)
 
 
 def summary(prefer: str | None = None, *, show: bool = True) -> Device:
     """Print Python / package / CANN versions and the chosen device; return the device."""
     device = pick_device(prefer)
     rows = [("Python", f"{platform.python_version()} ({sys.executable})")]
-    rows += [(name, package_version(name) or "未安装") for name in PACKAGES]
+    rows += [(name, package_version(name) or t("env.not_installed")) for name in PACKAGES]
     rows.append(("CANN", _cann_line()))
-    rows.append(("CANN 环境已加载", "是" if cann_env_loaded() else "否"))
-    rows.append(("本节使用的设备", str(device)))
+    rows.append((t("env.cann_loaded"), t("env.yes") if cann_env_loaded() else t("env.no")))
+    rows.append((t("env.device"), str(device)))
     if show:
         width = max(len(k) for k, _ in rows)
         for key, value in rows:
             print(f"{key:<{width}}  {value}")
         if not device.is_accelerator:
-            print("提示：没有检测到 NPU 或 GPU，本节以 CPU 模式运行（问题规模自动调小，并在下文打印）。")
+            print(t("env.cpu_mode"))
     return device
