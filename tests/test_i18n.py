@@ -92,3 +92,16 @@ def test_environment_summary_in_english(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "Device of this lesson" in out and "logical cores" in out
     assert not re.search(r"[\u4e00-\u9fff]", out), out
+
+
+def test_lab_feedback_frame_in_english(monkeypatch, capsys):
+    from npulab.course.labs import Lab
+
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    lab = Lab("Lab 00", {"q1": lambda a: (a == 2, "two is right" if a == 2 else "not two")})
+    lab.check("q1", ...)
+    lab.check("q1", 3)
+    lab.report()
+    out = capsys.readouterr().out
+    assert "… q1: not answered yet — replace ... with your answer" in out and "✗ q1: not two" in out
+    assert "Lab 00: 0/1 correct, 1 to correct, 0 not answered." in out

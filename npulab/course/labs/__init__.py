@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from npulab.core.i18n import t
+
 Check = Callable[[Any], tuple[bool | None, str]]  # answer -> (correct, or None if still unanswered; feedback)
 
 
@@ -37,20 +39,20 @@ class Lab:
     def check(self, question: str, answer: Any) -> bool:
         """Check ``answer`` for ``question``; print feedback; return whether it is correct."""
         if question not in self.checks:
-            raise KeyError(f"没有名为 {question!r} 的题目；可选：{', '.join(self.checks)}")
+            raise KeyError(t("lab.no_question", question=repr(question), choices=", ".join(self.checks)))
         if answer is Ellipsis:
             self.results[question] = None
-            print(f"… {question}：尚未作答——把 ... 换成你的答案后重新运行本单元。")
+            print(t("lab.unanswered_ellipsis", question=question))
             return False
         try:
             ok, feedback = self.checks[question](answer)
         except Exception as err:  # the learner's code raised inside the check
-            ok, feedback = False, f"运行你的答案时出错：{type(err).__name__}: {err}"
+            ok, feedback = False, t("lab.answer_raised", error=f"{type(err).__name__}: {err}")
         self.results[question] = ok
         if ok is None:  # e.g. a function whose body is still the stub
-            print(f"… {question}：尚未作答——{feedback}")
+            print(t("lab.unanswered", question=question, feedback=feedback))
             return False
-        print(f"{'✓' if ok else '✗'} {question}：{feedback}")
+        print(t("lab.result", mark="✓" if ok else "✗", question=question, feedback=feedback))
         if not ok and strict():
             raise LabCheckFailed(f"{question}：{feedback}")
         return ok
@@ -60,7 +62,7 @@ class Lab:
         done = sum(1 for q in self.checks if self.results.get(q))
         wrong = sum(1 for q in self.checks if self.results.get(q) is False)
         todo = len(self.checks) - done - wrong
-        print(f"{self.title}：{done}/{len(self.checks)} 题正确，{wrong} 题待改正，{todo} 题未作答。")
+        print(t("lab.report", title=self.title, done=done, total=len(self.checks), wrong=wrong, todo=todo))
         if wrong and strict():
-            raise LabCheckFailed(f"{wrong} 题答案不正确")
+            raise LabCheckFailed(t("lab.failed", wrong=wrong))
         return {"correct": done, "wrong": wrong, "unanswered": todo}
