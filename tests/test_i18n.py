@@ -106,3 +106,15 @@ def test_lab_feedback_frame_in_english(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "… q1: not answered yet — replace ... with your answer" in out and "✗ q1: not two" in out
     assert "Lab 00: 0/1 correct, 1 to correct, 0 not answered." in out
+
+
+def test_footer_and_problem_size_in_english(monkeypatch, capsys):
+    from npulab.core import machine, sizes
+    from npulab.core.device import pick_device
+
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    assert machine.LoadWatch().footer(print_it=False).startswith("Measured on: ")
+    sizes.problem_size("matmul_single", pick_device())
+    out = capsys.readouterr().out
+    assert out.startswith("Problem size · side of one square matrix multiplication · ") and not re.search(r"[\u4e00-\u9fff]", out)
+    assert all(entry.get("what_en") for entry in sizes.SIZES.values())

@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass, field
 
 from npulab.core.device import Device, cpu_name
+from npulab.core.i18n import t
 
 FOOTER_KEY = "npulab/machine"  # key of the structured copy in a display output's metadata
 
@@ -56,7 +57,7 @@ def torch_threads() -> int | None:
 
 
 def _load_text(value: float | None) -> str:
-    return "未知" if value is None else f"{value:.2f}"
+    return t("footer.unknown") if value is None else f"{value:.2f}"
 
 
 @dataclass
@@ -82,7 +83,7 @@ class LoadWatch:
         cores = r["cores"] or 1
         if not loads or max(loads) <= cores:
             return None
-        return f"1 分钟平均负载 {max(loads):.2f}，高于 {cores} 核"
+        return t("footer.busy", load=f"{max(loads):.2f}", cores=cores)
 
     def footer(self, print_it: bool = True) -> str | None:
         """One line: machine, device, load average at start and end, date (also stored as output metadata).
@@ -92,11 +93,11 @@ class LoadWatch:
         """
         r = self.record()
         busy = [x for x in (r["load_start"], r["load_end"]) if x is not None]
-        shared = f"（高于 {r['cores']} 核：测量时 CPU 有别的负载）" if busy and max(busy) > (r["cores"] or 1) else ""
+        shared = t("footer.shared", cores=r["cores"]) if busy and max(busy) > (r["cores"] or 1) else ""
         threads = r["threads"]
-        limited = f"（torch 只用 {threads} 个线程）" if threads and r["cores"] and threads < r["cores"] else ""
-        text = (f"测量环境：{r['cpu']}{limited}；设备 {r['device']}；1 分钟平均负载 开始 {_load_text(r['load_start'])}、"
-                f"结束 {_load_text(r['load_end'])}{shared}；{r['date']}")
+        limited = t("footer.threads", threads=threads) if threads and r["cores"] and threads < r["cores"] else ""
+        text = t("footer.line", cpu=r["cpu"], limited=limited, device=r["device"], start=_load_text(r["load_start"]),
+                 end=_load_text(r["load_end"]), shared=shared, date=r["date"])
         if print_it:
             from npulab.core.comparison import show_verdict
 
