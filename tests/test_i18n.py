@@ -118,3 +118,13 @@ def test_footer_and_problem_size_in_english(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert out.startswith("Problem size · side of one square matrix multiplication · ") and not re.search(r"[\u4e00-\u9fff]", out)
     assert all(entry.get("what_en") for entry in sizes.SIZES.values())
+
+
+def test_a_device_chosen_in_chinese_speaks_english_later(monkeypatch):
+    """pick_device is cached: the CPU's cores are said in the language of the moment, not of the first call."""
+    from npulab.core.device import pick_device
+
+    device = pick_device()
+    assert "逻辑核" in str(device) or device.is_accelerator
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    assert not re.search(r"[\u4e00-\u9fff]", str(device))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,7 +50,7 @@ class Device:
         return self.kind != "cpu"
 
     def __str__(self) -> str:
-        return f"{self.torch} ({self.name})"
+        return f"{self.torch} ({_cores_now(self.name) if self.kind == 'cpu' else self.name})"
 
 
 def _npu_device() -> Device | None:
@@ -72,6 +73,18 @@ def _cuda_device() -> Device | None:
     if torch.cuda.is_available() and torch.cuda.device_count() > 0:
         return Device("cuda", torch.cuda.get_device_name(0))
     return None
+
+
+_CORES = re.compile(r"^(.*), (\d+) (?:逻辑核|logical cores)$")
+
+
+def _cores_now(name: str) -> str:
+    """A CPU name from :func:`cpu_name` with its cores said in npulab's language now (``pick_device`` is cached, the
+    language may change after it); any other name as it is."""
+    from npulab.core.i18n import t
+
+    m = _CORES.match(name)
+    return t("device.cpu", name=m.group(1), cores=m.group(2)) if m else name
 
 
 def cpu_name() -> str:
