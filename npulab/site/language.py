@@ -29,9 +29,9 @@ TEXTS: dict[str, dict[str, str]] = {
     "download_title": {ZH: "下载笔记本（含输出，可自行安装 npulab）",
                        EN: "Download the notebook (with outputs; it installs npulab by itself)"},
     "zoom_title": {ZH: "点击查看原始尺寸", EN: "Click to see the full size"},
-    # the switch names the OTHER edition, in that edition's own language
+    # the switch names the OTHER edition in that edition's own language (lang marks it); its title is the page's
     "switch_label": {ZH: "English", EN: "中文"},
-    "switch_title": {ZH: "Read this page in English", EN: "阅读本页的中文版"},
+    "switch_title": {ZH: "阅读本页的英文版", EN: "Read this page in Chinese"},
 }
 
 
