@@ -29,7 +29,8 @@ def _code(value: str | None) -> str | None:
     return code if code in LANGUAGES else None
 
 
-def _book_of(path: Path) -> str | None:
+def book_of(path: Path) -> str | None:
+    """``en`` for a path in the English book, ``zh`` in the Chinese one (chapters/, notebooks/), else None."""
     try:
         rel = path.resolve().relative_to(REPO_ROOT.resolve())
     except (OSError, ValueError):
@@ -48,7 +49,7 @@ def language() -> str:
     if chosen:
         return chosen
     for place in (Path.cwd(), Path(os.environ["JPY_SESSION_NAME"]) if os.environ.get("JPY_SESSION_NAME") else None):
-        book = _book_of(place) if place is not None else None
+        book = book_of(place) if place is not None else None
         if book:
             return book
     for name in ("LC_ALL", "LC_MESSAGES", "LANG"):

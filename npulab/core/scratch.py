@@ -41,7 +41,10 @@ def scratch_dir(name: str) -> Path:
     """The empty scratch folder ``name`` of this user (what was left there by an earlier run is removed first)."""
     if not re.fullmatch(r"[\w.-]+", name) or name in (".", ".."):
         raise ValueError(f"临时目录名只能含字母、数字、点、下划线与连字符，收到 {name!r}")
-    folder = root() / name
+    from npulab.core.i18n import book_of
+
+    # a lesson and its English twin (en/…) may run at the same time (make test): each book has its own folder
+    folder = root() / (f"{name}-en" if book_of(Path.cwd()) == "en" else name)
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(mode=0o700)
     return folder
