@@ -115,8 +115,9 @@ test: venv lint workshop-deps site-runtime
 	# notebooks on both cores too: each notebook's cells stay together on one worker (loadfile), in order
 	# (NPULAB_MEASURE_ALONE=1 would make a measuring cell, one that calls LoadWatch(, run alone: conftest.py; off here,
 	#  about 3 min; the published site comes from make book, which executes one notebook at a time)
-	# (the English book's notebooks execute in its own build below, one after another, in en/ with npulab in English)
-	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks
+	# both books: a lesson and its English twin are two notebooks (npulab answers in each one's language), each run
+	# once here and staged into its own book's cache (en/ → _build/en/_build/.jupyter_cache), so no build executes again
+	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks en
 	# the pages just executed: every displayed table is in the outputs, every 上表/下图 has one, every verdict fits its numbers
 	$(BIN)/pytest tests/test_rendered.py -k executed -p no:cacheprovider
 	COURSE_REPOSITORY= $(BIN)/jupyter-book build . -W --keep-going
