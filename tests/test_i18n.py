@@ -128,3 +128,15 @@ def test_a_device_chosen_in_chinese_speaks_english_later(monkeypatch):
     assert "逻辑核" in str(device) or device.is_accelerator
     monkeypatch.setenv("NPULAB_LANG", "en")
     assert not re.search(r"[\u4e00-\u9fff]", str(device))
+
+
+def test_a_key_in_two_catalogue_files_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "a.yaml").write_text('x.one: {zh: "一", en: "one"}\n', encoding="utf-8")
+    (tmp_path / "b.yaml").write_text('x.one: {zh: "壹", en: "one"}\n', encoding="utf-8")
+    monkeypatch.setattr(i18n, "CATALOGUE", tmp_path)
+    i18n.catalogue.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="x.one"):
+            i18n.catalogue()
+    finally:
+        i18n.catalogue.cache_clear()

@@ -9,7 +9,8 @@
 3. the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``: the first one set; ``en…`` or ``zh…``; C/POSIX decide nothing);
 4. Chinese, the course's own language.
 
-:func:`t` gives a catalogue entry (``npulab/data/messages.yaml``: ``key: {zh: …, en: …}``) in that language.
+:func:`t` gives a catalogue entry in that language. The catalogue is one table kept in several files by concern
+(``npulab/data/messages/*.yaml``, each ``key: {zh: …, en: …}``); a key defined in two files is an error.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 from npulab.core.paths import DATA_DIR, REPO_ROOT, load_yaml
 
 LANGUAGES = ("zh", "en")
-CATALOGUE = DATA_DIR / "messages.yaml"
+CATALOGUE = DATA_DIR / "messages"
 
 
 def _code(value: str | None) -> str | None:
@@ -60,7 +61,14 @@ def language() -> str:
 
 @functools.cache
 def catalogue() -> dict[str, dict[str, str]]:
-    return load_yaml(CATALOGUE)
+    table: dict[str, dict[str, str]] = {}
+    for part in sorted(CATALOGUE.glob("*.yaml")):
+        entries = load_yaml(part) or {}
+        twice = sorted(table.keys() & entries.keys())
+        if twice:
+            raise ValueError(f"message keys defined twice ({part.name} and an earlier file): {', '.join(twice)}")
+        table.update(entries)
+    return table
 
 
 def t(key: str, lang: str | None = None, **fields) -> str:
