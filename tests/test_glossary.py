@@ -66,3 +66,8 @@ def test_missing_terms_is_a_plain_substring_check():
 def test_a_word_that_only_contains_a_term_does_not_ask_for_it():
     assert "量化" not in [t.zh for t in glossary.missing_terms("向量化的比较", "a vectorised comparison")]
     assert "量化" in [t.zh for t in glossary.missing_terms("向量化之后再量化", "vectorised, then rounded")]
+
+
+def test_not_in_lists_only_longer_words_that_hold_the_term():
+    assert glossary.schema_problems([{"zh": "量化", "en": "quantization", "not_in": ["化"]}])
+    assert not glossary.schema_problems([{"zh": "量化", "en": "quantization", "not_in": ["向量化"]}])

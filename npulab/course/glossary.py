@@ -14,7 +14,7 @@ from functools import cache
 from npulab.core.paths import DATA_DIR
 
 GLOSSARY_FILE = DATA_DIR / "glossary.yaml"
-FIELDS = {"zh", "en", "official", "also", "source"}
+FIELDS = {"zh", "en", "official", "also", "not_in", "source"}
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,7 @@ class Term:
     en: str
     official: str | None = None
     also: tuple[str, ...] = ()
+    not_in: tuple[str, ...] = ()  # longer Chinese words that contain zh without meaning it (向量化 holds 量化)
     source: str | None = None
 
     def english_forms(self) -> tuple[str, ...]:
@@ -37,7 +38,8 @@ def terms() -> tuple[Term, ...]:
 
     data = yaml.safe_load(GLOSSARY_FILE.read_text(encoding="utf-8"))
     return tuple(Term(zh=str(t["zh"]), en=str(t["en"]), official=t.get("official"),
-                      also=tuple(str(a) for a in t.get("also", ())), source=t.get("source"))
+                      also=tuple(str(a) for a in t.get("also", ())),
+                      not_in=tuple(str(w) for w in t.get("not_in", ())), source=t.get("source"))
                  for t in data["terms"])
 
 
@@ -57,25 +59,22 @@ def schema_problems(raw_terms: list[dict]) -> list[str]:
         seen.add(entry["zh"])
         if entry.get("official") and not str(entry.get("source", "")).startswith("https://"):
             problems.append(f"{where}：{entry['zh']} 有 official 却没有 https 来源（official term without a source）")
+        for word in entry.get("not_in", ()):
+            if entry["zh"] not in str(word) or entry["zh"] == word:
+                problems.append(f"{where}：not_in 的 {word} 不是含 {entry['zh']} 的更长的词（not_in lists longer words holding zh）")
         if entry.get("official") and str(entry["official"]).casefold() == str(entry["en"]).casefold():
             problems.append(f"{where}：official 与 en 相同，删去 official（official only where it differs）")
     return problems
 
 
-# Chinese words that contain a glossary term without meaning it (the substring check would ask for the term's
-# English): 向量化 "vectorise" holds 量化 "quantization".
-NOT_THE_TERM = ("向量化",)
-
-
-def occurs(term: str, zh_text: str) -> bool:
-    """Whether the Chinese term occurs in ``zh_text`` other than inside one of :data:`NOT_THE_TERM`."""
-    for word in NOT_THE_TERM:
-        if term in word and term != word:
-            zh_text = zh_text.replace(word, "")
-    return term in zh_text
+def occurs(term: Term, zh_text: str) -> bool:
+    """Whether the term's Chinese form occurs in ``zh_text`` other than inside one of its ``not_in`` words."""
+    for word in term.not_in:
+        zh_text = zh_text.replace(word, "")
+    return term.zh in zh_text
 
 
 def missing_terms(zh_text: str, en_text: str) -> list[Term]:
     """The terms whose Chinese form occurs in ``zh_text`` but none of whose English forms occurs in ``en_text``."""
     folded = en_text.casefold()
-    return [t for t in terms() if occurs(t.zh, zh_text) and not any(f.casefold() in folded for f in t.english_forms())]
+    return [t for t in terms() if occurs(t, zh_text) and not any(f.casefold() in folded for f in t.english_forms())]
