@@ -124,7 +124,7 @@ test: venv lint workshop-deps site-runtime
 	COURSE_REPOSITORY= $(MAKE) --no-print-directory book-en
 	$(MAKE) --no-print-directory book-with-repository
 	# the built-site tests on both cores too, one module per worker (their server and browser are module fixtures)
-	COURSE_SITE_REPO_DIR=$(REPO_BUILD)/_build/html $(BIN)/pytest tests/site/built --ignore=tests/site/built/test_pdf.py --ignore=tests/site/built/test_pdf_en.py -n 2 --dist loadfile
+	COURSE_SITE_REPO_DIR=$(REPO_BUILD)/_build/html $(BIN)/pytest tests/site/built --ignore=tests/site/built/test_pdf.py -n 2 --dist loadfile
 
 # the same book built the other way, with the repository setting (an example address): its own folder, the
 # execution cache of the real build reused (nothing executes); tests/site/built checks that its pages have the launch,
@@ -176,7 +176,7 @@ ifeq ($(EDITION),en)
 	$(BIN)/jupyter-book build en --path-output $(EN_BUILD) --builder pdflatex
 	@if [ -d $(SITE)/en ]; then cp $(EN_BUILD)/_build/latex/course.pdf $(SITE)/en/course.pdf; \
 	  $(BIN)/python -m npulab.site.postprocess $(SITE)/en en; fi
-	$(BIN)/pytest tests/site/built/test_pdf_en.py
+	COURSE_PDF_EDITION=en $(BIN)/pytest tests/site/built/test_pdf.py
 else
 	$(BIN)/jupyter-book build . --builder pdflatex
 	@if [ -d $(SITE) ]; then cp _build/latex/course.pdf $(SITE)/course.pdf; \
