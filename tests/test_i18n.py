@@ -55,6 +55,7 @@ def test_catalogue_has_both_languages_with_the_same_fields():
 def test_every_key_is_used_and_every_used_key_exists():
     code = "".join(p.read_text(encoding="utf-8") for p in (REPO_ROOT / "npulab").rglob("*.py"))
     used = {k for k in re.findall(r"""\bt\(\s*(?:f?["'])([\w.]+)["']""", code) if not k.endswith(".")}
+    used |= {f"site.{k}" for k in re.findall(r"""\bsite_text\(\s*["'](\w+)["']""", code)}
     used |= {f"quiz.{k}" for k in quiz.FEEDBACK} | {f"quiz.{k}" for k in ("single", "multiple", "numeric")}
     assert used - set(i18n.catalogue()) == set()
     assert set(i18n.catalogue()) - used == set()

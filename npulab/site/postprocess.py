@@ -17,7 +17,7 @@ import math
 import re
 from pathlib import Path
 
-from npulab.site.language import EDITION_FOLDER, EN, ZH, other, site_text
+from npulab.site.language import EDITION_FOLDER, EN, LANGUAGE_NAMES, ZH, other, site_text
 
 FA_SCRIPT = re.compile(r'\s*<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>')
 MATHJAX_SCRIPT = re.compile(r'\s*<script[^>]*(?:mathjax|MathJax)[^>]*>(?:[^<]*)</script>'
@@ -419,7 +419,7 @@ def switch_language(html: str, page: str, lang: str, source_dir: Path) -> str:
         return html
     target, to = twin_href(page, lang, source_dir), other(lang)
     link = (f'<a class="btn btn-sm course-language" href="{target}" hreflang="{to}" lang="{to}" '
-            f'title="{site_text("switch_title", lang)}">{site_text("switch_label", lang)}</a>')
+            f'title="{site_text("switch_title", lang)}">{LANGUAGE_NAMES[to]}</a>')
     html = html.replace(HEADER_BUTTONS, HEADER_BUTTONS + "\n" + link, 1)
     return html.replace("</head>", f'<link rel="alternate" hreflang="{to}" href="{target}">\n</head>', 1)
 
