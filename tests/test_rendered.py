@@ -1,5 +1,5 @@
-"""Every table a cell displays reaches the page, every “上表 / 下图” points at one, and every printed verdict agrees
-with its numbers (review 2026-12c H2 and section 4, issue 35).
+"""Every table a cell displays reaches the page, every “上表 / 下图” (“the table above” in the English book) points at
+one, and every printed verdict agrees with its numbers (review 2026-12c H2 and section 4, issue 35). Both books.
 
 Statically, for every notebook: no call that returns a table is left where IPython drops its value (followed by
 another statement, inside an ``if``, a loop or a function), and each reference in the Markdown has a table or figure
@@ -22,7 +22,9 @@ from npulab.core.paths import REPO_ROOT
 from npulab.course import rendered
 
 CACHE = REPO_ROOT / "_build" / ".jupyter_cache"
-NOTEBOOKS = [p for p in iter_notebooks()]
+EN_CACHE = REPO_ROOT / "_build" / "en" / "_build" / ".jupyter_cache"  # the English book's (conftest.book_cache)
+ENGLISH = REPO_ROOT / "en"
+NOTEBOOKS = sorted({*iter_notebooks(), *iter_notebooks([ENGLISH])})  # both books: "the table above" is checked too
 
 
 def _rel(path: Path) -> str:
@@ -113,6 +115,16 @@ def test_a_reference_needs_the_table_next_to_it():
     assert rendered.unrendered(_nb(md("下图画出利用率："), code("print(x)")))
 
 
+def test_english_pointers_are_read_like_the_chinese_ones():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    imports = "from npulab.core import provenance\n"
+    assert not rendered.unrendered(_nb(md("The table below is measured:"), code(imports + "provenance.show(rows)")))
+    assert rendered.unrendered(_nb(md("The following figure shows it:"), code("print(x)")))
+    assert not rendered.unrendered(_nb(code(imports + "provenance.show(rows)"), md("As the table above shows, …")))
+    assert [r.kind for r in rendered.references(_nb(md("the plot above and the preceding table")))] == \
+        [rendered.FIGURE, rendered.TABLE]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_rel)
 def test_every_reference_to_a_table_or_figure_has_one_nearby(path):
     problems = rendered.unrendered(nbformat.read(path, as_version=4))
@@ -135,13 +147,14 @@ def test_executed_outputs_are_read_for_tables_and_figures():
 
 
 def _executed():
-    """(notebook, executed copy) for each notebook the book cache holds with the current code."""
-    if not CACHE.is_dir():
-        return []
+    """(notebook, executed copy) for each notebook its book's cache holds with the current code."""
     from jupyter_cache import get_cache
 
-    cache, found = get_cache(str(CACHE)), []
+    caches, found = {c: get_cache(str(c)) for c in (CACHE, EN_CACHE) if c.is_dir()}, []
     for path in NOTEBOOKS:
+        cache = caches.get(EN_CACHE if path.is_relative_to(ENGLISH) else CACHE)
+        if cache is None:
+            continue
         try:
             _, merged = cache.merge_match_into_notebook(nbformat.read(path, as_version=4))
         except KeyError:  # not executed with this code

@@ -32,6 +32,9 @@ FIGURE_CALLS = {"plot", "bar", "barh", "scatter", "imshow", "loglog", "semilogx"
                 "subplots", "figure", "hist", "fill_between", "draw", "draw_topology", "plot_timeline"}
 TABLE, FIGURE, OTHER = "表", "图", "其他输出"  # OTHER: printed text, a verdict, a footer
 REFERENCE = re.compile(r"(?P<where>上|下|如上|如下|上面的?|下面的?|上方的?|下方的?)(?P<what>[表图])")
+# the English book's words for the same pointers: "the table above", "the figure below", "the following plot" …
+REFERENCE_EN = re.compile(r"\b(?:the|this|that)\s+(?:(?P<what>table|figure|plot|chart|graph)\s+(?P<where>above|below)"
+                          r"|(?P<where2>above|following|preceding)\s+(?P<what2>table|figure|plot|chart|graph))\b", re.I)
 MARKDOWN_TABLE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*\|", re.M)
 MARKDOWN_FIGURE = re.compile(r"!\[|<img\b|```\{(?:figure|image)\}|:::\{(?:figure|image)\}")
 
@@ -265,6 +268,15 @@ def _markdown_shows(text: str, kind: str) -> bool:
     return bool((MARKDOWN_TABLE if kind == TABLE else MARKDOWN_FIGURE).search(text))
 
 
+def _pointers(text: str):
+    """(match, kind, up) of every “上表 / 下图 …” or “the table above / the following figure …” in ``text``."""
+    for m in REFERENCE.finditer(text):
+        yield m, m.group("what"), m.group("where").lstrip("如")[0] == "上"
+    for m in REFERENCE_EN.finditer(text):
+        what, where = (m.group("what") or m.group("what2")).lower(), (m.group("where") or m.group("where2")).lower()
+        yield m, TABLE if what == "table" else FIGURE, where in ("above", "preceding")
+
+
 def references(nb, kinds_of=None) -> list[Reference]:
     """Every “上表 / 下表 / 上图 / 下图 / 如上表 …” of a notebook's Markdown with the cell that shows it.
 
@@ -282,8 +294,7 @@ def references(nb, kinds_of=None) -> list[Reference]:
         if cell["cell_type"] != "markdown":
             continue
         text = cell["source"]
-        for m in REFERENCE.finditer(text):
-            kind, up = m.group("what"), m.group("where").lstrip("如")[0] == "上"
+        for m, kind, up in _pointers(text):
             shown_by = number if _markdown_shows(text[:m.start()] if up else text[m.end():], kind) else None
             order = range(number - 1, -1, -1) if up else range(number + 1, len(cells))
             for other in order if shown_by is None else ():
@@ -306,7 +317,7 @@ def references(nb, kinds_of=None) -> list[Reference]:
 
 def unrendered(nb, kinds_of=None) -> list[str]:
     """The references whose table or figure is not shown by the cell they point at, in words."""
-    return [f"单元 {r.cell} 的“{r.words}”：{'上' if '上' in r.words else '下'}方最近的单元没有显示{r.kind}（…{r.context}…）"
+    return [f"单元 {r.cell} 的“{r.words}”：所指方向上最近的单元没有显示{r.kind}（…{r.context}…）"
             for r in references(nb, kinds_of) if r.shown_by is None]
 
 
