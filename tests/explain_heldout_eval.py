@@ -75,6 +75,41 @@ def check_new_set(folder: Path, earlier: tuple[Path, ...], logs: int, errors: in
     return sources
 
 
+def thread_of(url: str) -> str:
+    """``owner/repo#n`` of a thread URL, case-folded (issues and pulls share the number space)."""
+    parts = url.rstrip("/").split("/")
+    return f"{parts[3]}/{parts[4]}#{parts[6]}".lower()
+
+
+def other_sets(folder: Path) -> tuple[Path, ...]:
+    """Every other explain set (and the probe of the second development set): ``sources.yaml`` anywhere under
+    ``explain_*`` outside ``folder``."""
+    return tuple(sorted(p.parent for p in DATA.glob("explain_*/**/sources.yaml") if folder not in (p.parent, *p.parents)))
+
+
+def check_fresh_set(folder: Path, min_logs: int, min_known: int, min_lacking: int, min_healthy: int) -> dict:
+    """A fresh set collected for issue 36 before a round of rules: at least ``min_logs`` logs, of which ``min_known``
+    with catalog families, ``min_lacking`` with a cause the catalog lacks (``expect: []`` with the fix and its words)
+    and ``min_healthy`` healthy or non-Ascend ones; each file present, one log per thread, every thread cited neither
+    by the catalog nor by any other explain set, labels in the catalog's vocabulary. Returns the set's sources."""
+    sources = load_sources(folder)
+    catalog = {x["url"] for e in ex.load_catalog() for x in e.examples} | {s for e in ex.load_catalog() for s in e.sources}
+    others = {m["url"] for other in other_sets(folder) for m in load_sources(other).values()}
+    cited = {thread_of(u) for u in catalog | others if "github.com/" in u and u.count("/") >= 6}
+    errors = [m for m in sources.values() if m["expect"] != "none"]
+    lacking = [m for m in errors if m["expect"] == []]
+    assert len(sources) >= min_logs and len(errors) - len(lacking) >= min_known and len(lacking) >= min_lacking
+    assert len(sources) - len(errors) >= min_healthy
+    assert len({thread_of(m["url"]) for m in sources.values()}) == len(sources), "a thread is used twice"
+    for name, meta in sources.items():
+        assert (folder / name).is_file() and meta["url"].startswith("https://github.com/"), name
+        assert thread_of(meta["url"]) not in cited, f"{name}: {meta['url']} is cited elsewhere"
+        assert meta["expect"] == "none" or all(c in ex.CATEGORIES for c in meta["expect"]), name
+        assert meta["expect"] != [] or (meta.get("fix") and meta.get("fix_any")), name
+        assert meta["expect"] != [] or all(w == w.lower() and 1 <= len(meta["fix_any"]) <= 4 for w in meta["fix_any"]), name
+    return sources
+
+
 def unmet_aims(result: dict) -> list[str]:
     """Issue 36's aims that ``result`` misses: never silent on an error log, right family among the first two for
     ≥ 85 % of known causes, advice naming the fix for ≥ 60 % of the causes the catalog lacks, nothing on healthy or

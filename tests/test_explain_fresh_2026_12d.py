@@ -7,21 +7,13 @@ once with the rules on main (README, "Measurement"): a floor test keeps that, an
 from __future__ import annotations
 
 import pytest
-from explain_heldout_eval import DATA, load_sources
-
-from npulab.env import explain as ex
+from explain_heldout_eval import DATA, check_fresh_set, load_sources, other_sets
 
 FOLDER = DATA / "explain_fresh_2026_12d"
-# every earlier explain set (and the probe of the second development set): sources.yaml anywhere under explain_*
-EARLIER = tuple(sorted(p.parent for p in DATA.glob("explain_*/**/sources.yaml") if FOLDER not in (p.parent, *p.parents)))
+# every other explain set (and the probe of the second development set): sources.yaml anywhere under explain_*
+EARLIER = other_sets(FOLDER)
 # the sizes the set holds when collected (README); the set may grow, never shrink
 MIN_LOGS, MIN_KNOWN, MIN_LACKING, MIN_HEALTHY = 30, 15, 3, 12
-
-
-def _thread(url: str) -> str:
-    """``owner/repo#n`` of a thread URL, case-folded (issues and pulls share the number space)."""
-    parts = url.rstrip("/").split("/")
-    return f"{parts[3]}/{parts[4]}#{parts[6]}".lower()
 
 
 def test_earlier_sets_are_all_found():
@@ -31,21 +23,7 @@ def test_earlier_sets_are_all_found():
 
 
 def test_set_is_real_sizeable_and_cited_nowhere_else():
-    sources = load_sources(FOLDER)
-    catalog = {x["url"] for e in ex.load_catalog() for x in e.examples} | {s for e in ex.load_catalog() for s in e.sources}
-    earlier = {m["url"] for folder in EARLIER for m in load_sources(folder).values()}
-    cited = {_thread(u) for u in catalog | earlier if "github.com/" in u and u.count("/") >= 6}
-    errors = [m for m in sources.values() if m["expect"] != "none"]
-    lacking = [m for m in errors if m["expect"] == []]
-    assert len(sources) >= MIN_LOGS and len(errors) - len(lacking) >= MIN_KNOWN and len(lacking) >= MIN_LACKING
-    assert len(sources) - len(errors) >= MIN_HEALTHY
-    assert len({_thread(m["url"]) for m in sources.values()}) == len(sources), "a thread is used twice"
-    for name, meta in sources.items():
-        assert (FOLDER / name).is_file() and meta["url"].startswith("https://github.com/"), name
-        assert _thread(meta["url"]) not in cited, f"{name}: {meta['url']} is cited elsewhere"
-        assert meta["expect"] == "none" or all(c in ex.CATEGORIES for c in meta["expect"]), name
-        assert meta["expect"] != [] or (meta.get("fix") and meta.get("fix_any")), name
-        assert meta["expect"] != [] or all(w == w.lower() and 1 <= len(meta["fix_any"]) <= 4 for w in meta["fix_any"]), name
+    check_fresh_set(FOLDER, MIN_LOGS, MIN_KNOWN, MIN_LACKING, MIN_HEALTHY)
 
 
 def test_sources_txt_lists_exactly_the_threads():
