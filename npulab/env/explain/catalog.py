@@ -74,6 +74,7 @@ class CatalogError(ValueError):
 
 
 _CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
+CJK = re.compile(f"[{_CJK}]")  # a Chinese character or full-width punctuation
 _FOLD_SPACE = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])|(?<=[，。；：、）」])\s+|\s+(?=[，。；：、（「])")
 
 
@@ -94,10 +95,11 @@ def tidy(text: str) -> str:
     return _FOLD_SPACE.sub("", " ".join(str(text).split()))
 
 
-def source_hash(title: str, cause: str, fix: str) -> str:
-    """The stamp of a Chinese entry's text (12 hex digits of SHA-256 over title, cause and fix, whitespace folded as
-    :func:`tidy` folds it, placeholders unfilled): an English twin records the stamp of the text it translates."""
-    text = "\n".join(tidy(part) for part in (title, cause, fix))
+def source_hash(*texts: str) -> str:
+    """The stamp of a Chinese text (12 hex digits of SHA-256 over its parts — a family's title, cause and fix, or one
+    string of the code tables — whitespace folded as :func:`tidy` folds it, placeholders unfilled): an English twin
+    records the stamp of the text it translates, so a change of the Chinese shows."""
+    text = "\n".join(tidy(part) for part in texts)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
