@@ -92,6 +92,10 @@ def test_codes_decode_in_english(monkeypatch):
         text = codes.decode(code, hccl=hccl).describe()
         assert text.startswith(f"`{code}`: ") and not CJK.search(text), text
     assert "CANN error code, module Z" in codes.decode("EZ1001").module
+    assert codes.decode("507015").describe(source=False).endswith("AI Core execution exception (aicore execution is abnormal)")
+    monkeypatch.setenv("NPULAB_LANG", "zh")
+    full = codes.decode("EZ1001").describe()
+    assert codes.decode("EZ1001").describe(source=False) == full.split("（http")[0] and full.endswith("）")
 
 
 @pytest.mark.parametrize("family", ["aicore_exception", "device_setup_failed"])

@@ -56,12 +56,12 @@ class CodeInfo:
     source: str
     known: bool  # the specific code is in the documented table (not only its scheme and module)
 
-    def describe(self) -> str:
-        """One line: ``EZ1001``: <module> — <name>：<meaning>（source）."""
-        if self.name:
-            return t("explain.code.named", code=self.code, module=self.module, name=self.name, meaning=self.meaning,
-                     source=self.source)
-        return t("explain.code.describe", code=self.code, module=self.module, meaning=self.meaning, source=self.source)
+    def describe(self, source: bool = True) -> str:
+        """One line in npulab's language: ``EZ1001``: <module> — <name>: <meaning> (<source>); ``source=False``
+        leaves the source out."""
+        name = t("explain.code.name", name=self.name) if self.name else ""
+        text = t("explain.code.describe", code=self.code, module=self.module, name=name, meaning=self.meaning)
+        return t("explain.code.with_source", text=text, source=self.source) if source else text
 
     def to_dict(self) -> dict:
         return {"code": self.code, "scheme": self.scheme, "module": self.module, "name": self.name,
