@@ -60,6 +60,8 @@ def test_the_catalog_speaks_the_language_of_the_moment(monkeypatch):
     assert en["npu_oom"].title == "NPU device memory (HBM) is exhausted" and CJK.search(zh["npu_oom"].title)
     assert en["two_accelerators"].fix.count("--index-url") == zh["two_accelerators"].fix.count("--index-url") > 0, \
         "placeholders are filled in English too"
+    assert "torch==<matching-version> --index-url" in en["version_mismatch"].fix
+    assert not any(CJK.search(e.cause + e.fix) for e in en.values())
     assert en["npu_oom"].patterns == zh["npu_oom"].patterns and en["npu_oom"].sources == zh["npu_oom"].sources
 
 

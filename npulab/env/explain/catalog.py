@@ -78,14 +78,16 @@ CJK = re.compile(f"[{_CJK}]")  # a Chinese character or full-width punctuation
 _FOLD_SPACE = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])|(?<=[，。；：、）」])\s+|\s+(?=[，。；：、（「])")
 
 
-# commands a catalog text names by a placeholder, so that they are written in one place (npulab.env.torch_install)
-COMMANDS = {"{torch_cpu_install}": torch_install.torch_command(torch_install.PLACEHOLDER),
-            "{torch_npu_install}": torch_install.pair_text(torch_install.PLACEHOLDER, torch_install.PLACEHOLDER)}
+# commands a catalog text names by a placeholder, so that they are written in one place (npulab.env.torch_install);
+# the version they leave to the reader is named in the text's language (one word: one token per argument)
+VERSION_WORD = {"zh": torch_install.PLACEHOLDER, "en": "<matching-version>"}
+COMMANDS = {lang: {"{torch_cpu_install}": torch_install.torch_command(word),
+                   "{torch_npu_install}": torch_install.pair_text(word, word)} for lang, word in VERSION_WORD.items()}
 
 
-def fill(text: str) -> str:
-    """A catalog text with its command placeholders written out."""
-    for placeholder, command in COMMANDS.items():
+def fill(text: str, lang: str = "zh") -> str:
+    """A catalog text with its command placeholders written out (the version left open named in ``lang``)."""
+    for placeholder, command in COMMANDS[lang].items():
         text = text.replace(placeholder, command)
     return text
 
@@ -172,7 +174,7 @@ def english_twin(path: Path = CATALOG_PATH) -> dict[str, dict]:
 
 
 def _in_english(entry: Entry, raw: dict) -> Entry:
-    return replace(entry, title=tidy(raw["title"]), cause=fill(tidy(raw["cause"])), fix=fill(tidy(raw["fix"])))
+    return replace(entry, title=tidy(raw["title"]), cause=fill(tidy(raw["cause"]), "en"), fix=fill(tidy(raw["fix"]), "en"))
 
 
 CATEGORIES = tuple(e.id for e in load_catalog(lang="zh"))  # the family ids, in catalog order
