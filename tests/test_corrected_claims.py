@@ -164,8 +164,8 @@ def test_hccl_exec_timeout_default_is_not_1800():
             continue
         for match in re.finditer(r"(?:默认|default)[^。；;\n]{0,30}?1800", text, re.IGNORECASE):
             context = text[max(0, match.start() - 60):match.end() + 60]
-            # the CANN 6.x default may be quoted as history; a real EI0002 log quotes CANN's own (older) hint verbatim
-            if not re.search(r"6\.[x0-9]|旧|You can set the interval", context):
+            # the CANN 6.x default may be quoted as history (旧, old); a real EI0002 log quotes CANN's own (older) hint verbatim
+            if not re.search(r"6\.[x0-9]|旧|\bolder?\b|You can set the interval", context):
                 bad.append(f"{where}: …{context}…")
     assert not bad, "HCCL_EXEC_TIMEOUT 在 Atlas A2/A3 上默认 1836 s（CANN 7.0–9.x）：\n" + "\n".join(bad)
 

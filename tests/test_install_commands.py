@@ -82,8 +82,9 @@ def _tool_outputs():
     for name in stacks.load():
         yield f"doctor --stack {name}", "\n".join(c.fix for c in stack_check.check_stack(name, lambda _p: None))
         yield f"stacks.table({name})", stacks.table(name).text()
-    for entry in catalog.load_catalog():
-        yield f"explain {entry.id}", f"{entry.cause}\n{entry.fix}"
+    for lang in ("zh", "en"):
+        for entry in catalog.load_catalog(lang=lang):
+            yield f"explain {entry.id} ({lang})", f"{entry.cause}\n{entry.fix}"
     yield "doctor torch_npu", doctor._probe_fix("Two accelerators cannot be used at the same time", None)
     yield "doctor torch", doctor._check_torch(doctor._Context({}, None, [], [], lambda _n: None, 0)).fix
     yield "version_alignment", compat.check_alignment("2.12.0", "2.10.0.post4", "9.1.0").fix

@@ -1,4 +1,7 @@
-"""The text report, the doctor notes for environment-dependent findings, and ``python -m npulab explain``."""
+"""The text report, the doctor notes for environment-dependent findings, and ``python -m npulab explain``.
+
+The frame (headings, sentences, help) is said in npulab's language through :func:`npulab.core.i18n.t`
+(``npulab/data/messages/explain.yaml``); the findings bring their own text (the catalog in that language)."""
 
 from __future__ import annotations
 
@@ -9,13 +12,22 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from npulab.core import i18n
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.core.i18n import t
 from npulab.env.explain.catalog import load_catalog
 
 if TYPE_CHECKING:
     from npulab.env.explain import Report
 
 CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
+JSON_FIELDS = ('{"lines_read", "root_error", "codes", "findings": [{"category", "kind", "codes", "title", "cause", "fix", '
+               '"evidence", "sources", "rule"?}]}')
+
+
+def casebook() -> str:
+    """The casebook lesson of npulab's language: the Chinese one, or its twin in the English book (en/…)."""
+    return CASEBOOK if i18n.language() == "zh" else f"en/{CASEBOOK}"
 
 
 def environment_notes(report: Report, environ: Mapping[str, str] | None = None,
@@ -35,50 +47,46 @@ def environment_notes(report: Report, environ: Mapping[str, str] | None = None,
         notes = [{"check": cid, "status": checks[cid].status, "message": checks[cid].message}
                  for cid in wanted[finding.category] if cid in checks]
         if finding.category == "npu_oom" and env.get("PYTORCH_CUDA_ALLOC_CONF") and not env.get("PYTORCH_NPU_ALLOC_CONF"):
-            notes.append({"check": "PYTORCH_NPU_ALLOC_CONF", "status": "warn",
-                          "message": "当前环境设置了 PYTORCH_CUDA_ALLOC_CONF 而没有设置 PYTORCH_NPU_ALLOC_CONF："
-                                     "前者对 NPU 不起作用。"})
+            notes.append({"check": "PYTORCH_NPU_ALLOC_CONF", "status": "warn", "message": t("explain.cuda_alloc_conf")})
         finding.environment = notes
 
 
 _MARKS = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
-NOTHING_FOUND = ("没有识别出已知的昇腾错误。请确认日志包含最早出现的那条报错（多进程时看每个 rank 的日志），"
-                 "并运行 `python -m npulab doctor` 检查本机环境。")
-
-
 def render(report: Report) -> str:
-    """The human-readable report (Chinese)."""
+    """The human-readable report, in npulab's language (the findings' own text in the language they were made in)."""
     if report.lines_read == 0:
-        return "输入为空：没有读到任何日志行。" + NOTHING_FOUND
+        return t("explain.empty") + t("explain.nothing_found")
     if not report.findings:
-        return f"读取了 {report.lines_read} 行。" + NOTHING_FOUND
+        return t("explain.read_lines", lines=report.lines_read) + t("explain.nothing_found")
     families = [f for f in report.findings if f.kind == "family"]
     rules = [f for f in report.findings if f.kind == "rule"]
-    head = f"读取了 {report.lines_read} 行，" + (f"识别出 {len(families)} 类问题（最可能的根因排在最前）" if families
-                                            else "知识库里没有对应的案例：下面先读报错行本身说了什么，最后是通用排查" if rules
-                                            else "知识库里没有对应的案例，下面是通用排查")
-    out = [head + "：", ""]
+    head = (t("explain.head_families", lines=report.lines_read, count=len(families)) if families
+            else t("explain.head_rules", lines=report.lines_read) if rules
+            else t("explain.head_generic", lines=report.lines_read))
+    out = [head, ""]
     if report.root_error is not None:
-        out += [f"根错误行：第 {report.root_error.line} 行：{report.root_error.text}"]
+        out += [t("explain.root_line", line=report.root_error.line, text=report.root_error.text)]
     if report.codes:
-        out.append("错误码：")
-        out += [f"  第 {h.line} 行 {h.info.describe()}" for h in report.codes]
+        out.append(t("explain.codes"))
+        out += [t("explain.code_line", line=h.line, description=h.info.describe()) for h in report.codes]
     out.append("")
     for i, f in enumerate(report.findings, 1):
-        codes = f"  错误码：{'、'.join(f.codes)}" if f.codes and f.kind == "family" else ""
+        codes = (t("explain.finding_codes", codes=t("explain.list_separator").join(f.codes))
+                 if f.codes and f.kind == "family" else "")
         out.append(f"{i}. [{f.category}] {f.title}{codes}")
-        out.append("   证据：")
-        out += [f"     第 {e.line} 行：{e.text}" for e in f.evidence]
+        out.append(t("explain.evidence"))
+        out += [t("explain.evidence_line", line=e.line, text=e.text) for e in f.evidence]
         if f.kind != "generic":
-            out.append(f"   原因：{f.cause}")
-        out.append(f"   修复：{f.fix}")
+            out.append(t("explain.cause", text=f.cause))
+        out.append(t("explain.fix", text=f.fix))
         for note in f.environment:
-            out.append(f"   本机现在：{_MARKS.get(note['status'], '?')} {note['check']}  {note['message']}")
-        out.append(f"   来源：{'；'.join(f.sources)}")
+            out.append(t("explain.environment", mark=_MARKS.get(note["status"], "?"), check=note["check"],
+                         message=note["message"]))
+        out.append(t("explain.sources", sources=t("explain.separator").join(f.sources)))
         if f.casebook:
-            out.append(f"   案例：{CASEBOOK}#{f.casebook}")
+            out.append(t("explain.casebook", link=f"{casebook()}#{f.casebook}"))
         out.append("")
-    out.append("修复后可以运行 `python -m npulab doctor` 复查本机环境。")
+    out.append(t("explain.after_fix"))
     return "\n".join(out)
 
 
@@ -86,32 +94,25 @@ def _open_input(source: str | None) -> tuple[BinaryIO, bool]:
     """The stream to read and whether it must be closed; ``None`` on a terminal asks for a paste."""
     if source is None or source == "-":
         if source is None and sys.stdin.isatty():
-            print("请粘贴日志，结束后另起一行按 Ctrl-D（Windows 上按 Ctrl-Z 再回车）：", file=sys.stderr)
+            print(t("explain.paste"), file=sys.stderr)
         return sys.stdin.buffer, False
     path = Path(source)
     if path.is_dir():
-        raise UsageError(f"{source} 是目录：请给出日志文件的路径（或用 - 表示从标准输入读取）")
+        raise UsageError(t("explain.is_directory", source=source))
     if not path.exists():
-        raise UsageError(f"找不到文件 {source}（用 - 表示从标准输入读取）")
+        raise UsageError(t("explain.no_file", source=source))
     try:
         return path.open("rb"), True
     except OSError as err:
-        raise UsageError(f"无法读取 {source}：{err.strerror or err}") from None
+        raise UsageError(t("explain.cannot_read", source=source, reason=err.strerror or err)) from None
 
 
 def build_parser(subparsers, name: str) -> None:
     """Add the ``explain`` sub-command."""
-    parser = subparsers.add_parser(
-        name, help="读昇腾报错日志：指出是哪一类问题、证据在哪一行、怎么修",
-        description="读取日志（文件或标准输入，任意大小；UTF-8/GBK/GB18030/混合编码、颜色码、Windows 换行均可），"
-                    "识别常见的昇腾错误并给出原因、修复方法与公开来源。退出码：0 未识别出问题，1 识别出问题，2 用法错误。")
-    parser.add_argument("log", nargs="?", default=None, help="日志文件；- 表示标准输入；省略时在终端里提示粘贴")
-    parser.add_argument("--json", action="store_true",
-                        help='以 JSON 输出：{"lines_read", "root_error", "codes", "findings": [{"category", "kind", '
-                             '"codes", "title", "cause", "fix", "evidence", "sources", "rule"?}]}；kind 为 family（知识库）、'
-                             'rule（按报错行本身的结构读出）或 generic（通用排查），rule 是读这一行的规则')
-    parser.add_argument("--no-env", dest="env", action="store_false",
-                        help="不检查本机环境（默认会对与环境有关的问题附上 doctor 的检查结果）")
+    parser = subparsers.add_parser(name, help=t("explain.help"), description=t("explain.description"))
+    parser.add_argument("log", nargs="?", default=None, help=t("explain.help_log"))
+    parser.add_argument("--json", action="store_true", help=t("explain.help_json", fields=JSON_FIELDS))
+    parser.add_argument("--no-env", dest="env", action="store_false", help=t("explain.help_no_env"))
     parser.set_defaults(run=run)
 
 
@@ -123,7 +124,7 @@ def run(args) -> int:
     try:
         report = explain_stream(stream)
     except OSError as err:
-        raise UsageError(f"读取日志时出错：{err.strerror or err}") from None
+        raise UsageError(t("explain.read_error", reason=err.strerror or err)) from None
     finally:
         if close:
             stream.close()

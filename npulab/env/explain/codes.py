@@ -12,6 +12,10 @@ Five code systems appear in Ascend logs:
 
 Numbers are read as codes only in an error context (``error code is``, ``ret =``, ``errno:``, ``failed:`` …), so a
 metric such as ``0.107020`` or a step counter is never a code.
+
+The tables' prose is Chinese; ``npulab/data/error_codes_en.yaml`` holds its English, one string per dotted path of
+the tables (``cann.codes.EZ1001.meaning``), each stamped with the :func:`~npulab.env.explain.catalog.source_hash`
+of the Chinese string it translates. The tables come in npulab's language (:func:`npulab.core.i18n.language`).
 """
 
 from __future__ import annotations
@@ -20,10 +24,14 @@ import functools
 import re
 from dataclasses import dataclass
 
+from npulab.core import i18n
+from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.env.explain.catalog import CJK
 from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, line_at, shorten, standalone
 
 CODES_PATH = DATA_DIR / "error_codes.yaml"
+CODES_EN_PATH = DATA_DIR / "error_codes_en.yaml"
 MAX_CODES = 40  # distinct codes kept per log
 
 _CANN = re.compile(r"^([EWI])([0-9A-Z])(\d{4})$")
@@ -48,20 +56,55 @@ class CodeInfo:
     source: str
     known: bool  # the specific code is in the documented table (not only its scheme and module)
 
-    def describe(self) -> str:
-        """One line: ``EZ1001``: <module> — <name>：<meaning>（source）."""
-        name = f"{self.name}：" if self.name else ""
-        return f"`{self.code}`：{self.module} — {name}{self.meaning}（{self.source}）"
+    def describe(self, source: bool = True) -> str:
+        """One line in npulab's language: ``EZ1001``: <module> — <name>: <meaning> (<source>); ``source=False``
+        leaves the source out."""
+        name = t("explain.code.name", name=self.name) if self.name else ""
+        text = t("explain.code.describe", code=self.code, module=self.module, name=name, meaning=self.meaning)
+        return t("explain.code.with_source", text=text, source=self.source) if source else text
 
     def to_dict(self) -> dict:
         return {"code": self.code, "scheme": self.scheme, "module": self.module, "name": self.name,
                 "meaning": self.meaning, "source": self.source, "known": self.known}
 
 
+def tables(lang: str | None = None) -> dict:
+    """The code tables in ``lang`` (default: npulab's language), parsed once per process and language; a string
+    without an English twin stays Chinese."""
+    return _tables(lang or i18n.language())
+
+
 @functools.cache
-def tables() -> dict:
-    """The code tables, parsed once per process."""
-    return load_yaml(CODES_PATH)
+def _tables(lang: str) -> dict:
+    data = load_yaml(CODES_PATH)
+    return data if lang == "zh" else _translated(data, english_strings(), ())
+
+
+@functools.cache
+def english_strings() -> dict[str, dict]:
+    """The English twin's strings by dotted path: ``{"cann.levels.E": {"source": <stamp>, "en": "error"}, …}``."""
+    return load_yaml(CODES_EN_PATH)["strings"] if CODES_EN_PATH.exists() else {}
+
+
+def chinese_strings(data=None, path: tuple[str, ...] = ()):
+    """Every string of the Chinese tables that holds Chinese, as ``(dotted path, text)``: what the twin translates."""
+    data = load_yaml(CODES_PATH) if data is None else data
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else None
+    if items is None:
+        if isinstance(data, str) and CJK.search(data):
+            yield ".".join(path), data
+        return
+    for key, value in items:
+        yield from chinese_strings(value, (*path, str(key)))
+
+
+def _translated(data, twin: dict[str, dict], path: tuple[str, ...]):
+    if isinstance(data, dict):
+        return {k: _translated(v, twin, (*path, str(k))) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_translated(v, twin, (*path, str(i))) for i, v in enumerate(data)]
+    entry = twin.get(".".join(path)) if isinstance(data, str) else None
+    return entry["en"] if entry else data
 
 
 def _cann(code: str) -> CodeInfo | None:
@@ -73,12 +116,13 @@ def _cann(code: str) -> CodeInfo | None:
     module = data["modules"].get(module_char)
     if module is None:
         return None
-    module = f"CANN {data['levels'][level]}码，模块 {module_char} = {module}"
+    module = t("explain.code.cann_module", level=data["levels"][level], char=module_char, module=module)
     entry = data["codes"].get(code)
     if entry:
         return CodeInfo(code, "cann", module, entry["name"], entry["meaning"], entry["source"], True)
     band = next(r["meaning"] for r in data["ranges"] if r["from"] <= number <= r["to"])
-    return CodeInfo(code, "cann", module, "", f"编号 {number:04d}：{band}", data["source"], False)
+    return CodeInfo(code, "cann", module, "", t("explain.code.cann_number", number=f"{number:04d}", band=band),
+                    data["source"], False)
 
 
 def _torch_npu(code: str) -> CodeInfo | None:
@@ -88,8 +132,8 @@ def _torch_npu(code: str) -> CodeInfo | None:
     data = tables()["torch_npu"]
     sub = data["submodules"].get(m.group(1))
     kind = data["kinds"].get(int(m.group(2)))
-    meaning = kind if kind else f"未列出的错误类型 {int(m.group(2))}"
-    module = f"torch_npu 错误码，子模块 {sub or '未列出的子模块 ' + m.group(1)}"
+    meaning = kind if kind else t("explain.code.unlisted_kind", kind=int(m.group(2)))
+    module = t("explain.code.torch_npu_module", submodule=sub or t("explain.code.unlisted_submodule", sub=m.group(1)))
     return CodeInfo(code, "torch_npu", module, "", meaning, data["sources"][0], bool(sub and kind))
 
 
@@ -101,11 +145,11 @@ def _acl(code: str) -> CodeInfo | None:
     cls = data["classes"].get(code[0])
     if component is None or cls is None:
         return None
-    module = f"返回码，组件 {component}，类别 {code[0]}xxxxx = {cls}"
+    module = t("explain.code.acl_module", component=component, digit=code[0], cls=cls)
     entry = data["codes"].get(int(code))
     if entry:
         return CodeInfo(code, "acl", module, entry["name"], entry["meaning"], entry.get("source") or _acl_source(code), True)
-    return CodeInfo(code, "acl", module, "", "表中没有这个具体的码；按组件与类别理解，再看 plog", data["sources"][0], False)
+    return CodeInfo(code, "acl", module, "", t("explain.code.acl_unlisted"), data["sources"][0], False)
 
 
 def _acl_source(code: str) -> str:
@@ -123,15 +167,15 @@ def _dcmi(code: str) -> CodeInfo | None:
     data = tables()["dcmi"]
     entry = data["codes"].get(int(code))
     if entry:
-        return CodeInfo(code, "dcmi", "DCMI 返回码（npu-smi / 设备管理接口）", entry["name"], entry["meaning"], data["source"], True)
-    return CodeInfo(code, "dcmi", "DCMI 返回码（npu-smi / 设备管理接口）", "", "表中没有这个具体的码", data["source"], False)
+        return CodeInfo(code, "dcmi", t("explain.code.dcmi_module"), entry["name"], entry["meaning"], data["source"], True)
+    return CodeInfo(code, "dcmi", t("explain.code.dcmi_module"), "", t("explain.code.unlisted"), data["source"], False)
 
 
 def _hccl(code: str) -> CodeInfo | None:
     data = tables()["hccl"]
     if not code.isdigit() or int(code) not in data["codes"]:
         return None
-    return CodeInfo(code, "hccl", "HCCL 返回码 HcclResult", "", data["codes"][int(code)], data["source"], True)
+    return CodeInfo(code, "hccl", t("explain.code.hccl_module"), "", data["codes"][int(code)], data["source"], True)
 
 
 def decode(code: str, *, hccl: bool = False) -> CodeInfo | None:
@@ -148,7 +192,7 @@ def decode(code: str, *, hccl: bool = False) -> CodeInfo | None:
 
 def documented_codes() -> list[tuple[str, bool]]:
     """Every specific code in the data as ``(code, is_hccl)``: the tests check that each one resolves."""
-    data = tables()
+    data = tables("zh")
     out = [(c, False) for c in data["cann"]["codes"]] + [(str(c), False) for c in data["acl"]["codes"]]
     out += [(str(c), False) for c in data["dcmi"]["codes"]] + [(str(c), True) for c in data["hccl"]["codes"]]
     out += [(f"ERR{s}{k:03d}", False) for s in data["torch_npu"]["submodules"] for k in data["torch_npu"]["kinds"]]
