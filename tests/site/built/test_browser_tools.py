@@ -3,7 +3,9 @@
 Every request that is not to the local server is blocked and recorded. The page loads Pyodide from ``_tools/`` only
 when a tool is used; it explains three real public logs (tests/data/explain_heldout) and one real ``npu-smi info``
 (npulab/data/samples) with the same categories and chips as ``python -m npulab … --json``, plans one model and
-resolves one set of versions. Lesson pages never load the runtime.
+resolves one set of versions. The English tools page (en/about/tools.html) speaks English: the page's own words
+(tools.js's WORDS.en) and npulab's answer, the same as ``python -m npulab …`` with NPULAB_LANG=en. Lesson pages never
+load the runtime.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from npulab.core.paths import DATA_DIR, REPO_ROOT
 from npulab.site.browser_tools import RUNTIME_FILES, SCRIPTS, run_cli
 
 TOOLS_PAGE = "about/tools.html"
+# CJK punctuation, ideographs and full-width forms (as tests/site/test_tools_words.py counts them)
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
 LOGS = [REPO_ROOT / "tests" / "data" / "explain_heldout" / name
         for name in ("hccl_vllmascend3413.log", "driver_hami615.log", "aicore_pytorch66.log")]
 SMI_SAMPLE = DATA_DIR / "samples" / "info_910b3_8card_24.1.rc1.txt"
@@ -36,6 +40,16 @@ def cli_json(argv: list[str]) -> dict:
 @pytest.fixture(scope="module")
 def offline(browser, server):
     """A page whose every request outside the local server is blocked; yields (page, requested urls, blocked urls)."""
+    yield from _offline_page(browser, server)
+
+
+@pytest.fixture
+def offline_en(browser, server):
+    """Like ``offline``, a context of its own (the English page loads the runtime itself)."""
+    yield from _offline_page(browser, server)
+
+
+def _offline_page(browser, server):
     context = browser.new_context()
     requested: list[str] = []
     blocked: list[str] = []
@@ -128,6 +142,47 @@ def test_tools_page_offline_same_answers_as_cli(offline, server):
     assert not blocked, f"requests outside the site: {blocked}"
     runtime = {u.rsplit("/", 1)[-1] for u in requested if "/_tools/pyodide/" in u}
     assert runtime >= {"pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip"}, runtime
+
+
+def test_english_tools_page_speaks_english(offline_en, server, monkeypatch):
+    """On en/about/tools.html every word the tools area shows is English, apart from npulab's own text output, which
+    is exactly what ``python -m npulab llm-plan …`` prints with NPULAB_LANG=en (still Chinese where npulab's tool is
+    not translated yet). llm-plan is the tool whose --json answer holds no prose: the card is tools.js's words around
+    names and numbers."""
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    page, requested, blocked = offline_en
+    page.goto(f"{server}/en/{TOOLS_PAGE}", wait_until="networkidle")
+    tools = page.locator(".npulab-tools")
+    assert page.get_attribute("html", "lang").startswith("en")
+    assert not CJK.search(tools.inner_text()), "the page's markup (labels, buttons, status) before any use"
+
+    page.click("button[data-npulab-tool=explain]")  # nothing pasted: tools.js's own error text
+    page.wait_for_function("document.getElementById('npulab-explain-result').dataset.done === '1'",
+                           timeout=LOAD_TIMEOUT_MS)
+    assert page.locator("#npulab-explain-result .npulab-error").count() == 1
+    status = page.inner_text("#npulab-tools-status")
+    assert "Pyodide" in status and not CJK.search(status), status
+
+    argv = ["llm-plan", "Qwen3-32B", "--card", "910B3", "--tp", "1", "--batch", "1", "--context", "4096"]
+    page.fill("#npulab-plan-model", "Qwen3-32B")
+    page.select_option("#npulab-plan-card", "910B3")
+    page.fill("#npulab-plan-tp", "1")
+    _use(page, "plan")
+    plan = cli_json(argv)
+    assert page.get_attribute("#npulab-plan-result", "data-fits") == str(plan["fits"]).lower()
+    heading = page.inner_text("#npulab-plan-result .npulab-card h3")
+    assert plan["model"] in heading and plan["card"] in heading, heading
+    assert f"{plan['max_tokens']:,}" in page.inner_text("#npulab-plan-result")
+
+    page.click("#npulab-plan-result .npulab-cli summary")  # npulab's text output, shown as the terminal shows it
+    shown = page.inner_text("#npulab-plan-result .npulab-cli pre")
+    printed = json.loads(run_cli(argv))["stdout"]
+    assert shown.strip() == printed.strip()
+    rest = tools.inner_text().replace(shown, "")
+    assert shown not in rest
+    chinese = [line for line in rest.splitlines() if CJK.search(line)]
+    assert not chinese, chinese
+    assert not blocked, f"requests outside the site: {blocked}"
 
 
 @pytest.mark.parametrize("name", LESSON_PAGES)
