@@ -126,8 +126,9 @@ test: venv lint workshop-deps site-runtime
 	# the built-site tests on both cores too, one module per worker (their server and browser are module fixtures)
 	COURSE_SITE_REPO_DIR=$(REPO_BUILD)/_build/html $(BIN)/pytest tests/site/built --ignore=tests/site/built/test_pdf.py -n 2 --dist loadfile
 
-# the same book built the other way, with the repository setting (an example address): its own folder, the
-# execution cache of the real build reused (nothing executes); tests/site/built checks that its pages have the launch,
+# the same book built the other way, with the repository setting (an example address): its own folder, one page of
+# each kind (tests/site/built/repository_toc.yml; without -W: its pages link to pages it leaves out), the execution
+# cache of the real build reused (nothing executes); tests/site/built checks that its pages have the launch,
 # repository and issue buttons and the default build's pages have none
 REPO_BUILD := _build/with_repository
 EXAMPLE_REPOSITORY := https://github.com/ascend-course/npu-course
@@ -136,7 +137,7 @@ book-with-repository: venv
 	mkdir -p $(REPO_BUILD)/_build
 	if [ -d _build/.jupyter_cache ]; then ln -s ../../.jupyter_cache $(REPO_BUILD)/_build/.jupyter_cache; fi
 	COURSE_REPOSITORY=$(EXAMPLE_REPOSITORY) COURSE_JUPYTERHUB=https://hub.example.org COURSE_SITE_URL= \
-	  $(BIN)/jupyter-book build . --path-output $(REPO_BUILD) -W --keep-going
+	  $(BIN)/jupyter-book build . --toc tests/site/built/repository_toc.yml --path-output $(REPO_BUILD) --keep-going
 
 # the lessons that compute for the learner's chip, run once per chip of the table (NPULAB_CHIP): every one must
 # finish for every chip, saying where a model does not apply (tests/test_chip_lessons.py lists them). Minutes: not in `make test`.

@@ -106,7 +106,7 @@ def test_no_machine_path_or_stray_output_in_any_download():
     problems = []
     for build in builds():
         downloads = sorted((build / "_sources").rglob("*.ipynb"))
-        assert len(downloads) >= 19
+        assert len(downloads) >= (19 if build == BUILD else 3)  # the repository build: one page of each kind
         for path in downloads:
             nb = json.loads(path.read_text(encoding="utf-8"))
             # outputs, prose and metadata; code stays as its author wrote it (an npu cell's /tmp/npulab_msprof is a path
