@@ -30,6 +30,7 @@ from npulab.lint import expected_output
 from npulab.site import run_page, settings
 from npulab.site.language import EN, ZH, language_of, site_text
 from npulab.site.paths import path_replacements, scrub_paths  # noqa: F401 (scrub_paths: tests, callers)
+from npulab.site.search_zh import CourseSearchChinese
 
 NPU_CLASS = "tag_npu"
 PLACEHOLDER_REPOS = settings.PLACEHOLDER_REPOS
@@ -426,4 +427,5 @@ def setup(app):
     app.connect("env-get-outdated", always_rebuild_status)
     app.connect("doctree-resolved", on_doctree_resolved)
     app.connect("build-finished", on_build_finished)
+    app.add_search_language(CourseSearchChinese)  # the Chinese index in seconds, not minutes (search_zh)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
