@@ -141,3 +141,12 @@ def test_a_key_in_two_catalogue_files_is_refused(tmp_path, monkeypatch):
             i18n.catalogue()
     finally:
         i18n.catalogue.cache_clear()
+
+
+def test_localized_field_falls_back_to_chinese(monkeypatch):
+    record = {"what": "矩阵乘", "what_en": "matrix multiplication", "note": "只有中文"}
+    assert i18n.localized(record, "what", "en") == "matrix multiplication"
+    assert i18n.localized(record, "what", "zh") == "矩阵乘"
+    assert i18n.localized(record, "note", "en") == "只有中文"
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    assert i18n.localized(record, "what") == "matrix multiplication"

@@ -75,3 +75,11 @@ def t(key: str, lang: str | None = None, **fields) -> str:
     """The catalogue's text for ``key`` in ``lang`` (default: :func:`language`), with ``fields`` filled in."""
     words = catalogue()[key][lang or language()]
     return words.format(**fields) if fields else words
+
+
+def localized(record: dict, field: str, lang: str | None = None):
+    """``record[field]`` in the reader's language: data files keep the English twin of a Chinese field beside it as
+    ``<field>_en``; a record without the twin gives its Chinese text."""
+    if (lang or language()) == "en" and record.get(f"{field}_en") is not None:
+        return record[f"{field}_en"]
+    return record[field]

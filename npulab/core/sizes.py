@@ -73,11 +73,10 @@ def problem_size(workload: str, device: Device, *, show: bool = True) -> dict[st
         raise KeyError(f"没有名为 {workload!r} 的问题规模；已有：{', '.join(SIZES)}") from None
     size = copy.deepcopy(entry[kind_of(device)])
     if show:
-        from npulab.core.i18n import language, t
+        from npulab.core.i18n import localized, t
 
-        lang = language()
         where = t("size.cpu") if kind_of(device) == "cpu" else t("size.accelerator", kind=device.kind.upper())
         values = t("size.separator").join(f"{k} = {v}" for k, v in size.items())
-        what = entry["what_en"] if lang == "en" else entry["what"]
+        what = localized(entry, "what")
         print(t("size.line", what=what, where=where, values=values))
     return size
