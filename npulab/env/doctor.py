@@ -392,7 +392,7 @@ def _check_torch_npu(ctx: _Context) -> Check:
 def _check_triton(ctx: _Context, probe: Callable[[], triton_ascend.TritonAscendStatus] | None = None) -> Check:
     """torch_npu next to community Triton without Triton-Ascend: torch.compile's inductor fails at the first step."""
     if ctx.dist_version("torch-npu") is None:
-        return Check("triton", "skip", "未安装 torch_npu：不检查 Triton（CPU 课程环境里的社区版 triton 供第 06 章第 2 节的解释器用）。")
+        return Check("triton", "skip", "未安装 torch_npu：不检查 Triton（CPU 课程环境里的社区版 triton 供第 06 章第 2 课的解释器用）。")
     status = (probe or triton_ascend.probe)()
     if status.importable:
         return Check("triton", "ok", f"{status.describe()}：torch.compile 的 inductor 可以在 NPU 上生成融合算子。")
