@@ -97,7 +97,7 @@ def dtype_bytes(dtype: Any) -> float:
         return float(dtype)
     name = str(dtype).removeprefix("torch.").lower()
     if name not in DTYPE_BYTES:
-        raise ConfigError(t("kv.unknown_dtype", dtype=repr(dtype), known=t("migrate.list_sep").join(DTYPE_BYTES)))
+        raise ConfigError(t("kv.unknown_dtype", dtype=repr(dtype), known=t("kv.list_sep").join(DTYPE_BYTES)))
     return DTYPE_BYTES[name]
 
 

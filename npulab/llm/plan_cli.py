@@ -28,7 +28,7 @@ def load_config(name_or_path: str) -> dict:
     if not path.exists():
         path = CONFIG_DIR / f"{name_or_path}.json"
     if not path.exists():
-        raise UsageError(t("llm.no_config", name=repr(name_or_path), shipped=t("migrate.list_sep").join(shipped_configs())))
+        raise UsageError(t("llm.no_config", name=repr(name_or_path), shipped=t("kv.list_sep").join(shipped_configs())))
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
