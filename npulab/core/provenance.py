@@ -190,10 +190,10 @@ class FigureTable(Table):
     same long citation in every row.
     """
 
-    columns = ("数值", "类型", "含义", "出处 / 设备 / 公式", "说明")  # the Chinese headers; the table shows headers()
+    columns = ("数值", "类型", "含义", "出处 / 设备 / 公式", "说明")  # the Chinese headers; the table shows column_headers()
 
     @staticmethod
-    def headers() -> tuple[str, ...]:
+    def column_headers() -> tuple[str, ...]:
         """The column headers in npulab's language."""
         return (t("provenance.column_value"), t("provenance.column_kind"), t("provenance.column_meaning"),
                 t("provenance.column_origin"), t("provenance.column_note"))
@@ -210,7 +210,7 @@ class FigureTable(Table):
                 origin = t("provenance.see_note", number=sources.index(origin) + 1)
             rows.append((f.formatted(), f.kind.label, f.label, origin, f.note))
         notes = [t("provenance.sources")] + [f"[{i}] {s}" for i, s in enumerate(sources, 1)] if sources else []
-        super().__init__(self.headers(), rows, title, notes=notes)
+        super().__init__(self.column_headers(), rows, title, notes=notes)
 
 
 def show(figures: list[Figure], title: str = "") -> None:
