@@ -140,6 +140,11 @@ def test_dmi_and_profiler_output_errors_are_english(english, tmp_path):
     with pytest.raises(ValueError, match="appears only in the seed article") as err:
         dmi.diagnosis_command(["p2p"])
     no_cjk(str(err.value))
+    modes = {m["key"]: m for m in dmi.modes()}
+    assert modes["flops"]["what"].startswith("compute test: loads every AI Core")
+    assert modes["diagnosis"]["cuda"] == "part of nvidia-smi -q" and modes["bandwidth"]["needs"] == "driver + CANN (AscendCL)"
+    items = dmi.diagnosis_items("seed")
+    assert len(items) == 12 and all(not CJK.search(i["what"] + i["kind"]) for i in dmi.diagnosis_items())
     with pytest.raises(ValueError, match="not the output of ascend-dmi --dg"):
         dmi.parse_diagnosis("nothing here")
     with pytest.raises(profiler_output.ProfilerOutputError) as err:
@@ -235,6 +240,7 @@ def test_chinese_output_is_unchanged(chinese, tmp_path):
     topo = smi_pkg.parse_topo(samples.text("topo_910b3_8card.txt"))
     assert topo.summary() == "8 个设备，56 个有向链路（HCCS × 56），两两之间都是 HCCS 直连（全互联）"
     assert "硬件信息" in queries.groups()
+    assert dmi.modes()[0]["needs"] == "驱动（DCMI）" and dmi.diagnosis_items()[0]["kind"] == "软件"
     cmd = atc.command("m.pb", soc_version="Ascend910B3", output="o.om")
     assert "  --model=m.pb" in cmd.explain() and "要转换的模型文件" in cmd.explain()
     assert "注意：--output 不要带 .om" in cmd.explain()

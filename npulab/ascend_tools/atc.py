@@ -27,8 +27,18 @@ class AtcError(ValueError):
 
 
 def facts() -> dict:
-    """The data file: frameworks, product lines and SoC names, precision modes and their defaults."""
-    return load_yaml(ATC_FILE)
+    """The data file: frameworks, product lines and SoC names, precision modes and their defaults; the texts a
+    reader sees (names, notes, what a mode does) in the reader's language where the file has an English twin."""
+    data = load_yaml(ATC_FILE)
+    for table, field_name in (("frameworks", "note"), ("product_lines", "name"), ("precision_modes", "what"),
+                              ("precision_modes_v2", "what")):
+        for entry in data[table].values():
+            entry[field_name] = localized(entry, field_name)
+    for entry in data["precision_defaults"]["by_product_line"].values():
+        if "note" in entry:
+            entry["note"] = localized(entry, "note")
+    data["modes"] = localized(data, "modes")
+    return data
 
 
 def soc_versions() -> dict[str, str]:

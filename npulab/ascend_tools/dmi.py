@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from npulab.core.i18n import t
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 
 DMI_FILE = DATA_DIR / "ascend_dmi.yaml"
@@ -19,13 +19,13 @@ def load() -> dict:
 
 
 def modes() -> list[dict]:
-    """Every mode: key, options, what, CUDA analogue, what it needs, sources."""
-    return list(load()["modes"])
+    """Every mode: key, options, what, CUDA analogue, what it needs, sources (the texts in the reader's language)."""
+    return [{**m, **{k: localized(m, k) for k in ("what", "cuda", "needs")}} for m in load()["modes"]]
 
 
 def diagnosis_items(source: str | None = None) -> list[dict]:
     """Diagnosis items; ``source="seed"`` gives the seed's 12, ``source="help_730"`` the 7.3.0 help text's 15."""
-    items = load()["diagnosis_items"]
+    items = [{**i, "kind": localized(i, "kind"), "what": localized(i, "what")} for i in load()["diagnosis_items"]]
     if source is None:
         return list(items)
     key = {"seed": "in_seed", "help_730": "in_help_730"}[source]
