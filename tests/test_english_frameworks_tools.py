@@ -18,7 +18,7 @@ from npulab.ascend_tools.smi import queries, render, report, samples, triage
 from npulab.core.device import Device
 from npulab.core.timing import StepTimes, Timing
 from npulab.pytorch import compile as cc
-from npulab.pytorch import msprobe_cpu, profile_trace, train
+from npulab.pytorch import msprobe_cpu, precision, profile_trace, train
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 CPU = Device("cpu", "test cpu")
@@ -208,6 +208,11 @@ def test_training_figures_and_tables_are_english(english):
                                    "NormRelativeErr": "0.5%", "Result": "warning"}], 1.0, [], [])
     html = no_cjk(run.compare_table("msprobe")._repr_html_())
     assert "Norm relative error" in html and "warning (warning)" in html and "0.0123%" in html
+    support = precision.dtype_support()
+    names = [p["name"] for p in support["product_lines"] if "chip" not in p and "dtypes" not in p]
+    assert names[2] == "Atlas A2 training/inference series (Ascend 910B)" and all(not CJK.search(n) for n in names)
+    assert support["hf32"]["what"].startswith("FP32 matrix multiplications") and not CJK.search(support["float64"]["what"])
+    assert not CJK.search(support["sources"]["atc_precision_mode"]["title"])
 
 
 # --- MindSpore helpers ---------------------------------------------------------------------------------------------
@@ -251,6 +256,7 @@ def test_chinese_output_is_unchanged(chinese, tmp_path):
     assert [f.label for f in faster.figures(CPU)][:2] == ["eager：第一步", "eager：稳态中位步时"]
     assert train.mfu(100.0, train.training_flop_per_image(224), 300.0).label == "模型 FLOPs 利用率（MFU）"
     assert msprobe_cpu.result_text("pass") == "通过（pass）"
+    assert precision.dtype_support()["product_lines"][0]["name"] == "Atlas 训练系列（第一代 Ascend 910 / 910A）"
     report.collect(tmp_path, environ={"PATH": "/nonexistent"}, root=tmp_path)
     md = (tmp_path / "summary.md").read_text(encoding="utf-8")
     assert md.startswith("# 昇腾主机诊断快照（") and "- 结论：未发现问题" in md

@@ -29,7 +29,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from npulab.core.i18n import t
+from npulab.core.i18n import localized, t
 
 # largest finite values and machine epsilon (torch.finfo), shown by the lesson next to each other
 FLOAT_TYPES = (torch.float16, torch.bfloat16, torch.float32)
@@ -225,10 +225,16 @@ def dtype_support() -> dict:
     for line in data["product_lines"]:
         if "chip" in line:
             chip = chips["chips"][line["chip"]]
-            line = {"name": chip["series"], "bf16": chip["bf16"], "source": chip["bf16_source"],
+            line = {"name": localized(chip, "series"), "bf16": chip["bf16"], "source": chip["bf16_source"],
                     "dtypes": chip["dtypes"], "dtypes_source": chip["source"]}
             for key in (line["source"], line["dtypes_source"]):
                 data["sources"].setdefault(key, chips["sources"][key])
+        else:
+            line = {**line, "name": localized(line, "name")}
         lines.append(line)
     data["product_lines"] = lines
+    for source in data["sources"].values():  # the texts a reader sees, in the reader's language where twinned
+        source["title"] = localized(source, "title")
+    for part in ("hf32", "float64"):
+        data[part]["what"] = localized(data[part], "what")
     return data
