@@ -471,7 +471,7 @@ def keys() -> list[str]:
 def get(key: str) -> Pair:
     """The pair called ``key``."""
     if key not in _BY_KEY:
-        raise KeyError(f"没有名为 {key!r} 的 API 对；可选：{', '.join(_BY_KEY)}")
+        raise KeyError(t("ms.unknown_pair", name=repr(key), names=", ".join(_BY_KEY)))
     return _BY_KEY[key]
 
 

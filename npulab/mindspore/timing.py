@@ -115,7 +115,7 @@ def time_ms_mode(
     compile files go to a temporary directory.
     """
     if mode not in MODES:
-        raise ValueError(f"未知的模式 {mode!r}；可选：{', '.join(MODES)}")
+        raise ValueError(t("ms.unknown_mode", mode=repr(mode), modes=", ".join(MODES)))
     x, y = ms.Tensor(np.ascontiguousarray(images, np.float32)), ms.Tensor(np.asarray(labels, np.int32))
     losses: list[ms.Tensor] = []
     with ms_env.scratch_cwd(), execution_mode(ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE):
@@ -225,5 +225,5 @@ def time_pipeline(dataset: msds.Dataset, label: str = "", *, warmup: int = 1, re
     whole = benchmark(one_pass, "host", warmup=warmup, repeats=repeats, label=label, clock=clock, sync=lambda: None)
     batches = counts[-1]
     if batches < 1:
-        raise ValueError("数据集里没有完整的批次")
+        raise ValueError(t("ms.no_full_batch"))
     return Timing(tuple(t / batches for t in whole.times), warmup, "host", label, {"batches": batches})
