@@ -29,6 +29,7 @@ _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped",
                       b"killed")
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
                         r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b|"
+                       r"(?i:\b(?:this|the) (?:error|message|log|warning)(?: log| message)? can be (?:safely )?ignored)|"
                         r"(?i:\b(?:fail(?:ed|ures?)|errors?|error[ _]?code|ret(?:code)?|errno)\s*(?:is|=|:)\s*0\b(?![.\d]))")
 _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::\s|:$)")
 _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
@@ -51,7 +52,9 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only
 _NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
 _FOREIGN_NEEDLES = (  # a CUDA/NVIDIA machine (lower-cased); "Found no NVIDIA driver" is not one: Ascend users see it
     b"nvidia-smi", b"nvml", b"nvidia-container", b"nvidia-persistenced", b"nvidia driver version", b"cuda version:",
-    b"libcudart", b"libcudnn", b"nccl info", b"libtorch_cuda", b"geforce", b"+cu11", b"+cu12")
+    b"libcudart", b"libcudnn", b"nccl info", b"libtorch_cuda", b"geforce", b"+cu11", b"+cu12",
+    b"/usr/local/cuda", b"nvcc", b"cuda_home", b"cudnn version", b"nvidia a100", b"nvidia h100", b"tesla v100",
+    b"tesla t4", b"nvidia rtx", b"rtx 30", b"rtx 40", b"nvidia/cuda:")  # the CUDA toolkit, NVIDIA's cards and images
 # a CANN component's plog line at WARNING level that reports a time-out or an error turned into a warning
 _WARNING_NEEDLES = (b"timeout", b"time out", b"errtowarn", b"fail")  # searched in the lower-cased block
 _CANN_WARNING = re.compile(rb"^.{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)]*\):")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from npulab.core.i18n import t
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.root import rank
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
@@ -35,7 +36,9 @@ _TYPES = re.compile(r"\b((?:B?Float|Int|UInt|Bool|Complex|float|bfloat|int|uint|
 _RANGE = re.compile(r"(['\"]?-{0,2}[A-Za-z_][\w.-]*['\"]?) must be (?:in (?:the )?range|within|between)\s*:?\s*"
                     r"([\[(][^\])]*[\])]|\S+ and \S+)")
 _ONE_OF = re.compile(r"(['\"]?-{0,2}[A-Za-z_][\w.-]*['\"]?) must be one of:?\s*(.{1,160})")
-_CHOICE = re.compile(r"(?:argument ([\w/-]+): )?invalid choice: ['\"]?([^'\"]*)['\"]? \(choose from (.{1,300}?)\)?$")
+_CHOICE = re.compile(r"(?:argument ([\w/-]+): )?invalid choice: ['\"]?([^'\"]*)['\"]? \(choose from (.{1,2000}?)\)?$")
+_PLUGIN_VALUE = re.compile(r"(?i)ascend|npu")  # a value only an Ascend plugin registers (vllm-ascend's 'ascend' quantization)
+_PLUGINS = {"vllm": ("vllm-ascend", "vllm")}  # framework → (its Ascend plugin, the package it must pair with)
 _MUST_GOT = re.compile(r"(?i)\b((?:the )?[\w.'-]+(?: [\w.'-]+){0,4}) (?:must|should) be (?:an? |of size |of shape )?(\([^)]{0,60}\)|\[[^\]]{0,60}\]|[^,;]{1,60}?),? "
                        r"(?:but (?:got|received|is|was)|not) (\S[^;]{0,60}?)(?=\.\s|\.$|\.\.|;|$)")
 _DEVICES = re.compile(r"Expected all tensors to be on the same device,? but found at least two devices,? ([\w:]+) and ([\w:]+)")
@@ -116,14 +119,25 @@ def _dtype(hit: dict) -> tuple[str, str, str]:
             "（torch.autocast / mindspore.amp）而不是手动改一部分张量。")
 
 
-def _value(hit: dict) -> tuple[str, str, str]:
+def _value(hit: dict, facts: LogFacts | None = None) -> tuple[str, str, str]:
     arg, allowed, given = hit["argument"], hit["allowed"], hit.get("given")
+    plugin = _plugin_note(given, allowed, facts)
     got = f"，传入的是 `{given}`" if given else ""
     return (f"参数取值不被接受：{arg}",
             f"`{arg}` 的取值不在它接受的范围里（允许：{allowed}{got}）。这是传入的参数、配置或数据与要求不符，不是环境问题。",
             f"把 `{arg}` 改成允许的取值（{allowed}）：命令行参数、配置项或环境变量就检查给它的值（拼写、大小写、单位），"
             f"张量的形状、维度或数据类型就改调用方传进来的输入。"
-            f"如果你给的值明明在允许范围内，说明工具自己的校验有误：升级该工具到修复了它的版本（看它的发行说明或 issue）。")
+            f"如果你给的值明明在允许范围内，说明工具自己的校验有误：升级该工具到修复了它的版本（看它的发行说明或 issue）。"
+            if not plugin else plugin)
+
+
+def _plugin_note(given: str | None, allowed: str, facts: LogFacts | None) -> str:
+    """A value that only an Ascend plugin registers, missing from the values the program lists: the plugin's advice."""
+    if not given or not _PLUGIN_VALUE.search(given) or given in allowed:
+        return ""
+    framework = next((f for f in _PLUGINS if facts and f in facts.frameworks), None)
+    plugin, host = _PLUGINS[framework] if framework else ("torch-npu", "torch")
+    return t("explain.rule.plugin_value", given=given, plugin=plugin, host=host)
 
 
 def _environ(hit: dict) -> tuple[str, str, str]:
@@ -188,7 +202,7 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     hit = hits[0].facts
     kind = hit["kind"]
     title, cause, fix = (_signature(hit, facts) if kind == "signature" else _attribute(hit, facts) if kind == "attribute"
-                         else _EXPLAIN[kind](hit))
+                         else _value(hit, facts) if kind == "value" else _EXPLAIN[kind](hit))
     same = [h for h in hits if h.facts["kind"] == kind]
     return rule_finding(NAME, title, cause, fix, same, rules_data()["exception"]["sources"][kind])
 
