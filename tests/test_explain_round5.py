@@ -119,3 +119,34 @@ def test_round_5_rules_stay_fast_on_long_lines(line):
     start = time.perf_counter()
     ex.explain_text(line)
     assert time.perf_counter() - start < 2.0
+
+
+def test_did_you_mean_is_quoted_as_the_messages_own_advice():
+    report = ex.explain_text("import torch_npu\nAttributeError: module 'torch_npu' has no attribute 'npu_rms_norm'. "
+                             "Did you mean: 'npu_rmsnorm'?")
+    assert "message_advice" in report.categories[:2]
+    assert "npu_rmsnorm" in next(f for f in report.findings if f.category == "message_advice").fix
+
+
+def test_a_programs_own_version_check_names_the_version_it_requires(monkeypatch):
+    log = "import torch_npu\nImportError: flash_attn requires torch>=2.3 but found torch 2.1.0"
+    assert "pip install 'torch>=2.3'" in _first(log).fix
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    found = _first("ascend\nRuntimeError: mylib requires sympy>=1.12, but the installed version is 1.10")
+    assert found.category == "requirement" and CJK.search(found.title + found.cause + found.fix) is None
+    assert "pip install 'sympy>=1.12'" in found.fix and "1.10" in found.cause
+
+
+@pytest.mark.parametrize("log, word", [
+    ("torch_npu\nOSError: [Errno 28] No space left on device", "df -h"),
+    ("torch_npu\nPermissionError: [Errno 13] Permission denied: '/usr/local/Ascend/log'", "ls -ld /usr/local/Ascend/log"),
+])
+def test_errno_forms_name_their_remedy(log, word, monkeypatch):
+    assert word in _first(log).fix
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    found = _first(log)
+    assert word in found.fix and CJK.search(found.title + found.cause + found.fix) is None
+
+
+def test_zsh_form_of_a_missing_npu_smi():
+    assert ex.explain_text("zsh: command not found: npu-smi").categories[:1] == ["driver_not_mounted"]

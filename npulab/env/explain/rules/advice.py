@@ -1,5 +1,5 @@
 """The message's own advice: a clause of an error message that says what to do ("Please run 'source set_env.sh'…",
-"Solution: Check that…", "try setting max_split_size_mb…", "请…"), quoted as the first fix — the people who wrote
+"Solution: Check that…", "try setting max_split_size_mb…", "Did you mean: 'x'?", "请…"), quoted as the first fix — the people who wrote
 the message knew the cause better than any catalog. Boilerplate that every error of a table carries (``Rectify the
 fault based on the error information in the ascend log``) is left out."""
 
@@ -87,5 +87,5 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
 
 RULE = Rule(NAME, (b"please", b"try", b"should", b"solution", b"suggest", b"consider", b"make sure", b"you can",
                    b"you need", b"you may", b"you must", b"check", b"ensure", b"verify", b"troubleshooting", b"run `pip",
-                   b"run 'pip", "请".encode(), "建议".encode(), "尝试".encode()),
+                   b"run 'pip", b"did you mean", "请".encode(), "建议".encode(), "尝试".encode()),
             read, finding, needs_error=True)

@@ -11,6 +11,8 @@ names it gives (npulab/data/explain_rules.yaml ``exception``):
 - ``environ``   — ``KeyError: 'RANK'`` from ``os.environ``: an environment variable a launcher sets is missing;
 - ``device``, ``contiguous``, ``port`` — tensors on two devices, a non-contiguous view where a contiguous tensor is
   required, a port already in use (errno 98): the documented remedy of each;
+- ``nospace``, ``permission`` — errno 28 (a full disk, /dev/shm included) and errno 13 on a path (not a device node,
+  which is the catalog's ``device_permission``): what fills the disk of an NPU job, whose the path is;
 - ``attribute`` — ``'X' object has no attribute 'y'``: versions that do not pair, or (``NoneType``) a value that an
   earlier step failed to create; ``killed`` — SIGKILL (``Killed``, exitcode -9): usually the kernel's OOM killer.
 
@@ -48,6 +50,9 @@ _KILLED = re.compile(r"^\W*(?:\[\d+\]\+?\s+)?Killed\b|Signal 9 \(SIGKILL\)|exitc
 _PORT = re.compile(r"(?i)address already in use|errno:? ?98\b|EADDRINUSE")
 _EXPECTED = re.compile(r"(?i)expected one of:?\s*(.{1,200}?),?\s+(?:but\s+)?got:?\s*['\"]?([^'\"\s,]+)")
 _ENVIRON = re.compile(r"KeyError: ['\"]([A-Z][A-Z0-9_]{2,})['\"]")
+_NO_SPACE = re.compile(r"(?i)\[Errno 28\]|No space left on device|\bENOSPC\b")
+# a path the process may not write or read (devices are the catalog's device_permission family)
+_PERMISSION = re.compile(r"(?:PermissionError: )?\[Errno 13\] Permission denied:?\s*['\"]((?!/dev/)[^'\"]{1,300})['\"]")
 
 
 def read(line: str) -> dict | None:
@@ -85,6 +90,11 @@ def read(line: str) -> dict | None:
         return {"kind": "contiguous", "focus": "contiguous"}
     if _PORT.search(line):
         return {"kind": "port", "focus": _PORT.search(line).group(0)}
+    if _NO_SPACE.search(line):
+        return {"kind": "nospace", "focus": _NO_SPACE.search(line).group(0)}
+    m = _PERMISSION.search(line)
+    if m:
+        return {"kind": "permission", "path": m.group(1), "focus": "Permission denied"}
     m = _MUST_GOT.search(line)
     if m:
         return {"kind": "value", "argument": m.group(1), "given": m.group(3).strip(), "allowed": m.group(2).strip(),
@@ -171,6 +181,16 @@ def _port(hit: dict) -> tuple[str, str, str]:
             "或找出并结束占用它的进程：`ss -ltnp | grep <端口>`。")
 
 
+def _nospace(hit: dict) -> tuple[str, str, str]:
+    return (t("explain.rule.nospace.title"), t("explain.rule.nospace.cause"), t("explain.rule.nospace.fix"))
+
+
+def _permission(hit: dict) -> tuple[str, str, str]:
+    path = hit["path"]
+    return (t("explain.rule.permission.title", path=path), t("explain.rule.permission.cause", path=path),
+            t("explain.rule.permission.fix", path=path))
+
+
 def _attribute(hit: dict, facts: LogFacts) -> tuple[str, str, str]:
     cls, name = hit["cls"], hit["name"]
     if cls == "NoneType":
@@ -195,7 +215,7 @@ def _killed(hit: dict) -> tuple[str, str, str]:
 
 
 _EXPLAIN = {"dtype": _dtype, "value": _value, "environ": _environ, "device": _device, "contiguous": _contiguous,
-            "port": _port, "killed": _killed}
+            "port": _port, "killed": _killed, "nospace": _nospace, "permission": _permission}
 
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
@@ -209,5 +229,6 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
 
 RULE = Rule(NAME, (b" argument", b"must be ", b"should be ", b"same dtype", b"scalar type", b"invalid choice",
                    b"expected one of", b"keyerror:", b"same device", b"contiguous", b"already in use",
-                   b"object has no attribute", b"killed", b"sigkill"),
+                   b"object has no attribute", b"killed", b"sigkill", b"errno 28", b"no space left",
+                   b"permission denied"),
             read, finding)  # the forms are Python's own: no error word needed (a title may quote the line)
