@@ -150,3 +150,14 @@ def test_errno_forms_name_their_remedy(log, word, monkeypatch):
 
 def test_zsh_form_of_a_missing_npu_smi():
     assert ex.explain_text("zsh: command not found: npu-smi").categories[:1] == ["driver_not_mounted"]
+
+
+def test_recompile_limit_warning_is_read_on_ascend_logs_only(monkeypatch):
+    warning = "W1205 10:00:00.000 torch/_dynamo/convert_frame.py:762] torch._dynamo hit config.cache_size_limit (8)\n"
+    found = _first("import torch_npu\n" + warning)
+    assert found.category == "recompile_limit" and "mark_dynamic" in found.fix and "cache_size_limit" in found.fix
+    assert ex.explain_text(warning).findings == []  # nothing of Ascend: not this tool's business
+    assert ex.explain_text("import torch_npu\nW1205 torch/_dynamo/eval_frame.py] skipping frame\n").findings == []
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    found = _first("import torch_npu\n" + warning)
+    assert CJK.search(found.title + found.cause + found.fix) is None and "TORCH_LOGS" in found.fix

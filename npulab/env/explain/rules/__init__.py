@@ -15,6 +15,7 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``requirement``   — pip's "X requires Y, but you have Z" and "not a supported wheel on this platform": which
   version, or which Python and machine, the package wants;
 - ``graph``         — graph capture and graph-mode failures: eager fallback, the op that broke capture;
+- ``recompile``     — torch.compile's recompilation limit (a WARNING the PyTorch docs ask to act on): eager fallback;
 - ``communication`` — timeouts of collectives and device synchronisation: the documented HCCL settings;
 - ``resource``      — UB, workspace, HBM and host memory limits: the knob that sizes each;
 - ``capability``    — "not supported" with a chip, data type, format, op, version or mode: what, on what, instead;
@@ -48,6 +49,7 @@ from npulab.env.explain.rules import (
     graph,
     library,
     module,
+    recompile,
     requirement,
     resource,
     setting,
@@ -58,7 +60,7 @@ from npulab.env.explain.rules.base import MAX_HITS, NOTE, LogFacts, Rule, RuleHi
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
-                           exception.RULE, sizing.RULE, setting.RULE, graph.RULE,
+                           exception.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, resource.RULE, capability.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
     "vllm": (b"vllm",), "mindspore": (b"mindspore",),
@@ -130,10 +132,13 @@ class RuleScanner:
                 head = self._head_before(block, heads, start)
             else:
                 head = line
-            if quiet(line) or quiet(head):
+            hushed = quiet(line) or quiet(head)
+            if hushed and not any(r.warnings for r in wanting):
                 continue
             body, is_error = _PREFIX.sub("", line, count=1), None
             for rule in wanting:
+                if hushed and not rule.warnings:
+                    continue
                 self._looked[rule.name] += 1
                 if rule.needs_error:
                     if is_error is None:
