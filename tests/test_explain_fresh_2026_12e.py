@@ -34,16 +34,16 @@ def test_sources_txt_lists_exactly_the_threads():
 
 
 def test_no_regression_from_the_first_measurement():
-    """A floor, not the aim: what the rules on main reached on this set when it was first measured (README)."""
+    """A floor, not the aim: what the rules reached when the set was measured, first and second time (README)."""
     from explain_heldout_eval import evaluate
 
     rates = evaluate(FOLDER)["rates"]
-    assert rates["known"][0] >= 18 and rates["unanticipated"][0] >= 1, rates
-    assert rates["healthy"][0] >= 16 and rates["silent"][0] <= 7, rates
+    assert rates["known"][0] >= 19 and rates["unanticipated"][0] >= 2, rates
+    assert rates["healthy"][0] >= 16 and rates["silent"][0] <= 6, rates
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36 aims not met on this set (first measured 18/23 known, 1/12 fix named, "
-                                       "7/35 silent, 16/21 healthy): explain stays open")
+@pytest.mark.xfail(strict=True, reason="issue 36 aims not met on this set (round 5: 19/23 known, 2/12 fix named, "
+                                       "6/35 silent, 16/21 healthy): explain stays open")
 def test_rates_meet_issue_36_aims():
     from explain_heldout_eval import evaluate, unmet_aims
 
