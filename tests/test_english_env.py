@@ -201,3 +201,22 @@ def test_chips_chinese_is_unchanged(monkeypatch, capsys):
     assert main(["chips"]) == 0
     assert capsys.readouterr().out.startswith("昇腾芯片对照（数字来自 npulab/data/chips.yaml；— 表示未公开）")
     assert chip_probe.identify().describe().startswith("没有读到昇腾设备（没有 torch_npu 或没有可见的 NPU）")
+
+
+# ------------------------------------------------------------------------------------------------------- versions
+
+
+def test_versions_cli_in_english(en, capsys):
+    assert main(["versions", "--cann", "9.1.0", "--driver", "25.5.0", "--chip", "310P3"]) == 0
+    out = english(capsys.readouterr().out)
+    for phrase in ("Chip 310P3 (Ascend310P3)", "BF16: not supported", "CANN 9.1.0 and the driver (HDK)",
+                   "HDK released with CANN 9.1.0: 26.0.RC1", "Driver 25.5.0: marked compatible (Y)",
+                   "torch_npu 2.12.0 + PyTorch 2.12.0 (active), Python 3.10, 3.11", "retrieved 2026-11-29",
+                   "$ pip install mindspore==2.10.0"):
+        assert phrase in out, phrase
+    assert main(["versions", "--cann", "garbage"]) == 2
+    assert "unrecognised CANN version 'garbage'" in english(_usage_error(capsys.readouterr().err))
+    monkeypatch = en
+    monkeypatch.setenv("NPULAB_LANG", "zh")
+    assert main(["versions"]) == 0
+    assert capsys.readouterr().out.startswith("✓ 课程推荐的组合（没有给出 CANN 版本时）\n    CANN 9.1.0 + PyTorch 2.12.0")

@@ -252,8 +252,8 @@ def source_of(name: str) -> str:
     info = table_info(name)
     src = info.get("source", {})
     where = " ".join(str(src[k]) for k in ("repo", "path") if src.get(k)) or str(src.get("url", ""))
-    snap = f"{src['snapshot']}，" if src.get("snapshot") else ""
-    return f"{where}（{snap}取得于 {info.get('retrieved')}）"
+    snap = t("compat.snapshot", snapshot=localized(src, "snapshot")) if src.get("snapshot") else ""
+    return t("compat.source_of", where=where, snapshot=snap, retrieved=info.get("retrieved"))
 
 
 def _same(a: str | None, b: str | None) -> bool:
