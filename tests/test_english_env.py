@@ -220,3 +220,13 @@ def test_versions_cli_in_english(en, capsys):
     monkeypatch.setenv("NPULAB_LANG", "zh")
     assert main(["versions"]) == 0
     assert capsys.readouterr().out.startswith("✓ 课程推荐的组合（没有给出 CANN 版本时）\n    CANN 9.1.0 + PyTorch 2.12.0")
+
+
+def test_freshness_errors_in_english(en, capsys):
+    assert main(["freshness", "--index-url", "ftp://x"]) == 2
+    assert english(capsys.readouterr().err).startswith("Error: --index-url must start with http:// or https://")
+    assert main(["freshness", "--package", "left-pad"]) == 2
+    assert "the course neither pins nor names these packages: left-pad" in english(capsys.readouterr().err)
+    assert main(["freshness", "--index-url", "http://127.0.0.1:9"]) == 2  # nothing listens on the discard port
+    err = english(capsys.readouterr().err)
+    assert "PyPI cannot be queried (cannot reach http://127.0.0.1:9/pypi/" in err
