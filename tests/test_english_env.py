@@ -230,3 +230,19 @@ def test_freshness_errors_in_english(en, capsys):
     assert main(["freshness", "--index-url", "http://127.0.0.1:9"]) == 2  # nothing listens on the discard port
     err = english(capsys.readouterr().err)
     assert "PyPI cannot be queried (cannot reach http://127.0.0.1:9/pypi/" in err
+
+
+def test_cann_stack_diagram_and_mindspore_verdict_in_english(en):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from npulab.env import cann_stack, mindspore_cann
+
+    ax = cann_stack.draw(highlight=["ge"])
+    texts = [english(x.get_text()) for x in ax.texts] + [english(ax.get_title())]
+    assert "GE graph engine (Graph Engine)" in texts and "Counterpart in the CUDA ecosystem" in texts
+    assert texts[-1] == "The CANN software stack: 7 software layers + hardware (bottom up)"
+    assert cann_stack.layer("hccl").cuda == "NCCL" and english(cann_stack.layer("ge").package).startswith("CANN Toolkit")
+    check = mindspore_cann.from_data("2.10.0")
+    assert english(mindspore_cann.verdict(check, "9.1.0")).startswith("CANN 9.1.0: accepted by MindSpore 2.10.0")
+    assert "8.2, 8.3, 8.5, 9.0, 9.1" in english(mindspore_cann.verdict(check, "7.0.0"))
