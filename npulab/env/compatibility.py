@@ -96,15 +96,15 @@ class Version:
 def parse_version(text: str) -> Version:
     """Parse CANN, HDK, PEP 440 and torch version strings (8.0.RC3, 24.1.rc3, 2.1.0.post13, 2.13.0+cpu)."""
     if not isinstance(text, str) or not text.strip():
-        raise ValueError("版本号为空")
+        raise ValueError(t("compat.empty_version"))
     raw = text.strip()
     main, plus, local = raw.lower().partition("+")
     if plus and not _LOCAL.fullmatch(local):
-        raise ValueError(f"无法识别的版本号：{raw!r}（'+' 之后的本地标签格式不对）")
+        raise ValueError(t("compat.bad_local", raw=repr(raw)))
     if main.startswith("v") and main[1:2].isdigit():
         main = main[1:]
     if not _SHAPE.fullmatch(main) or not main[0].isdigit():
-        raise ValueError(f"无法识别的版本号：{raw!r}")
+        raise ValueError(t("compat.bad_version", raw=repr(raw)))
     tokens = re.findall(r"\d+|[a-z]+", main)
     release: list[int] = []
     qualifiers: list[tuple[str, int, tuple[int, ...]]] = []
@@ -115,7 +115,7 @@ def parse_version(text: str) -> Version:
     while i < len(tokens):
         name = tokens[i]
         if name not in _QUALIFIERS:
-            raise ValueError(f"无法识别的版本号：{raw!r}（不认识的标记 {name!r}）")
+            raise ValueError(t("compat.bad_qualifier", raw=repr(raw), name=repr(name)))
         i += 1
         num = 0
         if i < len(tokens) and tokens[i].isdigit():
@@ -168,43 +168,22 @@ def classify_version_string(text: str) -> VersionKind:
     """Tell a CANN release version from an internal build version and a product internal version."""
     s = (text or "").strip()
     if _PRODUCT_INTERNAL.fullmatch(s):
-        return VersionKind(
-            "product_internal", "华为产品内部版本号",
-            f"{s} 是华为产品的内部版本号（V 版本、R 发布、C 迭代、SPC 补丁、B 构建），常见于 version.info 的 "
-            "Innerversion 字段和 ascend_toolkit_install.info 的 innerversion 字段。配套表不用它；请改看同一文件里的 "
-            "version= 或 npu-smi 显示的版本。",
-        )
+        return VersionKind("product_internal", t("compat.kind_product"), t("compat.kind_product_text", s=s))
     if _INTERNAL_NUMERIC.fullmatch(s) or _INTERNAL_BUILD.fullmatch(s):
-        return VersionKind(
-            "internal", "组件内部版本号",
-            f"{s} 是 CANN 组件（runtime、compiler、hccl……）或固件的内部构建版本号。version.cfg 里写成 "
-            "runtime_running_version=[内部号:商用版本号]，配套表用冒号右边的商用版本号（例如 7.6.0.1.220 对应 CANN 8.0.0）。",
-        )
+        return VersionKind("internal", t("compat.kind_internal"), t("compat.kind_internal_text", s=s))
     m = _CANN_RELEASE.fullmatch(s)
     if m:
         major = int(m.group(1))
         if major >= 20:
-            return VersionKind(
-                "hdk", "Ascend HDK（驱动/固件）版本号",
-                f"{s} 是驱动/固件（Ascend HDK）版本号，出现在 driver/version.info 的 Version= 与 npu-smi info 的 "
-                "Version 列；它与 CANN 版本号是两套编号，要查 CANN ↔ HDK 兼容矩阵。",
-            )
+            return VersionKind("hdk", t("compat.kind_hdk"), t("compat.kind_hdk_text", s=s))
         extra = []
         if m.group(6):
-            extra.append("带 alpha/beta 后缀的是社区版，对应同名商用版本")
+            extra.append(t("compat.kind_alpha"))
         if re.fullmatch(r"T\d+", m.group(3), re.IGNORECASE):
-            extra.append("T 版本是测试构建，不在公开配套表中")
-        note = ("；" + "；".join(extra)) if extra else ""
-        return VersionKind(
-            "cann", "CANN 版本号",
-            f"{s} 是 CANN 的对外版本号（RC 为候选版，排在同号正式版之前：8.0.RC3 < 8.0.0 < 8.0.1）{note}。"
-            "配套表里查的就是它。",
-        )
-    return VersionKind(
-        "unknown", "无法识别",
-        f"{s!r} 不像 CANN 版本（如 8.0.0、8.0.RC3）、组件内部版本（如 7.6.0.2.220）或产品内部版本"
-        "（如 V100R001C19SPC005B220）。",
-    )
+            extra.append(t("compat.kind_test"))
+        note = t("compat.kind_note", notes=t("compat.row_sep").join(extra)) if extra else ""
+        return VersionKind("cann", t("compat.kind_cann"), t("compat.kind_cann_text", s=s, note=note))
+    return VersionKind("unknown", t("compat.kind_unknown"), t("compat.kind_unknown_text", s=repr(s)))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -217,7 +196,7 @@ def _load(path: str) -> dict:
     with open(path, encoding="utf-8") as fh:
         data = yaml.safe_load(fh)
     if not isinstance(data, dict) or not isinstance(data.get("tables"), dict):
-        raise ValueError(f"{path} 不是有效的版本配套数据文件")
+        raise ValueError(t("compat.bad_file", path=path))
     return data
 
 
@@ -235,7 +214,7 @@ def table_info(name: str) -> dict:
     """A table's title, source, retrieved date, columns and notes (everything but its rows)."""
     tables = _load(str(DATA_PATH))["tables"]
     if name not in tables:
-        raise KeyError(f"没有名为 {name!r} 的表；可选：{', '.join(tables)}")
+        raise KeyError(t("compat.unknown_table", name=repr(name), names=", ".join(tables)))
     return {k: copy.deepcopy(v) for k, v in tables[name].items() if k != "rows"}
 
 
@@ -243,7 +222,7 @@ def table(name: str) -> list[dict]:
     """A table's rows as a list of dicts (copies: a notebook may change them freely)."""
     tables = _load(str(DATA_PATH))["tables"]
     if name not in tables:
-        raise KeyError(f"没有名为 {name!r} 的表；可选：{', '.join(tables)}")
+        raise KeyError(t("compat.unknown_table", name=repr(name), names=", ".join(tables)))
     return copy.deepcopy(tables[name]["rows"])
 
 
