@@ -99,7 +99,7 @@ def test_doctor_stack_prints_the_english_twins_of_stacks_yaml(en, capsys):
     code = main(["doctor", "--stack", "vllm-ascend"])
     out = english(capsys.readouterr().out)
     assert code == 1  # this venv is not vLLM-Ascend's
-    for phrase in ("Stack vllm-ascend: vLLM-Ascend 0.23.0 (the inference service of chapter 06, section 5)",
+    for phrase in ("Stack vllm-ascend: vLLM-Ascend 0.23.0 (the inference service of chapter 06, lesson 5)",
                    "Installed → required", "not installed (vllm-ascend requires ==0.23.0)",
                    "Environment: vLLM-Ascend's container image", "Outside PyPI: CANN 9.1.0: ",
                    "CANN loaded by this process: "):

@@ -34,6 +34,7 @@ def test_rates_on_the_december_set():
     assert rates["unanticipated"][0] / rates["unanticipated"][1] >= 0.60, \
         [r for r in result["rows"] if r["expect"] == [] and not r["hit"]]
     assert rates["healthy"][0] == rates["healthy"][1], [r for r in result["rows"] if r["expect"] == "none" and not r["hit"]]
+    assert rates["known"][0] >= 20 and rates["unanticipated"][0] >= 10, rates  # the floors reached (round 5)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from npulab.core.i18n import t
+
 ACL_SUCCESS = 0
 ACL_MEM_MALLOC_HUGE_FIRST = 0
 ACL_MEMCPY_HOST_TO_DEVICE = 1
@@ -37,7 +39,7 @@ class AclError(RuntimeError):
 
     def __init__(self, call: str, ret: object, note: str = ""):
         self.call, self.ret = call, ret
-        super().__init__(f"{call} 失败，返回码 {ret}{('：' + note) if note else ''}")
+        super().__init__(t("acl.failed", call=call, ret=ret, note=t("acl.note", note=note) if note else ""))
 
 
 def check(ret: object, call: str) -> None:
@@ -80,14 +82,14 @@ def _host_pointer(acl, array: np.ndarray) -> tuple[int, object]:
 def _device_buffer(acl, releases: Releases, dataset, size: int, what: str) -> int:
     """Allocate ``size`` bytes on the device and add them to ``dataset``; return the device pointer."""
     ptr, ret = acl.rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST)
-    check(ret, f"acl.rt.malloc（{what}）")
+    check(ret, t("acl.call_for", call="acl.rt.malloc", what=what))
     releases.push("acl.rt.free", lambda: acl.rt.free(ptr))
     buffer = acl.create_data_buffer(ptr, size)
     if not buffer:
         raise AclError("acl.create_data_buffer", buffer, what)
     releases.push("acl.destroy_data_buffer", lambda: acl.destroy_data_buffer(buffer))
     _, ret = acl.mdl.add_dataset_buffer(dataset, buffer)
-    check(ret, f"acl.mdl.add_dataset_buffer（{what}）")
+    check(ret, t("acl.call_for", call="acl.mdl.add_dataset_buffer", what=what))
     return ptr
 
 
@@ -110,8 +112,7 @@ def run_om(om_path: str | Path, inputs: Sequence[np.ndarray], *, device_id: int 
         try:
             acl = importlib.import_module("acl")
         except ModuleNotFoundError as err:
-            raise ModuleNotFoundError("没有找到 pyACL（Python 模块 acl）：它随 CANN 安装，先 source CANN 的 set_env.sh"
-                                      "（第 01 章），再在昇腾主机上运行") from err
+            raise ModuleNotFoundError(t("acl.no_pyacl")) from err
     releases = Releases()
     try:
         check(acl.init(), "acl.init")
@@ -135,24 +136,24 @@ def run_om(om_path: str | Path, inputs: Sequence[np.ndarray], *, device_id: int 
 
         n_inputs = acl.mdl.get_num_inputs(desc)
         if len(inputs) != n_inputs:
-            raise ValueError(f"模型有 {n_inputs} 个输入，收到 {len(inputs)} 个数组")
-        input_set = _dataset(acl, releases, "输入")
+            raise ValueError(t("acl.input_count", inputs=n_inputs, arrays=len(inputs)))
+        input_set = _dataset(acl, releases, t("acl.inputs"))
         for i, array in enumerate(inputs):
             array = np.ascontiguousarray(array)
             size = acl.mdl.get_input_size_by_index(desc, i)
             if array.nbytes != size:
-                raise ValueError(f"第 {i} 个输入有 {array.nbytes} 字节（{array.dtype}，形状 {array.shape}），"
-                                 f"模型要 {size} 字节：检查形状与数据类型（如 float32 与 float16）")
-            device_ptr = _device_buffer(acl, releases, input_set, size, f"输入 {i}")
+                raise ValueError(t("acl.input_size", index=i, nbytes=array.nbytes, dtype=array.dtype, shape=array.shape,
+                                   size=size))
+            device_ptr = _device_buffer(acl, releases, input_set, size, t("acl.input", index=i))
             host_ptr, keep = _host_pointer(acl, array)
-            check(acl.rt.memcpy(device_ptr, size, host_ptr, size, ACL_MEMCPY_HOST_TO_DEVICE), "acl.rt.memcpy（主机→设备）")
+            check(acl.rt.memcpy(device_ptr, size, host_ptr, size, ACL_MEMCPY_HOST_TO_DEVICE), t("acl.call_for", call="acl.rt.memcpy", what=t("acl.host_to_device")))
             del keep
 
-        output_set = _dataset(acl, releases, "输出")
+        output_set = _dataset(acl, releases, t("acl.outputs"))
         outputs = []
         for i in range(acl.mdl.get_num_outputs(desc)):
             size = acl.mdl.get_output_size_by_index(desc, i)
-            outputs.append((_device_buffer(acl, releases, output_set, size, f"输出 {i}"), size))
+            outputs.append((_device_buffer(acl, releases, output_set, size, t("acl.output", index=i)), size))
 
         check(acl.mdl.execute(model_id, input_set, output_set), "acl.mdl.execute")
 
@@ -161,12 +162,12 @@ def run_om(om_path: str | Path, inputs: Sequence[np.ndarray], *, device_id: int 
             host_ptr, ret = acl.rt.malloc_host(size)
             check(ret, "acl.rt.malloc_host")
             releases.push("acl.rt.free_host", lambda p=host_ptr: acl.rt.free_host(p))
-            check(acl.rt.memcpy(host_ptr, size, device_ptr, size, ACL_MEMCPY_DEVICE_TO_HOST), "acl.rt.memcpy（设备→主机）")
+            check(acl.rt.memcpy(host_ptr, size, device_ptr, size, ACL_MEMCPY_DEVICE_TO_HOST), t("acl.call_for", call="acl.rt.memcpy", what=t("acl.device_to_host")))
             dims, ret = acl.mdl.get_output_dims(desc, i)
             check(ret, "acl.mdl.get_output_dims")
             dtype = ACL_DTYPES.get(acl.mdl.get_output_data_type(desc, i))
             if dtype is None:
-                raise AclError("acl.mdl.get_output_data_type", acl.mdl.get_output_data_type(desc, i), "未知的数据类型")
+                raise AclError("acl.mdl.get_output_data_type", acl.mdl.get_output_data_type(desc, i), t("acl.unknown_dtype"))
             data = np.frombuffer(acl.util.ptr_to_bytes(host_ptr, size), dtype=dtype).copy()
             results.append(data.reshape(tuple(dims["dims"])))
         return results

@@ -16,6 +16,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 
 ATC_FILE = DATA_DIR / "atc.yaml"
@@ -26,8 +27,18 @@ class AtcError(ValueError):
 
 
 def facts() -> dict:
-    """The data file: frameworks, product lines and SoC names, precision modes and their defaults."""
-    return load_yaml(ATC_FILE)
+    """The data file: frameworks, product lines and SoC names, precision modes and their defaults; the texts a
+    reader sees (names, notes, what a mode does) in the reader's language where the file has an English twin."""
+    data = load_yaml(ATC_FILE)
+    for table, field_name in (("frameworks", "note"), ("product_lines", "name"), ("precision_modes", "what"),
+                              ("precision_modes_v2", "what")):
+        for entry in data[table].values():
+            entry[field_name] = localized(entry, field_name)
+    for entry in data["precision_defaults"]["by_product_line"].values():
+        if "note" in entry:
+            entry["note"] = localized(entry, "note")
+    data["modes"] = localized(data, "modes")
+    return data
 
 
 def soc_versions() -> dict[str, str]:
@@ -63,10 +74,9 @@ def default_precision(soc_version: str) -> tuple[str, str]:
     key = soc_versions()[soc_version]
     by_line = next(v for v in data["by_product_line"].values() if key in v["applies_to"])
     atc = data["atc"]["value"]
-    why = f"ATC 文档：默认 {atc}（--precision_mode_v2 的默认值 fp16 与之同义），支持 FP16 的算子一律按 FP16 计算，权重存成 FP16"
+    why = t("atc.default_precision", atc=atc)
     if by_line["value"] != atc:
-        why += (f"。CANN 6.3.RC2 的 AOE 调优工具文档给这一产品线写的默认值是 {by_line['value']}，"
-                f"那是 AOE 的参数，不是 ATC 的")
+        why += t("atc.default_precision_aoe", value=by_line["value"])
     return atc, why
 
 
@@ -102,7 +112,7 @@ class AtcCommand:
         named = sorted(out.parent.glob(out.name + "_*.om"))
         if named:
             return str(named[0])
-        raise FileNotFoundError(f"没有找到 ATC 的输出：既没有 {plain}，也没有 {out}_<os>_<arch>.om；先在昇腾主机上运行这条 atc 命令")
+        raise FileNotFoundError(t("atc.no_output", plain=plain, out=out))
 
     def explain(self) -> str:
         """The command, then one line per option with its reason, then warnings."""
@@ -110,7 +120,7 @@ class AtcCommand:
 
         width = max((display_width(opt) for opt, _ in self.reasons), default=0) + 2
         lines = [self.line, ""] + [f"  {opt}{' ' * (width - display_width(opt))}{why}" for opt, why in self.reasons]
-        lines += [f"注意：{w}" for w in self.warnings]
+        lines += [t("atc.note", warning=w) for w in self.warnings]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -128,19 +138,19 @@ def parse_input_shape(value: str | dict) -> dict[str, list[int]]:
                 continue
             name, sep, dims = part.rpartition(":")
             if not sep or not name.strip():
-                raise AtcError(f"--input_shape 的每一项应写成 名字:维度,维度,…，收到 {part!r}")
+                raise AtcError(t("atc.shape_item", part=repr(part)))
             items.append((name.strip(), dims))
     shapes: dict[str, list[int]] = {}
     for name, dims in items:
         try:
             values = [int(d) for d in (dims.split(",") if isinstance(dims, str) else dims)]
         except (TypeError, ValueError):
-            raise AtcError(f"输入 {name!r} 的维度应为逗号分隔的整数，收到 {dims!r}") from None
+            raise AtcError(t("atc.shape_dims", name=repr(name), dims=repr(dims))) from None
         if not values:
-            raise AtcError(f"输入 {name!r} 没有给出维度")
+            raise AtcError(t("atc.shape_no_dims", name=repr(name)))
         shapes[str(name)] = values
     if not shapes:
-        raise AtcError("--input_shape 为空")
+        raise AtcError(t("atc.shape_empty"))
     return shapes
 
 
@@ -155,12 +165,13 @@ def _check_soc(soc: str) -> dict:
         return product_line(soc)
     lower = {k.lower(): k for k in known}
     if soc.lower() in lower:
-        raise AtcError(f"--soc_version 区分大小写：应写 {lower[soc.lower()]}，不是 {soc}")
+        raise AtcError(t("atc.soc_case", right=lower[soc.lower()], soc=soc))
     if f"ascend{soc.lower()}" in lower:
-        raise AtcError(f"--soc_version 要带 Ascend 前缀：应写 {lower['ascend' + soc.lower()]}（npu-smi 的 Name 列前加 Ascend）")
+        raise AtcError(t("atc.soc_prefix", right=lower["ascend" + soc.lower()]))
     near = difflib.get_close_matches(soc, known, n=3, cutoff=0.6)
-    hint = f"是不是 {'、'.join(near)}？" if near else f"已知的有：{', '.join(sorted(known))}"
-    raise AtcError(f"未知的 --soc_version {soc!r}。{hint}")
+    hint = (t("atc.did_you_mean", names=t("atc.or_separator").join(near)) if near
+            else t("atc.known_socs", names=", ".join(sorted(known))))
+    raise AtcError(t("atc.soc_unknown", soc=repr(soc), hint=hint))
 
 
 def _check_framework(model: Path, framework: int | None) -> int:
@@ -169,14 +180,14 @@ def _check_framework(model: Path, framework: int | None) -> int:
     guessed = by_suffix.get(model.suffix.lower())
     if framework is None:
         if guessed is None:
-            raise AtcError(f"无法从后缀 {model.suffix!r} 推断框架：请给 framework（0 Caffe、1 MindSpore、3 TensorFlow、5 ONNX）")
+            raise AtcError(t("atc.framework_suffix", suffix=repr(model.suffix)))
         return guessed
     if framework not in table:
-        valid = "、".join(f"{c} {f['name']}" for c, f in table.items())
-        raise AtcError(f"--framework={framework} 无效：只有 {valid}（没有 2 和 4）")
+        valid = t("atc.list_separator").join(f"{c} {f['name']}" for c, f in table.items())
+        raise AtcError(t("atc.framework_invalid", framework=framework, valid=valid))
     if guessed is not None and guessed != framework:
-        raise AtcError(f"--framework={framework}（{table[framework]['name']}）与模型后缀 {model.suffix} "
-                       f"（{table[guessed]['name']}）不一致")
+        raise AtcError(t("atc.framework_mismatch", framework=framework, name=table[framework]["name"],
+                         suffix=model.suffix, guessed=table[guessed]["name"]))
     return framework
 
 
@@ -186,31 +197,32 @@ def _check_shapes(model: Path, given: dict[str, list[int]] | None, reasons, warn
     try:
         specs = onnx_export.inputs(model)
     except Exception as err:  # a missing or unreadable model: the check is impossible, say so
-        warnings.append(f"无法读取 {model} 的输入（{type(err).__name__}），--input_shape 未与模型核对")
+        warnings.append(t("atc.inputs_unreadable", model=model, error=type(err).__name__))
         return given
     by_name = {s.name: s for s in specs}
     if given is None:
         dynamic = [s for s in specs if not s.static]
         if dynamic:
-            raise AtcError("模型输入有动态维度，必须用 input_shape 给定："
-                           + "；".join(f"{s.name} {list(s.shape)}" for s in dynamic))
-        reasons.append(("（不写 --input_shape）", "模型输入形状都是固定的：" +
-                        "；".join(f"{s.name} {list(s.shape)}" for s in specs)))
+            raise AtcError(t("atc.dynamic_inputs",
+                             inputs=t("atc.item_separator").join(f"{s.name} {list(s.shape)}" for s in dynamic)))
+        reasons.append((t("atc.no_input_shape"),
+                        t("atc.static_inputs", inputs=t("atc.item_separator").join(f"{s.name} {list(s.shape)}" for s in specs))))
         return None
     for name, dims in given.items():
         if name not in by_name:
-            raise AtcError(f"模型没有名为 {name!r} 的输入；真实的输入名是：{', '.join(by_name) or '（无）'}")
+            raise AtcError(t("atc.no_such_input", name=repr(name), names=", ".join(by_name) or t("atc.none")))
         spec = by_name[name]
         if len(dims) != len(spec.shape):
-            raise AtcError(f"输入 {name} 是 {len(spec.shape)} 维 {list(spec.shape)}，--input_shape 给了 {len(dims)} 维 {dims}")
+            raise AtcError(t("atc.rank_mismatch", name=name, rank=len(spec.shape), shape=list(spec.shape), given_rank=len(dims),
+                                 dims=dims))
         for i, (want, got) in enumerate(zip(spec.shape, dims, strict=True)):
             if got <= 0:
-                raise AtcError(f"输入 {name} 第 {i} 维为 {got}：离线模型需要确定的正整数（动态形状要用 ATC 的动态档位参数）")
+                raise AtcError(t("atc.dim_not_positive", name=name, index=i, got=got))
             if isinstance(want, int) and want > 0 and want != got:
-                raise AtcError(f"输入 {name} 第 {i} 维在模型中固定为 {want}，--input_shape 给了 {got}")
+                raise AtcError(t("atc.dim_fixed", name=name, index=i, want=want, got=got))
     missing = [s.name for s in specs if s.name not in given and not s.static]
     if missing:
-        raise AtcError(f"这些输入有动态维度但没有出现在 --input_shape 中：{', '.join(missing)}")
+        raise AtcError(t("atc.dynamic_missing", names=", ".join(missing)))
     return given
 
 
@@ -228,77 +240,76 @@ def command(model: str | Path, *, soc_version: str, framework: int | None = None
     reasons: list[tuple[str, str]] = []
     warnings: list[str] = []
     if mode not in data["modes"]:
-        raise AtcError(f"--mode={mode} 无效：可选 {', '.join(map(str, data['modes']))}")
+        raise AtcError(t("atc.mode_invalid", mode=mode, modes=", ".join(map(str, data["modes"]))))
     if mode == 1:
-        raise AtcError("mode=1 把模型转成 JSON（用 --om/--json），不是转换命令；本函数只生成 mode 0（或 3）")
+        raise AtcError(t("atc.mode_json"))
     fw = _check_framework(model, framework)
     fw_info = data["frameworks"][fw]
     line = _check_soc(soc_version)
     argv = ["atc", f"--model={model}", f"--framework={fw}"]
-    reasons.append((f"--model={model}", "要转换的模型文件"))
-    reasons.append((f"--framework={fw}", f"{fw_info['name']}：{fw_info['note']}"))
+    reasons.append((f"--model={model}", t("atc.why_model")))
+    reasons.append((f"--framework={fw}", t("atc.why_framework", name=fw_info["name"], note=localized(fw_info, "note"))))
     if fw == 0:
         if not line["caffe"]:
-            raise AtcError(f"{line['name']}（{soc_version}）不再支持 Caffe 模型")
+            raise AtcError(t("atc.no_caffe", line=localized(line, "name"), soc=soc_version))
         if not weight or not str(weight).endswith(fw_info["weight_suffix"]):
-            raise AtcError("Caffe 模型需要 weight=<权重文件>.caffemodel")
+            raise AtcError(t("atc.caffe_weight"))
         argv.append(f"--weight={weight}")
-        reasons.append((f"--weight={weight}", "Caffe 的权重单独存放"))
+        reasons.append((f"--weight={weight}", t("atc.why_weight")))
     elif weight:
-        raise AtcError(f"--weight 只用于 Caffe；{fw_info['name']} 模型的权重在模型文件里")
+        raise AtcError(t("atc.weight_not_caffe", name=fw_info["name"]))
     if output is None:
         output = f"{model.with_suffix('')}_{soc_version}"
     if output.endswith(".om"):
-        warnings.append("--output 不要带 .om：ATC 文档说它会自动加 .om（文件名为 <名字>.om 或 <名字>_<os>_<arch>.om），"
-                        "没有说明名字里已有 .om 时怎样处理")
+        warnings.append(t("atc.output_om"))
     argv.append(f"--output={output}")
-    reasons.append((f"--output={output}", "输出路径与文件名，ATC 在后面加 .om（也可能是 _<os>_<arch>.om）"))
+    reasons.append((f"--output={output}", t("atc.why_output")))
     argv.append(f"--soc_version={soc_version}")
-    reasons.append((f"--soc_version={soc_version}", f"{line['name']}；OM 只能在同一 SoC 上加载（来自 npu-smi 的 Name 列加 Ascend 前缀）"))
+    reasons.append((f"--soc_version={soc_version}", t("atc.why_soc", line=localized(line, "name"))))
     shapes = parse_input_shape(input_shape) if input_shape is not None else None
     if fw == 5:
         shapes = _check_shapes(model, shapes, reasons, warnings)
     elif shapes is None:
-        warnings.append("没有给 --input_shape：非 ONNX 模型的输入名与形状未核对")
+        warnings.append(t("atc.no_shape_not_onnx"))
     if shapes:
         text = format_input_shape(shapes)
         argv.append(f"--input_shape={text}")
-        reasons.append((f"--input_shape={text}", "每个输入的名字与确定的形状（名字必须与模型中的输入名一致）"))
+        reasons.append((f"--input_shape={text}", t("atc.why_input_shape")))
     if input_format is not None:
         if input_format not in data["input_formats"]:
-            raise AtcError(f"--input_format={input_format} 无效：可选 {', '.join(data['input_formats'])}")
+            raise AtcError(t("atc.format_invalid", format=input_format, formats=", ".join(data["input_formats"])))
         if input_format not in fw_info["formats"]:
-            raise AtcError(f"{fw_info['name']} 模型的 --input_format 只能是 {', '.join(fw_info['formats'])}")
+            raise AtcError(t("atc.format_framework", name=fw_info["name"], formats=", ".join(fw_info["formats"])))
         rank = data["format_ranks"].get(input_format)
         for name, dims in (shapes or {}).items():
             if rank and len(dims) != rank:
-                raise AtcError(f"{input_format} 需要 {rank} 维输入，{name} 是 {len(dims)} 维")
+                raise AtcError(t("atc.format_rank", format=input_format, rank=rank, name=name, given=len(dims)))
         argv.append(f"--input_format={input_format}")
-        reasons.append((f"--input_format={input_format}", "输入数据的排布；要与预处理产出的张量一致"))
+        reasons.append((f"--input_format={input_format}", t("atc.why_input_format")))
     modes = data["precision_modes"]
     if precision_mode is None:
         value, why = default_precision(soc_version)
-        reasons.append(("（不写 --precision_mode）", f"使用默认值：{why}"))
+        reasons.append((t("atc.no_precision_mode"), t("atc.why_default_precision", why=why)))
         if line["training"]:
-            warnings.append("没有显式指定 --precision_mode：ATC 默认按 FP16 计算、权重存成 FP16；"
-                            "要保持原始精度，写 --precision_mode=must_keep_origin_dtype（或 --precision_mode_v2=origin）")
+            warnings.append(t("atc.precision_implicit"))
     else:
         if precision_mode not in modes:
             near = difflib.get_close_matches(precision_mode, modes, n=2)
-            raise AtcError(f"未知的 --precision_mode {precision_mode!r}"
-                           + (f"，是不是 {'、'.join(near)}？" if near else f"；可选：{', '.join(modes)}"))
+            raise AtcError(t("atc.precision_unknown", mode=repr(precision_mode))
+                           + (t("atc.precision_near", names=t("atc.or_separator").join(near)) if near
+                              else t("atc.precision_choices", modes=", ".join(modes))))
         info = modes[precision_mode]
         if info.get("needs_bf16") and not line["bf16"]:
-            raise AtcError(f"{precision_mode} 需要支持 BF16 的芯片，{soc_version}（{line['name']}）不支持")
+            raise AtcError(t("atc.needs_bf16", mode=precision_mode, soc=soc_version, line=localized(line, "name")))
         argv.append(f"--precision_mode={precision_mode}")
-        reasons.append((f"--precision_mode={precision_mode}", info["what"]))
+        reasons.append((f"--precision_mode={precision_mode}", localized(info, "what")))
     if log not in data["log_levels"]:
-        raise AtcError(f"--log={log} 无效：可选 {', '.join(data['log_levels'])}")
+        raise AtcError(t("atc.log_invalid", log=log, levels=", ".join(data["log_levels"])))
     argv.append(f"--log={log}")
-    reasons.append((f"--log={log}", "屏幕日志级别；排查问题时改成 debug，并设 ASCEND_SLOG_PRINT_TO_STDOUT=1"))
+    reasons.append((f"--log={log}", t("atc.why_log")))
     if mode:
         argv.append(f"--mode={mode}")
-        reasons.append((f"--mode={mode}", data["modes"][mode]))
+        reasons.append((f"--mode={mode}", localized(data, "modes")[mode]))
     return AtcCommand(argv, reasons, warnings)
 
 
@@ -306,14 +317,14 @@ def parse_command(line: str) -> dict[str, str]:
     """``--key=value`` (or ``--key value``) options of an atc command line, e.g. one copied from a script."""
     tokens = shlex.split(line)
     if not tokens or Path(tokens[0]).name != "atc":
-        raise AtcError("不是 atc 命令行")
+        raise AtcError(t("atc.not_atc"))
     out: dict[str, str] = {}
     i = 1
     while i < len(tokens):
         token = tokens[i]
         match = re.fullmatch(r"--([\w-]+)(?:=(.*))?", token, flags=re.S)
         if not match:
-            raise AtcError(f"无法理解的参数 {token!r}")
+            raise AtcError(t("atc.bad_token", token=repr(token)))
         if match[2] is None and i + 1 < len(tokens) and not tokens[i + 1].startswith("--"):
             out[match[1]] = tokens[i + 1]
             i += 2
@@ -329,16 +340,16 @@ def check_line(line: str) -> AtcCommand:
     unknown = set(opts) - {"model", "framework", "output", "soc_version", "input_shape", "input_format",
                            "precision_mode", "log", "weight", "mode"}
     if "model" not in opts or "soc_version" not in opts:
-        raise AtcError("atc 命令至少需要 --model 与 --soc_version")
+        raise AtcError(t("atc.needs_model_soc"))
     try:
         framework = int(opts["framework"]) if "framework" in opts else None
         mode = int(opts.get("mode", 0))
     except ValueError:
-        raise AtcError("--framework 与 --mode 应为整数") from None
+        raise AtcError(t("atc.int_options")) from None
     cmd = command(opts["model"], soc_version=opts["soc_version"], framework=framework, output=opts.get("output"),
                   input_shape=opts.get("input_shape"), input_format=opts.get("input_format"),
                   precision_mode=opts.get("precision_mode"), log=opts.get("log", "error"), weight=opts.get("weight"),
                   mode=mode)
     if unknown:
-        cmd.warnings.append(f"这些参数未做检查：{', '.join(sorted(unknown))}")
+        cmd.warnings.append(t("atc.unchecked", names=", ".join(sorted(unknown))))
     return cmd

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 
 DMI_FILE = DATA_DIR / "ascend_dmi.yaml"
@@ -18,13 +19,13 @@ def load() -> dict:
 
 
 def modes() -> list[dict]:
-    """Every mode: key, options, what, CUDA analogue, what it needs, sources."""
-    return list(load()["modes"])
+    """Every mode: key, options, what, CUDA analogue, what it needs, sources (the texts in the reader's language)."""
+    return [{**m, **{k: localized(m, k) for k in ("what", "cuda", "needs")}} for m in load()["modes"]]
 
 
 def diagnosis_items(source: str | None = None) -> list[dict]:
     """Diagnosis items; ``source="seed"`` gives the seed's 12, ``source="help_730"`` the 7.3.0 help text's 15."""
-    items = load()["diagnosis_items"]
+    items = [{**i, "kind": localized(i, "kind"), "what": localized(i, "what")} for i in load()["diagnosis_items"]]
     if source is None:
         return list(items)
     key = {"seed": "in_seed", "help_730": "in_help_730"}[source]
@@ -38,19 +39,19 @@ def diagnosis_command(items: list[str], device: int | None = None, quiet: bool =
     """
     known = {i["name"]: i for i in load()["diagnosis_items"]}
     if not items:
-        raise ValueError("至少给出一个诊断项（不给 -i 时 ascend-dmi 会执行全部默认项）")
+        raise ValueError(t("dmi.no_items"))
     unknown = [name for name in items if name not in known]
     if unknown:
-        raise ValueError(f"未知的诊断项 {', '.join(unknown)}；可选：{', '.join(known)}")
+        raise ValueError(t("dmi.unknown_items", items=", ".join(unknown), known=", ".join(known)))
     not_in_help = [name for name in items if not known[name]["in_help_730"]]
     if not_in_help:
-        hint = "；原文的 p2p 是 P2P 压测，写作 --dg -i bandwidth --type p2p -s（见 p2p_stress_command）" if "p2p" in not_in_help else ""
-        raise ValueError(f"{', '.join(not_in_help)} 只出现在原文中，7.3.0 的帮助文本没有这一项{hint}")
+        hint = t("dmi.p2p_hint") if "p2p" in not_in_help else ""
+        raise ValueError(t("dmi.seed_only", items=", ".join(not_in_help), hint=hint))
     exclusive = [name for name in items if known[name]["exclusive"]]
     if exclusive and len(items) > 1:
-        raise ValueError(f"{', '.join(exclusive)} 不能与其他诊断项同时执行")
+        raise ValueError(t("dmi.exclusive", items=", ".join(exclusive)))
     if {"hbm", "chipMemory"} <= set(items):
-        raise ValueError("hbm 与 chipMemory 不能同时指定")
+        raise ValueError(t("dmi.hbm_chip_memory"))
     argv = ["ascend-dmi", "--dg", "-i", ",".join(items)]
     if device is not None:
         argv += ["-d", str(device)]
@@ -110,5 +111,5 @@ def parse_diagnosis(text: str) -> dict:
             if value.strip().upper() in RESULTS:
                 results.setdefault(section.lower(), {})[key.strip()] = value.strip().upper()
     if not summary and not results:
-        raise ValueError("不是 ascend-dmi --dg 的输出（没有 Summary: 或诊断结果）")
+        raise ValueError(t("dmi.not_diagnosis"))
     return {"summary": summary, "results": results}

@@ -19,6 +19,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from npulab.core.i18n import t
+
 DEFAULT_OPSET = 15
 _ELEM_NAMES = {1: "float32", 2: "uint8", 3: "int8", 5: "int16", 6: "int32", 7: "int64", 9: "bool", 10: "float16",
                11: "float64", 16: "bfloat16"}
@@ -74,9 +76,9 @@ def export_onnx(model, example, path: Path | str, *, opset: int = DEFAULT_OPSET,
 
     path = Path(path)
     if exporter not in ("torchscript", "dynamo"):
-        raise ValueError(f"exporter 只能是 'torchscript' 或 'dynamo'，收到 {exporter!r}")
+        raise ValueError(t("onnx.bad_exporter", exporter=repr(exporter)))
     if exporter == "dynamo" and importlib.util.find_spec("onnxscript") is None:
-        raise ValueError("dynamo 导出器需要 onnxscript 包（本课程环境没有安装）：pip install onnxscript，或用 exporter='torchscript'")
+        raise ValueError(t("onnx.needs_onnxscript"))
     model = model.eval()
     args = example if isinstance(example, tuple) else (example,)
     dynamic = {name: {0: "batch"} for name in (*input_names, *output_names)} if dynamic_batch else None

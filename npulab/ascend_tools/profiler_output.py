@@ -22,6 +22,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from npulab.core.i18n import t
+
 OUTPUT_DIR = "ASCEND_PROFILER_OUTPUT"
 FILES = ("trace_view.json", "kernel_details.csv", "op_statistic.csv", "step_trace_time.csv")
 DEVICE_PROCESS_PATTERN = r"Ascend Hardware"  # trace_view.json: the process holding the NPU's task timeline
@@ -68,7 +70,8 @@ def _require(rows: list[dict[str, str]], path, *groups: tuple[str, ...]) -> None
     keys = set(rows[0])
     missing = [" / ".join(g) for g in groups if not keys.intersection(g)]
     if missing:
-        raise ProfilerOutputError(f"{Path(path).name} 缺少列：{', '.join(missing)}（现有列：{', '.join(sorted(keys))}）")
+        raise ProfilerOutputError(t("prof.missing_columns", name=Path(path).name, missing=", ".join(missing),
+                                     present=", ".join(sorted(keys))))
 
 
 # --- kernel_details.csv ------------------------------------------------------------------------------
@@ -246,8 +249,8 @@ def find_output_dir(path: str | os.PathLike) -> Path:
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
-        raise ProfilerOutputError(f"{p} 下有 {len(found)} 份采集结果，请指定其中一个 *_ascend_pt 目录")
-    raise ProfilerOutputError(f"{p} 中没有 {OUTPUT_DIR} 目录（tensorboard_trace_handler 的输出目录下应有 *_ascend_pt/{OUTPUT_DIR}）")
+        raise ProfilerOutputError(t("prof.several_runs", path=p, count=len(found)))
+    raise ProfilerOutputError(t("prof.no_output_dir", path=p, name=OUTPUT_DIR))
 
 
 def present_files(path: str | os.PathLike) -> dict[str, bool]:

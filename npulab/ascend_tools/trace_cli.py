@@ -14,6 +14,7 @@ from pathlib import Path
 
 from npulab.core.cli import EXIT_OK, UsageError
 from npulab.core.display import text_table as table
+from npulab.core.i18n import t
 
 
 def _chrome_summary(path: Path, top: int, min_gap_us: float) -> dict:
@@ -24,7 +25,7 @@ def _chrome_summary(path: Path, top: int, min_gap_us: float) -> dict:
         trace = profile_trace.load(path, device_process_pattern=DEVICE_PROCESS_PATTERN)
         usage = profile_trace.utilisation(trace, min_gap_us)
     except (OSError, ValueError, KeyError, TypeError) as err:  # json errors are ValueErrors
-        raise UsageError(f"{path} 不是可读的 Chrome trace：{err}") from None
+        raise UsageError(t("trace.unreadable", path=path, error=err)) from None
     loader = profile_trace.loader_time(trace)
     host = profile_trace.host_only_ops(trace)
     return {
@@ -55,10 +56,10 @@ def _ascend_summary(path: Path, top: int) -> dict:
     try:
         if (out / "kernel_details.csv").is_file():
             kernels = po.kernel_details(out / "kernel_details.csv")
-            summary["kernel_types"] = [{"type": t.type, "calls": t.calls, "us": round(t.total_us, 1),
-                                        "share": round(t.share, 4)} for t in po.time_by_type(kernels, top)]
-            summary["ai_cpu"] = [{"type": t.type, "calls": t.calls, "us": round(t.total_us, 1)}
-                                 for t in po.ai_cpu_kernels(kernels)]
+            summary["kernel_types"] = [{"type": k.type, "calls": k.calls, "us": round(k.total_us, 1),
+                                        "share": round(k.share, 4)} for k in po.time_by_type(kernels, top)]
+            summary["ai_cpu"] = [{"type": k.type, "calls": k.calls, "us": round(k.total_us, 1)}
+                                 for k in po.ai_cpu_kernels(kernels)]
             summary["device_busy"] = [{"step": b.step, "span_us": round(b.span_us, 1), "idle_ratio": round(b.idle_ratio, 4),
                                        "largest_gap_us": round(b.largest_gap_us, 1), "gap_after": b.gap_after}
                                       for b in po.device_busy(kernels)]
@@ -67,38 +68,45 @@ def _ascend_summary(path: Path, top: int) -> dict:
                                  "free_us": s.free, "free_ratio": round(s.free_ratio, 4)}
                                 for s in po.step_trace_time(out / "step_trace_time.csv")]
     except (po.ProfilerOutputError, OSError, KeyError) as err:
-        raise UsageError(f"读取 {out} 失败：{err}") from None
+        raise UsageError(t("trace.read_failed", path=out, error=err)) from None
     return summary
 
 
 def _print_chrome(s: dict) -> None:
-    print(f"{s['source']}：{s['steps']} 个步骤，采集窗口 {s['window_us'] / 1e3:.2f} ms")
-    print(table(["算子", "调用", "自身耗时 (ms)", "总耗时 (ms)", "占比"],
+    print(t("trace.chrome_head", source=s["source"], steps=s["steps"], window_ms=s["window_us"] / 1e3))
+    print(table([t("trace.col_op"), t("trace.col_calls"), t("trace.col_self_ms"), t("trace.col_total_ms"),
+                 t("trace.col_share")],
                 [[o["name"], o["calls"], round(o["self_us"] / 1e3, 3), round(o["total_us"] / 1e3, 3), f"{o['share']:.1%}"]
                  for o in s["top_ops"]]))
-    print(f"\n忙碌依据：{s['busy_basis']}；空闲比例 {s['idle_ratio']:.1%}；数据加载占步骤时间 {s['loader_share']:.1%}")
+    print(t("trace.busy_line", basis=s["busy_basis"], idle=s["idle_ratio"], loader=s["loader_share"]))
     if s["gaps"]:
-        print(table(["间隙 (ms)", "之前", "之后", "标注"],
-                    [[round(g["us"] / 1e3, 3), g["before"], g["after"], "、".join(g["inside"]) or None] for g in s["gaps"]]))
+        sep = t("trace.list_separator")
+        print(table([t("trace.col_gap_ms"), t("trace.col_before"), t("trace.col_after"), t("trace.col_annotations")],
+                    [[round(g["us"] / 1e3, 3), g["before"], g["after"], sep.join(g["inside"]) or None] for g in s["gaps"]]))
     if s["host_only_ops"] is None:
-        print("trace 中没有设备活动：不判断哪些算子没有下发到设备。")
+        print(t("trace.no_device_activity"))
     else:
-        print("只在主机上运行的顶层算子：" + ("无" if not s["host_only_ops"] else ""))
+        print(t("trace.host_only") + (t("trace.none") if not s["host_only_ops"] else ""))
         if s["host_only_ops"]:
-            print(table(["算子", "次数", "主机时间 (µs)"], [[h["name"], h["calls"], h["us"]] for h in s["host_only_ops"]]))
+            print(table([t("trace.col_op"), t("trace.col_count"), t("trace.col_host_us")],
+                        [[h["name"], h["calls"], h["us"]] for h in s["host_only_ops"]]))
 
 
 def _print_ascend(s: dict) -> None:
-    print(f"{s['source']}：" + "，".join(f"{k} {'有' if v else '无'}" for k, v in s["files"].items()))
+    present, absent = t("trace.present"), t("trace.absent")
+    print(t("trace.files", source=s["source"],
+            files=t("trace.files_separator").join(f"{k} {present if v else absent}" for k, v in s["files"].items())))
     if "kernel_types" in s:
-        print(table(["算子类型", "次数", "耗时 (µs)", "占比"],
-                    [[t["type"], t["calls"], t["us"], f"{t['share']:.1%}"] for t in s["kernel_types"]]))
-        print("AI CPU 上的算子：" + ("无" if not s["ai_cpu"] else "、".join(f"{t['type']}×{t['calls']}" for t in s["ai_cpu"])))
+        print(table([t("trace.col_kernel_type"), t("trace.col_count"), t("trace.col_us"), t("trace.col_share")],
+                    [[k["type"], k["calls"], k["us"], f"{k['share']:.1%}"] for k in s["kernel_types"]]))
+        sep = t("trace.list_separator")
+        print(t("trace.ai_cpu") + (t("trace.none") if not s["ai_cpu"] else sep.join(f"{k['type']}×{k['calls']}" for k in s["ai_cpu"])))
         for b in s["device_busy"]:
-            print(f"step {b['step']}：设备空闲 {b['idle_ratio']:.1%}，最大间隙 {b['largest_gap_us']} µs（在 {b['gap_after'] or '—'} 之后）")
+            print(t("trace.device_busy", step=b["step"], idle=b["idle_ratio"], gap=b["largest_gap_us"],
+                    after=b["gap_after"] or "—"))
     for st in s.get("steps", []):
-        print(f"step {st['step']}：计算 {st['computing_us']} µs，未掩盖的通信 {st['comm_not_overlapped_us']} µs，"
-              f"空闲（Free）{st['free_ratio']:.1%}")
+        print(t("trace.step_time", step=st["step"], computing=st["computing_us"], comm=st["comm_not_overlapped_us"],
+                free=st["free_ratio"]))
 
 
 def build_parser(subparsers, name: str) -> None:
@@ -114,9 +122,9 @@ def build_parser(subparsers, name: str) -> None:
 def run(args) -> int:
     path = Path(args.path)
     if not path.exists():
-        raise UsageError(f"{path} 不存在")
+        raise UsageError(t("trace.no_path", path=path))
     if args.top < 1:
-        raise UsageError("--top 须 ≥ 1")
+        raise UsageError(t("trace.bad_top"))
     summary = _ascend_summary(path, args.top) if path.is_dir() else _chrome_summary(path, args.top, args.min_gap_us)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=1))

@@ -20,6 +20,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from npulab.core.cli import EXIT_FAIL, UsageError
+from npulab.core.i18n import t
 from npulab.hw.collectives import algbw, allreduce_time, busbw
 
 MAX_CPU_PROCESSES = 16
@@ -75,7 +76,7 @@ def fit_ring(nbytes: list[int], seconds: list[float], n: int) -> tuple[float, fl
     (50.0, 1.0)
     """
     if len(nbytes) < 2 or len(nbytes) != len(seconds):
-        raise ValueError("至少需要两个消息大小的测量值才能拟合 α 与 β")
+        raise ValueError(t("bench.fit_two_sizes"))
     pairs = sorted(zip(nbytes, seconds, strict=True))
     t_small, (large, t_large) = pairs[0][1], pairs[-1]
     per_alpha = allreduce_time(0, n, 1.0, 1.0, "ring")  # 2(n−1) latency terms
@@ -114,7 +115,7 @@ def _worker(rank: int, nproc: int, kind: str, sizes: list[int], repeats: int | N
         dist.all_reduce(buffer)  # correctness: a sum of ones is the process count
         synchronize(device)
         if not bool((buffer == nproc).all()):
-            raise RuntimeError(f"AllReduce 结果错误：{nbytes} 字节的缓冲区不等于 {nproc}")
+            raise RuntimeError(t("bench.allreduce_wrong", nbytes=nbytes, nproc=nproc))
         buffer.zero_()  # zeros stay zeros, however many times they are summed
         count = repeats or default_repeats(nbytes)
         for _ in range(2):  # warm-up
@@ -154,10 +155,10 @@ def run_allreduce(nproc: int, sizes: list[int], *, device: str | None = None, re
         try:
             while not context.join(timeout=1.0):
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"AllReduce 基准在 {timeout_s:.0f} s 内没有结束（某个进程卡住了？），已终止")
+                    raise RuntimeError(t("bench.allreduce_timeout", seconds=f"{timeout_s:.0f}"))
         except mp.ProcessException as err:  # a worker failed: keep its last line, not the whole traceback
             last = str(err).strip().splitlines()[-1] if str(err).strip() else type(err).__name__
-            raise RuntimeError(f"AllReduce 基准的进程 {err.error_index} 失败：{last}") from None
+            raise RuntimeError(t("bench.allreduce_failed", index=err.error_index, last=last)) from None
         finally:
             for process in context.processes:
                 if process.is_alive():
@@ -173,20 +174,20 @@ def run_allreduce(nproc: int, sizes: list[int], *, device: str | None = None, re
 
 def _check(nproc: int, sizes: list[int], kind: str) -> None:
     if nproc < 2:
-        raise UsageError(f"--nproc 须 ≥ 2（集合通信至少要两个进程），收到 {nproc}")
+        raise UsageError(t("bench.nproc_min", nproc=nproc))
     if kind == "cpu" and nproc > MAX_CPU_PROCESSES:
-        raise UsageError(f"CPU 上最多 {MAX_CPU_PROCESSES} 个进程（本机 {os.cpu_count()} 个逻辑核），收到 {nproc}")
+        raise UsageError(t("bench.nproc_cpu", most=MAX_CPU_PROCESSES, cores=os.cpu_count(), nproc=nproc))
     if kind != "cpu":
         import torch
 
         count = getattr(torch, kind).device_count()
         if nproc > count:
-            raise UsageError(f"--nproc {nproc} 超过本机的 {count} 个 {kind} 设备：每个进程需要一个设备")
+            raise UsageError(t("bench.nproc_devices", nproc=nproc, count=count, kind=kind))
     if len(sizes) < 2:
-        raise UsageError("至少需要两个消息大小（才能拟合 α–β 模型）")
+        raise UsageError(t("bench.two_sizes"))
     bad = [s for s in sizes if s < 4 or s % 4]
     if bad:
-        raise UsageError(f"消息大小须是 4 的倍数且 ≥ 4 字节（float32 缓冲区），不合格的：{bad}")
+        raise UsageError(t("bench.size_multiple", bad=bad))
 
 
 def parse_size(text: str) -> int:
@@ -197,9 +198,9 @@ def parse_size(text: str) -> int:
     try:
         value = float(number) * scale
     except ValueError:
-        raise UsageError(f"无法识别的消息大小 {text!r}（例：4K、16M、1G 或字节数）") from None
+        raise UsageError(t("bench.size_unknown", text=repr(text))) from None
     if not value.is_integer() or value <= 0:
-        raise UsageError(f"消息大小须为正整数字节，收到 {text!r}")
+        raise UsageError(t("bench.size_positive", text=repr(text)))
     return int(value)
 
 
@@ -224,11 +225,11 @@ def run(args) -> int:
     from npulab.core.device import pick_device
 
     if args.repeats < 0:
-        raise UsageError("--repeats 须 ≥ 1（0 表示按大小自动选择）")
+        raise UsageError(t("bench.repeats_auto"))
     if args.timeout <= 0:
-        raise UsageError("--timeout 须为正数")
+        raise UsageError(t("bench.timeout_positive"))
     if args.nproc < 2:
-        raise UsageError(f"--nproc 须 ≥ 2（集合通信至少要两个进程），收到 {args.nproc}")
+        raise UsageError(t("bench.nproc_min", nproc=args.nproc))
     sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()] if args.sizes else None
     device = pick_device(args.device or None)
     sizes = sizes or default_sizes(device.is_accelerator)
@@ -236,17 +237,18 @@ def run(args) -> int:
         report = run_allreduce(args.nproc, sizes, device=args.device or None, repeats=args.repeats or None,
                                timeout_s=args.timeout)
     except RuntimeError as err:
-        print(f"错误：{err}", file=sys.stderr)
+        print(t("bench.error", error=err), file=sys.stderr)
         return EXIT_FAIL
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
         return 0
-    print(f"AllReduce（float32 求和）：{report.nproc} 个进程，后端 {report.backend}，设备 {report.device}")
-    print("每个大小取各次重复中最慢 rank 时间的中位数；algbw = 字节数 / 时间，busbw = algbw × 2(n−1)/n（nccl-tests 定义）")
-    print(f"{'字节数':>12} {'中位时间 µs':>12} {'algbw GB/s':>10} {'busbw GB/s':>10} {'模型 µs':>10}")
+    print(t("bench.allreduce_head", nproc=report.nproc, backend=report.backend, device=report.device))
+    print(t("bench.allreduce_method"))
+    print(f"{t('bench.col_bytes'):>12} {t('bench.col_median_us'):>12} {'algbw GB/s':>10} {'busbw GB/s':>10} "
+          f"{t('bench.col_model_us'):>10}")
     for r in report.rows:
         print(f"{r.nbytes:>12} {r.seconds * 1e6:>12.1f} {_gb(r.algbw):>10} {_gb(r.busbw):>10} {report.model_seconds(r.nbytes) * 1e6:>10.1f}")
-    print(f"α–β 环形模型拟合：α = {report.alpha_s * 1e6:.1f} µs/步，β = {report.beta_bytes_per_s / 1e9:.3f} GB/s")
+    print(t("bench.allreduce_fit", alpha=f"{report.alpha_s * 1e6:.1f}", beta=f"{report.beta_bytes_per_s / 1e9:.3f}"))
     return 0
 
 
@@ -259,7 +261,7 @@ def observations(report: dict) -> list[str]:
     """What the rows of a report (``Report.to_dict()``) show, worded from them: outliers, the flat small-message
     part below the knee n·α·β, and whether MiB-sized messages reach a higher bus bandwidth than the largest one.
 
-    Each row is one median (no interval), so the thresholds are wide and the sentences say "中位数".
+    Each row is one median (no interval), so the thresholds are wide and the sentences say "median".
     """
     rows, n, fit = report["rows"], report["nproc"], report["fit"]
     times = [r["seconds"] for r in rows]
@@ -267,27 +269,26 @@ def observations(report: dict) -> list[str]:
     for i in range(1, len(rows) - 1):
         if times[i] > OUTLIER_FACTOR * max(times[i - 1], times[i + 1]):
             outliers.add(i)
-            out.append(f"{rows[i]['nbytes']} B 的中位时间 {times[i] * 1e6:.0f} µs 是相邻两个大小（{times[i - 1] * 1e6:.0f}、"
-                       f"{times[i + 1] * 1e6:.0f} µs）的 {times[i] / max(times[i - 1], times[i + 1]):.1f} 倍以上：消息变大，"
-                       "时间不会这样跳，这一点受到了干扰（例如别的进程抢 CPU），不要据它下结论。")
+            out.append(t("bench.obs_outlier", nbytes=rows[i]["nbytes"], time=f"{times[i] * 1e6:.0f}",
+                         before=f"{times[i - 1] * 1e6:.0f}", after=f"{times[i + 1] * 1e6:.0f}",
+                         ratio=f"{times[i] / max(times[i - 1], times[i + 1]):.1f}"))
     knee = n * fit["alpha_s"] * fit["beta_bytes_per_s"]
     small = [times[i] for i, r in enumerate(rows) if r["nbytes"] <= knee and i not in outliers]
     if len(small) < 2:
-        out.append(f"拐点 n·α·β ≈ {knee:,.0f} B 以下只有 {len(small)} 个测量点，看不出固定延迟的那一段。")
+        out.append(t("bench.obs_few_small", knee=f"{knee:,.0f}", count=len(small)))
     else:
         spread = max(small) / min(small)
-        shape = ("几乎不随大小变化，这是每步的固定延迟 α" if spread <= FLAT_FACTOR
-                 else "也随大小明显变化，固定延迟只是这一段的近似")
-        out.append(f"拐点 n·α·β ≈ {knee:,.0f} B 以下的 {len(small)} 个大小，中位时间在 {min(small) * 1e6:.0f}–"
-                   f"{max(small) * 1e6:.0f} µs 之间（最大 / 最小 = {spread:.2f}）：{shape}。")
+        shape = t("bench.obs_flat") if spread <= FLAT_FACTOR else t("bench.obs_not_flat")
+        out.append(t("bench.obs_small", knee=f"{knee:,.0f}", count=len(small), low=f"{min(small) * 1e6:.0f}",
+                     high=f"{max(small) * 1e6:.0f}", spread=f"{spread:.2f}", shape=shape))
     largest = rows[-1]
     mib = [r for r in rows[:-1] if r["nbytes"] >= 1 << 20]
     if mib:
         best = max(mib, key=lambda r: r["busbw"])
         if best["busbw"] > HIGHER_FACTOR * largest["busbw"]:
-            out.append(f"{best['nbytes']} B 的总线带宽 {best['busbw'] / 1e9:.3f} GB/s 高于最大消息（{largest['nbytes']} B）的 "
-                       f"{largest['busbw'] / 1e9:.3f} GB/s：这个大小可能还放得进处理器缓存；β 取自最大的消息，模型高估了这一段的时间。")
+            out.append(t("bench.obs_cache", nbytes=best["nbytes"], busbw=f"{best['busbw'] / 1e9:.3f}",
+                         largest=largest["nbytes"], largest_busbw=f"{largest['busbw'] / 1e9:.3f}"))
         else:
-            out.append(f"MiB 量级消息的总线带宽最高 {best['busbw'] / 1e9:.3f} GB/s（{best['nbytes']} B），没有明显高于最大消息的 "
-                       f"{largest['busbw'] / 1e9:.3f} GB/s：本次测量里看不出缓存带来的额外带宽。")
+            out.append(t("bench.obs_no_cache", busbw=f"{best['busbw'] / 1e9:.3f}", nbytes=best["nbytes"],
+                         largest_busbw=f"{largest['busbw'] / 1e9:.3f}"))
     return out

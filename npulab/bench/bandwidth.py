@@ -19,13 +19,24 @@ from dataclasses import dataclass
 
 from npulab.bench.sweep import geometric_sizes, saturation_point
 from npulab.core.device import Device
+from npulab.core.i18n import t
 from npulab.core.provenance import Figure
 from npulab.core.timing import Timing, benchmark
 
-HOST_DEVICE_ON_CPU = ("主机↔设备带宽只在加速器上有意义：在 CPU 上数据本来就在主机内存里，没有 PCIe（或 HCCS）"
-                      "链路可测；CPU 上能测的是内存带宽（d2d）。")
 DIRECTIONS = ("h2d", "d2h")
 TARGET_BYTES = 8 * 2**20  # small buffers: repeat the copy inside one timed call until ~8 MiB have moved
+
+
+def host_device_on_cpu() -> str:
+    """Why there is no host↔device bandwidth on a CPU, in the reader's language."""
+    return t("bench.host_device_on_cpu")
+
+
+def __getattr__(name: str):
+    """``HOST_DEVICE_ON_CPU`` (the lessons import it): the sentence in the reader's language when it is imported."""
+    if name == "HOST_DEVICE_ON_CPU":
+        return host_device_on_cpu()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -46,7 +57,7 @@ class CopyResult:
 
     def figure(self, label: str | None = None) -> Figure:
         """The copy bandwidth (read + write bytes) as a measured figure on its device."""
-        return self.timing.rate_figure(label or f"设备内拷贝带宽（{self.nbytes / 2**20:g} MiB，读 + 写）",
+        return self.timing.rate_figure(label or t("bench.copy_figure", mib=f"{self.nbytes / 2**20:g}"),
                                        2 * self.nbytes * self.copies, "GB/s", scale=1e9)
 
 
@@ -70,8 +81,9 @@ class TransferResult:
 
     def figure(self, label: str | None = None) -> Figure:
         """The link bandwidth as a measured figure on its device."""
-        pinned = "锁页" if self.pinned else "可分页"
-        return self.timing.rate_figure(label or f"{self.direction} 带宽（{self.nbytes / 2**20:g} MiB，{pinned}内存）",
+        pinned = t("bench.pinned") if self.pinned else t("bench.pageable")
+        return self.timing.rate_figure(label or t("bench.transfer_figure", direction=self.direction,
+                                                  mib=f"{self.nbytes / 2**20:g}", memory=pinned),
                                        self.nbytes * self.copies, "GB/s", scale=1e9)
 
 
@@ -109,9 +121,9 @@ def host_device_bandwidth(device: Device, nbytes: int, direction: str = "h2d", *
                           warmup: int = 2, repeats: int = 7, copies: int = 1) -> TransferResult:
     """Median h2d or d2h bandwidth for ``nbytes``; ValueError (Chinese) on a CPU, where it means nothing."""
     if direction not in DIRECTIONS:
-        raise ValueError(f"direction 只能是 h2d 或 d2h，收到 {direction!r}")
+        raise ValueError(t("bench.direction", direction=repr(direction)))
     if not device.is_accelerator:
-        raise ValueError(HOST_DEVICE_ON_CPU)
+        raise ValueError(host_device_on_cpu())
     host, dev = _buffers(device, nbytes, pinned)
     src, dst = (host, dev) if direction == "h2d" else (dev, host)
 
@@ -163,7 +175,7 @@ class Sweep:
 
         kept = [r for r in self.results if r.nbytes >= min_bytes]
         if not kept:
-            raise ValueError(f"没有不小于 {min_bytes} B 的尺寸")
+            raise ValueError(t("bench.no_size_above", floor=min_bytes))
         lows = rate_lows([r.timing for r in kept], [r.moved for r in kept])
         size, _ = saturation_point([r.nbytes for r in kept], lows, fraction)
         return size, next(r.gb_per_s for r in kept if r.nbytes == size)
@@ -173,12 +185,12 @@ class Sweep:
         flatters smaller copies; None when the cache size could not be read."""
         if floor is None:
             size, value = self.saturation()
-            return f"饱和点 ≈ {size_text(size)}，{value:.1f} GB/s（未能读出 CPU 缓存的大小：这一点可能还在缓存区内）"
+            return t("bench.saturation_unknown_cache", size=size_text(size), value=f"{value:.1f}")
         if not any(r.nbytes >= floor for r in self.results):
-            return f"所有尺寸都小于末级缓存（{size_text(floor)}）：测到的是缓存带宽，不报饱和点"
+            return t("bench.all_in_cache", size=size_text(floor))
         size, value = self.saturation(min_bytes=floor)
-        where = f"（只看不小于末级缓存 {size_text(floor)} 的尺寸）" if floor else ""
-        return f"饱和点{where} ≈ {size_text(size)}，{value:.1f} GB/s"
+        where = t("bench.saturation_floor", size=size_text(floor)) if floor else ""
+        return t("bench.saturation", where=where, size=size_text(size), value=f"{value:.1f}")
 
     def to_dict(self) -> dict:
         size, value = self.saturation()
@@ -221,17 +233,17 @@ def run(args) -> int:
     from npulab.core.sizes import problem_size
 
     if args.repeats < 1:
-        raise UsageError("--repeats 须 ≥ 1")
+        raise UsageError(t("bench.repeats_usage"))
     tests = [t.strip() for t in args.tests.split(",") if t.strip()]
     if not tests or set(tests) - {"d2d", *DIRECTIONS}:
-        raise UsageError(f"--tests 只能取 d2d、h2d、d2h，收到 {args.tests!r}")
+        raise UsageError(t("bench.tests_usage", tests=repr(args.tests)))
     device = pick_device(args.device or None)
     mib = _int_list(args.mib) if args.mib else problem_size("copy_bandwidth", device, show=False)["mib"]
     sizes = (geometric_sizes(4 * 2**10, max(mib) * 2**20) if args.sweep else [m * 2**20 for m in mib])
     pinned_modes = {"both": [True, False], "pinned": [True], "pageable": [False]}[args.host_memory]
     notes = []
     if not device.is_accelerator and set(tests) & set(DIRECTIONS):
-        notes.append(HOST_DEVICE_ON_CPU + " 已跳过 h2d/d2h。")
+        notes.append(host_device_on_cpu() + t("bench.skipped_h2d"))
     sweeps = []
     for test in tests:
         if test == "d2d":
@@ -245,14 +257,14 @@ def run(args) -> int:
         print(json.dumps({"device": str(device), "test": "d2d copy", "results": rows,
                           "sweeps": [s.to_dict() for s in sweeps], "notes": notes}, ensure_ascii=False, indent=2))
         return 0
-    print(f"设备：{device}（每个尺寸预热 2 次、重复 {args.repeats} 次取中位数，读时钟前同步设备）")
+    print(t("bench.bandwidth_device", device=device, repeats=args.repeats))
     if not device.is_accelerator:
-        print("CPU 上的 d2d 测的是主机内存带宽（读 + 写字节数 / 中位时间）。")
+        print(t("bench.cpu_d2d"))
     for note in notes:
         print(note)
     for sweep in sweeps:
         floor = cache_floor(device) if sweep.test == "d2d" else 0
-        print(f"[{sweep.test}]  {sweep.saturation_text(floor)}（最高 {max(sweep.gb_per_s):.1f} GB/s）")
+        print(t("bench.sweep_line", test=sweep.test, saturation=sweep.saturation_text(floor), best=f"{max(sweep.gb_per_s):.1f}"))
         for r in sweep.results:
             print(f"  {r.nbytes / 2**20:>10.4g} MiB: {r.timing.median * 1e3:9.3f} ms  {r.gb_per_s:8.1f} GB/s")
     return 0

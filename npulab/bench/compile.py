@@ -11,6 +11,8 @@ import importlib.util
 import shutil
 from dataclasses import dataclass
 
+from npulab.core.i18n import t
+
 CPU_SIZE = {"dim": 256, "hidden": 1024, "depth": 2, "batch": 64}
 ACCELERATOR_SIZE = {"dim": 1024, "hidden": 4096, "depth": 4, "batch": 256}
 BACKENDS = ("inductor", "aot_eager", "eager", "npugraphs", "npugraph_ex")
@@ -41,23 +43,19 @@ def choose_backend(device) -> BackendChoice:
     if device.kind == "cpu":
         compiler = shutil.which("g++") or shutil.which("c++")
         if compiler:
-            return BackendChoice("inductor", f"CPU 上 inductor 生成并编译 C++ 代码，本机有 C++ 编译器 {compiler}")
-        return BackendChoice("aot_eager", "CPU 上 inductor 要编译 C++，本机找不到 g++/c++，改用只捕获计算图、不生成代码的 aot_eager")
+            return BackendChoice("inductor", t("bench.backend_cpu_cxx", compiler=compiler))
+        return BackendChoice("aot_eager", t("bench.backend_cpu_no_cxx"))
     if device.kind == "npu":
         from npulab.env.triton_ascend import probe
 
         status = probe()
         if status.importable:
-            return BackendChoice("inductor", f"NPU 上 torch_npu 的 inductor 经 Triton-Ascend 生成融合算子；{status.describe()}")
-        failure = ("inductor 第一步就会报 No module named 'triton.language.extra.ascend'" if status.community_only else
-                   "inductor 在 NPU 上没有代码生成后端，第一步就会失败（torch 报 Unsupported device type: npu 或找不到可用的 triton）")
-        return BackendChoice(
-            "aot_eager",
-            f"NPU 上 torch_npu 的 inductor 生成的代码要导入 Triton-Ascend，本环境{status.describe()}，{failure}；"
-            "改用只捕获计算图、不生成代码的 aot_eager（torch_npu 注册的 npugraphs 后端只做图捕获与重放、不需要 Triton，可用 python -m npulab bench compile --backend npugraphs 试）")
+            return BackendChoice("inductor", t("bench.backend_npu_triton", status=status.describe()))
+        failure = t("bench.backend_npu_community") if status.community_only else t("bench.backend_npu_none")
+        return BackendChoice("aot_eager", t("bench.backend_npu_fallback", status=status.describe(), failure=failure))
     if importlib.util.find_spec("triton") is not None:
-        return BackendChoice("inductor", f"{device.kind} 上 inductor 生成 Triton 核函数，本环境装有 triton")
-    return BackendChoice("aot_eager", f"{device.kind} 上 inductor 要用 triton，本环境没有，改用只捕获计算图、不生成代码的 aot_eager")
+        return BackendChoice("inductor", t("bench.backend_triton", kind=device.kind))
+    return BackendChoice("aot_eager", t("bench.backend_no_triton", kind=device.kind))
 
 
 def run_compile(device, *, dim: int, hidden: int, depth: int, batch: int, backend: str = "inductor",
@@ -103,32 +101,32 @@ def run(args) -> int:
     from npulab.core.device import by_device, pick_device
 
     if args.repeats < 1:
-        raise UsageError("--repeats 须 ≥ 1")
+        raise UsageError(t("bench.repeats_usage"))
     device = pick_device(args.device or None)
     size = dict(by_device(device, cpu=CPU_SIZE, accelerator=ACCELERATOR_SIZE))
     for name in size:
         value = getattr(args, name)
         if value < 0:
-            raise UsageError(f"--{name} 须为正整数，收到 {value}")
+            raise UsageError(t("bench.positive_option", name=name, value=value))
         if value:
             size[name] = value
     if args.backend in NPU_ONLY_BACKENDS and device.kind != "npu":
-        raise UsageError(f"--backend {args.backend} 由 torch_npu 注册，只能在 NPU 上用（当前设备 {device}）")
-    choice = BackendChoice(args.backend, "命令行指定") if args.backend else choose_backend(device)
+        raise UsageError(t("bench.npu_only_backend", backend=args.backend, device=device))
+    choice = BackendChoice(args.backend, t("bench.backend_given")) if args.backend else choose_backend(device)
     backend = choice.backend
     result = run_compile(device, backend=backend, repeats=args.repeats, **size)
     if args.json:
         print(json.dumps({**as_json(device, size, result, args.repeats), "backend_reason": choice.reason},
                          ensure_ascii=False, indent=2))
         return 0
-    print(f"设备：{device}；MLP dim {size['dim']}、hidden {size['hidden']}、{size['depth']} 层，batch {size['batch']}；"
-          f"后端 {backend}（第一步单独计时；稳态重复 {args.repeats} 次取中位数，读时钟前同步设备）")
-    print(f"  选这个后端的原因：{choice.reason}")
+    print(t("bench.compile_head", device=device, dim=size["dim"], hidden=size["hidden"], depth=size["depth"],
+            batch=size["batch"], backend=backend, repeats=args.repeats))
+    print(t("bench.compile_reason", reason=choice.reason))
     for name, run_ in (("eager", result.eager), ("compiled", result.compiled)):
-        print(f"  {name:>8}: 第一步 {run_.first_s * 1e3:10.1f} ms   稳态中位数 {run_.steady.median * 1e3:9.3f} ms"
-              f"（离散度 {run_.steady.spread:.0%}）")
-    print(f"  编译耗时（推导：第一步 − 稳态中位数）：{result.compile_time * 1e3:.1f} ms；稳态加速比 {result.speedup:.2f}×")
+        print(t("bench.compile_row", name=f"{name:>8}", first=f"{run_.first_s * 1e3:10.1f}",
+                median=f"{run_.steady.median * 1e3:9.3f}", spread=f"{run_.steady.spread:.0%}"))
+    print(t("bench.compile_time", ms=f"{result.compile_time * 1e3:.1f}", speedup=f"{result.speedup:.2f}"))
     steps = result.break_even_steps
-    print(f"  回本步数：{steps:,.0f}" if steps is not None else "  回本步数：不计算（见下一行的判定）")
-    print(f"  判定：{result.verdict().text}")
+    print(t("bench.break_even", steps=f"{steps:,.0f}") if steps is not None else t("bench.break_even_none"))
+    print(t("bench.verdict", text=result.verdict().text))
     return 0

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from npulab.core.comparison import Best, rate_lows, robust_best, show_verdict
 from npulab.core.device import Device
+from npulab.core.i18n import t
 from npulab.core.provenance import Figure
 from npulab.core.timing import Timing, benchmark, matmul_flop
 
@@ -22,7 +23,7 @@ class MatmulResult:
 
     def figure(self, label: str | None = None) -> Figure:
         """The throughput as a measured figure on the device it ran on, with the method in the note."""
-        return self.timing.rate_figure(label or f"矩阵乘 {self.n}×{self.n}（{self.dtype}）吞吐", matmul_flop(self.n),
+        return self.timing.rate_figure(label or t("bench.matmul_figure", n=self.n, dtype=self.dtype), matmul_flop(self.n),
                                        "GFLOP/s", scale=1e9)
 
 
@@ -49,9 +50,9 @@ def _int_list(text: str) -> list[int]:
     try:
         values = [int(v) for v in text.split(",") if v.strip()]
     except ValueError:
-        raise UsageError(f"尺寸应为逗号分隔的正整数，收到 {text!r}") from None
+        raise UsageError(t("bench.sizes_usage", text=repr(text))) from None
     if not values or min(values) <= 0:
-        raise UsageError(f"尺寸应为逗号分隔的正整数，收到 {text!r}")
+        raise UsageError(t("bench.sizes_usage", text=repr(text)))
     return values
 
 
@@ -72,13 +73,13 @@ def run(args) -> int:
     from npulab.core.sizes import problem_size
 
     if args.repeats < 1:
-        raise UsageError("--repeats 须 ≥ 1")
+        raise UsageError(t("bench.repeats_usage"))
     device = pick_device(args.device or None)
     sizes = _int_list(args.sizes) if args.sizes else problem_size("matmul_sweep", device, show=False)["sizes"]
     dtypes = [d.strip() for d in args.dtype.split(",") if d.strip()]
     for dtype in dtypes:
         if not isinstance(getattr(torch, dtype, None), torch.dtype):
-            raise UsageError(f"未知的数据类型 {dtype!r}（可用：float32、float16、bfloat16 等）")
+            raise UsageError(t("bench.unknown_dtype", dtype=repr(dtype)))
     rows = []
     for dtype in dtypes:
         for r in run_matmul(device, sizes, dtype, repeats=args.repeats):
@@ -93,11 +94,11 @@ def run(args) -> int:
         print(json.dumps({"device": str(device), "repeats": args.repeats, "results": rows, "saturation": saturation},
                          ensure_ascii=False, indent=2))
     else:
-        print(f"设备：{device}（每个尺寸重复 {args.repeats} 次取中位数，读时钟前同步设备）")
+        print(t("bench.matmul_device", device=device, repeats=args.repeats))
         for row in rows:
             print(f"  {row['dtype']:>9} n={row['n']:>5}: {row['median_ms']:9.3f} ms  {row['gflops']:10.1f} GFLOP/s")
         for dtype, point in saturation.items():
-            print(f"  {dtype} 饱和点（达到最高值 90% 的最小尺寸）：n={point['n']}，{point['gflops']:.1f} GFLOP/s")
+            print(t("bench.matmul_saturation", dtype=dtype, n=point["n"], gflops=f"{point['gflops']:.1f}"))
     return 0
 
 
@@ -115,10 +116,9 @@ def show_headline(results: list[MatmulResult], claim: str = "matmul_headline") -
     chosen, best = headline(results)
     lows = rate_lows([r.timing for r in results], [matmul_flop(r.n) for r in results])
     listed = ", ".join(f"n={r.n}: {low / 1e9:,.1f}" for r, low in zip(results, lows, strict=True))
-    text = (f"标题数字取自 n={chosen.n}（{chosen.dtype}）：中位数 {best.value / 1e9:,.1f} GFLOP/s，约 90% 区间 "
-            f"{best.low / 1e9:,.1f}–{best.high / 1e9:,.1f} GFLOP/s。它在各尺寸吞吐区间的下端（GFLOP/s：{listed}）中最高，"
-            "所以受干扰的尺寸不会凭一次偶然的中位数成为标题。")
+    text = t("bench.headline", n=chosen.n, dtype=chosen.dtype, median=f"{best.value / 1e9:,.1f}",
+             low=f"{best.low / 1e9:,.1f}", high=f"{best.high / 1e9:,.1f}", listed=listed)
     if not best.spread_ok:
-        text += "但这个尺寸的重复起伏也很大（区间宽于中位数的一半）：本次的标题数字与占峰值百分比都不可靠，请在机器空闲时重新运行。"
+        text += t("bench.headline_unsteady")
     show_verdict(text, best.record(claim, [f"{r.dtype} n={r.n}" for r in results], lows, text))
     return chosen, best

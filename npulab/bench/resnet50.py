@@ -9,6 +9,8 @@ included (the batch stays on the device), as in the seed's timing.
 
 from __future__ import annotations
 
+from npulab.core.i18n import t
+
 SEED_FIGURES = {"fp32": ("seed.resnet50.fp32_img_s", "seed.resnet50.fp32_peak_hbm_mb"),
                 "amp": ("seed.resnet50.amp_img_s", "seed.resnet50.amp_peak_hbm_mb")}
 SEED_SETUP = (64, 224)
@@ -30,7 +32,7 @@ def _settings(args, device) -> dict:
     settings = {key: getattr(args, key) if getattr(args, key) is not None else value for key, value in defaults.items()}
     for key, low in (("batch", 2), ("image_size", 32), ("steps", 1), ("warmup", 1)):
         if settings[key] < low:
-            raise UsageError(f"--{key.replace('_', '-')} 须 ≥ {low}，收到 {settings[key]}")
+            raise UsageError(t("bench.option_min", option=key.replace("_", "-"), low=low, value=settings[key]))
     return settings
 
 
@@ -59,21 +61,22 @@ def run(args) -> int:
         "reported": {"images_per_s": seed_rate.value, "peak_memory_mb": seed_memory.value, "source": seed_rate.origin,
                      "method": provenance.reported(SEED_FIGURES["fp32"][0]).note},
         "comparable_with_reported": comparable,
-        "method": "合成数据常驻设备；预热含反向传播；每个计时步以设备同步结束，取中位数；另测一段不逐步同步的连续窗口",
+        "method": t("bench.resnet_method"),
     }
     if args.json:
         print(json.dumps(doc, ensure_ascii=False, indent=2))
         return 0
-    note = "" if device.is_accelerator else "（CPU：问题规模已缩小，不能与原文的 910B3 数字比较）"
-    print(f"ResNet-50 训练，{device}，{precision.name}，batch {settings['batch']}，{settings['image_size']}×"
-          f"{settings['image_size']}，预热 {settings['warmup']} 步，计时 {settings['steps']} 步{note}")
-    print(f"  首个训练步：{doc['first_step_ms']:.1f} ms（含一次性开销）")
-    print(f"  中位步时：{doc['median_step_ms']:.1f} ms（离散度 {result.timing.spread:.0%}）→ {result.images_per_s:.1f} img/s")
-    print(f"  连续窗口（不逐步同步）：{result.window_images_per_s:.1f} img/s")
+    note = "" if device.is_accelerator else t("bench.resnet_cpu_note")
+    print(t("bench.resnet_head", device=device, precision=precision.name, batch=settings["batch"],
+            size=settings["image_size"], warmup=settings["warmup"], steps=settings["steps"], note=note))
+    print(t("bench.resnet_first", ms=f"{doc['first_step_ms']:.1f}"))
+    print(t("bench.resnet_median", ms=f"{doc['median_step_ms']:.1f}", spread=f"{result.timing.spread:.0%}",
+            rate=f"{result.images_per_s:.1f}"))
+    print(t("bench.resnet_window", rate=f"{result.window_images_per_s:.1f}"))
     if doc["peak_memory_mib"] is not None:
-        print(f"  峰值显存：{doc['peak_memory_mib']:.0f} MiB")
-    print(f"  推导：{flop.value} GFLOP/图 × {result.images_per_s:.1f} img/s = {achieved:.3g} TFLOPS")
+        print(t("bench.resnet_memory", mib=f"{doc['peak_memory_mib']:.0f}"))
+    print(t("bench.resnet_derived", gflop=flop.value, rate=f"{result.images_per_s:.1f}", tflops=f"{achieved:.3g}"))
     if comparable:
-        print(f"  原文（报告）：{seed_rate.value:g} img/s，峰值 {seed_memory.value:g} MB；实测 / 报告 = "
-              f"{result.images_per_s / seed_rate.value:.2f}。原文的方法：{doc['reported']['method']}")
+        print(t("bench.resnet_seed", rate=f"{seed_rate.value:g}", memory=f"{seed_memory.value:g}",
+                ratio=f"{result.images_per_s / seed_rate.value:.2f}", method=doc["reported"]["method"]))
     return 0

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from npulab.core.i18n import t
+
 
 def geometric_sizes(low: int, high: int, factor: int = 4) -> list[int]:
     """``low``, ``low·factor``, … up to and including ``high`` (``high`` is appended if the steps miss it)."""
     if low <= 0 or high < low or factor < 2:
-        raise ValueError(f"需要 0 < low ≤ high 且 factor ≥ 2，收到 low={low}, high={high}, factor={factor}")
+        raise ValueError(t("bench.sweep_sizes", low=low, high=high, factor=factor))
     sizes = [low]
     while sizes[-1] * factor <= high:
         sizes.append(sizes[-1] * factor)
@@ -25,9 +27,9 @@ def saturation_point(sizes: Sequence[float], values: Sequence[float], fraction: 
     (4, 9.5)
     """
     if not sizes or len(sizes) != len(values):
-        raise ValueError("sizes 与 values 须等长且非空")
+        raise ValueError(t("bench.sweep_lengths"))
     if not 0 < fraction <= 1:
-        raise ValueError("fraction 须在 (0, 1] 内")
+        raise ValueError(t("bench.sweep_fraction"))
     best = max(values)
     for size, value in sorted(zip(sizes, values, strict=True)):
         if value >= fraction * best:

@@ -9,7 +9,7 @@ so a load burst hits both sides of the same round, and judges the per-round time
   decisive — wholly above ``1 + margin`` (B faster), wholly below ``1 / (1 + margin)`` (B slower), or wholly
   inside that band (no difference worth stating) — or until ``budget_s`` / ``max_rounds`` run out;
 - a verdict needs at least ``min_rounds`` rounds; the budget stops the rounds even before that (after 3);
-- the verdict and its Chinese sentence come from that interval; when the budget ran out first the sentence says
+- the verdict and its sentence (in npulab's language, ``npulab.core.i18n``) come from that interval; when the budget ran out first the sentence says
   the machine was too noisy to tell, and gives the interval.
 """
 
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from npulab.core.device import Device, synchronize
 from npulab.core.display import emit
+from npulab.core.i18n import t
 from npulab.core.timing import Timing
 
 FASTER, SLOWER, SAME, NOISY = "faster", "slower", "same", "noisy"
@@ -59,19 +60,18 @@ class Comparison:
         return f"{self.seconds * 1e3:.0f} ms" if self.seconds < 1 else f"{self.seconds:.1f} s"
 
     def sentence(self, a_name: str, b_name: str) -> str:
-        """The conclusion in Chinese, chosen from the verdict, with the numbers it rests on."""
-        basis = (f"{self.rounds} 轮交替测量（共 {self.duration}），每轮时间比 {a_name}/{b_name} 的中位数 "
-                 f"{self.ratio:.2f}，约 90% 置信区间 {self.low:.2f}–{self.high:.2f}")
+        """The conclusion in npulab's language, chosen from the verdict, with the numbers it rests on."""
+        basis = t("compare.basis", rounds=self.rounds, duration=self.duration, a=a_name, b=b_name,
+                  ratio=f"{self.ratio:.2f}", low=f"{self.low:.2f}", high=f"{self.high:.2f}")
         if self.verdict == FASTER:
-            return f"{b_name}更快：约 {self.ratio:.2f} 倍（{basis}）。"
+            return t("compare.faster", b=b_name, ratio=f"{self.ratio:.2f}", basis=basis)
         if self.verdict == SLOWER:
-            return f"{b_name}反而更慢：约 {1 / self.ratio:.2f} 倍的时间（{basis}）。"
+            return t("compare.slower", b=b_name, inverse=f"{1 / self.ratio:.2f}", basis=basis)
         if self.verdict == SAME:
-            return f"两者的差别在 ±{self.margin:.0%} 之内，本机上分不出值得一提的快慢（{basis}）。"
-        why = (f"只来得及测 {self.rounds} 轮，下结论至少要 {self.min_rounds} 轮" if self.rounds < self.min_rounds
-               else f"区间跨过了 ±{self.margin:.0%} 的界线")
-        return (f"这台机器此刻太忙，在预算内测不出稳定的结论（{basis}；{why}）。"
-                "两侧各自的中位数这时也不可比。请在机器空闲时再运行本单元；这里不下快慢的结论。")
+            return t("compare.same", margin=f"{self.margin:.0%}", basis=basis)
+        why = (t("compare.few_rounds", rounds=self.rounds, min_rounds=self.min_rounds) if self.rounds < self.min_rounds
+               else t("compare.crosses", margin=f"{self.margin:.0%}"))
+        return t("compare.noisy", basis=basis, why=why)
 
 
 def median_interval(values: list[float] | tuple[float, ...]) -> tuple[float, float]:
@@ -109,8 +109,8 @@ def compare(
 ) -> Comparison:
     """Time ``fa`` and ``fb`` in alternating rounds until the ratio's interval is decisive or the budget is spent."""
     if min_rounds < 1 or max_rounds < min_rounds or warmup < 0 or budget_s <= 0:
-        raise ValueError(f"需要 1 ≤ min_rounds ≤ max_rounds、warmup ≥ 0、budget_s > 0，收到 min_rounds={min_rounds}, "
-                         f"max_rounds={max_rounds}, warmup={warmup}, budget_s={budget_s}")
+        raise ValueError(t("compare.bad_arguments", min_rounds=min_rounds, max_rounds=max_rounds, warmup=warmup,
+                           budget_s=budget_s))
     wait = sync if sync is not None else (lambda: synchronize(device))
 
     def timed(fn: Callable[[], object]) -> float:
@@ -156,16 +156,16 @@ def separated(a: Timing, b: Timing) -> bool:
 # Every interpretation of a timing on a page reduces to one ratio with an interval: A/B for two calls, the first
 # call against the median of the others, a batch's step time against batch 1's. ``judge`` picks the verdict from
 # that interval, a template per verdict words it, and ``Verdict.show`` prints it with a machine-readable copy
-# (cell output metadata) so a test can check every published sentence against its numbers.
+# (cell output metadata) so a test can check every published sentence against its numbers. The templates are
+# catalogue entries (``verdict.*``), so the sentence is in npulab's language (``npulab.core.i18n``).
 
 VERDICT_KEY = "npulab/verdict"  # key of the structured copy in a display output's metadata
-WORDS = {
-    FASTER: "{b}更快：{a}/{b} 的中位数 {ratio:.2f}（{basis}）。",
-    SLOWER: "{b}更慢：{b}/{a} 的中位数 {inverse:.2f}（{basis}）。",
-    SAME: "两者相差在 ±{margin:.0%} 之内，本机上分不出值得一提的快慢（{basis}）。",
-    NOISY: "这台机器此刻太忙，测不出稳定的结论（{basis}）；这里不下快慢的结论，请在机器空闲时再运行本单元。",
-}
-FEW_WORDS = "{a} 与 {b}：重复次数太少（至少要 3 次），不足以判断快慢（{basis}）；这里不下快慢的结论。"
+
+
+def default_words() -> dict[str, str]:
+    """The templates of the four verdicts in npulab's language (a ``words`` argument overrides some of them)."""
+    return {FASTER: t("verdict.faster"), SLOWER: t("verdict.slower"), SAME: t("verdict.same"),
+            NOISY: t("verdict.noisy")}
 
 
 @dataclass(frozen=True)
@@ -204,10 +204,10 @@ def show_verdict(text: str, record: dict, key: str = VERDICT_KEY) -> None:
 
 def verdict(claim: str, ratio: float, low: float, high: float, *, a: str = "A", b: str = "B", margin: float = 0.1,
             words: dict[str, str] | None = None, decisive: bool = True, **extra: object) -> Verdict:
-    """Judge the interval [low, high] of the ratio A/B and word the verdict (``words`` overrides ``WORDS``).
+    """Judge the interval [low, high] of the ratio A/B and word the verdict (``words`` overrides ``default_words()``).
 
     The templates may use {a} {b} {ratio} {inverse} (= B/A) {low} {high} {margin} {basis} and the ``extra`` names.
-    With too few repeats (``decisive=False``) the sentence is ``FEW_WORDS``: it names that reason, not a scatter the
+    With too few repeats (``decisive=False``) the sentence is ``verdict.few``: it names that reason, not a scatter the
     interval may not show (a page once said "起伏太大" beside an interval of 1.49–2.20 that excludes 1).
 
     >>> verdict("demo", 2.0, 1.8, 2.2, a="循环", b="向量化").verdict
@@ -215,8 +215,8 @@ def verdict(claim: str, ratio: float, low: float, high: float, *, a: str = "A", 
     """
     found = judge(low, high, margin) if decisive else None
     chosen = found or NOISY
-    basis = f"{a}/{b} 的约 90% 置信区间 {low:.2f}–{high:.2f}"
-    template = FEW_WORDS if not decisive else {**WORDS, **(words or {})}[chosen]
+    basis = t("verdict.basis", a=a, b=b, low=f"{low:.2f}", high=f"{high:.2f}")
+    template = t("verdict.few") if not decisive else {**default_words(), **(words or {})}[chosen]
     text = template.format(a=a, b=b, ratio=ratio, inverse=1 / ratio if ratio else math.inf, low=low, high=high,
                            margin=margin, basis=basis, **extra)
     return Verdict(claim, a, b, ratio, low, high, margin, chosen, text, decisive)

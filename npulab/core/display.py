@@ -14,6 +14,8 @@ import html
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from npulab.core.i18n import t
+
 CSS_CLASS = "npulab-figures"  # styled by assets/css/course.css
 
 
@@ -60,7 +62,7 @@ class Table:
         self.notes = list(notes)
         bad = [r for r in self.rows if len(r) != len(self.headers)]
         if bad:
-            raise ValueError(f"每行应有 {len(self.headers)} 列，这一行有 {len(bad[0])} 列：{bad[0]!r}")
+            raise ValueError(t("display.row_width", columns=len(self.headers), found=len(bad[0]), row=repr(bad[0])))
 
     def _html_cell(self, i: int, value: object) -> str:
         text = html.escape(cell_text(value))

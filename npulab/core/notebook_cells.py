@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from npulab.core.i18n import t
 from npulab.core.paths import REPO_ROOT
 
 NPU_TAG = "npu"
@@ -40,7 +41,7 @@ _TIMED_LINE = re.compile(r"^(\s*)%(?:time|timeit|prun)\s+(?!-)(.*)$")
 
 
 class NotebookError(ValueError):
-    """A file that is not a readable nbformat-4 notebook; the message is a Chinese sentence."""
+    """A file that is not a readable nbformat-4 notebook; the message is a sentence in npulab's language."""
 
 
 # --- files -----------------------------------------------------------------------------------------------------
@@ -62,9 +63,9 @@ def find_notebooks(paths: Iterable[Path | str] | None = None) -> tuple[list[Path
                 dirs[:] = sorted(d for d in dirs if not _skipped(d))
                 found += [Path(folder) / f for f in sorted(files) if f.endswith(".ipynb")]
         elif not root.exists():
-            errors.append((root, "路径不存在"))
+            errors.append((root, t("cells.missing_path")))
         elif root.suffix != ".ipynb":
-            errors.append((root, "不是 .ipynb 笔记本"))
+            errors.append((root, t("cells.not_notebook")))
         else:
             found.append(root)
     return found, errors
@@ -88,19 +89,19 @@ def parse_notebook(data: bytes | str) -> dict:
         text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
         nb = json.loads(text)
     except UnicodeDecodeError:
-        raise NotebookError("不是 UTF-8 文本，不是 Jupyter 笔记本") from None
+        raise NotebookError(t("cells.not_utf8")) from None
     except ValueError as err:
-        raise NotebookError(f"不是有效的 JSON（{err}）") from None
+        raise NotebookError(t("cells.bad_json", error=err)) from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        raise NotebookError("不是 Jupyter 笔记本（缺少 cells 列表）")
+        raise NotebookError(t("cells.no_cells"))
     if not isinstance(nb.get("nbformat", 4), int) or nb.get("nbformat", 4) < 4:
-        raise NotebookError(f"nbformat {nb.get('nbformat')!r} 不受支持，只支持 nbformat 4")
+        raise NotebookError(t("cells.old_format", version=repr(nb.get("nbformat"))))
     for i, cell in enumerate(nb["cells"]):
         source = cell.get("source", "") if isinstance(cell, dict) else None
         if not isinstance(source, str) and not (isinstance(source, list) and all(isinstance(x, str) for x in source)):
-            raise NotebookError(f"第 {i + 1} 个单元格式不对（source 应是字符串或字符串列表）")
+            raise NotebookError(t("cells.bad_source", number=i + 1))
         if not isinstance(cell.get("metadata", {}), dict):
-            raise NotebookError(f"第 {i + 1} 个单元格式不对（metadata 应是对象）")
+            raise NotebookError(t("cells.bad_metadata", number=i + 1))
     return nb
 
 

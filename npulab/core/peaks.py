@@ -12,6 +12,7 @@ import os
 import re
 
 from npulab.core.device import Device
+from npulab.core.i18n import t
 from npulab.core.provenance import Figure, derive, reported
 
 # device-name pattern → reported FP32 peak figure id. The H100 figure is the SXM5 one: PCIe and NVL boards have
@@ -114,15 +115,14 @@ def fp32_peak(device: Device) -> Figure | None:
         allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
         physical = physical_cores(cpuinfo, allowed)
         if physical:
-            cores, what = physical, "物理核数"
-            note = "物理核按 /proc/cpuinfo 的 (physical id, core id) 计数，超线程不增加峰值"
+            cores, what = physical, t("peaks.physical_cores")
+            note = t("peaks.physical_note")
         else:
             cores = len(allowed) if allowed is not None else (os.cpu_count() or 1)
-            what = "逻辑 CPU 数"
-            note = "/proc/cpuinfo 没有 core id，只能按逻辑 CPU 计数；开启超线程时这会高估峰值"
-        return derive("CPU FP32 理论峰值", "cores * ghz * flop_per_cycle", "GFLOP/s",
-                      note=f"cores 为{what}；假设每核两条 FMA 流水线、当前时钟（AMD Zen 4 的 AVX-512 按 2 × 256 位计；"
-                           f"只有一个 512 位 FMA 单元的 Xeon 实际减半）；{note}；虚拟机中实际可达更低",
+            what = t("peaks.logical_cpus")
+            note = t("peaks.logical_note")
+        return derive(t("peaks.cpu_label"), "cores * ghz * flop_per_cycle", "GFLOP/s",
+                      note=t("peaks.cpu_note", what=what, note=note),
                       cores=cores, ghz=mhz / 1e3, flop_per_cycle=cpu_fp32_flop_per_cycle(flags, vendor, family))
     for pattern, figure_id in _FP32_PEAKS.items():
         if re.search(pattern, device.name):

@@ -16,9 +16,10 @@ import functools
 import sys
 import warnings
 
+from npulab.core.i18n import t
+
 MIN_TEXT_KEY = "npulab:min-text-px"
 CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Micro Hei", "SimHei")
-INSTALL_HINT = "sudo apt-get install -y fonts-noto-cjk（Debian/Ubuntu），然后删除 matplotlib 的字体缓存后重启内核"
 
 
 @functools.lru_cache(maxsize=1)
@@ -31,12 +32,12 @@ def cjk_font() -> str | None:
 
 
 def use_course_style() -> str | None:
-    """Apply the course's plot style; return the CJK font used (warn in Chinese when there is none)."""
+    """Apply the course's plot style; return the CJK font used (warn, in npulab's language, when there is none)."""
     import matplotlib as mpl
 
     font = cjk_font()
     if font is None:
-        warnings.warn(f"未找到中文字体，图中的中文会显示为方框。安装方法：{INSTALL_HINT}", stacklevel=2)
+        warnings.warn(t("plot.no_cjk_font", hint=t("plot.install_hint")), stacklevel=2)
     mpl.rcParams.update(
         {
             "font.family": ["DejaVu Sans", font] if font else ["DejaVu Sans"],

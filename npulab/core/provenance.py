@@ -3,6 +3,9 @@
 Four kinds (DESIGN.md): measured by the cell just run, recorded on real Ascend hardware,
 reported by a named source (kept in ``npulab/data/reported_figures.yaml``), or derived from
 cited numbers by a formula shown next to it.
+
+What a reader sees (kinds, origins, table headers, the labels and methods of reported figures) is in npulab's
+language (``npulab.core.i18n``): the data file keeps an English twin beside each Chinese field (``what_en`` …).
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ from dataclasses import dataclass
 from enum import Enum
 
 from npulab.core.display import Table, emit
+from npulab.core.i18n import language, localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 
 REPORTED_FILE = DATA_DIR / "reported_figures.yaml"
 CHIPS_FILE = DATA_DIR / "chips.yaml"  # the chip table: its figures are reported figures too (chip.<KEY>.<field>)
+_UNITS_EN = {"个": ""}  # Chinese units of the data files (a count) as an English page writes them
 
 
 class Kind(Enum):
@@ -24,6 +29,13 @@ class Kind(Enum):
     RECORDED = "录制"
     REPORTED = "报告"
     DERIVED = "推导"
+
+    @property
+    def label(self) -> str:
+        """The kind as the reader's language names it (``value`` stays the Chinese name)."""
+        return {Kind.MEASURED: lambda: t("provenance.kind_measured"), Kind.RECORDED: lambda: t("provenance.kind_recorded"),
+                Kind.REPORTED: lambda: t("provenance.kind_reported"),
+                Kind.DERIVED: lambda: t("provenance.kind_derived")}[self]()
 
 
 @dataclass(frozen=True)
@@ -58,9 +70,13 @@ def _chip_figures(chips: dict, figures: dict) -> dict:
                 out[f"chip.{key}.{field}"] = {**figures[entry["ref"]], **({"note": entry["note"]} if "note" in entry else {})}
                 continue
             meta = chips["fields"][field]
+            method = ({"method": entry["method"], **({"method_en": entry["method_en"]} if "method_en" in entry else {})}
+                      if "method" in entry else
+                      {"method": t("provenance.platform_file", "zh"), "method_en": t("provenance.platform_file", "en")})
             out[f"chip.{key}.{field}"] = {
-                "value": entry["value"], "unit": meta["unit"], "what": f"{key}：{meta['what']}",
-                "source": entry.get("source", chip["source"]), "method": entry.get("method", "平台配置文件"),
+                "value": entry["value"], "unit": meta["unit"], "what": t("provenance.chip_what", "zh", chip=key, what=meta["what"]),
+                **({"what_en": t("provenance.chip_what", "en", chip=key, what=meta["what_en"])} if "what_en" in meta else {}),
+                "source": entry.get("source", chip["source"]), **method,
                 **({"note": entry["note"]} if "note" in entry else {})}
     for prefix, spec in chips.get("legacy", {}).items():  # e.g. ini.910b3.cube_cores = chip.910B3.cube_cores
         renamed = {v: k for k, v in spec.get("renames", {}).items()}
@@ -90,10 +106,15 @@ def reported(figure_id: str, label: str | None = None) -> Figure:
     try:
         entry = data["figures"][figure_id]
     except KeyError:
-        raise KeyError(f"报告数据中没有 {figure_id!r}；请先把它连同来源加入 {REPORTED_FILE.name}") from None
+        raise KeyError(t("provenance.unknown_figure", figure=repr(figure_id), file=REPORTED_FILE.name)) from None
     source = data["sources"][entry["source"]]
-    origin = f"{source['title']}；硬件：{source['hardware']}；版本：{source['versions']}"
-    return Figure(label or entry["what"], entry["value"], entry["unit"], Kind.REPORTED, origin, entry.get("method", ""))
+    origin = t("provenance.origin", title=localized(source, "title"), hardware=localized(source, "hardware"),
+               versions=localized(source, "versions"))
+    method = localized(entry, "method") if "method" in entry else ""
+    unit = localized(entry, "unit")
+    if language() == "en":
+        unit = _UNITS_EN.get(unit, unit)
+    return Figure(label or localized(entry, "what"), entry["value"], unit, Kind.REPORTED, origin, method)
 
 
 def reported_source(key: str) -> dict:
@@ -103,7 +124,7 @@ def reported_source(key: str) -> dict:
 
 def measured(label: str, value: float, unit: str, device: object, note: str = "") -> Figure:
     """A figure measured by the cell just run, on ``device``."""
-    return Figure(label, value, unit, Kind.MEASURED, f"本机 {device}", note)
+    return Figure(label, value, unit, Kind.MEASURED, t("provenance.this_machine", device=device), note)
 
 
 def derived(label: str, value: float, unit: str, formula: str, note: str = "") -> Figure:
@@ -136,11 +157,11 @@ def evaluate(formula: str, **inputs: object) -> float:
     tree = ast.parse(formula, mode="eval")
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):
-            raise ValueError(f"公式里只能有算术、数字和输入名：{formula!r} 含 {type(node).__name__}")
+            raise ValueError(t("provenance.bad_node", formula=repr(formula), node=type(node).__name__))
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _ALLOWED_CALLS):
-            raise ValueError(f"公式里只能调用 {', '.join(_ALLOWED_CALLS)}：{formula!r}")
+            raise ValueError(t("provenance.bad_call", names=", ".join(_ALLOWED_CALLS), formula=repr(formula)))
         if isinstance(node, ast.Name) and node.id not in inputs and node.id not in _ALLOWED_CALLS:
-            raise ValueError(f"公式 {formula!r} 用到了未给出的输入 {node.id!r}")
+            raise ValueError(t("provenance.missing_input", formula=repr(formula), name=repr(node.id)))
     names = {k: _value_of(v) for k, v in inputs.items()}
     return eval(compile(tree, "<formula>", "eval"), {"__builtins__": {}}, {**_ALLOWED_CALLS, **names})  # noqa: S307
 
@@ -153,11 +174,13 @@ def derive(label: str, formula: str, unit: str, *, digits: int | None = 4, note:
     164.8
     """
     value = evaluate(formula, **inputs)
-    shown = "，".join(f"{k} = {_shown_number(_value_of(v))}" + (f" {v.unit}" if isinstance(v, Figure) and v.unit else "")
-                      for k, v in inputs.items())
+    shown = t("provenance.input_separator").join(
+        f"{k} = {_shown_number(_value_of(v))}" + (f" {v.unit}" if isinstance(v, Figure) and v.unit else "")
+        for k, v in inputs.items())
     if digits is not None:
         value = float(f"{value:.{digits}g}")
-    return Figure(label, value, unit, Kind.DERIVED, f"{formula}（{shown}）" if shown else formula, note)
+    origin = t("provenance.formula_inputs", formula=formula, inputs=shown) if shown else formula
+    return Figure(label, value, unit, Kind.DERIVED, origin, note)
 
 
 class FigureTable(Table):
@@ -167,7 +190,13 @@ class FigureTable(Table):
     same long citation in every row.
     """
 
-    columns = ("数值", "类型", "含义", "出处 / 设备 / 公式", "说明")
+    columns = ("数值", "类型", "含义", "出处 / 设备 / 公式", "说明")  # the Chinese headers; the table shows column_headers()
+
+    @staticmethod
+    def column_headers() -> tuple[str, ...]:
+        """The column headers in npulab's language."""
+        return (t("provenance.column_value"), t("provenance.column_kind"), t("provenance.column_meaning"),
+                t("provenance.column_origin"), t("provenance.column_note"))
 
     def __init__(self, figures: list[Figure], title: str = ""):
         self.figures = list(figures)
@@ -178,10 +207,10 @@ class FigureTable(Table):
             if f.kind is Kind.REPORTED:
                 if origin not in sources:
                     sources.append(origin)
-                origin = f"见注 [{sources.index(origin) + 1}]"
-            rows.append((f.formatted(), f.kind.value, f.label, origin, f.note))
-        notes = ["来源："] + [f"[{i}] {s}" for i, s in enumerate(sources, 1)] if sources else []
-        super().__init__(self.columns, rows, title, notes=notes)
+                origin = t("provenance.see_note", number=sources.index(origin) + 1)
+            rows.append((f.formatted(), f.kind.label, f.label, origin, f.note))
+        notes = [t("provenance.sources")] + [f"[{i}] {s}" for i, s in enumerate(sources, 1)] if sources else []
+        super().__init__(self.column_headers(), rows, title, notes=notes)
 
 
 def show(figures: list[Figure], title: str = "") -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from npulab.core.device import Device, synchronize
+from npulab.core.i18n import t
 from npulab.core.provenance import Figure, measured
 
 
@@ -55,19 +56,18 @@ class Timing:
 
     def figure(self, label: str | None = None) -> Figure:
         """The median as a measured figure, in milliseconds, on this timing's device."""
-        return measured(label or self.label or "中位数", round(self.median * 1e3, 4), "ms", self.device,
-                        f"{len(self.times)} 次重复的中位数，预热 {self.warmup} 次，离散度 {self.spread:.0%}")
+        return measured(label or self.label or t("timing.median_label"), round(self.median * 1e3, 4), "ms", self.device,
+                        t("timing.figure_note", repeats=len(self.times), warmup=self.warmup, spread=f"{self.spread:.0%}"))
 
     def rate_figure(self, label: str, work: float, unit: str, scale: float = 1.0) -> Figure:
         """``work / median / scale`` as a measured figure (e.g. FLOP → GFLOP/s with ``scale=1e9``)."""
         return measured(label, float(f"{self.rate(work) / scale:.4g}"), unit, self.device,
-                        f"工作量 {work:.4g} ÷ 中位数 {self.median:.4g} s（{len(self.times)} 次重复，预热 {self.warmup} 次）")
+                        t("timing.rate_note", work=f"{work:.4g}", median=f"{self.median:.4g}", repeats=len(self.times),
+                          warmup=self.warmup))
 
     def __str__(self) -> str:
-        return (
-            f"{self.label or 'benchmark'} @ {self.device_name}: 中位数 {self.median * 1e3:.3f} ms "
-            f"（{len(self.times)} 次重复，预热 {self.warmup} 次，离散度 {self.spread:.0%}）"
-        )
+        return t("timing.line", label=self.label or "benchmark", device=self.device_name, ms=f"{self.median * 1e3:.3f}",
+                 repeats=len(self.times), warmup=self.warmup, spread=f"{self.spread:.0%}")
 
 
 def benchmark(
@@ -90,7 +90,7 @@ def benchmark(
     5
     """
     if repeats < 1 or warmup < 0:
-        raise ValueError(f"repeats 须 ≥ 1、warmup 须 ≥ 0，收到 repeats={repeats}, warmup={warmup}")
+        raise ValueError(t("timing.bad_repeats", repeats=repeats, warmup=warmup))
     wait = sync if sync is not None else (lambda: synchronize(device))
     for _ in range(warmup):
         fn()
@@ -151,7 +151,7 @@ def time_steps(
     ``sync()`` is called before every clock read that ends a measurement.
     """
     if warmup < 1:
-        raise ValueError("warmup 至少为 1：第一次调用单独计时，不计入稳态")
+        raise ValueError(t("timing.bad_warmup"))
     compile_s = None
     if compile is not None:
         start = clock()

@@ -20,6 +20,7 @@ import textwrap
 import warnings
 from dataclasses import dataclass, field
 
+from npulab.core.i18n import t
 from npulab.core.notebook_cells import cell_source
 from npulab.pytorch.torch_npu_names import dotted_name as _dotted
 
@@ -142,7 +143,7 @@ def _bound_names(tree: ast.AST) -> set[str]:
 
 
 def unresolved(names: list[str], namespace: dict, imports: tuple[str, ...] | list[str] = ()) -> list[str]:
-    """The dotted names that do not resolve in ``namespace`` (a kernel's globals), with the reason, in Chinese.
+    """The dotted names that do not resolve in ``namespace`` (a kernel's globals), with the reason (reader's language).
 
     A root resolves when ``namespace`` binds it, it is a builtin, or it is in ``imports`` (the text tells the
     learner to import it) and importable.
@@ -161,15 +162,15 @@ def unresolved(names: list[str], namespace: dict, imports: tuple[str, ...] | lis
             try:
                 obj = importlib.import_module(root)
             except ImportError:
-                problems.append(f"`{dotted}`：练习让学员导入的模块 `{root}` 导入不了")
+                problems.append(t("exercise.import_fails", dotted=dotted, root=root))
                 continue
         else:
-            problems.append(f"`{dotted}`：本节的内核里没有 `{root}`（没有定义、没有导入）")
+            problems.append(t("exercise.not_in_kernel", dotted=dotted, root=root))
             continue
         for depth, attr in enumerate(attrs, start=1):
             if not hasattr(obj, attr):
                 owner = ".".join([root, *attrs[:depth - 1]])
-                problems.append(f"`{dotted}`：`{owner}` 没有属性 `{attr}`")
+                problems.append(t("exercise.no_attribute", dotted=dotted, owner=owner, attr=attr))
                 break
             obj = getattr(obj, attr)
     return problems
@@ -185,19 +186,24 @@ def check_program(section: ExerciseSection) -> str:
     bound = set().union(*(_bound_or_empty(code) for code in section.answer_code))
     before = [n for n in names if n.split(".")[0] not in bound]
     after = [n for n in names if n.split(".")[0] in bound]
-    parts = ["from npulab.course.exercises import require as _npulab_require\n"
+    parts = ["from npulab.course.exercises import report as _npulab_report, require as _npulab_require\n"
              f"_npulab_require({before!r}, globals(), {section.imports()!r})"]
-    parts += [f"# --- 参考答案第 {i} 段代码 ---\n{code}" for i, code in enumerate(section.answer_code, start=1)]
+    parts += [t("exercise.answer_code", index=i) + f"\n{code}" for i, code in enumerate(section.answer_code, start=1)]
     parts.append(f"_npulab_require({after!r}, globals(), {section.imports()!r})\n"
-                 f"print('练习：{len(section.answer_code)} 段参考答案代码已运行，{len(names)} 个调用的名字都存在')")
+                 f"_npulab_report({len(section.answer_code)}, {len(names)})")
     return "\n\n".join(parts)
 
 
+def report(answers: int, calls: int) -> None:
+    """Say, in the kernel's language, that the answer code ran and that every name it calls exists."""
+    print(t("exercise.done", answers=answers, calls=calls))
+
+
 def require(names: list[str], namespace: dict, imports: tuple[str, ...] | list[str] = ()) -> None:
-    """NameError (Chinese, one line per name) when some of ``names`` do not resolve in ``namespace``."""
+    """NameError (in the reader's language, one line per name) when some of ``names`` do not resolve in ``namespace``."""
     problems = unresolved(names, namespace, imports)
     if problems:
-        raise NameError("练习或参考答案让学员调用的名字在本节的内核里不存在：\n" + "\n".join(problems))
+        raise NameError(t("exercise.missing_names", names="\n".join(problems)))
 
 
 def _bound_or_empty(code: str) -> set[str]:

@@ -11,6 +11,11 @@ it checks what the words imply against the numbers beside them:
 - a sweep's headline is the point with the highest lower end, its value lies inside its interval, and a headline
   with a wide interval says it is unreliable;
 - no printed ratio reads a bare "0" (a format with too few digits hides which side is faster).
+
+The verdicts may be worded in either language of the course (``npulab.core.i18n``): the checks read the record's
+numbers and the interval "low–high" that both languages print, and accept the words of either language where
+they look at words (a wide headline must say 不可靠 / unreliable; a ratio printed as 0 after 比值 or "ratio").
+The problems are reported in npulab's language.
 """
 
 from __future__ import annotations
@@ -19,7 +24,10 @@ import re
 from dataclasses import dataclass
 
 from npulab.core.comparison import FASTER, NOISY, SAME, SLOWER, VERDICT_KEY
+from npulab.core.i18n import t
 from npulab.core.machine import FOOTER_KEY
+
+UNRELIABLE = re.compile(r"不可靠|\bunreliable\b|\bnot reliable\b", re.IGNORECASE)  # how a wide headline says so
 
 
 @dataclass(frozen=True)
@@ -45,25 +53,26 @@ def printed(nb, key: str = VERDICT_KEY) -> list[Printed]:
 
 def problems_of(p: Printed) -> list[str]:
     """What is wrong with one printed verdict (empty when its words agree with its numbers)."""
-    r, where = p.record, f"单元 {p.cell}（{p.record.get('claim')}）"
+    r, where = p.record, t("audit.where", cell=p.cell, claim=p.record.get("claim"))
     if p.text != r.get("text"):
-        return [f"{where}：显示的句子与记录的不同"]
+        return [t("audit.text_differs", where=where)]
     if r.get("kind") == "best":
         return _best_problems(r, where)
     low, high, margin, said = r["low"], r["high"], r["margin"], r["verdict"]
     out = []
+    lo, hi = f"{low:.3f}", f"{high:.3f}"
     if said == FASTER and not low > 1:
-        out.append(f"{where}：说 {r['b']} 更快，但 {r['a']}/{r['b']} 的区间 {low:.3f}–{high:.3f} 不全在 1 之上")
+        out.append(t("audit.not_faster", where=where, a=r["a"], b=r["b"], low=lo, high=hi))
     elif said == SLOWER and not high < 1:
-        out.append(f"{where}：说 {r['b']} 更慢，但区间 {low:.3f}–{high:.3f} 不全在 1 之下")
+        out.append(t("audit.not_slower", where=where, b=r["b"], low=lo, high=hi))
     elif said == SAME and not (low >= 1 / (1 + margin) - 1e-12 and high <= 1 + margin + 1e-12):
-        out.append(f"{where}：说两者相同，但区间 {low:.3f}–{high:.3f} 超出了 ±{margin:.0%}")
+        out.append(t("audit.not_same", where=where, low=lo, high=hi, margin=f"{margin:.0%}"))
     elif said == NOISY and r.get("decisive") and (low > 1 + margin or high < 1 / (1 + margin)):
-        out.append(f"{where}：区间 {low:.3f}–{high:.3f} 已能下结论，却说测不出")
+        out.append(t("audit.not_noisy", where=where, low=lo, high=hi))
     elif said not in (FASTER, SLOWER, SAME, NOISY):
-        out.append(f"{where}：未知的判定 {said!r}")
+        out.append(t("audit.unknown_verdict", where=where, verdict=repr(said)))
     if f"{low:.2f}–{high:.2f}" not in p.text:
-        out.append(f"{where}：句子里没有它依据的区间 {low:.2f}–{high:.2f}")
+        out.append(t("audit.no_interval", where=where, interval=f"{low:.2f}–{high:.2f}"))
     return out
 
 
@@ -71,15 +80,17 @@ def _best_problems(r: dict, where: str) -> list[str]:
     out = []
     lows = r["lows"]
     if lows[r["index"]] < max(lows):
-        out.append(f"{where}：标题尺寸 {r['labels'][r['index']]} 的区间下端不是最高的")
+        out.append(t("audit.best_not_highest", where=where, label=r["labels"][r["index"]]))
     if not r["low"] <= r["value"] <= r["high"]:
-        out.append(f"{where}：标题数字 {r['value']:.4g} 不在它的区间 {r['low']:.4g}–{r['high']:.4g} 之内")
-    if not r["spread_ok"] and "不可靠" not in r["text"]:
-        out.append(f"{where}：标题尺寸的区间很宽，句子却没有说它不可靠")
+        out.append(t("audit.best_outside", where=where, value=f"{r['value']:.4g}", low=f"{r['low']:.4g}",
+                     high=f"{r['high']:.4g}"))
+    if not r["spread_ok"] and not UNRELIABLE.search(r["text"]):
+        out.append(t("audit.best_unreliable", where=where))
     return out
 
 
 ZERO_RATIO = re.compile(r"(?:比值|之比|倍数)[：:\s]*[0０](?![.\d])")  # a ratio printed with too few digits
+ZERO_RATIO_EN = re.compile(r"\bratios?\b[:=\s]*0(?![.\d])", re.IGNORECASE)  # the same in an English sentence
 
 
 def zero_ratios(nb) -> list[str]:
@@ -89,7 +100,8 @@ def zero_ratios(nb) -> list[str]:
         for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
             text = out.get("text") or out.get("data", {}).get("text/plain", "")
             text = "".join(text) if isinstance(text, list) else text
-            found += [f"单元 {number}：比值印成了 0（“{m.group()}”）：用有效数字格式（如 .2g）" for m in ZERO_RATIO.finditer(text)]
+            found += [t("audit.zero_ratio", cell=number, text=m.group())
+                      for pattern in (ZERO_RATIO, ZERO_RATIO_EN) for m in pattern.finditer(text)]
     return found
 
 
@@ -97,7 +109,7 @@ def audit(nb) -> list[str]:
     """All problems of an executed notebook's verdicts, ratios printed as 0, and a missing machine footer."""
     found = [problem for p in printed(nb) for problem in problems_of(p)] + zero_ratios(nb)
     if printed(nb) and not printed(nb, FOOTER_KEY):
-        found.append("有判定却没有测量环境的脚注（npulab.core.machine.LoadWatch.footer）")
+        found.append(t("audit.no_footer"))
     return found
 
 
@@ -108,15 +120,16 @@ def summary(folder) -> str:
 
     lines = []
     for run in sorted(Path(folder).glob("load*")):
-        lines.append(f"== {run.name}（忙碌进程数 {run.name.removeprefix('load')}）")
+        lines.append(t("audit.run", run=run.name, busy=run.name.removeprefix("load")))
         for path in sorted(run.glob("*.json")):
             data = json.loads(path.read_text(encoding="utf-8"))
             loads = [f"{f['load_start']:.1f}→{f['load_end']:.1f}" for f in data["footers"] if f['load_start'] is not None]
-            lines.append(f"-- {data['lesson']}（{data['seconds']} s；1 分钟负载 {', '.join(loads) or '—'}）")
+            lines.append(t("audit.lesson", lesson=data["lesson"], seconds=data["seconds"], loads=", ".join(loads) or "—"))
             for r in data["verdicts"]:
                 if r.get("kind") == "best":
-                    lines.append(f"   {r['claim']}: {r['labels'][r['index']]} {r['value'] / 1e9:,.1f} GFLOP/s "
-                                 f"[{r['low'] / 1e9:,.1f}, {r['high'] / 1e9:,.1f}] 可靠={r['spread_ok']}")
+                    lines.append(t("audit.best_line", claim=r["claim"], label=r["labels"][r["index"]],
+                                   value=f"{r['value'] / 1e9:,.1f}", low=f"{r['low'] / 1e9:,.1f}",
+                                   high=f"{r['high'] / 1e9:,.1f}", reliable=r["spread_ok"]))
                 else:
                     lines.append(f"   {r['claim']}: {r['a']}/{r['b']} = {r['ratio']:.3f} [{r['low']:.3f}, {r['high']:.3f}] "
                                  f"→ {r['verdict']}")

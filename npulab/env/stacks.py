@@ -52,7 +52,7 @@ MODULE_DISTRIBUTIONS = {"yaml": ("pyyaml",), "IPython": ("ipython",), "ipykernel
 OUTSIDE_PYPI_MODULES = {
     "mindspore_lite": "MindSpore Lite 的 wheel 来自 MindSpore 下载页（https://www.mindspore.cn/lite）；PyPI 上最新的 mindspore-lite 是 2023 年的 2.0.0",
     "ais_bench": "msit 的 ais_bench 推理工具，按 msit 仓库的说明从源码构建安装（https://gitee.com/ascend/msit）",
-    "relu_custom_ext": "第 06 章第 1 节自己编译的扩展（chapters/06_advanced/ascendc/relu_custom）",
+    "relu_custom_ext": "第 06 章第 1 课自己编译的扩展（chapters/06_advanced/ascendc/relu_custom）",
 }
 
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import math
 
+from npulab.core.i18n import t
+
 ALGORITHMS = ("ring", "mesh", "halving_doubling")
 _BUS_FACTORS = {
     "allreduce": lambda n: 2 * (n - 1) / n,
@@ -39,13 +41,13 @@ _BUS_FACTORS = {
 
 def _check(nbytes: float, n: int, alpha_s: float, beta_bytes_per_s: float) -> None:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"设备数 n 应为正整数，收到 {n!r}")
+        raise ValueError(t("collectives.n", n=repr(n)))
     if nbytes < 0:
-        raise ValueError(f"数据量 nbytes 不能为负，收到 {nbytes!r}")
+        raise ValueError(t("collectives.nbytes", nbytes=repr(nbytes)))
     if alpha_s < 0:
-        raise ValueError(f"延迟 alpha_s 不能为负（单位：秒），收到 {alpha_s!r}")
+        raise ValueError(t("collectives.alpha", alpha=repr(alpha_s)))
     if beta_bytes_per_s <= 0:
-        raise ValueError(f"带宽 beta_bytes_per_s 应为正数（单位：字节/秒），收到 {beta_bytes_per_s!r}")
+        raise ValueError(t("collectives.beta", beta=repr(beta_bytes_per_s)))
 
 
 def allreduce_time(nbytes: float, n: int, alpha_s: float, beta_bytes_per_s: float, algorithm: str = "ring") -> float:
@@ -56,7 +58,7 @@ def allreduce_time(nbytes: float, n: int, alpha_s: float, beta_bytes_per_s: floa
     """
     _check(nbytes, n, alpha_s, beta_bytes_per_s)
     if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm 应为 {'、'.join(ALGORITHMS)} 之一，收到 {algorithm!r}")
+        raise ValueError(t("collectives.algorithm", choices=t("cube.list_separator").join(ALGORITHMS), algorithm=repr(algorithm)))
     if n == 1:
         return 0.0
     if algorithm == "ring":
@@ -65,25 +67,25 @@ def allreduce_time(nbytes: float, n: int, alpha_s: float, beta_bytes_per_s: floa
         return 2 * alpha_s + 2 * nbytes / (n * beta_bytes_per_s)
     steps = math.log2(n)
     if not steps.is_integer():
-        raise ValueError(f"halving_doubling 需要 n 为 2 的幂，收到 n={n}")
+        raise ValueError(t("collectives.power_of_two", n=n))
     return 2 * steps * alpha_s + 2 * (n - 1) / n * nbytes / beta_bytes_per_s
 
 
 def algbw(nbytes: float, seconds: float) -> float:
     """Algorithm bandwidth (nccl-tests): bytes per device / time, in bytes per second."""
     if seconds <= 0:
-        raise ValueError(f"时间 seconds 应为正数，收到 {seconds!r}")
+        raise ValueError(t("collectives.seconds", seconds=repr(seconds)))
     if nbytes < 0:
-        raise ValueError(f"数据量 nbytes 不能为负，收到 {nbytes!r}")
+        raise ValueError(t("collectives.nbytes", nbytes=repr(nbytes)))
     return nbytes / seconds
 
 
 def bus_factor(n: int, op: str = "allreduce") -> float:
     """The nccl-tests factor from algbw to busbw: 2(n−1)/n for AllReduce, (n−1)/n for AllGather …"""
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"设备数 n 应为正整数，收到 {n!r}")
+        raise ValueError(t("collectives.n", n=repr(n)))
     if op not in _BUS_FACTORS:
-        raise ValueError(f"op 应为 {'、'.join(_BUS_FACTORS)} 之一，收到 {op!r}")
+        raise ValueError(t("collectives.op", choices=t("cube.list_separator").join(_BUS_FACTORS), op=repr(op)))
     return _BUS_FACTORS[op](n)
 
 

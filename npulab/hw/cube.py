@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from npulab.core.i18n import t
 from npulab.hw.chips import Chip, NotApplicable, get_chip
 
 _ACC_BYTES = 4  # L0C holds FP32 (float inputs) or INT32 (int8 inputs) accumulators
@@ -82,11 +83,11 @@ def spec_for(chip: str | Chip | None = None, dtype: str = "float16", *, double_b
     Raises NotApplicable (Chinese) when the chip's buffers are not published or it has no BF16 Cube.
     """
     if dtype not in _DTYPES:
-        raise ValueError(f"Cube 模型支持的输入类型为 {'、'.join(_DTYPES)}，收到 {dtype!r}")
+        raise ValueError(t("cube.dtype", dtypes=t("cube.list_separator").join(_DTYPES), dtype=repr(dtype)))
     chip = chip if isinstance(chip, Chip) else get_chip(chip)
     if dtype == "bfloat16" and not chip.bf16:
-        raise NotApplicable(f"{chip.key}（{chip.soc_version}）的 Cube 不支持 BF16：{chip.dtypes}")
-    purpose = "建立 Cube 核模型"
+        raise NotApplicable(t("cube.no_bf16", chip=chip.key, soc=chip.soc_version, dtypes=chip.dtypes))
+    purpose = t("cube.purpose")
     k0, in_bytes, out_bytes = _DTYPES[dtype]
     edge = int(chip.require("cube_mkn", purpose).value)
     k0 = int(chip.require("int8_k0", purpose).value) if k0 is None else k0
@@ -103,7 +104,7 @@ def spec_910b3(dtype: str = "float16", *, double_buffer: bool = True) -> CubeSpe
 def _check_dims(m: int, k: int, n: int) -> None:
     for name, value in (("M", m), ("K", k), ("N", n)):
         if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"矩阵维度 {name} 应为正整数，收到 {value!r}")
+            raise ValueError(t("cube.dim", name=name, value=repr(value)))
 
 
 def fractals(m: int, k: int, n: int, spec: CubeSpec) -> tuple[int, int, int]:
@@ -204,12 +205,12 @@ def plan_matmul(m: int, k: int, n: int, spec: CubeSpec | None = None, tiling: Ti
     return MatmulPlan(m, k, n, spec, tiling, m1 * k1 * n1, traffic, resident, peak)
 
 
-def _check_tiling(t: Tiling, spec: CubeSpec) -> None:
+def _check_tiling(tiling: Tiling, spec: CubeSpec) -> None:
     cap = spec.capacity
-    need = {"L0A": t.mt * t.kt, "L0B": t.kt * t.nt, "L0C": t.mt * t.nt}
+    need = {"L0A": tiling.mt * tiling.kt, "L0B": tiling.kt * tiling.nt, "L0C": tiling.mt * tiling.nt}
     for level, count in need.items():
-        if min(t.mt, t.kt, t.nt) < 1 or count > cap[level]:
-            raise ValueError(f"分块 {t} 需要 {level} 容纳 {count} 个分形，容量只有 {cap[level]} 个")
+        if min(tiling.mt, tiling.kt, tiling.nt) < 1 or count > cap[level]:
+            raise ValueError(t("cube.tiling", tiling=tiling, level=level, count=count, capacity=cap[level]))
 
 
 def _fractal_view(x: np.ndarray, r0: int, c0: int) -> np.ndarray:
@@ -228,32 +229,32 @@ def simulate_matmul(a, b, spec: CubeSpec | None = None, tiling: Tiling | None = 
     """
     a, b = np.asarray(a), np.asarray(b)
     if a.ndim != 2 or b.ndim != 2:
-        raise ValueError(f"需要两个二维矩阵 A[M, K] 与 B[K, N]，收到形状 {a.shape} 与 {b.shape}")
+        raise ValueError(t("cube.two_2d", a=a.shape, b=b.shape))
     if a.shape[1] != b.shape[0]:
-        raise ValueError(f"A 的列数应等于 B 的行数（K），收到 A{a.shape} 与 B{b.shape}")
+        raise ValueError(t("cube.k_mismatch", a=a.shape, b=b.shape))
     if a.dtype != b.dtype or a.dtype.name not in _DTYPES:
-        raise ValueError(f"A 与 B 应为同一种 Cube 输入类型（{'、'.join(_DTYPES)}），收到 {a.dtype} 与 {b.dtype}")
+        raise ValueError(t("cube.same_dtype", dtypes=t("cube.list_separator").join(_DTYPES), a=a.dtype, b=b.dtype))
     spec = spec or spec_910b3(a.dtype.name)
     if spec.dtype != a.dtype.name:
-        raise ValueError(f"输入类型 {a.dtype} 与 Cube 规格的类型 {spec.dtype} 不一致")
+        raise ValueError(t("cube.spec_dtype", dtype=a.dtype, spec=spec.dtype))
     m, k = a.shape
     n = b.shape[1]
     plan = plan_matmul(m, k, n, spec, tiling)
-    t, resident = plan.tiling, plan.l1_resident
+    chosen, resident = plan.tiling, plan.l1_resident
     acc = np.int32 if spec.dtype == "int8" else np.float32
     af = _fractal_view(a, spec.m0, spec.k0).astype(acc)  # [m1, k1, m0, k0]
     bf = _fractal_view(b, spec.k0, spec.n0).astype(acc)  # [k1, n1, k0, n0]
     m1, k1, n1 = af.shape[0], af.shape[1], bf.shape[1]
     cf = np.zeros((m1, n1, spec.m0, spec.n0), dtype=acc)
     count = dict.fromkeys(("instructions", "GM→L1", "L1→L0A", "L1→L0B", "L0C→GM"), 0)
-    row_starts, col_starts = range(0, m1, t.mt), range(0, n1, t.nt)
+    row_starts, col_starts = range(0, m1, chosen.mt), range(0, n1, chosen.nt)
     # keep the resident panel's loop outside, so that its panel is fetched from GM only on first use
     order = ([(i, j) for j in col_starts for i in row_starts] if resident == "B"
              else [(i, j) for i in row_starts for j in col_starts])
     for i, j in order:
-        rows, cols = slice(i, min(i + t.mt, m1)), slice(j, min(j + t.nt, n1))
-        for p in range(0, k1, t.kt):
-            ks = slice(p, min(p + t.kt, k1))
+        rows, cols = slice(i, min(i + chosen.mt, m1)), slice(j, min(j + chosen.nt, n1))
+        for p in range(0, k1, chosen.kt):
+            ks = slice(p, min(p + chosen.kt, k1))
             a_tile, b_tile = af[rows, ks], bf[ks, cols]  # the fractals moved into L0A and L0B
             a_cost = a_tile.shape[0] * a_tile.shape[1] * spec.a_fractal_bytes
             b_cost = b_tile.shape[0] * b_tile.shape[1] * spec.b_fractal_bytes
@@ -266,5 +267,5 @@ def simulate_matmul(a, b, spec: CubeSpec | None = None, tiling: Tiling | None = 
         count["L0C→GM"] += (rows.stop - rows.start) * (cols.stop - cols.start) * spec.m0 * spec.n0 * spec.out_bytes
     result = cf.transpose(0, 2, 1, 3).reshape(m1 * spec.m0, n1 * spec.n0)[:m, :n]
     moved = {key: count[key] for key in ("GM→L1", "L1→L0A", "L1→L0B", "L0C→GM")}
-    counted = MatmulPlan(m, k, n, spec, t, count["instructions"], moved, resident, plan.peak_fractals)
+    counted = MatmulPlan(m, k, n, spec, chosen, count["instructions"], moved, resident, plan.peak_fractals)
     return np.ascontiguousarray(result), counted

@@ -13,6 +13,7 @@ Buffer sizes come from the chip's platform file through the chip table (``npulab
 
 from __future__ import annotations
 
+from npulab.core.i18n import t
 from npulab.core.provenance import Figure
 from npulab.hw.chips import Chip, get_chip
 
@@ -26,7 +27,7 @@ VECTOR_PATH = ("GM", "UB", "Vector", "UB", "GM")
 def buffer_sizes(chip: str | Chip | None = None) -> dict[str, Figure]:
     """Capacity of each on-chip buffer of ``chip`` (default 910B3) as a reported figure (bytes)."""
     chip = chip if isinstance(chip, Chip) else get_chip(chip)
-    return {name: chip.require(field, "画出片上缓冲") for name, field in BUFFERS.items()}
+    return {name: chip.require(field, t("davinci.purpose_buffers")) for name, field in BUFFERS.items()}
 
 
 def _size(nbytes: float) -> str:
@@ -42,17 +43,18 @@ def draw_datapaths(ax=None, chip: str | Chip | None = None):
         _, ax = plt.subplots(figsize=(10, 4.6))
     chip = chip if isinstance(chip, Chip) else get_chip(chip)
     size = {name: _size(fig.value) for name, fig in buffer_sizes(chip).items()}
-    cores = int(chip.require("cube_cores", "画图").value), int(chip.require("vector_cores", "画图").value)
+    purpose = t("davinci.purpose_draw")
+    cores = int(chip.require("cube_cores", purpose).value), int(chip.require("vector_cores", purpose).value)
     boxes = {  # name: (x, y, w, h, label, colour)
-        "GM": (0.0, 0.4, 1.3, 3.4, f"GM\n（HBM，\n经 L2 {size['L2']}）", "#eeeeee"),
+        "GM": (0.0, 0.4, 1.3, 3.4, t("davinci.gm", l2=size["L2"]), "#eeeeee"),
         "L1": (2.0, 2.9, 1.2, 0.8, f"L1\n{size['L1']}", "#cfe2f3"),
         "L0A": (3.8, 3.35, 1.2, 0.55, f"L0A {size['L0A']}", "#cfe2f3"),
         "L0B": (3.8, 2.65, 1.2, 0.55, f"L0B {size['L0B']}", "#cfe2f3"),
         "Cube": (5.6, 2.9, 1.1, 0.8, "Cube\n16×16×16", "#f4cccc"),
         "L0C": (7.3, 2.9, 1.2, 0.8, f"L0C\n{size['L0C']}", "#cfe2f3"),
-        "FixPipe": (9.0, 2.9, 1.1, 0.8, "FixPipe\n（类型转换、\n写回）", "#d9ead3"),
+        "FixPipe": (9.0, 2.9, 1.1, 0.8, t("davinci.fixpipe"), "#d9ead3"),
         "UB": (3.8, 0.7, 1.5, 0.8, f"UB\n{size['UB']}", "#fff2cc"),
-        "Vector": (6.2, 0.7, 1.3, 0.8, "Vector\n（SIMD）", "#f4cccc"),
+        "Vector": (6.2, 0.7, 1.3, 0.8, t("davinci.vector"), "#f4cccc"),
     }
     for x, y, w, h, label, color in boxes.values():
         ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.03", fc=color, ec="#444444"))
@@ -73,13 +75,13 @@ def draw_datapaths(ax=None, chip: str | Chip | None = None):
     arrow(8.5, 3.3, 9.0, 3.3, red)
     ax.add_patch(FancyArrowPatch((10.1, 3.1), (1.3, 2.3), connectionstyle="arc3,rad=-0.25", arrowstyle="-|>",
                                  mutation_scale=11, color=red, lw=1.4))
-    arrow(1.3, 1.25, 3.8, 1.25, green, "MTE2 搬入")
+    arrow(1.3, 1.25, 3.8, 1.25, green, t("davinci.mte2_in"))
     arrow(5.3, 1.25, 6.2, 1.25, green)
     arrow(6.2, 0.95, 5.3, 0.95, green)
-    arrow(3.8, 0.85, 1.3, 0.85, green, "MTE3 搬出")
-    ax.text(6.2, 4.05, f"Cube 核（AIC，共 {cores[0]} 个）：GM → L1 → L0A/L0B → Cube → L0C → FixPipe → GM",
+    arrow(3.8, 0.85, 1.3, 0.85, green, t("davinci.mte3_out"))
+    ax.text(6.2, 4.05, t("davinci.cube_path", cores=cores[0]),
             ha="center", fontsize=9, color=red)
-    ax.text(5.7, 0.25, f"Vector 核（AIV，共 {cores[1]} 个）：GM → UB → Vector → UB → GM", ha="center", fontsize=9,
+    ax.text(5.7, 0.25, t("davinci.vector_path", cores=cores[1]), ha="center", fontsize=9,
             color=green)
     ax.set_xlim(-0.1, 10.3)
     ax.set_ylim(0.0, 4.3)

@@ -23,21 +23,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from npulab.core.i18n import t
+
 M0 = 16  # rows of a fractal
 C0 = 16  # channels per 5HD block (torch_npu)
 FRACTAL_ROW_BYTES = 32  # N0 × element size (torch_npu's BLOCKBYTES; fp32 counted as 2 bytes)
 SUPPORTED_DTYPES = ("float16", "bfloat16", "float32", "int8", "uint8")
 
 
-def _dtype(dtype, what: str = "输入") -> np.dtype:
+def _dtype(dtype, what: str | None = None) -> np.dtype:
     """The numpy dtype of ``dtype`` (a name or numpy dtype), checked against SUPPORTED_DTYPES."""
-    expected = f"{what}的数据类型应为 {'、'.join(SUPPORTED_DTYPES)} 之一"
+    what = what or t("formats.what_input")
+    dtypes = t("cube.list_separator").join(SUPPORTED_DTYPES)
     try:
         dt = _bfloat16() if isinstance(dtype, str) and dtype == "bfloat16" else np.dtype(dtype)
     except TypeError:
-        raise ValueError(f"{expected}，收到 {dtype!r}") from None
+        raise ValueError(t("formats.dtype", what=what, dtypes=dtypes, dtype=repr(dtype))) from None
     if dt.name not in SUPPORTED_DTYPES:
-        raise ValueError(f"{expected}，收到 {dt.name}")
+        raise ValueError(t("formats.dtype", what=what, dtypes=dtypes, dtype=dt.name))
     return dt
 
 
@@ -63,11 +66,11 @@ def _check_shape(shape, min_rank: int, what: str) -> tuple[int, ...]:
     try:
         dims = tuple(int(d) for d in shape)
     except TypeError:
-        raise ValueError(f"{what}的形状应为整数序列，收到 {shape!r}") from None
+        raise ValueError(t("formats.shape_ints", what=what, shape=repr(shape))) from None
     if len(dims) < min_rank:
-        raise ValueError(f"{what}需要至少 {min_rank} 维，收到 {len(dims)} 维的形状 {dims}")
+        raise ValueError(t("formats.rank", what=what, rank=min_rank, got=len(dims), dims=dims))
     if any(d < 0 for d in dims):
-        raise ValueError(f"{what}的形状不能有负数，收到 {dims}")
+        raise ValueError(t("formats.negative", what=what, dims=dims))
     return dims
 
 
@@ -77,7 +80,7 @@ def nz_shape(shape, dtype="float16") -> tuple[int, ...]:
     >>> nz_shape((8, 100, 30), "float16")
     (8, 2, 7, 16, 16)
     """
-    dims = _check_shape(shape, 2, "ND 数组 [..., M, N]")
+    dims = _check_shape(shape, 2, t("formats.what_nd"))
     m0, n0 = nz_block(dtype)
     *batch, m, n = dims
     return (*batch, math.ceil(n / n0), math.ceil(m / m0), m0, n0)
@@ -91,8 +94,8 @@ def nz_index(m: int, n: int, dtype="float16") -> tuple[int, int, int, int]:
 
 def nd_to_nz(x) -> np.ndarray:
     """ND array ``[..., M, N]`` → FRACTAL_NZ storage array ``[..., ceil(N/N0), ceil(M/16), 16, N0]`` (zero padded)."""
-    arr = _as_array(x, "ND 数组")
-    dims = _check_shape(arr.shape, 2, "ND 数组 [..., M, N]")
+    arr = _as_array(x, t("formats.what_nd_array"))
+    dims = _check_shape(arr.shape, 2, t("formats.what_nd"))
     target = nz_shape(dims, arr.dtype)
     *batch, n1, m1, m0, n0 = target
     padded = np.zeros((*batch, m1 * m0, n1 * n0), dtype=arr.dtype)
@@ -105,13 +108,11 @@ def nd_to_nz(x) -> np.ndarray:
 
 def nz_to_nd(x_nz, shape) -> np.ndarray:
     """FRACTAL_NZ storage array → the ND array of logical ``shape`` (padding dropped)."""
-    arr = _as_array(x_nz, "NZ 数组")
-    dims = _check_shape(shape, 2, "目标 ND 形状 [..., M, N]")
+    arr = _as_array(x_nz, t("formats.what_nz_array"))
+    dims = _check_shape(shape, 2, t("formats.what_nd_target"))
     expected = nz_shape(dims, arr.dtype)
     if arr.shape != expected:
-        raise ValueError(
-            f"形状 {dims}（{arr.dtype.name}）的 NZ 存储形状应为 {expected}，收到 {arr.shape}"
-        )
+        raise ValueError(t("formats.nz_storage", dims=dims, dtype=arr.dtype.name, expected=expected, got=arr.shape))
     *batch, n1, m1, m0, n0 = expected
     k = len(batch)
     order = (*range(k), k + 1, k + 2, k, k + 3)  # batch…, n1, m1, m0, n0 → batch…, m1, m0, n1, n0
@@ -121,7 +122,7 @@ def nz_to_nd(x_nz, shape) -> np.ndarray:
 
 def nz_offsets(m: int, n: int, dtype="float16") -> np.ndarray:
     """An M×N array giving, for every ND element, its position (element offset) in the NZ buffer."""
-    _check_shape((m, n), 2, "矩阵 [M, N]")
+    _check_shape((m, n), 2, t("formats.what_matrix"))
     storage = nz_shape((m, n), dtype)
     offsets = np.arange(math.prod(storage), dtype=np.int64).reshape(storage)
     # same index algebra as nz_to_nd, applied to positions instead of values
@@ -131,16 +132,16 @@ def nz_offsets(m: int, n: int, dtype="float16") -> np.ndarray:
 
 def nc1hwc0_shape(shape) -> tuple[int, int, int, int, int]:
     """Storage shape of an NCHW array in NC1HWC0 (5HD): ``[N, ceil(C/16), H, W, 16]``."""
-    dims = _check_shape(shape, 0, "NCHW 数组")
+    dims = _check_shape(shape, 0, t("formats.what_nchw"))
     if len(dims) != 4:
-        raise ValueError(f"NCHW 数组需要正好 4 维 [N, C, H, W]，收到 {len(dims)} 维的形状 {dims}")
+        raise ValueError(t("formats.nchw_rank", got=len(dims), dims=dims))
     n, c, h, w = dims
     return n, math.ceil(c / C0), h, w, C0
 
 
 def nchw_to_nc1hwc0(x) -> np.ndarray:
     """NCHW array ``[N, C, H, W]`` → NC1HWC0 storage array ``[N, ceil(C/16), H, W, 16]`` (zero padded)."""
-    arr = _as_array(x, "NCHW 数组")
+    arr = _as_array(x, t("formats.what_nchw"))
     n, c1, h, w, c0 = nc1hwc0_shape(arr.shape)
     padded = np.zeros((n, c1 * c0, h, w), dtype=arr.dtype)
     padded[:, : arr.shape[1]] = arr
@@ -149,15 +150,13 @@ def nchw_to_nc1hwc0(x) -> np.ndarray:
 
 def nc1hwc0_to_nchw(x, channels: int) -> np.ndarray:
     """NC1HWC0 storage array ``[N, C1, H, W, 16]`` → NCHW ``[N, channels, H, W]`` (padding dropped)."""
-    arr = _as_array(x, "NC1HWC0 数组")
+    arr = _as_array(x, t("formats.what_nc1hwc0"))
     if arr.ndim != 5 or arr.shape[-1] != C0:
-        raise ValueError(f"NC1HWC0 数组应为 5 维 [N, C1, H, W, {C0}]，收到形状 {arr.shape}")
+        raise ValueError(t("formats.nc1hwc0_rank", c0=C0, shape=arr.shape))
     if not isinstance(channels, (int, np.integer)) or isinstance(channels, bool) or channels < 0:
-        raise ValueError(f"channels 应为非负整数，收到 {channels!r}")
+        raise ValueError(t("formats.channels", channels=repr(channels)))
     if math.ceil(channels / C0) != arr.shape[1]:
-        raise ValueError(
-            f"{channels} 个通道需要 C1 = ceil({channels}/{C0}) = {math.ceil(channels / C0)} 个块，数组的 C1 是 {arr.shape[1]}"
-        )
+        raise ValueError(t("formats.c1", channels=channels, c0=C0, need=math.ceil(channels / C0), got=arr.shape[1]))
     n, c1, h, w, c0 = arr.shape
     return np.ascontiguousarray(arr.transpose(0, 1, 4, 2, 3).reshape(n, c1 * c0, h, w)[:, :channels])
 
@@ -182,7 +181,7 @@ class Padding:
 
 def nz_padding(shape, dtype="float16") -> Padding:
     """How many elements FRACTAL_NZ stores for an ND array of ``shape`` (padding included)."""
-    dims = _check_shape(shape, 2, "ND 数组 [..., M, N]")
+    dims = _check_shape(shape, 2, t("formats.what_nd"))
     return Padding(math.prod(dims), math.prod(nz_shape(dims, dtype)))
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from npulab.core.i18n import t
+
 # link type -> (AscendCL value or None, Chinese meaning)
 LINK_TYPES: dict[str, tuple[int | None, str]] = {
     "HCCS": (0x01, "HCCS（华为缓存一致性系统）直连：NPU 之间的高速互联"),
@@ -25,10 +27,18 @@ _COLORS = {"HCCS": "#1f77b4", "HCCS_SW": "#17becf", "SIO": "#9467bd", "PIX": "#2
            "PHB": "#ff7f0e", "SYS": "#d62728"}
 
 
+# the meanings in the reader's language (LINK_TYPES keeps the Chinese ones)
+_MEANINGS = {
+    "HCCS": lambda: t("interconnect.hccs"), "PIX": lambda: t("interconnect.pix"), "PIB": lambda: t("interconnect.pib"),
+    "PHB": lambda: t("interconnect.phb"), "SYS": lambda: t("interconnect.sys"), "SIO": lambda: t("interconnect.sio"),
+    "HCCS_SW": lambda: t("interconnect.hccs_sw"), "PXB": lambda: t("interconnect.pxb"), "NA": lambda: t("interconnect.na"),
+}
+
+
 def describe(kind: str) -> str:
-    """Chinese meaning of a link type (``HCCS``, ``PIX`` …), or a note that it is not in the table."""
-    entry = LINK_TYPES.get(kind.upper())
-    return entry[1] if entry else f"{kind}：课程的链路类型表中没有这一项，请查看 npu-smi 输出末尾的图例"
+    """Meaning of a link type, in the reader's language (``HCCS``, ``PIX`` …), or a note that it is not in the table."""
+    words = _MEANINGS.get(kind.upper())
+    return words() if words else t("interconnect.unknown", kind=kind)
 
 
 def draw_topology(topology, ax=None, title: str = ""):
@@ -64,7 +74,7 @@ def draw_topology(topology, ax=None, title: str = ""):
         if cpus:
             side = "left" if x > 0.2 else ("right" if x < -0.2 else "center")
             ax.text(1.22 * x, 1.25 * y, f"CPU {cpus}", ha=side, va="center", fontsize=7, color="#555555")
-    handles = [Line2D([0], [0], color=_COLORS.get(k, "#7f7f7f"), lw=2, label=f"{k}（{kinds_seen.count(k)} 对）")
+    handles = [Line2D([0], [0], color=_COLORS.get(k, "#7f7f7f"), lw=2, label=t("interconnect.pairs", kind=k, count=kinds_seen.count(k)))
                for k in dict.fromkeys(kinds_seen)]
     if handles:
         ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, -0.12), ncol=len(handles), fontsize=8,

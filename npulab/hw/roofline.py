@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from npulab.core.i18n import t
 from npulab.core.provenance import Figure, Kind, derive, measured, reported
 from npulab.hw.chips import Chip, NotApplicable, get_chip
 
@@ -34,7 +35,7 @@ class Machine:
 
     def ridge_figure(self) -> Figure:
         """The ridge point as a derived figure: peak / bandwidth, formula and inputs shown."""
-        return derive(f"{self.name} 脊点", "peak_tflops * 1e12 / (bandwidth_gb_s * 1e9)", "FLOP/B", digits=None,
+        return derive(t("roofline.ridge", name=self.name), "peak_tflops * 1e12 / (bandwidth_gb_s * 1e9)", "FLOP/B", digits=None,
                       peak_tflops=self.peak, bandwidth_gb_s=self.bandwidth)
 
     def attainable(self, intensity):
@@ -55,13 +56,11 @@ VECTOR_FP16_MACS_ASSUMED = 128
 
 def toolbox_fp16_910b3() -> tuple[Figure, Figure]:
     """(Vector part, Cube + Vector): the 910B3 FP16 rate counted as ToolBox counts it on Atlas A2, derived."""
-    vector = derive("910B3 Vector 部分的 FP16 算力（推导）", "vector_cores * macs * 2 * mhz * 1e6 / 1e12", "TFLOPS",
-                    note=f"每个 Vector 核每周期 {VECTOR_FP16_MACS_ASSUMED} 次 FP16 乘加是课程的假设，没有找到官方数字"
-                         f"（与平台文件 Ascend910B3.ini 的 vec_calc_size={VECTOR_FP16_MACS_ASSUMED} 一致，该字段的含义没有公开文档）",
+    vector = derive(t("roofline.vector_fp16"), "vector_cores * macs * 2 * mhz * 1e6 / 1e12", "TFLOPS",
+                    note=t("roofline.vector_assumed", macs=VECTOR_FP16_MACS_ASSUMED),
                     vector_cores=reported("ini.910b3.vector_cores"), macs=VECTOR_FP16_MACS_ASSUMED,
                     mhz=reported("ini.910b3.cube_freq_mhz"))
-    total = derive("Cube + Vector：ToolBox 在 Atlas A2 上的统计口径（推导）", "cube + vector", "TFLOPS",
-                   note="ToolBox toolboxug_0016：Atlas A2 的算力测试统计矩阵乘与向量乘两部分",
+    total = derive(t("roofline.toolbox_total"), "cube + vector", "TFLOPS", note=t("roofline.toolbox_note"),
                    cube=peak_910b3(), vector=vector)
     return vector, total
 
@@ -69,8 +68,7 @@ def toolbox_fp16_910b3() -> tuple[Figure, Figure]:
 def bandwidth_910b3() -> Figure:
     """The 910B3 memory roof: the seed's measured d2d bandwidth (no datasheet figure was found)."""
     fig = get_chip("910B3").figure("memory_bandwidth_gb_s")
-    return Figure("910B3 HBM 带宽（原文实测，作带宽屋顶）", fig.value, fig.unit, fig.kind, fig.origin,
-                  "实测值只是峰值的下界；未找到厂商数据手册中的 910B3 带宽")
+    return Figure(t("roofline.hbm_910b3"), fig.value, fig.unit, fig.kind, fig.origin, t("roofline.hbm_910b3_note"))
 
 
 def machine_for(chip: str | Chip | None = None, bandwidth: Figure | None = None) -> Machine:
@@ -82,25 +80,25 @@ def machine_for(chip: str | Chip | None = None, bandwidth: Figure | None = None)
     chip = chip if isinstance(chip, Chip) else get_chip(chip)
     peak = chip.fp16_peak()
     if peak is None:
-        raise NotApplicable(f"{chip.key} 没有可推导或公开的 FP16 峰值，画不出屋顶线")
+        raise NotApplicable(t("roofline.no_peak", chip=chip.key))
     if bandwidth is None:
         bandwidth = bandwidth_910b3() if chip.key == "910B3" else chip.require(
-            "memory_bandwidth_gb_s", "画带宽屋顶（可传入本机实测带宽 bandwidth=）")
+            "memory_bandwidth_gb_s", t("roofline.purpose_bandwidth"))
     if bandwidth.kind is Kind.MEASURED:
-        source = "本机实测值"
+        source = t("roofline.bw_measured_here")
     else:
-        source = "原文的 ascend-dmi 实测值" if chip.key == "910B3" else "见其出处"
-    peak_is = "推导值" if peak.kind is Kind.DERIVED else "厂商标称值"
-    return Machine(f"Ascend {chip.key}", peak, bandwidth, f"峰值为{peak_is}；带宽为{source}")
+        source = t("roofline.bw_seed") if chip.key == "910B3" else t("roofline.bw_see_source")
+    peak_is = t("roofline.peak_derived") if peak.kind is Kind.DERIVED else t("roofline.peak_vendor")
+    return Machine(f"Ascend {chip.key}", peak, bandwidth, t("roofline.machine_note", peak=peak_is, bandwidth=source))
 
 
 def reference_gpus() -> list[Machine]:
     """NVIDIA A100 SXM 80GB and H100 SXM: vendor dense FP16/BF16 matrix peaks and HBM bandwidths (reported)."""
     return [
         Machine("NVIDIA A100 SXM 80GB", reported("nvidia.a100_sxm.fp16_tensor_tflops"),
-                reported("nvidia.a100_sxm80.hbm_gb_s"), "厂商标称（稠密）"),
+                reported("nvidia.a100_sxm80.hbm_gb_s"), t("roofline.vendor_dense")),
         Machine("NVIDIA H100 SXM", reported("nvidia.h100_sxm.fp16_tensor_tflops"),
-                reported("nvidia.h100_sxm.hbm_gb_s"), "厂商标称（稠密）"),
+                reported("nvidia.h100_sxm.hbm_gb_s"), t("roofline.vendor_dense")),
     ]
 
 
@@ -112,10 +110,10 @@ def machines(chip: str | Chip | None = None) -> list[Machine]:
 def measured_machine(device: object, gflops: float, gb_per_s: float, dtype: str = "float32") -> Machine:
     """A roofline for the learner's device from a measured matmul throughput and copy bandwidth."""
     return Machine(
-        f"本机 {device}（{dtype}，实测）",
-        measured(f"{dtype} 矩阵乘吞吐（实测最大值）", round(gflops / 1e3, 4), "TFLOPS", device),
-        measured("设备内拷贝带宽（读 + 写）", round(gb_per_s, 2), "GB/s", device),
-        "实测屋顶：真实峰值只会更高",
+        t("roofline.mine", device=device, dtype=dtype),
+        measured(t("roofline.mine_peak", dtype=dtype), round(gflops / 1e3, 4), "TFLOPS", device),
+        measured(t("roofline.mine_copy"), round(gb_per_s, 2), "GB/s", device),
+        t("roofline.mine_note"),
     )
 
 
@@ -141,13 +139,15 @@ class Workload:
 
 def matmul(m: int, n: int, k: int, dtype_bytes: int = 2, name: str | None = None) -> Workload:
     """C[m,n] = A[m,k]·B[k,n]: 2mnk FLOP; reads A and B once and writes C once."""
-    return Workload(name or f"matmul {m}×{k}×{n}", 2 * m * n * k, (m * k + k * n + m * n) * dtype_bytes, "矩阵乘")
+    return Workload(name or f"matmul {m}×{k}×{n}", 2 * m * n * k, (m * k + k * n + m * n) * dtype_bytes,
+                    t("roofline.group_matmul"))
 
 
 def elementwise(numel: int, dtype_bytes: int = 2, inputs: int = 2, flop_per_element: int = 1,
                 name: str | None = None) -> Workload:
     """An element-wise op (e.g. add): ``flop_per_element`` per output; reads ``inputs`` arrays, writes one."""
-    return Workload(name or f"逐元素 {numel:,}", flop_per_element * numel, (inputs + 1) * numel * dtype_bytes, "逐元素")
+    return Workload(name or t("roofline.elementwise_name", numel=f"{numel:,}"), flop_per_element * numel,
+                    (inputs + 1) * numel * dtype_bytes, t("roofline.group_elementwise"))
 
 
 def softmax(rows: int, cols: int, dtype_bytes: int = 2) -> Workload:
@@ -161,7 +161,7 @@ def conv2d(batch: int, c_in: int, c_out: int, h_out: int, w_out: int, kernel: tu
     kh, kw = kernel
     flop = 2 * batch * c_out * h_out * w_out * c_in * kh * kw
     traffic = (batch * c_in * h_in * w_in + c_out * c_in * kh * kw + batch * c_out * h_out * w_out) * dtype_bytes
-    return Workload(name, flop, traffic, "ResNet-50 卷积")
+    return Workload(name, flop, traffic, t("roofline.group_conv"))
 
 
 def bound(machine: Machine, workload: Workload) -> str:
@@ -173,7 +173,16 @@ def bound(machine: Machine, workload: Workload) -> str:
 # Plot
 # ----------------------------------------------------------------------------------------------------------------
 
-_MARKERS = {"矩阵乘": "o", "逐元素": "v", "softmax": "D", "ResNet-50 卷积": "s"}
+
+def _markers() -> dict[str, str]:
+    """Marker by workload group, in the language the workloads were named in (either)."""
+    marks = {"softmax": "D"}
+    for lang in ("zh", "en"):
+        marks.update({t("roofline.group_matmul", lang): "o", t("roofline.group_elementwise", lang): "v",
+                      t("roofline.group_conv", lang): "s"})
+    return marks
+
+
 LEGEND_FONTSIZE = 10  # points: at 7 pt the legend and labels could not be read on the site
 LABEL_FONTSIZE = 9
 
@@ -188,25 +197,26 @@ def plot(machine_list: Sequence[Machine], workloads: Sequence[Workload] = (), *,
     x = np.logspace(np.log10(intensity_range[0]), np.log10(intensity_range[1]), 400)
     for i, machine in enumerate(machine_list):
         style = "--" if machine.peak.kind is Kind.MEASURED else "-"
-        ax.plot(x, machine.attainable(x), style, lw=2, color=f"C{i}", label=f"{machine.name}（脊点 {machine.ridge:.0f} FLOP/B）")
+        ax.plot(x, machine.attainable(x), style, lw=2, color=f"C{i}", label=t("roofline.legend_machine", name=machine.name, ridge=f"{machine.ridge:.0f}"))
     if workloads and machine_list:
         roof = machine_list[0]
         groups: dict[str, list[Workload]] = {}
         for w in workloads:
             groups.setdefault(w.group, []).append(w)
+        markers = _markers()
         for group, items in groups.items():
             xs = [w.intensity for w in items]
-            ax.scatter(xs, roof.attainable(xs), marker=_MARKERS.get(group, "o"), s=28, zorder=3,
-                       facecolors="none", edgecolors="k", label=f"{group}（在 {roof.name} 上可达）")
+            ax.scatter(xs, roof.attainable(xs), marker=markers.get(group, "o"), s=28, zorder=3,
+                       facecolors="none", edgecolors="k", label=t("roofline.legend_group", group=group, roof=roof.name))
     if points:
         ax.scatter([p[1] for p in points], [p[2] for p in points], marker="*", s=150, zorder=4, color="#c51b7d",
-                   label="实测点")
+                   label=t("roofline.legend_points"))
         for label, intensity, tflops in points:
             ax.annotate(label, (intensity, tflops), textcoords="offset points", xytext=(6, -10), fontsize=LABEL_FONTSIZE,
                         color="#c51b7d")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("算术强度（FLOP/字节）")
-    ax.set_ylabel("可达吞吐（TFLOPS）")
+    ax.set_xlabel(t("roofline.xlabel"))
+    ax.set_ylabel(t("roofline.ylabel"))
     ax.legend(fontsize=LEGEND_FONTSIZE, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return ax

@@ -10,6 +10,7 @@ performance, its debugging tools and public sources. ``table()`` gives Markdown,
 
 from __future__ import annotations
 
+from npulab.core.i18n import language, localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 
 DATA_FILE = DATA_DIR / "kernel_paths.yaml"
@@ -31,33 +32,38 @@ def check() -> list[str]:
     seen = set()
     for i, p in enumerate(paths()):
         pid = p.get("id", f"#{i}")
-        problems += [f"{pid}：缺少字段 {f}" for f in FIELDS if f not in p]
+        problems += [t("kernel.missing_field", pid=pid, field=f) for f in FIELDS if f not in p]
         if pid in seen:
-            problems.append(f"{pid}：id 重复")
+            problems.append(t("kernel.duplicate_id", pid=pid))
         seen.add(pid)
         for rating in ("effort", "control"):
             if not isinstance(p.get(rating), int) or not 1 <= p[rating] <= 5:
-                problems.append(f"{pid}：{rating} 须是 1–5 的整数")
+                problems.append(t("kernel.rating", pid=pid, rating=rating))
         for s in p.get("sources", []):
             if not str(s.get("url", "")).startswith("https://"):
-                problems.append(f"{pid}：来源 {s.get('title')!r} 没有 https 地址")
+                problems.append(t("kernel.no_https", pid=pid, title=repr(s.get("title"))))
         if not p.get("sources"):
-            problems.append(f"{pid}：没有来源")
+            problems.append(t("kernel.no_source", pid=pid))
     return problems
 
 
 def table(columns: tuple[str, ...] = ("name", "level", "when", "effort", "control", "ceiling", "debugging")) -> str:
     """The table as Markdown (one row per path), ratings marked as the course's qualitative ratings."""
-    heads = {"name": "路线", "level": "你写什么", "on_npu": "怎样到达 NPU", "when": "什么时候用", "effort": "努力程度（定性 1–5）",
-             "control": "控制力（定性 1–5）", "ceiling": "性能上限受什么限制", "debugging": "调试工具", "sources": "来源"}
-    lines = ["| " + " | ".join(heads[c] for c in columns) + " |", "|" + "---|" * len(columns)]
+    heads = {"name": lambda: t("kernel.head_name"), "level": lambda: t("kernel.head_level"),
+             "on_npu": lambda: t("kernel.head_on_npu"), "when": lambda: t("kernel.head_when"),
+             "effort": lambda: t("kernel.head_effort"), "control": lambda: t("kernel.head_control"),
+             "ceiling": lambda: t("kernel.head_ceiling"), "debugging": lambda: t("kernel.head_debugging"),
+             "sources": lambda: t("kernel.head_sources")}
+    english = language() == "en"
+    lines = ["| " + " | ".join(heads[c]() for c in columns) + " |", "|" + "---|" * len(columns)]
     for p in paths():
         cells = []
         for c in columns:
             if c == "sources":
-                cells.append("；".join(f"[{s['title']}]({s['url']})" for s in p["sources"]))
+                cells.append(("; " if english else "；").join(f"[{localized(s, 'title')}]({s['url']})"
+                                                              for s in p["sources"]))
             else:
-                cells.append(str(p[c]).replace("|", "\\|"))
+                cells.append(str(localized(p, c)).replace("|", "\\|"))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -70,12 +76,12 @@ def draw(ax=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(10, 3.6))
     xs = range(len(ps))
-    ax.bar([x - 0.2 for x in xs], [p["effort"] for p in ps], width=0.4, label="努力程度", color="#E0A040")
-    ax.bar([x + 0.2 for x in xs], [p["control"] for p in ps], width=0.4, label="控制力", color="#4080C0")
-    ax.set_xticks(list(xs), [p["name"].split("（")[0] for p in ps], fontsize=8.5)
+    ax.bar([x - 0.2 for x in xs], [p["effort"] for p in ps], width=0.4, label=t("kernel.effort"), color="#E0A040")
+    ax.bar([x + 0.2 for x in xs], [p["control"] for p in ps], width=0.4, label=t("kernel.control"), color="#4080C0")
+    ax.set_xticks(list(xs), [localized(p, "name").split("（")[0].split(" (")[0] for p in ps], fontsize=8.5)
     ax.set_ylim(0, 5.5)
     ax.set_yticks(range(1, 6))
-    ax.set_ylabel("定性评级（1–5）")
-    ax.set_title("写核函数的六条路线：从左到右，努力更多、控制更细（课程的定性评级，不是测量值）", fontsize=9.5)
+    ax.set_ylabel(t("kernel.ylabel"))
+    ax.set_title(t("kernel.title"), fontsize=9.5)
     ax.legend(loc="upper left", fontsize=8.5)
     return ax.figure

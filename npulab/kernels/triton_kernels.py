@@ -34,6 +34,8 @@ import torch
 import triton
 import triton.language as tl
 
+from npulab.core.i18n import t
+
 INTERPRET_ENV = "TRITON_INTERPRET"
 FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 INTERPRETER_DTYPES = (torch.float16, torch.float32)  # NumPy has no bfloat16: the interpreter gets it wrong
@@ -144,7 +146,7 @@ class CpuKernel:
         return self.interpreted(*args, **kwargs)
 
     def __repr__(self) -> str:
-        return f"CpuKernel({self.__name__}, 由 Triton 解释器执行)"
+        return t("triton.cpu_kernel_repr", name=self.__name__)
 
 
 def jit_for(device: torch.device | str) -> Callable:
@@ -166,7 +168,7 @@ def jit_for(device: torch.device | str) -> Callable:
 
 def mode(device: torch.device | str) -> str:
     """How kernels for tensors on ``device`` run, in words (for printing)."""
-    return "Triton 解释器（NumPy，逐个 program 执行）" if needs_interpreter(device) else f"编译后在 {torch.device(device).type} 上执行"
+    return t("triton.mode_interpreter") if needs_interpreter(device) else t("triton.mode_compiled", device=torch.device(device).type)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -234,7 +236,7 @@ def _kernel(name: str, interpret: bool):
 def kernel(name: str, device: torch.device | str):
     """The jitted kernel ``name`` ("add", "softmax", "matmul") for tensors on ``device``."""
     if name not in KERNELS:
-        raise KeyError(f"没有名为 {name!r} 的核函数；可选：{'、'.join(KERNELS)}")
+        raise KeyError(t("triton.no_kernel", name=repr(name), choices=t("cube.list_separator").join(KERNELS)))
     return _kernel(name, needs_interpreter(device))
 
 
@@ -242,37 +244,36 @@ def kernel(name: str, device: torch.device | str):
 # launchers
 
 
-def _check_float(name: str, t: torch.Tensor, ndim: int) -> None:
-    if not isinstance(t, torch.Tensor):
-        raise TypeError(f"{name} 应是 torch.Tensor，收到 {type(t).__name__}")
-    if t.dim() != ndim:
-        raise ValueError(f"{name} 应是 {ndim} 维张量，收到形状 {tuple(t.shape)}")
-    if t.dtype not in FLOAT_DTYPES:
-        raise TypeError(f"{name} 的数据类型应是 float16、bfloat16 或 float32，收到 {t.dtype}")
-    if needs_interpreter(t.device) and t.dtype not in INTERPRETER_DTYPES:
-        raise TypeError(f"{name} 是 CPU 上的 {t.dtype}：Triton 解释器用 NumPy 计算，NumPy 没有 bfloat16，"
-                        "请先转成 float32（或在 GPU/NPU 上运行）")
+def _check_float(name: str, tensor: torch.Tensor, ndim: int) -> None:
+    if not isinstance(tensor, torch.Tensor):
+        raise TypeError(t("triton.not_tensor", name=name, got=type(tensor).__name__))
+    if tensor.dim() != ndim:
+        raise ValueError(t("triton.ndim", name=name, ndim=ndim, shape=tuple(tensor.shape)))
+    if tensor.dtype not in FLOAT_DTYPES:
+        raise TypeError(t("triton.float_dtype", name=name, dtype=tensor.dtype))
+    if needs_interpreter(tensor.device) and tensor.dtype not in INTERPRETER_DTYPES:
+        raise TypeError(t("triton.cpu_bf16", name=name, dtype=tensor.dtype))
 
 
 def _programs(requested: int | None, work_items: int) -> int:
     if requested is None:
         return max(work_items, 1)
     if int(requested) < 1:
-        raise ValueError(f"programs 须是正整数，收到 {requested}")
+        raise ValueError(t("triton.programs_positive", programs=requested))
     return int(requested)
 
 
 def vector_add(x: torch.Tensor, y: torch.Tensor, block_size: int = 1024) -> torch.Tensor:
     """``x + y`` for two tensors of the same shape, dtype and device, one block per program."""
     if not isinstance(x, torch.Tensor) or not isinstance(y, torch.Tensor):
-        raise TypeError("x 与 y 应是 torch.Tensor")
+        raise TypeError(t("triton.xy_tensors"))
     if x.shape != y.shape or x.dtype != y.dtype or x.device != y.device:
-        raise ValueError(f"x 与 y 的形状、类型和设备须相同，收到 {tuple(x.shape)} {x.dtype} {x.device} 与 "
-                         f"{tuple(y.shape)} {y.dtype} {y.device}")
+        raise ValueError(t("triton.xy_same", x=f"{tuple(x.shape)} {x.dtype} {x.device}",
+                           y=f"{tuple(y.shape)} {y.dtype} {y.device}"))
     if needs_interpreter(x.device) and x.dtype == torch.bfloat16:
-        raise TypeError("x 是 CPU 上的 torch.bfloat16：Triton 解释器用 NumPy 计算，NumPy 没有 bfloat16，请先转成 float32")
+        raise TypeError(t("triton.x_cpu_bf16"))
     if block_size < 1 or block_size & (block_size - 1):
-        raise ValueError(f"block_size 须是 2 的幂（tl.arange 的要求），收到 {block_size}")
+        raise ValueError(t("triton.block_pow2", block=block_size))
     x, y = x.contiguous(), y.contiguous()
     out = torch.empty_like(x)
     n = x.numel()
@@ -310,13 +311,13 @@ def triton_matmul(a: torch.Tensor, b: torch.Tensor, programs: int | None = None,
     _check_float("a", a, 2)
     _check_float("b", b, 2)
     if a.dtype != b.dtype or a.device != b.device:
-        raise ValueError(f"a 与 b 的数据类型和设备须相同，收到 {a.dtype} {a.device} 与 {b.dtype} {b.device}")
+        raise ValueError(t("triton.ab_same", a=f"{a.dtype} {a.device}", b=f"{b.dtype} {b.device}"))
     (M, K), (K2, N) = a.shape, b.shape
     if K != K2:
-        raise ValueError(f"形状不匹配：a 是 {M}×{K}，b 是 {K2}×{N}，a 的列数须等于 b 的行数")
+        raise ValueError(t("triton.shape_mismatch", m=M, k=K, k2=K2, n=N))
     for name, value in (("block_m", block_m), ("block_n", block_n), ("block_k", block_k)):
         if value < 16 or value & (value - 1):
-            raise ValueError(f"{name} 须是不小于 16 的 2 的幂，收到 {value}")
+            raise ValueError(t("triton.block_min16", name=name, value=value))
     c = torch.empty((M, N), dtype=a.dtype, device=a.device)
     if M and N:
         tiles = triton.cdiv(M, block_m) * triton.cdiv(N, block_n)

@@ -27,13 +27,16 @@ import functools
 import math
 from dataclasses import dataclass, field
 
+from npulab.core.i18n import t
 from npulab.core.provenance import reported
 from npulab.hw.chips import Chip, NotApplicable, get_chip
 from npulab.kernels.ascendc.platform import Platform, for_chip
 
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2, "int8": 1}
 KINDS = ("vector", "cube", "cube+vector")
-ERROR, WARNING, INFO = "错误", "警告", "提示"
+ERROR, WARNING, INFO = "错误", "警告", "提示"  # Finding.level (and the JSON's); shown in the reader's language
+_LEVEL_WORDS = {ERROR: lambda: t("triton.level_error"), WARNING: lambda: t("triton.level_warning"),
+                INFO: lambda: t("triton.level_info")}
 
 
 @dataclass(frozen=True)
@@ -70,9 +73,9 @@ def target_for(chip: str | Chip | None = None) -> AscendTarget:
     """
     chip = chip if isinstance(chip, Chip) else get_chip(chip)
     if chip.key not in TRITON_CHIPS:
-        raise NotApplicable(f"Triton-Ascend 的文档（课程所依据的 coreDim 上限、对齐要求）只针对 Atlas A2/A3"
-                            f"（{'、'.join(TRITON_CHIPS)}）；{chip.key}（{chip.soc_version}）不在其中，检查不适用")
-    purpose = "检查 Triton 启动配置"
+        raise NotApplicable(t("triton.not_applicable", chips=t("cube.list_separator").join(TRITON_CHIPS), chip=chip.key,
+                              soc=chip.soc_version))
+    purpose = t("triton.purpose")
     return AscendTarget(
         platform=for_chip(chip),
         cube_cores=int(chip.require("cube_cores", purpose).value),
@@ -94,7 +97,7 @@ def dtype_bytes(dtype: str) -> int:
     try:
         return DTYPE_BYTES[str(dtype).removeprefix("torch.")]
     except KeyError:
-        raise ValueError(f"不认识的数据类型 {dtype!r}；可选：{'、'.join(DTYPE_BYTES)}") from None
+        raise ValueError(t("triton.unknown_dtype", dtype=repr(dtype), choices=t("cube.list_separator").join(DTYPE_BYTES))) from None
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,7 @@ class Tile:
 
     def __post_init__(self) -> None:
         if not self.shape or any(int(s) < 1 for s in self.shape):
-            raise ValueError(f"tile {self.name} 的形状须由正整数组成，收到 {self.shape}")
+            raise ValueError(t("triton.tile_shape", name=self.name, shape=self.shape))
         dtype_bytes(self.dtype)
 
     @property
@@ -143,14 +146,13 @@ class Launch:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise ValueError(f"kind 须是 {'、'.join(KINDS)} 之一，收到 {self.kind!r}")
+            raise ValueError(t("triton.kind", choices=t("cube.list_separator").join(KINDS), kind=repr(self.kind)))
         if not self.grid or any(int(g) < 1 for g in self.grid) or len(self.grid) > 3:
-            raise ValueError(f"grid 须是 1 到 3 个正整数，收到 {self.grid}")
+            raise ValueError(t("triton.grid", grid=self.grid))
         if (self.dot is None) != (self.kind == "vector"):
-            raise ValueError("有 tl.dot 的核函数（kind 为 cube 或 cube+vector）须给出 dot=(BLOCK_M, BLOCK_N, BLOCK_K)，"
-                             "纯 Vector 核函数不给")
+            raise ValueError(t("triton.dot_needed"))
         if self.dot is not None and (len(self.dot) != 3 or any(int(d) < 1 for d in self.dot)):
-            raise ValueError(f"dot 须是三个正整数 (BLOCK_M, BLOCK_N, BLOCK_K)，收到 {self.dot}")
+            raise ValueError(t("triton.dot_three", dot=self.dot))
 
     @property
     def programs(self) -> int:
@@ -186,14 +188,14 @@ class LaunchReport:
         return {f.code for f in self.findings}
 
     def describe(self) -> str:
-        """A few Chinese lines: the launch, its numbers, then one line per finding."""
-        lines = [f"{self.launch.kernel}：grid {self.launch.grid} = {self.programs} 个 program，{self.target.name} 上按 "
-                 f"{self.cores} 个{' Vector 核' if self.launch.kind == 'vector' else ' AI Core（Cube 核）'}计，分 {self.rounds} 轮下发；"
-                 f"UB 估算 {self.ub_bytes} / {self.target.platform.ub_bytes} 字节"]
-        lines += [f"  [{f.level}] {f.message}" for f in self.findings] or ["  没有发现问题。"]
+        """A few lines in the reader's language: the launch, its numbers, then one line per finding."""
+        unit = t("triton.cores_vector") if self.launch.kind == "vector" else t("triton.cores_cube")
+        lines = [t("triton.report_head", kernel=self.launch.kernel, grid=self.launch.grid, programs=self.programs,
+                   target=self.target.name, cores=self.cores, unit=unit, rounds=self.rounds, ub=self.ub_bytes,
+                   ub_limit=self.target.platform.ub_bytes)]
+        lines += [f"  [{_LEVEL_WORDS[f.level]()}] {f.message}" for f in self.findings] or [t("triton.no_problem")]
         if self.suggested_programs is not None:
-            lines.append(f"  建议：grid = ({self.suggested_programs},)，核函数内用 "
-                         "`for i in range(tl.program_id(0), n, tl.num_programs(0))` 循环处理其余工作")
+            lines.append(t("triton.suggest", programs=self.suggested_programs))
         return "\n".join(lines)
 
     def _repr_pretty_(self, p, cycle) -> None:  # IPython shows describe()
@@ -212,43 +214,35 @@ def check_launch(launch: Launch, target: AscendTarget | None = None) -> LaunchRe
     # --- grid -----------------------------------------------------------------------------------------
     if programs > target.coredim_max:
         findings.append(Finding(ERROR, "coredim",
-                                f"{programs} 个 program 超过 coreDim 上限 {target.coredim_max}（UINT16_MAX），编译时报 "
-                                "“coreDim=… can't be greater than UINT16_MAX”（启动时报 “grid should be less than 65536!”）；"
-                                "增大每个 program 的块，或固定 grid 为核数、在核内循环。各 program 互不依赖（与执行顺序无关）时，"
-                                "Triton-Ascend 3.2.0 起也可以 export TRITON_ALL_BLOCKS_PARALLEL=1，让编译器把逻辑 grid 折叠到物理核上"))
+                                t("triton.coredim", programs=programs, limit=target.coredim_max)))
     if len([g for g in launch.grid if int(g) > 1]) > 1:
-        findings.append(Finding(INFO, "grid-2d", f"多维 grid {launch.grid} 在 NPU 上按一维 {programs} 个 program 排到物理核上，"
-                                                  "核的分配与 grid = (" + str(programs) + ",) 相同；tl.program_id(1) 仍取第二个轴的编号，"
-                                                  "核函数的下标写法不用改"))
+        findings.append(Finding(INFO, "grid-2d", t("triton.grid_2d", grid=launch.grid, programs=programs)))
     if programs > cores:
         findings.append(Finding(WARNING, "rounds",
-                                f"{programs} 个 program 多于 {cores} 个物理核，要分 {rounds} 轮下发，每轮都有启动开销；"
-                                f"把 grid 固定为 {cores}，让每个 program 在核内循环处理多份工作"))
+                                t("triton.rounds", programs=programs, cores=cores, rounds=rounds)))
         suggested = cores
     elif launch.work_items is not None and programs < min(cores, launch.work_items):
         findings.append(Finding(WARNING, "idle-cores",
-                                f"只启动了 {programs} 个 program，而有 {launch.work_items} 份工作、{cores} 个核："
-                                f"{cores - programs} 个核空闲；把 grid 提高到 {min(cores, launch.work_items)}"))
+                                t("triton.idle_cores", programs=programs, work=launch.work_items, cores=cores,
+                                  idle=cores - programs, better=min(cores, launch.work_items))))
         suggested = min(cores, launch.work_items)
 
     # --- Unified Buffer (Vector side) -------------------------------------------------------------------
     align = target.cv_align_bytes if launch.kind == "cube+vector" else p.block_bytes
-    single = sum(t.nbytes(p.block_bytes) for t in launch.tiles)
+    single = sum(tile.nbytes(p.block_bytes) for tile in launch.tiles)
     factor = 2 if launch.multibuffer else 1
     ub_bytes = single * factor
     if single > p.ub_bytes:
         findings.append(Finding(ERROR, "ub-overflow",
-                                f"同时驻留的块估计要 {single} 字节，超过 UB 的 {p.ub_bytes} 字节，编译会报 ub overflow；"
-                                "减小块，或在核内再切一层循环（BLOCK_SIZE_SUB）"))
+                                t("triton.ub_overflow", single=single, ub=p.ub_bytes)))
     elif ub_bytes > p.ub_bytes:
         findings.append(Finding(WARNING, "ub-multibuffer",
-                                f"单份 {single} 字节放得下，但默认的双缓冲（multibuffer）要 {ub_bytes} 字节，超过 UB 的 "
-                                f"{p.ub_bytes} 字节：搬运与计算无法重叠；块减半，或关闭 multibuffer"))
-    for t in launch.tiles:
-        if t.tail_bytes % align:
+                                t("triton.ub_multibuffer", single=single, double=ub_bytes, ub=p.ub_bytes)))
+    for tile in launch.tiles:
+        if tile.tail_bytes % align:
             findings.append(Finding(WARNING, "tail-align",
-                                    f"块 {t.name} 的尾轴 {t.shape[-1]} × {dtype_bytes(t.dtype)} = {t.tail_bytes} 字节，不是 "
-                                    f"{align} 字节的整数倍，硬件会自动补齐（多搬、多算）；让尾轴长度凑整"))
+                                    t("triton.tail_align", name=tile.name, length=tile.shape[-1],
+                                      item=dtype_bytes(tile.dtype), tail=tile.tail_bytes, align=align)))
 
     # --- Cube side -------------------------------------------------------------------------------------------
     if launch.dot is not None:
@@ -256,17 +250,16 @@ def check_launch(launch: Launch, target: AscendTarget | None = None) -> LaunchRe
         edge = target.cube_edge
         odd = [f"{n} = {v}" for n, v in (("BLOCK_M", bm), ("BLOCK_N", bn), ("BLOCK_K", bk)) if v % edge]
         if odd:
-            findings.append(Finding(WARNING, "cube-edge", f"{'、'.join(odd)} 不是 {edge} 的倍数：Cube 按 {edge}×{edge} 的分形"
-                                                           "计算，不足的部分补零"))
+            findings.append(Finding(WARNING, "cube-edge",
+                                    t("triton.cube_edge", odd=t("cube.list_separator").join(odd), edge=edge)))
         item = dtype_bytes(launch.dot_dtype)
         ab = (bm * bk + bk * bn) * item * factor
         if ab > target.l1_bytes:
-            findings.append(Finding(WARNING, "l1", f"A、B 两个块{'（双缓冲）' if factor == 2 else ''}约 {ab} 字节，超过 L1 的 "
-                                                    f"{target.l1_bytes} 字节（课程模型）；减小 BLOCK_K 或 BLOCK_M/BLOCK_N"))
+            double = t("triton.double_buffered") if factor == 2 else ""
+            findings.append(Finding(WARNING, "l1", t("triton.l1", double=double, ab=ab, l1=target.l1_bytes)))
         acc = bm * bn * 4
         if acc > target.l0c_bytes:
-            findings.append(Finding(WARNING, "l0c", f"float32 累加块 {bm}×{bn} 要 {acc} 字节，超过 L0C 的 {target.l0c_bytes} "
-                                                     "字节（课程模型）；减小 BLOCK_M 或 BLOCK_N"))
+            findings.append(Finding(WARNING, "l0c", t("triton.l0c", bm=bm, bn=bn, acc=acc, l0c=target.l0c_bytes)))
     return LaunchReport(launch, target, programs, cores, rounds, ub_bytes, findings, suggested)
 
 
@@ -296,7 +289,7 @@ def matmul_launch(m: int, n: int, k: int, dtype: str = "float16", programs: int 
                   block_m: int = 32, block_n: int = 32, block_k: int = 32) -> Launch:
     """``triton_matmul``: one output tile per program by default, a K loop of BLOCK_K slices."""
     if int(k) < 1:
-        raise ValueError(f"K 须是正整数，收到 {k}")
+        raise ValueError(t("triton.k_positive", k=k))
     tiles_total = -(-int(m) // block_m) * -(-int(n) // block_n)
     return Launch("triton_matmul", (programs or tiles_total,), "cube", (), (block_m, block_n, block_k), dtype,
                   work_items=tiles_total)
@@ -329,15 +322,15 @@ def _launch_from_args(args) -> Launch:
 
     names = _SHAPES[args.kernel]
     if len(args.shape) != len(names) or any(v < 1 for v in args.shape):
-        raise UsageError(f"{args.kernel} 需要 {len(names)} 个正整数尺寸（{' '.join(names)}），收到 {args.shape}")
+        raise UsageError(t("triton.shape_usage", kernel=args.kernel, count=len(names), names=" ".join(names), shape=args.shape))
     if args.programs is not None and args.programs < 1:
-        raise UsageError(f"--programs 须是正整数，收到 {args.programs}")
+        raise UsageError(t("triton.programs_usage", programs=args.programs))
     wanted = {"add": 1, "matmul": 3}.get(args.kernel)
     if args.block is not None and len(args.block) != wanted:
-        raise UsageError(f"{args.kernel} 的 --block 要 {wanted} 个值，收到 {len(args.block)} 个" if wanted
-                         else "softmax 的块宽由列数决定（不小于列数的 2 的幂），不接受 --block")
+        raise UsageError(t("triton.block_count_usage", kernel=args.kernel, wanted=wanted, got=len(args.block)) if wanted
+                         else t("triton.block_softmax_usage"))
     if args.block is not None and any(b < 1 for b in args.block):
-        raise UsageError(f"--block 须是正整数，收到 {args.block}")
+        raise UsageError(t("triton.block_positive_usage", block=args.block))
     try:
         if args.dtype is not None:
             dtype_bytes(args.dtype)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from npulab.core.device import Device, by_device, synchronize
+from npulab.core.i18n import t
 
 # the lesson model: Llama architecture (RMSNorm, RoPE, SwiGLU, GQA), sizes chosen for about a minute on 2 CPU cores
 CPU_SIZE = {"hidden_size": 256, "intermediate_size": 688, "num_hidden_layers": 4, "num_attention_heads": 4,
@@ -184,7 +185,7 @@ def decode_step_costs(config, batch: int, context: int, dtype_bytes: float = 4) 
     weights = matmul_params(config) * dtype_bytes
     flop = 2 * matmul_params(config) * batch + 4 * dims["L"] * dims["H"] * dims["d"] * context * batch
     kv = kv_cache_bytes(config, batch * context, dtype_bytes)
-    return PhaseCost(f"decode（batch {batch}，上下文 {context}）", flop, weights + kv)
+    return PhaseCost(t("kv.decode_phase", batch=batch, context=context), flop, weights + kv)
 
 
 def prefill_costs(config, batch: int, prompt_len: int, dtype_bytes: float = 4) -> PhaseCost:
@@ -198,7 +199,7 @@ def prefill_costs(config, batch: int, prompt_len: int, dtype_bytes: float = 4) -
     dims = _dims(config)
     tokens = batch * prompt_len
     flop = 2 * matmul_params(config) * tokens + 2 * dims["L"] * dims["H"] * dims["d"] * prompt_len**2 * batch
-    return PhaseCost(f"prefill（batch {batch}，{prompt_len} token）", flop,
+    return PhaseCost(t("kv.prefill_phase", batch=batch, prompt=prompt_len), flop,
                      matmul_params(config) * dtype_bytes + kv_cache_bytes(config, tokens, dtype_bytes))
 
 

@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from npulab.core.i18n import t
 from npulab.core.provenance import Figure, derive
 from npulab.hw.chips import UnknownChip, chips, get_chip
 
@@ -67,7 +68,7 @@ def as_dict(config: Any) -> dict:
     if hasattr(config, "to_dict"):
         config = config.to_dict()
     if not isinstance(config, Mapping):
-        raise ConfigError(f"config 应为 config.json 解析出的字典（或 transformers 的配置对象），收到 {type(config).__name__}")
+        raise ConfigError(t("kv.not_a_dict", type=type(config).__name__))
     config = dict(config)
     if isinstance(config.get("text_config"), Mapping) and not any(k in config for k in _LAYER_KEYS):
         config = dict(config["text_config"])
@@ -78,25 +79,25 @@ def _get(config: dict, keys: tuple[str, ...], what: str) -> int:
     for key in keys:
         if config.get(key) is not None:
             return int(config[key])
-    raise ConfigError(f"config 中缺少{what}（{' / '.join(keys)}）")
+    raise ConfigError(t("kv.missing", what=what, keys=" / ".join(keys)))
 
 
 def model_name(config: Any) -> str:
     """The model's name as the config states it (``_name_or_path``, else the architecture)."""
     cfg = as_dict(config)
     name = cfg.get("_name_or_path") or (cfg.get("architectures") or [None])[0] or cfg.get("model_type")
-    return str(name or "未命名模型")
+    return str(name or t("kv.unnamed"))
 
 
 def dtype_bytes(dtype: Any) -> float:
     """Bytes per element of ``dtype``: a name such as ``"bfloat16"``, a ``torch.dtype``, or a number of bytes."""
     if isinstance(dtype, (int, float)) and not isinstance(dtype, bool):
         if dtype <= 0:
-            raise ConfigError(f"每个元素的字节数应为正数，收到 {dtype!r}")
+            raise ConfigError(t("kv.bytes_positive", dtype=repr(dtype)))
         return float(dtype)
     name = str(dtype).removeprefix("torch.").lower()
     if name not in DTYPE_BYTES:
-        raise ConfigError(f"不认识的数据类型 {dtype!r}；可选：{'、'.join(DTYPE_BYTES)}，或直接给出每个元素的字节数")
+        raise ConfigError(t("kv.unknown_dtype", dtype=repr(dtype), known=t("kv.list_sep").join(DTYPE_BYTES)))
     return DTYPE_BYTES[name]
 
 
@@ -106,7 +107,7 @@ def is_mla(config: Any) -> bool:
 
 
 def num_layers(config: Any) -> int:
-    return _get(as_dict(config), _LAYER_KEYS, "层数")
+    return _get(as_dict(config), _LAYER_KEYS, t("kv.what_layers"))
 
 
 def num_kv_heads(config: Any) -> int:
@@ -117,7 +118,7 @@ def num_kv_heads(config: Any) -> int:
             return int(cfg[key])
     if cfg.get("multi_query"):
         return 1
-    return _get(cfg, _HEAD_KEYS, "注意力头数")
+    return _get(cfg, _HEAD_KEYS, t("kv.what_heads"))
 
 
 def head_dim(config: Any) -> int:
@@ -125,10 +126,10 @@ def head_dim(config: Any) -> int:
     cfg = as_dict(config)
     if cfg.get("head_dim") is not None:
         return int(cfg["head_dim"])
-    heads = _get(cfg, _HEAD_KEYS, "注意力头数")
-    hidden = _get(cfg, _HIDDEN_KEYS, "隐藏维度")
+    heads = _get(cfg, _HEAD_KEYS, t("kv.what_heads"))
+    hidden = _get(cfg, _HIDDEN_KEYS, t("kv.what_hidden"))
     if hidden % heads:
-        raise ConfigError(f"hidden_size = {hidden} 不能被注意力头数 {heads} 整除，而 config 没有给出 head_dim")
+        raise ConfigError(t("kv.hidden_not_divisible", hidden=hidden, heads=heads))
     return hidden // heads
 
 
@@ -137,7 +138,7 @@ def attention_kind(config: Any) -> str:
     cfg = as_dict(config)
     if is_mla(cfg):
         return "MLA"
-    kv, heads = num_kv_heads(cfg), _get(cfg, _HEAD_KEYS, "注意力头数")
+    kv, heads = num_kv_heads(cfg), _get(cfg, _HEAD_KEYS, t("kv.what_heads"))
     if kv == 1 and heads > 1:
         return "MQA"
     return "GQA" if kv < heads else "MHA"
@@ -151,10 +152,10 @@ def kv_elements_per_token(config: Any, *, mla: str = "latent") -> int:
         if mla == "latent":
             return layers * (int(cfg["kv_lora_rank"]) + _get(cfg, ("qk_rope_head_dim",), " qk_rope_head_dim"))
         if mla == "expanded":
-            heads = _get(cfg, _HEAD_KEYS, "注意力头数")
+            heads = _get(cfg, _HEAD_KEYS, t("kv.what_heads"))
             per_head = sum(_get(cfg, (k,), f" {k}") for k in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"))
             return layers * heads * per_head
-        raise ConfigError(f"mla 应为 'latent'（压缩的潜向量，vLLM 的做法）或 'expanded'（展开成每个头的 K、V），收到 {mla!r}")
+        raise ConfigError(t("kv.bad_mla", mla=repr(mla)))
     return 2 * layers * num_kv_heads(cfg) * head_dim(cfg)
 
 
@@ -166,7 +167,7 @@ def kv_cache_bytes(config: Any, tokens: int, dtype: Any = "bfloat16", *, mla: st
     524288
     """
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-        raise ConfigError(f"tokens 应为非负整数（批大小 × 上下文长度），收到 {tokens!r}")
+        raise ConfigError(t("kv.bad_tokens", tokens=repr(tokens)))
     return math.ceil(kv_elements_per_token(config, mla=mla) * tokens * dtype_bytes(dtype))
 
 
@@ -177,12 +178,12 @@ def kv_formula(config: Any, dtype: Any = "bfloat16", *, mla: str = "latent") -> 
     layers = num_layers(cfg)
     per_token = kv_elements_per_token(cfg, mla=mla) * size
     if is_mla(cfg) and mla == "latent":
-        terms = f"{layers} 层 × ({cfg['kv_lora_rank']} + {cfg['qk_rope_head_dim']}) × {size:g} B"
+        terms = t("kv.formula_latent", layers=layers, rank=cfg["kv_lora_rank"], rope=cfg["qk_rope_head_dim"], size=f"{size:g}")
     elif is_mla(cfg):
-        terms = (f"{layers} 层 × {_get(cfg, _HEAD_KEYS, '')} 个头 × ({cfg['qk_nope_head_dim']} + "
-                 f"{cfg['qk_rope_head_dim']} + {cfg['v_head_dim']}) × {size:g} B")
+        terms = t("kv.formula_expanded", layers=layers, heads=_get(cfg, _HEAD_KEYS, ""), nope=cfg["qk_nope_head_dim"],
+                  rope=cfg["qk_rope_head_dim"], v=cfg["v_head_dim"], size=f"{size:g}")
     else:
-        terms = f"2 × {layers} 层 × {num_kv_heads(cfg)} 个 KV 头 × {head_dim(cfg)} 维 × {size:g} B"
+        terms = t("kv.formula", layers=layers, kv_heads=num_kv_heads(cfg), head_dim=head_dim(cfg), size=f"{size:g}")
     return f"{terms} = {per_token:,.0f} B/token"
 
 
@@ -194,17 +195,17 @@ def kv_per_token_figure(config: Any, dtype: Any = "bfloat16", *, tp: int = 1, ml
     """
     cfg = as_dict(config)
     size = dtype_bytes(dtype)
-    label = f"KV cache（{dtype}），每 token 每张卡"
+    label = t("kv.per_token", dtype=dtype)
     layers = num_layers(cfg)
     if is_mla(cfg):
-        note = "潜向量不按头切分，每张卡都存全部" if tp > 1 else ""
+        note = t("kv.latent_not_split") if tp > 1 else ""
         rope = _get(cfg, ("qk_rope_head_dim",), " qk_rope_head_dim")
         if mla == "latent":
             return derive(label, "layers * (kv_lora_rank + qk_rope_head_dim) * bytes", "B", digits=None, note=note,
                           layers=layers, kv_lora_rank=int(cfg["kv_lora_rank"]), qk_rope_head_dim=rope, bytes=size)
         if mla == "expanded":
             return derive(label, "layers * heads * (qk_nope_head_dim + qk_rope_head_dim + v_head_dim) * bytes", "B",
-                          digits=None, note=note, layers=layers, heads=_get(cfg, _HEAD_KEYS, "注意力头数"),
+                          digits=None, note=note, layers=layers, heads=_get(cfg, _HEAD_KEYS, t("kv.what_heads")),
                           qk_nope_head_dim=_get(cfg, ("qk_nope_head_dim",), " qk_nope_head_dim"), qk_rope_head_dim=rope,
                           v_head_dim=_get(cfg, ("v_head_dim",), " v_head_dim"), bytes=size)
         kv_elements_per_token(cfg, mla=mla)  # raises the error for an unknown ``mla``
@@ -232,12 +233,11 @@ def param_count(config: Any) -> int:
     cfg = as_dict(config)
     mtype = str(cfg.get("model_type", ""))
     if mtype not in ("llama", "mistral", "qwen2", "qwen3", "qwen3_moe", "deepseek_v3", "deepseek_v2"):
-        raise ConfigError(f"param_count 只支持 Llama、Mistral、Qwen2/3 与 DeepSeek-V2/V3 的 config，收到 model_type={mtype!r}；"
-                          "请改为直接给出权重字节数（weights_bytes）")
-    hidden = _get(cfg, _HIDDEN_KEYS, "隐藏维度")
+        raise ConfigError(t("kv.param_count_models", model_type=repr(mtype)))
+    hidden = _get(cfg, _HIDDEN_KEYS, t("kv.what_hidden"))
     layers = num_layers(cfg)
-    heads = _get(cfg, _HEAD_KEYS, "注意力头数")
-    vocab = _get(cfg, ("vocab_size",), "词表大小")
+    heads = _get(cfg, _HEAD_KEYS, t("kv.what_heads"))
+    vocab = _get(cfg, ("vocab_size",), t("kv.what_vocab"))
     embed = vocab * hidden * (1 if cfg.get("tie_word_embeddings", False) else 2)
     total = embed + hidden  # + the final norm
     for layer in range(layers):
@@ -300,31 +300,31 @@ def card_hbm(card: str, *, runtime: bool = True) -> Figure:
     try:
         chip = get_chip(card)
     except UnknownChip as err:
-        raise ConfigError(f"没有 {card!r} 的 HBM 数据；{err}") from None
+        raise ConfigError(t("kv.no_hbm", card=repr(card), error=err)) from None
     total = chip.runtime_total_gib() if runtime else None
     if total is not None:
-        return Figure(f"{chip.key} 运行时报告的设备内存", total.value, total.unit, total.kind, total.origin,
-                      "vLLM-Ascend 以 torch.npu.mem_get_info 的总量乘 gpu_memory_utilization")
+        return Figure(t("kv.runtime_memory", chip=chip.key), total.value, total.unit, total.kind, total.origin,
+                      t("kv.runtime_memory_note"))
     cap = chip.figure("memory_gib")
     if cap is None:
-        raise ConfigError(f"{chip.key}（{chip.soc_version}）的片外内存未公开：{chip.unpublished_note('memory_gib')}")
-    note = "平台文件的容量（没有公开的运行时读数：实际可用会少几个 GiB）" if runtime else "平台文件的容量"
-    return Figure(f"{chip.key} 的设备内存容量{'（每个 die）' if chip.dies > 1 else ''}",
+        raise ConfigError(t("kv.unpublished", chip=chip.key, soc=chip.soc_version, note=chip.unpublished_note("memory_gib")))
+    note = t("kv.capacity_note_runtime") if runtime else t("kv.capacity_note")
+    return Figure(t("kv.capacity_per_die", chip=chip.key) if chip.dies > 1 else t("kv.capacity", chip=chip.key),
                   cap.value, cap.unit, cap.kind, cap.origin, note)
 
 
 def kv_heads_per_card(config: Any, tp: int) -> int:
     """KV heads each of ``tp`` cards keeps: heads / tp, or 1 (replicated) when there are fewer heads than cards."""
     cfg = as_dict(config)
-    heads, kv = _get(cfg, _HEAD_KEYS, "注意力头数"), num_kv_heads(cfg)
+    heads, kv = _get(cfg, _HEAD_KEYS, t("kv.what_heads")), num_kv_heads(cfg)
     if heads % tp:
-        raise ConfigError(f"张量并行度 {tp} 须整除注意力头数 {heads}")
+        raise ConfigError(t("kv.tp_heads", tp=tp, heads=heads))
     if kv >= tp:
         if kv % tp:
-            raise ConfigError(f"张量并行度 {tp} 须整除 KV 头数 {kv}（或是它的整数倍）")
+            raise ConfigError(t("kv.tp_kv_heads", tp=tp, kv=kv))
         return kv // tp
     if tp % kv:
-        raise ConfigError(f"KV 头数 {kv} 少于张量并行度 {tp} 时，{tp} 须是 {kv} 的整数倍（每个 KV 头复制到几张卡上）")
+        raise ConfigError(t("kv.tp_replicate", tp=tp, kv=kv))
     return 1
 
 
@@ -380,27 +380,25 @@ class Plan:
     def max_batch(self, context: int) -> int:
         """How many sequences of ``context`` tokens fit at once."""
         if context <= 0:
-            raise ConfigError(f"上下文长度应为正整数，收到 {context!r}")
+            raise ConfigError(t("kv.bad_context", context=repr(context)))
         return self.max_tokens // context
 
     def figures(self) -> list[Figure]:
         """The plan as figures, each computed by the formula it shows (GiB to 2 decimals, bytes and tokens whole)."""
-        usable = derive("每张卡可用（HBM × 利用率）", "hbm * utilization", "GiB", digits=None,
-                        note="利用率对应 vLLM 的 gpu_memory_utilization", hbm=self.hbm, utilization=self.utilization)
-        weights_label = f"权重（{self.weight_dtype}），每张卡"
+        usable = derive(t("kv.usable"), "hbm * utilization", "GiB", digits=None, note=t("kv.usable_note"), hbm=self.hbm, utilization=self.utilization)
+        weights_label = t("kv.weights", dtype=self.weight_dtype)
         if self.params:
             weights = derive(weights_label, "params * bytes / tp / 2**30", "GiB", digits=None,
                              params=self.params, bytes=dtype_bytes(self.weight_dtype), tp=self.tp)
         else:  # weights given in bytes, not counted from the config
             weights = derive(weights_label, "weights_bytes / tp / 2**30", "GiB", digits=None,
                              weights_bytes=self.weights_bytes, tp=self.tp)
-        reserve = derive("激活与运行时预留，每张卡", "reserve_bytes / 2**30", "GiB", digits=None,
-                         note="假设值（vLLM 用一次试运行测得）", reserve_bytes=self.activation_bytes)
-        kv_space = derive("留给 KV cache 的空间，每张卡", "usable - weights - reserve", "GiB", digits=None,
-                          note="" if self.kv_budget_per_card > 0 else "为负：权重放不下，需要更大的张量并行度",
+        reserve = derive(t("kv.reserve"), "reserve_bytes / 2**30", "GiB", digits=None, note=t("kv.reserve_note"), reserve_bytes=self.activation_bytes)
+        kv_space = derive(t("kv.kv_space"), "usable - weights - reserve", "GiB", digits=None,
+                          note="" if self.kv_budget_per_card > 0 else t("kv.kv_space_negative"),
                           usable=usable, weights=weights, reserve=reserve)
         # the exact whole-byte budget, so that the floor agrees with max_tokens
-        tokens = derive("最多同时缓存的 token 数（批大小 × 上下文）", "max(0, floor(kv_space_gib * 2**30 / kv_per_token))",
+        tokens = derive(t("kv.max_tokens"), "max(0, floor(kv_space_gib * 2**30 / kv_per_token))",
                         "token", digits=None, kv_space_gib=self.kv_budget_per_card / GiB, kv_per_token=self.kv_per_token)
         return [self.hbm, *(_to_decimals(f, 2) for f in (usable, weights, reserve, kv_space)),
                 _to_decimals(self.kv_per_token, None), tokens]
@@ -417,11 +415,11 @@ def plan(config: Any, card: str = "910B3", *, tp: int = 1, weight_dtype: Any = "
     """Place a model on ``tp`` cards of kind ``card``: weights / tp + reserve + KV cache ≤ HBM × utilization."""
     cfg = as_dict(config)
     if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
-        raise ConfigError(f"张量并行度 tp 应为正整数，收到 {tp!r}")
+        raise ConfigError(t("kv.bad_tp", tp=repr(tp)))
     if not 0 < utilization <= 1:
-        raise ConfigError(f"utilization 应在 (0, 1] 之间，收到 {utilization!r}")
+        raise ConfigError(t("kv.bad_utilization", utilization=repr(utilization)))
     if activation_bytes < 0:
-        raise ConfigError(f"activation_bytes 不能为负，收到 {activation_bytes!r}")
+        raise ConfigError(t("kv.bad_activation", activation=repr(activation_bytes)))
     hbm = card_hbm(card)
     params = param_count(cfg) if weights_bytes is None else 0
     weights = math.ceil(params * dtype_bytes(weight_dtype)) if weights_bytes is None else int(weights_bytes)
@@ -452,11 +450,11 @@ def cards_needed(config: Any, card: str = "910B3", *, tp: int = 1, tokens: int =
     p = plan(config, card, tp=tp, **kwargs)
     room = p.usable_bytes - p.activation_bytes
     if room <= 0:
-        raise ConfigError("预留空间已经超过了每张卡的可用 HBM")
+        raise ConfigError(t("kv.reserve_too_large"))
     # weights and room in GiB: scaling by 2**30 is exact, so the ceiling is the same as in bytes
-    fig = derive(f"TP {tp} 时需要的卡数（{tokens:,} 个 token）",
-                 "tp * max(1, ceil((weights_gib / tp + tokens * kv_per_token / 2**30) / room_gib))", "张", digits=None,
-                 note="room_gib = 可用 − 预留；流水线并行（PP）把层分到多组卡上；假设各级负载均匀",
+    fig = derive(t("kv.cards", tp=tp, tokens=f"{tokens:,}"),
+                 "tp * max(1, ceil((weights_gib / tp + tokens * kv_per_token / 2**30) / room_gib))", t("kv.cards_unit"),
+                 digits=None, note=t("kv.cards_note"),
                  tp=tp, weights_gib=p.weights_bytes / GiB, tokens=tokens, kv_per_token=p.kv_per_token,
                  room_gib=room / GiB)
     return fig.value, fig

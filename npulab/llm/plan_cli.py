@@ -10,7 +10,9 @@ import json
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
+from npulab.core.provenance import Kind
 from npulab.llm import kv_cache
 
 CONFIG_DIR = DATA_DIR / "llm_configs"
@@ -26,15 +28,22 @@ def load_config(name_or_path: str) -> dict:
     if not path.exists():
         path = CONFIG_DIR / f"{name_or_path}.json"
     if not path.exists():
-        raise UsageError(f"找不到配置 {name_or_path!r}：请给出 config.json 的路径，或课程自带的 {'、'.join(shipped_configs())} 之一")
+        raise UsageError(t("llm.no_config", name=repr(name_or_path), shipped=t("kv.list_sep").join(shipped_configs())))
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise UsageError(f"无法读取 {path}：{err}") from None
+        raise UsageError(t("llm.unreadable", path=path, error=err)) from None
     if not isinstance(config, dict):
-        raise UsageError(f"{path} 不是一个 JSON 对象（config.json 应以 {{ 开头）")
+        raise UsageError(t("llm.not_object", path=path))
     config.setdefault("_name_or_path", path.stem)
     return config
+
+
+def _kind(kind: Kind) -> str:
+    """A figure's kind (measured / recorded / reported / derived) in the reader's language."""
+    names = {Kind.MEASURED: lambda: t("llm.kind_measured"), Kind.RECORDED: lambda: t("llm.kind_recorded"),
+             Kind.REPORTED: lambda: t("llm.kind_reported"), Kind.DERIVED: lambda: t("llm.kind_derived")}
+    return names[kind]()
 
 
 def build_parser(subparsers, name: str) -> None:
@@ -56,7 +65,7 @@ def build_parser(subparsers, name: str) -> None:
 def run(args) -> int:
     config = load_config(args.config)
     if args.batch < 1 or args.context < 1:
-        raise UsageError("--batch 与 --context 应为正整数")
+        raise UsageError(t("llm.positive"))
     tokens = args.batch * args.context
     options = dict(weight_dtype=args.weight_dtype, kv_dtype=args.kv_dtype, utilization=args.utilization,
                    activation_bytes=int(args.reserve_gib * kv_cache.GiB))
@@ -76,12 +85,12 @@ def run(args) -> int:
             "smallest_tp": smallest.tp if smallest else None, "cards_at_tp": cards,
         }, ensure_ascii=False, indent=2))
     else:
-        print(f"{p.model}（{kv_cache.attention_kind(config)}）在 {args.tp} 张 {p.card} 上：")
+        print(t("llm.heading", model=p.model, attention=kv_cache.attention_kind(config), tp=args.tp, card=p.card))
         for fig in p.figures():
-            print(f"  {fig.label}：{fig.formatted()}（{fig.kind.value}；{fig.origin}）")
-        print(f"  上下文 {args.context} 时最大批大小：{p.max_batch(args.context)}")
-        verdict = "放得下" if fits else "放不下"
-        print(f"要求 {args.batch} × {args.context} = {tokens:,} 个 token：TP {args.tp} 时{verdict}。")
-        print(f"能放下的最小张量并行度：{smallest.tp if smallest else '超过 32'}；TP {args.tp} 时加流水线并行共需 {cards} 张卡"
-              f"（{cards_fig.origin}）。")
+            print(t("llm.figure", label=fig.label, value=fig.formatted(), kind=_kind(fig.kind), origin=fig.origin))
+        print(t("llm.max_batch", context=args.context, batch=p.max_batch(args.context)))
+        request = dict(batch=args.batch, context=args.context, tokens=f"{tokens:,}", tp=args.tp)
+        print(t("llm.fits", **request) if fits else t("llm.does_not_fit", **request))
+        print(t("llm.smallest", smallest=smallest.tp if smallest else t("llm.over_32"), tp=args.tp, cards=cards,
+                origin=cards_fig.origin))
     return EXIT_OK if fits else EXIT_FAIL

@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from npulab.core.i18n import t
 from npulab.migrate.model import AUTO, BLOCKER, MANUAL, SEVERITIES, Finding, ScanError
 from npulab.migrate.result import ScanResult
 
@@ -52,7 +53,7 @@ def scan(paths: Iterable[str | Path] | str | Path) -> ScanResult:
         try:
             result.findings += analyzer.analyze(item)
         except Exception as err:  # a rule tripped over unusual code: report it, keep scanning the others
-            result.errors.append(ScanError(display, f"分析器内部错误（{type(err).__name__}: {err}），此文件的结果不完整"))
+            result.errors.append(ScanError(display, t("migrate.internal_error", error=f"{type(err).__name__}: {err}")))
     return result
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from npulab.core.i18n import localized
 from npulab.migrate import tables
 from npulab.migrate.context import Context
 from npulab.migrate.model import AUTO, Finding
@@ -128,4 +129,4 @@ def cuda_source_finding(source: CudaSource) -> Finding:
     """The finding of a ``.cu``/``.cuh`` file."""
     spec = tables.rule("cuda-source")
     return Finding(source.display, source.first_kernel_line, 1, "cuda-source", spec["severity"],
-                   spec["message"].format(lines=source.lines, kernels=source.kernels), spec["suggestion"])
+                   localized(spec, "message").format(lines=source.lines, kernels=source.kernels), localized(spec, "suggestion"))

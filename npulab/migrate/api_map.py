@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from npulab.core.display import Table
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 
 API_FILE = DATA_DIR / "cuda_npu_api.yaml"
@@ -27,5 +28,6 @@ def npu_api_names() -> set[str]:
 
 def table(seed_only: bool = False) -> Table:
     """The map as a table: purpose, CUDA, NPU, and whether the pair is one of the seed article's ten."""
-    rows = [(r["purpose"], r["cuda"], r["npu"], "原文 10 组" if r.get("seed") else "补充") for r in pairs(seed_only)]
-    return Table(("用途", "CUDA", "昇腾 NPU", "出处"), rows, code_columns={1, 2})
+    rows = [(localized(r, "purpose"), localized(r, "cuda"), localized(r, "npu"), t("migrate.api_seed") if r.get("seed") else t("migrate.api_added"))
+            for r in pairs(seed_only)]
+    return Table((t("migrate.api_purpose"), "CUDA", t("migrate.api_npu"), t("migrate.api_source")), rows, code_columns={1, 2})

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
-from npulab.migrate.model import SEVERITY_NAMES
+from npulab.core.i18n import t
 
 
 def build_parser(subparsers, name: str):
@@ -35,7 +35,7 @@ def run(args) -> int:
 
     missing = [str(p) for p in args.paths if not p.exists() and not p.is_symlink()]
     if missing:
-        raise UsageError(f"路径不存在：{'、'.join(missing)}")
+        raise UsageError(t("migrate.no_path", paths=t("migrate.list_sep").join(missing)))
     result = scan(args.paths)
     changes = result.changes() if (args.diff or args.write) else []
     diff = unified_diff(changes) if args.diff else ""
@@ -53,14 +53,15 @@ def run(args) -> int:
     elif args.diff and not args.write:
         sys.stdout.write(diff)
         if not diff:
-            print("没有可自动改写的内容。", file=sys.stderr)
+            print(t("migrate.nothing_to_rewrite"), file=sys.stderr)
     else:
         print(result.report())
         if args.write:
-            print(f"\n已改写 {len(written)} 个文件：{'、'.join(written) or '无'}")
+            from npulab.migrate.display import counts_text
+
+            print(t("migrate.written", n=len(written), files=t("migrate.list_sep").join(written) or t("migrate.written_none")))
             for error in write_errors:
-                print(f"  未写入 {error.path}：{error.message}")
+                print(t("migrate.not_written", path=error.path, message=error.message))
             if rescan is not None:
-                counts = rescan.counts()
-                print("改写后重新扫描这些文件：" + "；".join(f"{SEVERITY_NAMES[s]} {n}" for s, n in counts.items()))
+                print(t("migrate.rescan", counts=counts_text(rescan.counts(), t("migrate.semi_sep"))))
     return EXIT_FAIL if write_errors else EXIT_OK

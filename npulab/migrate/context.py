@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import ast
 
+from npulab.core.i18n import localized, t
 from npulab.migrate import tables
 from npulab.migrate.model import AUTO, MANUAL, Edit, Finding
 from npulab.migrate.names import Names
 from npulab.migrate.sources import Chunk, SourceFile
-
-UNPLACEABLE = "（这里无法安全地自动改写，请手工修改）"
 
 
 def _same(raw: str, source: str) -> bool:
@@ -125,11 +124,11 @@ class Context:
         """
         spec = tables.rule(rule_id)
         severity = severity or spec["severity"]
-        message = spec["message"].format(**fmt)
-        suggestion = spec["suggestion"].format(**fmt)
+        message = localized(spec, "message").format(**fmt)
+        suggestion = localized(spec, "suggestion").format(**fmt)
         placed = tuple(e for e in (edits or []) if e is not None)
         if severity == AUTO and not fixed_elsewhere and (not placed or len(placed) != len(edits or [])):
-            severity, suggestion, placed = MANUAL, suggestion + UNPLACEABLE, ()
+            severity, suggestion, placed = MANUAL, suggestion + t("migrate.unplaceable"), ()
         if severity != AUTO:
             placed = ()
         if isinstance(where, tuple):

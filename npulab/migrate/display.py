@@ -6,10 +6,19 @@ from __future__ import annotations
 import os
 
 from npulab.core.display import Table
+from npulab.core.i18n import t
 from npulab.migrate.effort import describe, summarize
-from npulab.migrate.model import SEVERITY_NAMES, ScanData
+from npulab.migrate.model import ScanData, cell_label, severity_name
 
-COLUMNS = ("位置", "严重程度", "规则", "发现", "建议")
+
+def columns() -> tuple[str, ...]:
+    return (t("migrate.col_where"), t("migrate.col_severity"), t("migrate.col_rule"), t("migrate.col_finding"),
+            t("migrate.col_suggestion"))
+
+
+def counts_text(counts: dict, sep: str) -> str:
+    """``可自动改写 3，需人工判断 1，…`` in the reader's language."""
+    return sep.join(t("effort.counts", name=severity_name(s), n=n) for s, n in counts.items())
 
 
 def _common_folder(paths: list[str]) -> str:
@@ -26,23 +35,16 @@ def findings_table(result: ScanData, max_rows: int = 300) -> Table:
     rows = []
     for f in result.findings[:max_rows]:
         path = os.path.relpath(f.path, folder) if folder else f.path
-        where = path + (f"[单元 {f.cell}]" if f.cell is not None else "") + f":{f.line}:{f.col}"
-        rows.append((where, SEVERITY_NAMES[f.severity], f.rule, f.message, f.suggestion))
-    caption = (f"扫描了 {result.files_scanned} 个文件{f'（位于 {folder}）' if folder else ''}："
-               + "，".join(f"{SEVERITY_NAMES[s]} {n}" for s, n in result.counts().items()))
+        where = path + cell_label(f.cell) + f":{f.line}:{f.col}"
+        rows.append((where, severity_name(f.severity), f.rule, f.message, f.suggestion))
+    caption = t("migrate.caption", files=result.files_scanned,
+                folder=t("migrate.caption_folder", folder=folder) if folder else "",
+                counts=counts_text(result.counts(), t("migrate.comma_sep")))
     if len(result.findings) > max_rows:
-        caption += f"（只列出前 {max_rows} 条）"
-    notes = ["未能扫描："] + [f"{e.path}：{e.message}" for e in result.errors] if result.errors else []
-    return Table(COLUMNS, rows, caption, notes=notes)
-
-
-TRANSFER_NOTE = (
-    "一行的替代方案：在入口脚本最前面写 import torch、import torch_npu、from torch_npu.contrib import transfer_to_npu"
-    "（或在导入 torch 之前设置环境变量 TORCH_TRANSFER_TO_NPU=1）。它在运行时把 torch.cuda.* 换成 torch.npu.*、"
-    ".cuda() 换成 .npu()、nccl 换成 hccl，并替换白名单函数里的 \"cuda\" 设备参数；管不到的是自定义 CUDA 内核与扩展、"
-    "CUDA 专用的包、CUDA_VISIBLE_DEVICES 等环境变量、nvidia-smi、白名单以外的设备字符串（如 x.device.type == \"cuda\" 的比较），"
-    "而且会停用 torch.jit.script。适合先让代码跑起来；长期维护的代码建议按本报告改写。"
-)
+        caption += t("migrate.caption_first", rows=max_rows)
+    notes = [t("migrate.not_scanned")] + [t("migrate.error_line", path=e.path, message=e.message)
+                                            for e in result.errors] if result.errors else []
+    return Table(columns(), rows, caption, notes=notes)
 
 
 def text_report(result: ScanData) -> str:
@@ -53,15 +55,16 @@ def text_report(result: ScanData) -> str:
         if f.path != current:
             current = f.path
             lines.append(f"\n{f.path}")
-        where = f"[单元 {f.cell}] " if f.cell is not None else ""
-        lines.append(f"  {where}{f.line}:{f.col}  {SEVERITY_NAMES[f.severity]}  {f.rule}：{f.message}")
+        where = cell_label(f.cell) + " " if f.cell is not None else ""
+        lines.append(t("migrate.finding_line", where=where, line=f.line, col=f.col, severity=severity_name(f.severity),
+                       rule=f.rule, message=f.message))
         lines.append(f"      → {f.suggestion}")
     if result.errors:
-        lines.append("\n未能扫描：")
-        lines += [f"  {e.path}：{e.message}" for e in result.errors]
-    lines.append(f"\n扫描了 {result.files_scanned} 个文件。")
+        lines.append("\n" + t("migrate.not_scanned"))
+        lines += ["  " + t("migrate.error_line", path=e.path, message=e.message) for e in result.errors]
+    lines.append("\n" + t("migrate.scanned", files=result.files_scanned))
     summary = summarize(result)
     lines.append(describe(summary))
     if summary["scenario"] is not None:
-        lines.append(TRANSFER_NOTE)
+        lines.append(t("migrate.transfer_note"))
     return "\n".join(lines).lstrip("\n")

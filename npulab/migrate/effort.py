@@ -4,28 +4,41 @@ from __future__ import annotations
 
 from collections import Counter
 
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.migrate import tables
-from npulab.migrate.model import AUTO, MANUAL, SEVERITIES
+from npulab.migrate.model import AUTO, MANUAL, SEVERITIES, severity_name
 
 COSTS_FILE = DATA_DIR / "migration_costs.yaml"
 KERNEL_RULES = {"cuda-source", "cpp-extension"}
 
 
-def costs() -> dict:
-    """The cost table (scenarios from the least to the most work, thresholds, corrections)."""
-    return load_yaml(COSTS_FILE)
+def _in_language(record: dict, fields: tuple[str, ...], lang: str | None) -> dict:
+    """``record`` with each of ``fields`` replaced by its English twin (``<field>_en``) where the reader reads English."""
+    twins = {f"{f}_en" for f in fields}
+    return {k: (localized(record, k, lang) if k in fields else v) for k, v in record.items() if k not in twins}
+
+
+def costs(lang: str | None = None) -> dict:
+    """The cost table (scenarios from the least to the most work, thresholds, corrections), its texts in the
+    reader's language (``lang``, default :func:`npulab.core.i18n.language`): the seed article's estimates and the
+    course's corrections, with their English twins from the same file."""
+    table = _in_language(load_yaml(COSTS_FILE), ("note", "source_section"), lang)
+    table["scenarios"] = [_in_language(row, ("seed_row", "label", "seed_estimate", "triggers"), lang)
+                          for row in table["scenarios"]]
+    table["corrections"] = [_in_language(c, ("seed", "course"), lang) for c in table["corrections"]]
+    return table
 
 
 def _triggered(result) -> dict[str, list[str]]:
-    """Scenario id → the reasons (Chinese) a scan falls into it."""
+    """Scenario id → the reasons (in the reader's language) a scan falls into it."""
     table = costs()
     reasons: dict[str, list[str]] = {}
     counts = result.counts()
     if counts[AUTO]:
-        reasons.setdefault("device_strings", []).append(f"{counts[AUTO]} 处可自动改写")
+        reasons.setdefault("device_strings", []).append(t("effort.auto_reason", n=counts[AUTO]))
     if counts[MANUAL]:
-        reasons.setdefault("env_debugging", []).append(f"{counts[MANUAL]} 处需人工判断")
+        reasons.setdefault("env_debugging", []).append(t("effort.manual_reason", n=counts[MANUAL]))
     kernels = sum(s.kernels for s in result.cuda_sources)
     lines = sum(s.lines for s in result.cuda_sources)
     builds = sum(1 for f in result.findings if f.rule == "cpp-extension")
@@ -33,14 +46,14 @@ def _triggered(result) -> dict[str, list[str]]:
     for name in packages:
         spec = tables.load()["packages"].get(name, {})
         scenario = spec.get("scenario", "env_debugging")
-        reasons.setdefault(scenario, []).append(f"依赖 {name}")
+        reasons.setdefault(scenario, []).append(t("effort.depends_on", name=name))
     if kernels or builds:
         limit = table["complex_kernel_threshold"]
         complex_ = kernels + builds >= limit["kernels"] or lines >= limit["cuda_lines"]
         scenario = "complex_kernel" if complex_ else "simple_kernel"
-        parts = [f"{len(result.cuda_sources)} 个 CUDA 源文件（{lines} 行，{kernels} 个 __global__ 内核）"] if lines else []
-        parts += [f"{builds} 处 CUDA 扩展构建"] if builds else []
-        reasons.setdefault(scenario, []).append("，".join(parts))
+        parts = [t("effort.cuda_sources", files=len(result.cuda_sources), lines=lines, kernels=kernels)] if lines else []
+        parts += [t("effort.builds", n=builds)] if builds else []
+        reasons.setdefault(scenario, []).append(t("migrate.comma_sep").join(parts))
     return reasons
 
 
@@ -65,7 +78,7 @@ def summarize(result) -> dict:
         "scenario": _public(rows[-1]) if rows else None,
         "scenarios": [_public(row) for row in rows],
         "note": table["note"],
-        "source": f"{table['source']}：{table['source_section']}",
+        "source": t("effort.source", source=table["source"], section=table["source_section"]),
     }
 
 
@@ -74,17 +87,16 @@ def _public(row: dict) -> dict:
 
 
 def describe(summary: dict) -> str:
-    """A few Chinese lines for the text report."""
+    """A few lines for the text report, in the reader's language."""
     counts = summary["counts"]
-    names = {"auto": "可自动改写", "manual": "需人工判断", "blocker": "暂无 NPU 路径"}
-    lines = ["；".join(f"{names[s]} {counts[s]}" for s in SEVERITIES)]
+    semi = t("migrate.semi_sep")
+    lines = [semi.join(t("effort.counts", name=severity_name(s), n=counts[s]) for s in SEVERITIES)]
     row = summary["scenario"]
     if row is None:
-        lines.append("没有发现 CUDA 专用代码。")
+        lines.append(t("effort.nothing"))
     else:
-        lines.append(f"工作量：{row['label']}——对应原文成本表「{row['seed_row']}」，原文估计 {row['seed_estimate']}"
-                     f"（{'；'.join(row['reasons'])}）。")
-        t = summary["transfer_to_npu"]
-        lines.append(f"transfer_to_npu 在运行时能处理其中 {t['covered']} 处、部分处理 {t['partly']} 处，管不到 {t['not_covered']} 处。")
+        lines.append(t("effort.row", label=row["label"], seed_row=row["seed_row"], estimate=row["seed_estimate"],
+                       reasons=semi.join(row["reasons"])))
+        lines.append(t("effort.transfer", **summary["transfer_to_npu"]))
         lines.append(summary["note"])
     return "\n".join(lines)

@@ -5,9 +5,22 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from npulab.core.i18n import t
+
 AUTO, MANUAL, BLOCKER = "auto", "manual", "blocker"
 SEVERITIES = (AUTO, MANUAL, BLOCKER)
-SEVERITY_NAMES = {AUTO: "可自动改写", MANUAL: "需人工判断", BLOCKER: "暂无 NPU 路径"}
+SEVERITY_NAMES = {AUTO: "可自动改写", MANUAL: "需人工判断", BLOCKER: "暂无 NPU 路径"}  # Chinese; see severity_name
+
+
+def severity_name(severity: str) -> str:
+    """The severity as the report names it, in the reader's language (可自动改写 / auto-fixable ...)."""
+    names = {AUTO: lambda: t("migrate.auto"), MANUAL: lambda: t("migrate.manual"), BLOCKER: lambda: t("migrate.blocker")}
+    return names[severity]()
+
+
+def cell_label(cell: int | None) -> str:
+    """``[单元 N]`` / ``[cell N]`` for a notebook cell, "" outside notebooks."""
+    return t("migrate.cell", cell=cell) if cell is not None else ""
 
 
 @dataclass(frozen=True)
@@ -51,8 +64,7 @@ class Finding:
     @property
     def where(self) -> str:
         """``path:line:col`` (with the code cell in notebooks)."""
-        cell = f"[单元 {self.cell}]" if self.cell is not None else ""
-        return f"{self.path}{cell}:{self.line}:{self.col}"
+        return f"{self.path}{cell_label(self.cell)}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from npulab.migrate.model import AUTO, Edit, ScanData, ScanError
+from npulab.core.i18n import t
+from npulab.migrate.model import AUTO, Edit, ScanData, ScanError, cell_label
 from npulab.migrate.sources import _Unreadable, cell_chunk, parse, split_lines
 
 
@@ -83,7 +84,7 @@ def plan(result: ScanData) -> list[FileChange]:
                 if file.kind == "python":
                     parse(change.new)
             except _Unreadable as err:
-                change.problem = f"改写后无法解析（{err}），未改写"
+                change.problem = t("migrate.rewrite_unparsable", error=err)
         else:
             change.notebook = file.notebook
             for chunk in file.chunks:
@@ -98,7 +99,7 @@ def plan(result: ScanData) -> list[FileChange]:
                     if rewritten is not None and rewritten.kind == "python":
                         parse(rewritten.source)
                 except _Unreadable as err:
-                    change.problem = f"第 {chunk.cell} 个代码单元改写后无法解析（{err}），未改写"
+                    change.problem = t("migrate.cell_rewrite_unparsable", cell=chunk.cell, error=err)
         if change.new != change.old or change.cells:
             changes.append(change)
     return changes
@@ -117,7 +118,8 @@ def unified_diff(changes: list[FileChange]) -> str:
                                         f"a/{change.display.lstrip('/')}", f"b/{change.display.lstrip('/')}")
         for number, _, old, new in change.cells:
             out += difflib.unified_diff(_lines_for_diff(old), _lines_for_diff(new),
-                                        f"a/{change.display.lstrip('/')}[单元 {number}]", f"b/{change.display.lstrip('/')}[单元 {number}]")
+                                        f"a/{change.display.lstrip('/')}{cell_label(number)}",
+                                        f"b/{change.display.lstrip('/')}{cell_label(number)}")
     return "".join(out)
 
 
@@ -163,5 +165,5 @@ def write(changes: list[FileChange]) -> tuple[list[str], list[ScanError]]:
             _replace_atomically(change.path, data)
             written.append(change.display)
         except (OSError, UnicodeEncodeError) as err:
-            errors.append(ScanError(change.display, f"写入失败（{getattr(err, 'strerror', None) or err}）"))
+            errors.append(ScanError(change.display, t("migrate.write_failed", error=getattr(err, "strerror", None) or err)))
     return written, errors

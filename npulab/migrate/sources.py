@@ -18,6 +18,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from npulab.core.i18n import t
 from npulab.core.notebook_cells import NotebookError, cell_magic, cell_source, parse_notebook, python_source
 from npulab.migrate.model import ScanError
 
@@ -102,14 +103,14 @@ def discover(paths: list[str | Path]) -> tuple[list[tuple[Path, str]], list[Scan
         elif path.exists() or path.is_symlink():
             add(path.absolute(), str(path))  # named explicitly: read whatever its suffix (scripts without .py)
         else:
-            errors.append(ScanError(str(path), "路径不存在"))
+            errors.append(ScanError(str(path), t("migrate.missing")))
     return found, errors
 
 
 def _read_bytes(path: Path, limit: int) -> bytes:
     size = path.stat().st_size
     if size > limit:
-        raise _Unreadable(f"文件过大（{size / 2**20:.1f} MiB，上限 {limit / 2**20:.0f} MiB），未扫描")
+        raise _Unreadable(t("migrate.too_large", size=size / 2**20, limit=limit / 2**20))
     return path.read_bytes()
 
 
@@ -122,28 +123,28 @@ def decode_python(data: bytes) -> tuple[str, str]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as err:
-        raise _Unreadable(f"无法解码：不是 UTF-8，且没有有效的编码声明（{err}），未扫描") from None
+        raise _Unreadable(t("migrate.not_utf8_decl", error=err)) from None
     try:
         return data.decode(encoding), encoding
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
-        raise _Unreadable(f"无法按 {encoding} 解码（第 {line} 行附近），未扫描") from None
+        raise _Unreadable(t("migrate.bad_encoding", encoding=encoding, line=line)) from None
     except LookupError:
-        raise _Unreadable(f"未知的编码声明 {encoding!r}") from None
+        raise _Unreadable(t("migrate.unknown_encoding", encoding=repr(encoding))) from None
 
 
 def parse(source: str) -> ast.Module:
-    """``ast.parse`` without warnings; raises _Unreadable with a Chinese message when it fails."""
+    """``ast.parse`` without warnings; raises _Unreadable with a message in the reader's language when it fails."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences etc. are not this tool's business
             return ast.parse(source)
     except SyntaxError as err:
-        raise _Unreadable(f"语法错误（第 {err.lineno} 行：{err.msg}），未扫描") from None
+        raise _Unreadable(t("migrate.syntax_error", line=err.lineno, message=err.msg)) from None
     except ValueError as err:  # NUL bytes
-        raise _Unreadable(f"无法解析（{err}），未扫描") from None
+        raise _Unreadable(t("migrate.unparsable", error=err)) from None
     except (RecursionError, MemoryError):
-        raise _Unreadable("嵌套过深，解析器无法处理，未扫描") from None
+        raise _Unreadable(t("migrate.too_deep")) from None
 
 
 def read_python(path: Path, display: str) -> SourceFile:
@@ -176,12 +177,12 @@ def read_notebook(path: Path, display: str) -> tuple[SourceFile, list[ScanError]
     try:
         nb = parse_notebook(_read_bytes(path, MAX_NOTEBOOK_BYTES))
     except NotebookError as err:
-        raise _Unreadable(f"{err}，未扫描") from None
+        raise _Unreadable(t("migrate.not_scanned_because", error=err)) from None
     meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
     language = str((meta.get("kernelspec") or {}).get("language") or (meta.get("language_info") or {}).get("name")
                    or "python").lower()
     if language != "python":
-        raise _Unreadable(f"不是 Python 笔记本（语言 {language}），未扫描")
+        raise _Unreadable(t("migrate.not_python_notebook", language=language))
     chunks, errors, number = [], [], 0
     for index, cell in enumerate(nb["cells"]):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
@@ -194,10 +195,10 @@ def read_notebook(path: Path, display: str) -> tuple[SourceFile, list[ScanError]
             if chunk.kind == "python":
                 chunk.tree = parse(chunk.source)
         except _Unreadable as err:
-            errors.append(ScanError(display, f"第 {number} 个代码单元：{err}"))
+            errors.append(ScanError(display, t("migrate.cell_error", number=number, error=err)))
             continue
         except Exception as err:  # IPython's translator may fail on odd input: report it, keep scanning
-            errors.append(ScanError(display, f"第 {number} 个代码单元无法转换为 Python（{type(err).__name__}），未扫描"))
+            errors.append(ScanError(display, t("migrate.cell_untranslatable", number=number, error=type(err).__name__)))
             continue
         chunk.cell, chunk.index = number, index
         chunks.append(chunk)
@@ -210,7 +211,7 @@ def read_shell(path: Path, display: str) -> SourceFile:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise _Unreadable("不是 UTF-8 文本，未扫描") from None
+        raise _Unreadable(t("migrate.not_utf8")) from None
     return SourceFile(path, display, "shell", [Chunk(text, text, kind="shell")])
 
 
@@ -236,8 +237,8 @@ def read(path: Path, display: str) -> tuple[SourceFile | CudaSource | None, list
     except _Unreadable as err:
         return None, [ScanError(display, str(err))]
     except IsADirectoryError:
-        return None, [ScanError(display, "是目录，不是文件")]
+        return None, [ScanError(display, t("migrate.is_dir"))]
     except PermissionError:
-        return None, [ScanError(display, "没有读取权限，未扫描")]
+        return None, [ScanError(display, t("migrate.no_permission"))]
     except OSError as err:
-        return None, [ScanError(display, f"读取失败（{err.strerror or err}），未扫描")]
+        return None, [ScanError(display, t("migrate.read_failed", error=err.strerror or err))]

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from npulab.core.cli import EXIT_OK, UsageError
+from npulab.core.i18n import language, t
 from npulab.core.paths import DATA_DIR, load_yaml
 
 TREE_FILE = DATA_DIR / "migration_tree.yaml"
@@ -27,9 +28,21 @@ class StrategyError(ValueError):
     """Answers that do not fit the tree (unknown question or option, a question on the path left open)."""
 
 
-def tree() -> dict:
-    """The decision tree as loaded from its data file."""
-    return load_yaml(TREE_FILE)
+def _in_language(node, english: bool):
+    """``node`` (the tree or a part of it) with every field that has an English twin (``<field>_en``) in the
+    reader's language, and without the twins."""
+    if isinstance(node, dict):
+        return {k: _in_language(node[f"{k}_en"] if english and f"{k}_en" in node else v, english)
+                for k, v in node.items() if not (k.endswith("_en") and k[:-3] in node)}
+    if isinstance(node, list):
+        return [_in_language(v, english) for v in node]
+    return node
+
+
+def tree(lang: str | None = None) -> dict:
+    """The decision tree as loaded from its data file, its texts in the reader's language (``lang``, default
+    :func:`npulab.core.i18n.language`)."""
+    return _in_language(load_yaml(TREE_FILE), (lang or language()) == "en")
 
 
 def _costs() -> dict:
@@ -49,14 +62,14 @@ def verdict_order() -> list[str]:
 
 def questions() -> list[tuple[str, str, list[tuple[str, str]]]]:
     """(question id, question, [(option id, label)]) in the order a walk meets them."""
-    t = tree()
-    out, seen, todo = [], set(), [t["start"]]
+    data = tree()
+    out, seen, todo = [], set(), [data["start"]]
     while todo:
         node_id = todo.pop(0)
         if node_id in seen:
             continue
         seen.add(node_id)
-        node = t["nodes"][node_id]
+        node = data["nodes"][node_id]
         out.append((node_id, node["question"], [(k, v["label"]) for k, v in node["options"].items()]))
         todo += [o["next"] for o in node["options"].values() if o.get("next")]
     return out
@@ -64,23 +77,23 @@ def questions() -> list[tuple[str, str, list[tuple[str, str]]]]:
 
 def check_tree() -> list[str]:
     """Problems in the data file (dangling links, unknown rows, verdicts or sources); empty when it is sound."""
-    t, problems = tree(), []
-    rows, verdicts, sources = set(scenario_order()), set(t["verdicts"]), set(t["sources"])
-    effects = [(f"{n}.{o}", opt) for n, node in t["nodes"].items() for o, opt in node["options"].items()]
-    effects += [(f"leaf {k}", leaf) for k, leaf in t["leaves"].items()]
+    data, problems = tree(), []
+    rows, verdicts, sources = set(scenario_order()), set(data["verdicts"]), set(data["sources"])
+    effects = [(f"{n}.{o}", opt) for n, node in data["nodes"].items() for o, opt in node["options"].items()]
+    effects += [(f"leaf {k}", leaf) for k, leaf in data["leaves"].items()]
     for where, effect in effects:
-        if effect.get("next") and effect["next"] not in t["nodes"]:
+        if effect.get("next") and effect["next"] not in data["nodes"]:
             problems.append(f"{where}: next → 不存在的问题 {effect['next']}")
-        if effect.get("leaf") and effect["leaf"] not in t["leaves"]:
+        if effect.get("leaf") and effect["leaf"] not in data["leaves"]:
             problems.append(f"{where}: leaf → 不存在的结论 {effect['leaf']}")
         if effect.get("scenario") and effect["scenario"] not in rows:
             problems.append(f"{where}: 成本表里没有 {effect['scenario']}")
         if effect.get("verdict") and effect["verdict"] not in verdicts:
             problems.append(f"{where}: 未知结论 {effect['verdict']}")
         problems += [f"{where}: 未知来源 {s}" for s in effect.get("sources", []) if s not in sources]
-    problems += [f"scenario_verdicts: {k}" for k in t["scenario_verdicts"] if k not in rows]
+    problems += [f"scenario_verdicts: {k}" for k in data["scenario_verdicts"] if k not in rows]
     reached = {q for q, _, _ in questions()}
-    problems += [f"问题 {n} 从起点走不到" for n in t["nodes"] if n not in reached]
+    problems += [f"问题 {n} 从起点走不到" for n in data["nodes"] if n not in reached]
     return problems
 
 
@@ -102,21 +115,22 @@ class Assessment:
         return tuple(self.scenario["days"]) if self.scenario else None
 
     def describe(self) -> str:
-        """The assessment as Chinese text (what the page shows when no kernel is running)."""
-        t = tree()
-        lines = [f"结论：{self.recommendation}"]
+        """The assessment as text in the reader's language (what the page shows when no kernel is running)."""
+        data = tree()
+        lines = [t("strategy.verdict", text=self.recommendation)]
         if self.scenario:
             lo, hi = self.effort_days
-            lines.append(f"工作量：{self.scenario['label']}——原文成本表「{self.scenario['seed_row']}」，原文估计"
-                         f" {self.scenario['seed_estimate']}（约 {lo}–{hi} 天；报告值，不是测量）")
+            lines.append(t("strategy.effort", label=self.scenario["label"], seed_row=self.scenario["seed_row"],
+                           estimate=self.scenario["seed_estimate"], lo=lo, hi=hi))
         else:
-            lines.append("工作量：不在成本表的范围内，需要单独估算")
-        lines += ["步骤："] + [f"  {i}. {s}" for i, s in enumerate(self.steps, 1)]
-        lines += ["风险："] + ([f"  - {r}" for r in self.risks] or ["  - 没有额外的风险项"])
-        nodes = t["nodes"]
-        lines.append("路径：" + " → ".join(f"{nodes[q]['topic']}：{nodes[q]['options'][o]['label']}" for q, o in self.path))
+            lines.append(t("strategy.effort_none"))
+        lines += [t("strategy.steps")] + [f"  {i}. {s}" for i, s in enumerate(self.steps, 1)]
+        lines += [t("strategy.risks")] + ([f"  - {r}" for r in self.risks] or [t("strategy.no_risks")])
+        nodes = data["nodes"]
+        lines.append(t("strategy.path") + " → ".join(
+            t("strategy.path_step", topic=nodes[q]["topic"], label=nodes[q]["options"][o]["label"]) for q, o in self.path))
         if self.sources:
-            lines.append("依据：" + "；".join(t["sources"][s]["title"] for s in self.sources))
+            lines.append(t("strategy.sources") + t("migrate.semi_sep").join(data["sources"][s]["title"] for s in self.sources))
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -134,24 +148,25 @@ def _row(scenario_id: str | None) -> dict | None:
 
 def _option_list(node_id: str) -> str:
     node = tree()["nodes"][node_id]
-    return "、".join(f"{k}（{v['label']}）" for k, v in node["options"].items())
+    return t("migrate.list_sep").join(t("strategy.option", option=k, label=v["label"]) for k, v in node["options"].items())
 
 
 def assess(answers: Mapping[str, str]) -> Assessment:
     """Walk the tree with ``answers`` (question id → option id) and return the assessment.
 
     Every question on the path must be answered; answers to questions after an early end are ignored.
-    StrategyError (Chinese) names an unknown question or option, or the first open question and its options.
+    StrategyError (in the reader's language) names an unknown question or option, or the first open question and its options.
 
     >>> a = assess({"framework": "pytorch", "kernels": "simple", "compile": "eager", "libraries": "none",
     ...             "distributed": "ddp", "stage": "stable", "latency": "normal"})
     >>> a.verdict, a.scenario["id"], a.effort_days
     ('go_with_work', 'simple_kernel', (7, 14))
     """
-    t = tree()
-    unknown = [q for q in answers if q not in t["nodes"]]
+    data = tree()
+    sep = t("migrate.list_sep")
+    unknown = [q for q in answers if q not in data["nodes"]]
     if unknown:
-        raise StrategyError(f"没有这些问题：{'、'.join(map(str, unknown))}；问题有 {'、'.join(t['nodes'])}")
+        raise StrategyError(t("strategy.unknown_questions", unknown=sep.join(map(str, unknown)), known=sep.join(data["nodes"])))
     verdicts = verdict_order()
     rows = scenario_order()
     verdict, scenario = verdicts[0], None
@@ -169,27 +184,27 @@ def assess(answers: Mapping[str, str]) -> Assessment:
                 bucket.append(effect[key])
         sources.extend(s for s in effect.get("sources", []) if s not in sources)
 
-    node_id = t["start"]
+    node_id = data["start"]
     while node_id:
-        node = t["nodes"][node_id]
+        node = data["nodes"][node_id]
         if node_id not in answers or answers[node_id] in (None, ""):
-            raise StrategyError(f"问题「{node['question']}」（{node_id}）还没有回答；可选：{_option_list(node_id)}")
+            raise StrategyError(t("strategy.unanswered", question=node["question"], node=node_id, options=_option_list(node_id)))
         choice = answers[node_id]
         if choice not in node["options"]:
-            raise StrategyError(f"问题 {node_id} 没有选项 {choice!r}；可选：{_option_list(node_id)}")
+            raise StrategyError(t("strategy.no_option", node=node_id, choice=repr(choice), options=_option_list(node_id)))
         option = node["options"][choice]
         path.append((node_id, choice))
         apply(option)
         if option.get("leaf"):
-            apply(t["leaves"][option["leaf"]])
+            apply(data["leaves"][option["leaf"]])
             break
         node_id = option.get("next")
     if scenario is not None:
-        floor = t["scenario_verdicts"][scenario]
+        floor = data["scenario_verdicts"][scenario]
         if verdicts.index(floor) > verdicts.index(verdict):
             verdict = floor
-    info = t["verdicts"][verdict]
-    return Assessment(verdict, f"{info['label']}——{info['summary']}", tuple(steps), tuple(risks), _row(scenario),
+    info = data["verdicts"][verdict]
+    return Assessment(verdict, t("strategy.recommendation", label=info["label"], summary=info["summary"]), tuple(steps), tuple(risks), _row(scenario),
                       tuple(path), tuple(sources))
 
 
@@ -197,10 +212,11 @@ def assess(answers: Mapping[str, str]) -> Assessment:
 
 
 def _detect(result) -> dict[str, tuple[str, str]]:
-    """Question id → (option id, the evidence in Chinese) for what a ``npulab.migrate`` scan shows."""
+    """Question id → (option id, the evidence in the reader's language) for what a ``npulab.migrate`` scan shows."""
     from npulab.migrate import tables
 
     found: dict[str, tuple[str, str]] = {}
+    sep = t("migrate.list_sep")
     rules = {f.rule for f in result.findings}
     limit = _costs()["complex_kernel_threshold"]
     kernels = sum(s.kernels for s in result.cuda_sources)
@@ -210,28 +226,29 @@ def _detect(result) -> dict[str, tuple[str, str]]:
     spec = {p: tables.load()["packages"].get(p, {}) for p in packages}
     kernel_packages = [p for p in packages if spec[p].get("scenario") == "simple_kernel" and p != "triton"]
     if kernels + builds >= limit["kernels"] or lines >= limit["cuda_lines"]:
-        found["kernels"] = ("complex", f"{len(result.cuda_sources)} 个 CUDA 源文件（{lines} 行，{kernels} 个内核），{builds} 处 CUDA 扩展构建")
+        found["kernels"] = ("complex", t("strategy.kernels_complex", files=len(result.cuda_sources), lines=lines,
+                                          kernels=kernels, builds=builds))
     elif kernels or builds or kernel_packages:
-        what = f"{kernels} 个 CUDA 内核，{builds} 处 CUDA 扩展构建" + (f"，{'、'.join(kernel_packages)}" if kernel_packages else "")
+        what = t("strategy.kernels_simple", kernels=kernels, builds=builds) + (
+            t("strategy.kernel_packages", packages=sep.join(kernel_packages)) if kernel_packages else "")
         found["kernels"] = ("simple", what)
     elif "triton" in packages:
-        found["kernels"] = ("triton", "导入了 triton")
+        found["kernels"] = ("triton", t("strategy.triton"))
     else:
-        found["kernels"] = ("none", "没有 CUDA 源文件、CUDA 扩展或内核库")
-    found["compile"] = ("graph", "代码调用了 torch.compile 一类接口") if "compile" in rules else \
-        ("eager", "没有找到 torch.compile 一类调用")
+        found["kernels"] = ("none", t("strategy.no_kernels"))
+    found["compile"] = ("graph", t("strategy.compile")) if "compile" in rules else ("eager", t("strategy.no_compile"))
     by_row = {row: [p for p in packages if spec[p].get("scenario") == row] for row in ("complex_kernel", "full_pipeline")}
     replaceable = [p for p in packages if spec[p].get("scenario") == "env_debugging"]
     if by_row["complex_kernel"]:
-        found["libraries"] = ("no_equivalent", f"依赖 {'、'.join(by_row['complex_kernel'])}")
+        found["libraries"] = ("no_equivalent", t("strategy.depends", packages=sep.join(by_row["complex_kernel"])))
     elif by_row["full_pipeline"]:
-        found["libraries"] = ("deploy", f"依赖 {'、'.join(by_row['full_pipeline'])}")
+        found["libraries"] = ("deploy", t("strategy.depends", packages=sep.join(by_row["full_pipeline"])))
     elif replaceable or rules & {"env-var", "env-var-manual", "nvidia-tool", "nccl-api"}:
-        found["libraries"] = ("replaceable", "依赖 " + ("、".join(replaceable) or "NVIDIA 的环境变量或命令行工具"))
+        found["libraries"] = ("replaceable", t("strategy.depends", packages=sep.join(replaceable) or t("strategy.nvidia_env_tools")))
     else:
-        found["libraries"] = ("none", "没有 NVIDIA 专用的包、环境变量或命令行工具")
+        found["libraries"] = ("none", t("strategy.no_libraries"))
     if rules & {"nccl-backend", "nccl-api"}:
-        found["distributed"] = ("ddp", "用到了 NCCL 后端")
+        found["distributed"] = ("ddp", t("strategy.nccl"))
     return found
 
 
@@ -242,7 +259,7 @@ def answers_from_scan(result) -> dict[str, str]:
 
 
 def scan_evidence(result) -> dict[str, str]:
-    """Why ``answers_from_scan`` chose each answer (Chinese, one line per question)."""
+    """Why ``answers_from_scan`` chose each answer (in the reader's language, one line per question)."""
     return {q: evidence for q, (_, evidence) in _detect(result).items()}
 
 
@@ -270,8 +287,8 @@ def _wrap(text: str, width: float) -> str:
 
 
 def _color(option: dict) -> str:
-    t = tree()
-    verdict = option.get("verdict") or (t["leaves"][option["leaf"]]["verdict"] if option.get("leaf") else None)
+    data = tree()
+    verdict = option.get("verdict") or (data["leaves"][option["leaf"]]["verdict"] if option.get("leaf") else None)
     if verdict in _COLORS:
         return _COLORS[verdict]
     return _COLORS["row"] if option.get("scenario") else _COLORS["plain"]
@@ -282,7 +299,7 @@ def draw(ax=None, path: tuple[tuple[str, str], ...] | list | None = None):
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyBboxPatch
 
-    t = tree()
+    data = tree()
     qs = questions()
     chosen = set(map(tuple, path or ()))
     step, width, first = 2.35, 2.15, 5.55  # option spacing, option width, x of the first option
@@ -300,13 +317,13 @@ def draw(ax=None, path: tuple[tuple[str, str], ...] | list | None = None):
         y = -row * 1.3
         box(2.35, y, 4.5, 0.9, _wrap(f"{row + 1}．{question}", 15), _COLORS["question"], size=8.5)
         for k, (oid, _) in enumerate(options):
-            option = t["nodes"][qid]["options"][oid]
+            option = data["nodes"][qid]["options"][oid]
             x = first + k * step
             text = _wrap(option["short"], 9) + (f"\n[{option['scenario']}]" if option.get("scenario") else "")
             box(x, y, width, 0.9, text, _color(option), bold=(qid, oid) in chosen, size=7.5)
             if option.get("leaf"):
-                leaf = t["leaves"][option["leaf"]]
-                box(leaf_x + 1.0, y, 2.0, 0.9, _wrap(t["verdicts"][leaf["verdict"]]["label"], 7) + "\n（结束）",
+                leaf = data["leaves"][option["leaf"]]
+                box(leaf_x + 1.0, y, 2.0, 0.9, _wrap(data["verdicts"][leaf["verdict"]]["label"], 7) + "\n" + t("strategy.end"),
                     _COLORS[leaf["verdict"]], size=8)
                 ax.annotate("", xy=(leaf_x, y), xytext=(x + width / 2 + 0.05, y),
                             arrowprops=dict(arrowstyle="->", color="#B04040", linewidth=1.2))
@@ -315,8 +332,7 @@ def draw(ax=None, path: tuple[tuple[str, str], ...] | list | None = None):
     ax.set_xlim(0, leaf_x + 2.1)
     ax.set_ylim(-(len(qs) - 1) * 1.3 - 0.6, 0.6)
     ax.axis("off")
-    ax.set_title("GPU → NPU 迁移决策树：黄色 = 进入成本表的一行（方括号内），橙色 = 先评估，红色 = 暂不建议，粗框 = 所选路径",
-                 fontsize=9.5)
+    ax.set_title(t("strategy.title"), fontsize=9.5)
     return ax.figure
 
 
@@ -358,7 +374,7 @@ def _parse_answers(items: list[str]) -> dict[str, str]:
     for item in items:
         question, sep, option = item.partition("=")
         if not sep or not question.strip() or not option.strip():
-            raise UsageError(f"--answer 的格式是 问题=选项（如 framework=pytorch），收到 {item!r}")
+            raise UsageError(t("strategy.bad_answer", item=repr(item)))
         answers[question.strip()] = option.strip()
     return answers
 
@@ -377,7 +393,7 @@ def build_parser(subparsers, name: str) -> None:
 def run(args) -> int:
     if args.list:
         for qid, question, options in questions():
-            print(f"{qid}：{question}")
+            print(t("strategy.list_question", node=qid, question=question))
             for oid, label in options:
                 print(f"    {oid:<14} {label}")
         return EXIT_OK
@@ -387,20 +403,20 @@ def run(args) -> int:
 
         result = scan(args.scan)
         if not result.files_scanned:
-            raise UsageError(f"在 {'、'.join(args.scan)} 中没有找到可扫描的文件（.py、.ipynb、.cu）")
+            raise UsageError(t("strategy.nothing_to_scan", paths=t("migrate.list_sep").join(args.scan)))
         answers.update(answers_from_scan(result))
         evidence = scan_evidence(result)
     answers.update(_parse_answers(args.answer))
     try:
         assessment = assess(answers)
     except StrategyError as err:
-        raise UsageError(f"{err}（用 --answer 问题=选项 回答，--list 查看全部问题）") from None
+        raise UsageError(t("strategy.how_to_answer", error=err)) from None
     if args.json:
         print(json.dumps({"answers": answers, "from_scan": evidence, **assessment.to_dict()}, ensure_ascii=False, indent=2))
     else:
         if evidence:
-            print("由扫描得到的答案：")
+            print(t("strategy.from_scan"))
             for q, why in evidence.items():
-                print(f"  {q} = {answers[q]}（{why}）")
+                print(t("strategy.scan_answer", question=q, answer=answers[q], why=why))
         print(assessment.describe())
     return EXIT_OK

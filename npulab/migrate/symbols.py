@@ -20,6 +20,7 @@ import sys
 
 import yaml
 
+from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR, load_yaml
 
 SYMBOLS_FILE = DATA_DIR / "cuda_npu_symbols.yaml"
@@ -105,7 +106,7 @@ def main() -> int:
     data = build(pinned_index())
     SYMBOLS_FILE.write_text(dump(data), encoding="utf-8")
     mapped = sum(v is not None for v in data["names"].values())
-    print(f"{SYMBOLS_FILE.name}：{len(data['names'])} 个 torch.cuda 名字，{mapped} 个在 torch_npu {data['torch_npu']} 中有对应")
+    print(t("migrate.symbols_summary", file=SYMBOLS_FILE.name, names=len(data["names"]), mapped=mapped, version=data["torch_npu"]))
     return 0
 
 

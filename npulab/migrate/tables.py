@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.migrate import symbols
 
@@ -52,14 +53,17 @@ def torch_cuda(name: str) -> CudaName | None:
         npu = ".".join([npu, *tail])  # torch.cuda.Stream.wait_event → torch.npu.Stream.wait_event
     advice = next((overrides[p] for p in prefixes if p in overrides), {})  # torch.cuda.nvtx.mark → torch.cuda.nvtx
     severity = extra.get("severity") or ("auto" if npu else advice.get("severity", "manual"))
-    note = extra.get("note") or (f"改为 {npu}" if npu else advice.get("note", "删除或改写这段代码；NPU 上没有同名接口"))
+    note = (localized(extra, "note") if extra.get("note") else None) or (t("migrate.change_to", npu=npu) if npu else
+                                                                          localized(advice, "note") if advice.get("note")
+                                                                          else t("migrate.no_same_name"))
     return CudaName(key, npu, severity, note)
 
 
 def accelerator_target(name: str) -> str:
-    """' ; 与设备无关的写法：torch.accelerator.X（PyTorch ≥ V）' for a torch.cuda name that has one, else ''."""
+    """'；与设备无关的写法：torch.accelerator.X（PyTorch ≥ V）' (in the reader's language) for a torch.cuda name
+    that has one, else ''."""
     entry = load().get("accelerator_targets", {}).get(name)
-    return f"；与设备无关的写法：{entry['target']}（PyTorch ≥ {entry['since']}）" if entry else ""
+    return t("migrate.neutral", target=entry["target"], since=entry["since"]) if entry else ""
 
 
 def _is_module(key: str) -> bool:
@@ -92,8 +96,9 @@ def env_var(name: str) -> dict | None:
     """``{"new": ...}`` or ``{"note": ...}`` for a CUDA/NCCL environment variable name, None for others."""
     table = load()
     if name in table["env_vars"]:
-        return dict(table["env_vars"][name])
-    for prefix, note in table["env_prefixes"].items():
+        entry = dict(table["env_vars"][name])
+        return {**entry, "note": localized(entry, "note")} if "note" in entry else entry
+    for prefix, note in localized(table, "env_prefixes").items():
         if name.startswith(prefix) and len(name) > len(prefix):
             return {"note": note}
     return None

@@ -23,6 +23,7 @@ import torch
 from mindspore import nn
 
 from npulab.core.display import Table
+from npulab.core.i18n import localized, t
 from npulab.mindspore import convert as ms_convert
 from npulab.mindspore import runtime as ms_env
 from npulab.mindspore import timing as ms_timing
@@ -62,8 +63,10 @@ class PairResult:
         return max(c.max_abs for c in self.comparisons)
 
     def __str__(self) -> str:
-        parts = "；".join(f"{c.what} 最大差 {c.max_abs:.1e}（限 {c.limit:.0e}）" for c in self.comparisons)
-        return f"{'✓' if self.ok else '✗'} {self.key}：{parts}" + (f"\n   照搬的后果：{self.pitfall}" if self.pitfall else "")
+        parts = t("ms.pair_separator").join(t("ms.pair_part", what=c.what, max_abs=c.max_abs, limit=c.limit)
+                                            for c in self.comparisons)
+        return (t("ms.pair_line", mark="✓" if self.ok else "✗", name=self.key, parts=parts)
+                + (t("ms.pair_pitfall", pitfall=self.pitfall) if self.pitfall else ""))
 
 
 def _diff(a, b) -> float:
@@ -145,7 +148,7 @@ def _set(param: ms.Parameter, value: torch.Tensor) -> None:
 def _check_cell() -> PairResult:
     pt, net = twin_mlps()
     x = _randn(5, 6)
-    return PairResult("cell", (_cmp("输出 (5, 3)", pt(torch.from_numpy(x)), net(ms.Tensor(x))),))
+    return PairResult("cell", (_cmp(t("ms.cmp_output", shape="(5, 3)"), pt(torch.from_numpy(x)), net(ms.Tensor(x))),))
 
 
 def _check_conv2d() -> PairResult:
@@ -157,10 +160,10 @@ def _check_conv2d() -> PairResult:
     out_pt, out_ms = pt(torch.from_numpy(x)), m(ms.Tensor(x))
     literal_pt = torch.nn.Conv2d(3, 8, 3)
     literal_ms = nn.Conv2d(3, 8, 3)
-    pitfall = (f"照搬 nn.Conv2d(3, 8, 3)：PyTorch 输出 {tuple(literal_pt(torch.from_numpy(x)).shape)}，"
-               f"MindSpore 输出 {tuple(literal_ms(ms.Tensor(x)).shape)}（MindSpore 默认 pad_mode={_default(nn.Conv2d, 'pad_mode')!r}），"
-               f"且 MindSpore 默认 has_bias={_default(nn.Conv2d, 'has_bias')}，PyTorch 默认有偏置")
-    return PairResult("conv2d", (_cmp(f"输出 {tuple(out_pt.shape)}", out_pt, out_ms),), pitfall)
+    pitfall = t("ms.pitfall_conv2d", pt_shape=tuple(literal_pt(torch.from_numpy(x)).shape),
+                ms_shape=tuple(literal_ms(ms.Tensor(x)).shape), pad_mode=repr(_default(nn.Conv2d, "pad_mode")),
+                has_bias=_default(nn.Conv2d, "has_bias"))
+    return PairResult("conv2d", (_cmp(t("ms.cmp_output", shape=tuple(out_pt.shape)), out_pt, out_ms),), pitfall)
 
 
 def _check_batchnorm() -> PairResult:
@@ -176,16 +179,15 @@ def _check_batchnorm() -> PairResult:
         x = _randn(4, 4, 5, 5, seed=step) * (step + 1) + step
         out_pt, out_ms = pt(torch.from_numpy(x)), good(ms.Tensor(x))
         literal(ms.Tensor(x))
-        comparisons.append(_cmp(f"训练模式第 {step + 1} 批输出", out_pt, out_ms))
+        comparisons.append(_cmp(t("ms.cmp_train_batch", batch=step + 1), out_pt, out_ms))
     comparisons.append(_cmp("running_mean ↔ moving_mean", pt.running_mean, good.moving_mean))
-    comparisons.append(_cmp("running_var ↔ moving_variance（两者都用无偏方差）", pt.running_var, good.moving_variance))
+    comparisons.append(_cmp(t("ms.cmp_running_var"), pt.running_var, good.moving_variance))
     pt.eval()
     good.set_train(False)
     x = _randn(2, 4, 5, 5, seed=9)
-    comparisons.append(_cmp("推理模式输出（用滑动统计量）", pt(torch.from_numpy(x)), good(ms.Tensor(x))))
-    pitfall = (f"把 PyTorch 的 momentum={pt_momentum} 原样写进 MindSpore：3 批之后 moving_mean 与 PyTorch 相差 "
-               f"{_diff(pt.running_mean, literal.moving_mean):.2f}。本机 MindSpore {ms.__version__} 的默认 "
-               f"momentum={_default(nn.BatchNorm2d, 'momentum')}（等价于 PyTorch 默认的 0.1）")
+    comparisons.append(_cmp(t("ms.cmp_eval_output"), pt(torch.from_numpy(x)), good(ms.Tensor(x))))
+    pitfall = t("ms.pitfall_batchnorm", momentum=pt_momentum, gap=_diff(pt.running_mean, literal.moving_mean),
+                version=ms.__version__, default=_default(nn.BatchNorm2d, "momentum"))
     return PairResult("batchnorm", tuple(comparisons), pitfall)
 
 
@@ -195,8 +197,8 @@ def _check_relu() -> PairResult:
     out_pt = torch.nn.ReLU(inplace=True)(x_pt)
     out_ms = nn.ReLU()(ms.Tensor(x))
     changed = int((x_pt.numpy() != x).sum())
-    pitfall = f"PyTorch 的 inplace=True 改写了输入张量（{changed} 个负数被置 0）；MindSpore 的 nn.ReLU() 没有 inplace 参数，输入不变"
-    return PairResult("relu", (_cmp("输出 (3, 4)", out_pt, out_ms),), pitfall)
+    pitfall = t("ms.pitfall_relu", changed=changed)
+    return PairResult("relu", (_cmp(t("ms.cmp_output", shape="(3, 4)"), out_pt, out_ms),), pitfall)
 
 
 def _check_maxpool() -> PairResult:
@@ -204,9 +206,9 @@ def _check_maxpool() -> PairResult:
     out_pt = torch.nn.MaxPool2d(3, 2, 1)(torch.from_numpy(x))
     out_ms = nn.MaxPool2d(3, 2, pad_mode="pad", padding=1)(ms.Tensor(x))
     literal = nn.MaxPool2d(3, 2)(ms.Tensor(x))
-    pitfall = (f"MindSpore 写成 nn.MaxPool2d(3, 2)（默认 pad_mode={_default(nn.MaxPool2d, 'pad_mode')!r}）："
-               f"输出 {tuple(literal.shape)}，而 PyTorch 的 MaxPool2d(3, 2, 1) 输出 {tuple(out_pt.shape)}")
-    return PairResult("maxpool", (_cmp(f"输出 {tuple(out_pt.shape)}（输入全为负数）", out_pt, out_ms),), pitfall)
+    pitfall = t("ms.pitfall_maxpool", pad_mode=repr(_default(nn.MaxPool2d, "pad_mode")), ms_shape=tuple(literal.shape),
+                pt_shape=tuple(out_pt.shape))
+    return PairResult("maxpool", (_cmp(t("ms.cmp_output_negative", shape=tuple(out_pt.shape)), out_pt, out_ms),), pitfall)
 
 
 def _check_dense() -> PairResult:
@@ -216,14 +218,14 @@ def _check_dense() -> PairResult:
     _set(m.weight, pt.weight)  # no transpose: both store (out_features, in_features)
     _set(m.bias, pt.bias)
     x = _randn(5, 6)
-    pitfall = (f"权重形状：PyTorch {tuple(pt.weight.shape)}，MindSpore {tuple(m.weight.shape)}——"
-               f"{'相同，直接复制，不要转置' if same_layout else '不同！'}")
-    return PairResult("dense", (_cmp("输出 (5, 4)", pt(torch.from_numpy(x)), m(ms.Tensor(x))),), pitfall)
+    pitfall = t("ms.pitfall_dense", pt_shape=tuple(pt.weight.shape), ms_shape=tuple(m.weight.shape),
+                verdict=t("ms.dense_same") if same_layout else t("ms.dense_different"))
+    return PairResult("dense", (_cmp(t("ms.cmp_output", shape="(5, 4)"), pt(torch.from_numpy(x)), m(ms.Tensor(x))),), pitfall)
 
 
 def _check_flatten() -> PairResult:
     x = _randn(2, 3, 4, 5)
-    return PairResult("flatten", (_cmp("输出 (2, 60)", torch.nn.Flatten()(torch.from_numpy(x)), nn.Flatten()(ms.Tensor(x))),))
+    return PairResult("flatten", (_cmp(t("ms.cmp_output", shape="(2, 60)"), torch.nn.Flatten()(torch.from_numpy(x)), nn.Flatten()(ms.Tensor(x))),))
 
 
 def _check_sequential() -> PairResult:
@@ -233,8 +235,8 @@ def _check_sequential() -> PairResult:
     m = nn.SequentialCell([nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 3)])
     names = ms_convert.load_torch_state_dict(m, pt.state_dict())
     x = _randn(5, 6)
-    pitfall = f"两边子层的参数名相同（0.weight、2.bias ……），{names} 个张量按名字一一载入"
-    return PairResult("sequential", (_cmp("输出 (5, 3)", pt(torch.from_numpy(x)), m(ms.Tensor(x))),), pitfall)
+    pitfall = t("ms.pitfall_sequential", names=names)
+    return PairResult("sequential", (_cmp(t("ms.cmp_output", shape="(5, 3)"), pt(torch.from_numpy(x)), m(ms.Tensor(x))),), pitfall)
 
 
 def _check_sgd(steps: int = 5) -> PairResult:
@@ -255,14 +257,13 @@ def _check_sgd(steps: int = 5) -> PairResult:
     weights = max(_diff(pt.state_dict()[k], after[k]) for k in after)
     try:
         nn.SGD(net.trainable_params(), lr=0.1)
-        lr_keyword = "已接受 lr="
+        lr_keyword = t("ms.sgd_lr_accepted")
     except TypeError:
-        lr_keyword = "不接受 PyTorch 的 lr=（TypeError），要写 learning_rate="
+        lr_keyword = t("ms.sgd_lr_refused")
     limit = 1e-5 * ms_env.precision_allowance()
-    return PairResult("sgd", (Comparison(f"{steps} 步的损失", max(losses), limit),
-                              Comparison(f"{steps} 步之后的全部权重", weights, limit)),
-                      f"本机 MindSpore {ms.__version__} 的 nn.SGD {lr_keyword}。"
-                      "weight_decay 不作用于名字含 gamma/beta 的参数，PyTorch 默认作用于全部参数")
+    return PairResult("sgd", (Comparison(t("ms.cmp_sgd_losses", steps=steps), max(losses), limit),
+                              Comparison(t("ms.cmp_sgd_weights", steps=steps), weights, limit)),
+                      t("ms.pitfall_sgd", version=ms.__version__, lr_keyword=lr_keyword))
 
 
 def _check_cross_entropy() -> PairResult:
@@ -271,11 +272,10 @@ def _check_cross_entropy() -> PairResult:
     seed_form = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")(ms.Tensor(logits), ms.Tensor(labels))
     modern = nn.CrossEntropyLoss()(ms.Tensor(logits), ms.Tensor(labels))
     literal = nn.SoftmaxCrossEntropyWithLogits(sparse=True)(ms.Tensor(logits), ms.Tensor(labels))
-    pitfall = (f"只写 SoftmaxCrossEntropyWithLogits(sparse=True)：默认 reduction="
-               f"{_default(nn.SoftmaxCrossEntropyWithLogits, 'reduction')!r}，得到形状 {tuple(literal.shape)} 的逐样本损失而不是均值；"
-               f"默认 sparse={_default(nn.SoftmaxCrossEntropyWithLogits, 'sparse')} 时标签须是独热编码")
+    pitfall = t("ms.pitfall_cross_entropy", reduction=repr(_default(nn.SoftmaxCrossEntropyWithLogits, "reduction")),
+                shape=tuple(literal.shape), sparse=_default(nn.SoftmaxCrossEntropyWithLogits, "sparse"))
     return PairResult("cross_entropy", (_cmp("SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')", ref, seed_form),
-                                        _cmp("nn.CrossEntropyLoss()（MindSpore 2.x）", ref, modern)), pitfall)
+                                        _cmp(t("ms.cmp_modern_loss"), ref, modern)), pitfall)
 
 
 def _check_grad() -> PairResult:
@@ -291,12 +291,12 @@ def _check_grad() -> PairResult:
     weights = net.trainable_params()
     loss_ms, grads = ms.value_and_grad(forward, None, weights)(ms.Tensor(x), ms.Tensor(y))
     grads_pt = dict(pt.named_parameters())
-    comparisons = [_cmp("损失", loss_pt, loss_ms)]
+    comparisons = [_cmp(t("ms.cmp_loss"), loss_pt, loss_ms)]
     comparisons += [_cmp(f"∂L/∂{w.name}", grads_pt[w.name].grad, g) for w, g in zip(weights, grads, strict=True)]
     first = grads_pt["fc1.weight"].grad.clone()
     torch.nn.functional.cross_entropy(pt(torch.from_numpy(x)), torch.from_numpy(y).long()).backward()  # no zero_grad
     ratio = float((grads_pt["fc1.weight"].grad / first).nanmean())
-    pitfall = f"PyTorch 再调一次 backward() 而不清零：梯度累加为原来的 {ratio:.1f} 倍；value_and_grad 每次返回新梯度，没有 zero_grad 这一步"
+    pitfall = t("ms.pitfall_grad", ratio=ratio)
     return PairResult("grad", tuple(comparisons), pitfall)
 
 
@@ -311,9 +311,8 @@ def _check_synchronize() -> PairResult:
     returned = time.perf_counter() - start
     ms_env.synchronize()
     finished = time.perf_counter() - start
-    pitfall = (f"MindSpore 的动态图异步下发：x @ x 在 {returned * 1e3:.2f} ms 后就返回，"
-               f"同步之后才是 {finished * 1e3:.2f} ms。计时前必须同步")
-    return PairResult("synchronize", (_cmp("同步后的 512² 矩阵乘", ref, out, 1e-3),), pitfall)
+    pitfall = t("ms.pitfall_synchronize", returned=returned * 1e3, finished=finished * 1e3)
+    return PairResult("synchronize", (_cmp(t("ms.cmp_synchronized_matmul"), ref, out, 1e-3),), pitfall)
 
 
 def _check_device() -> PairResult:
@@ -321,8 +320,8 @@ def _check_device() -> PairResult:
     a = _randn(4, 4, seed=8)
     out_pt = torch.from_numpy(a).to("cpu") * 2
     out_ms = ms.Tensor(a) * 2
-    return PairResult("device", (_cmp(f"在 {used} 上计算的 2x", out_pt, out_ms),),
-                      f"本进程的 MindSpore 设备：{used}。ms.set_device 要在执行第一个算子之前调用：运行时启动后不能再换设备")
+    return PairResult("device", (_cmp(t("ms.cmp_device", device=used), out_pt, out_ms),),
+                      t("ms.pitfall_device", device=used))
 
 
 def _check_tensor() -> PairResult:
@@ -331,9 +330,8 @@ def _check_tensor() -> PairResult:
     good = ms.Tensor(a.astype(np.float32))
     literal = ms.Tensor(a)
     rng_gap = _diff(torch.randn(3, 4, generator=torch.Generator().manual_seed(0)), ms.ops.randn(3, 4, seed=0))
-    pitfall = (f"不加 .astype(np.float32) 得到 {literal.dtype}（NumPy 默认 float64），torch.randn 是 {torch.randn(1).dtype}；"
-               f"两个框架的随机数发生器不同，同一个种子生成的数相差可达 {rng_gap:.1f}：要得到相同的输入，用同一个 NumPy 数组")
-    return PairResult("tensor", (_cmp("同一个 NumPy 数组建成的张量", pt, good, 0.0),), pitfall)
+    pitfall = t("ms.pitfall_tensor", ms_dtype=literal.dtype, pt_dtype=torch.randn(1).dtype, gap=rng_gap)
+    return PairResult("tensor", (_cmp(t("ms.cmp_same_array"), pt, good, 0.0),), pitfall)
 
 
 def _check_to_device() -> PairResult:
@@ -341,11 +339,10 @@ def _check_to_device() -> PairResult:
     target = ms.get_context("device_target")
     moved = ms.Tensor(a).to(target)  # MindSpore 2.10: Tensor.to(device); Tensor.move_to is deprecated (removed after 2.9.0)
     built = ms.Tensor(a, device=target)
-    where = f"moved.device = {moved.device!r}，built.device = {built.device!r}"
+    where = t("ms.to_device_where", moved=repr(moved.device), built=repr(built.device))
     return PairResult("to_device", (_cmp(f"Tensor.to({target!r})", torch.from_numpy(a).to("cpu"), moved, 0.0),
                                     _cmp(f"ms.Tensor(..., device={target!r})", torch.from_numpy(a), built, 0.0)),
-                      "张量默认就建在 ms.set_device 指定的设备上；需要显式搬运时（如 CPU 与 Ascend 之间）用 Tensor.to('Ascend') "
-                      f"或在构造时写 device=，用 .device 查看（{where}）；旧的 Tensor.move_to 已弃用，文档写明 2.9.0 之后移除")
+                      t("ms.pitfall_to_device", where=where))
 
 
 def _check_train_eval() -> PairResult:
@@ -354,13 +351,12 @@ def _check_train_eval() -> PairResult:
     x = _randn(4, 3, 2, 2, seed=11) * 3 + 1
     pt.train()
     m.set_train(True)
-    train = _cmp("训练模式（批统计量）", pt(torch.from_numpy(x)), m(ms.Tensor(x)))
+    train = _cmp(t("ms.cmp_train_mode"), pt(torch.from_numpy(x)), m(ms.Tensor(x)))
     pt.eval()
     m.set_train(False)
-    evaluation = _cmp("推理模式（滑动统计量）", pt(torch.from_numpy(x)), m(ms.Tensor(x)))
+    evaluation = _cmp(t("ms.cmp_eval_mode"), pt(torch.from_numpy(x)), m(ms.Tensor(x)))
     return PairResult("train_eval", (train, evaluation),
-                      f"同一批数据在两种模式下的输出相差 {_diff(pt.train()(torch.from_numpy(x)), pt.eval()(torch.from_numpy(x))):.2f}："
-                      "忘记切换模式是最常见的“对不上”")
+                      t("ms.pitfall_train_eval", gap=_diff(pt.train()(torch.from_numpy(x)), pt.eval()(torch.from_numpy(x)))))
 
 
 def _check_checkpoint() -> PairResult:
@@ -371,8 +367,8 @@ def _check_checkpoint() -> PairResult:
     fresh = MsMLP()
     ms.load_param_into_net(fresh, loaded)
     x = _randn(3, 6, seed=13)
-    return PairResult("checkpoint", (_cmp("保存再载入后的输出", pt(torch.from_numpy(x)), fresh(ms.Tensor(x))),),
-                      f"检查点里有 {len(loaded)} 个张量，名字就是 Cell 的属性路径（{', '.join(sorted(loaded)[:2])} ……）")
+    return PairResult("checkpoint", (_cmp(t("ms.cmp_checkpoint"), pt(torch.from_numpy(x)), fresh(ms.Tensor(x))),),
+                      t("ms.pitfall_checkpoint", count=len(loaded), names=", ".join(sorted(loaded)[:2])))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -392,48 +388,76 @@ class Pair:
     seed: str = ""  # the seed's MindSpore code where today's differs
     note: str = ""
     in_seed: bool = True
+    topic_en: str | None = None  # English twins of the Chinese fields (npulab.core.i18n.localized)
+    note_en: str | None = None
+    mindspore_en: str | None = None
+    seed_en: str | None = None
 
 
 PAIRS: tuple[Pair, ...] = (
     Pair("module", "网络基类", "nn.Module", "nn.Cell", _check_cell,
-         note="子层写成属性；参数名就是属性路径，两个框架一致"),
+         note="子层写成属性；参数名就是属性路径，两个框架一致",
+         topic_en="network base class",
+         note_en="sub-layers are attributes; a parameter's name is its attribute path, the same in both frameworks"),
     Pair("forward", "前向计算", "def forward(self, x)", "def construct(self, x)", _check_cell,
-         note="图模式下 construct 的第一个参数必须叫 self"),
+         note="图模式下 construct 的第一个参数必须叫 self",
+         topic_en="forward pass", note_en="in graph mode the first parameter of construct must be called self"),
     Pair("conv2d", "卷积", "nn.Conv2d(c_in, c_out, k, stride, padding=p)",
          "nn.Conv2d(c_in, c_out, k, stride, pad_mode='pad', padding=p, has_bias=True)", _check_conv2d,
          seed="nn.Conv2d(c_in, c_out, k, stride, pad_mode='pad', padding=p)",
-         note="MindSpore 默认 pad_mode='same'、has_bias=False；PyTorch 默认 padding=0、bias=True"),
+         note="MindSpore 默认 pad_mode='same'、has_bias=False；PyTorch 默认 padding=0、bias=True",
+         topic_en="convolution",
+         note_en="MindSpore defaults to pad_mode='same', has_bias=False; PyTorch to padding=0, bias=True"),
     Pair("batchnorm", "批归一化", "nn.BatchNorm2d(c, momentum=m)", "nn.BatchNorm2d(c, momentum=1 - m)", _check_batchnorm,
          seed="nn.BatchNorm2d(c)",
-         note="动量的含义相反：MindSpore 的 momentum 是旧值的权重。两边默认值（0.1 / 0.9）恰好等价，改动时要换算"),
-    Pair("relu", "激活", "nn.ReLU(inplace=True)", "nn.ReLU()", _check_relu, note="没有 inplace 参数"),
+         note="动量的含义相反：MindSpore 的 momentum 是旧值的权重。两边默认值（0.1 / 0.9）恰好等价，改动时要换算",
+         topic_en="batch normalisation",
+         note_en="momentum means the opposite: MindSpore's momentum is the weight of the old value. The two defaults "
+                 "(0.1 / 0.9) happen to agree; convert when you change it"),
+    Pair("relu", "激活", "nn.ReLU(inplace=True)", "nn.ReLU()", _check_relu, note="没有 inplace 参数",
+         topic_en="activation", note_en="no inplace parameter"),
     Pair("maxpool", "最大池化", "nn.MaxPool2d(k, s, p)", "nn.MaxPool2d(k, s, pad_mode='pad', padding=p)", _check_maxpool,
-         note="默认 pad_mode='valid'：不写 pad_mode 时 padding 不起作用"),
+         note="默认 pad_mode='valid'：不写 pad_mode 时 padding 不起作用",
+         topic_en="max pooling", note_en="default pad_mode='valid': without pad_mode, padding has no effect"),
     Pair("dense", "全连接", "nn.Linear(in_f, out_f)", "nn.Dense(in_f, out_f)", _check_dense,
-         note="权重都存成 (out, in)，迁移时不转置"),
-    Pair("flatten", "展平", "nn.Flatten()", "nn.Flatten()", _check_flatten),
+         note="权重都存成 (out, in)，迁移时不转置",
+         topic_en="fully connected", note_en="both store the weight as (out, in): no transpose when porting"),
+    Pair("flatten", "展平", "nn.Flatten()", "nn.Flatten()", _check_flatten, topic_en="flatten"),
     Pair("sequential", "顺序容器", "nn.Sequential(*layers)", "nn.SequentialCell(layers)", _check_sequential,
-         note="列表或逐个传入都可以"),
+         note="列表或逐个传入都可以",
+         topic_en="sequential container", note_en="pass a list or the layers one by one"),
     Pair("sgd", "优化器", "optim.SGD(params, lr, momentum)", "nn.SGD(params, learning_rate=lr, momentum=m)", _check_sgd,
-         note="优化器本身是 Cell，用 optimizer(grads) 调用"),
+         note="优化器本身是 Cell，用 optimizer(grads) 调用",
+         topic_en="optimiser", note_en="the optimiser is itself a Cell, called as optimizer(grads)"),
     Pair("cross_entropy", "交叉熵损失", "nn.CrossEntropyLoss()",
          "nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean') 或 nn.CrossEntropyLoss()", _check_cross_entropy,
-         seed="nn.SoftmaxCrossEntropyWithLogits(sparse=True)", note="旧接口的默认 reduction 是 'none'"),
+         seed="nn.SoftmaxCrossEntropyWithLogits(sparse=True)", note="旧接口的默认 reduction 是 'none'",
+         topic_en="cross-entropy loss", note_en="the old interface's default reduction is 'none'",
+         mindspore_en="nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean') or nn.CrossEntropyLoss()"),
     Pair("grad", "求梯度", "loss.backward()", "ms.value_and_grad(forward_fn, None, weights)(x, y)", _check_grad,
-         note="函数式：返回 (loss, grads)，不改动参数，也不需要 zero_grad"),
+         note="函数式：返回 (loss, grads)，不改动参数，也不需要 zero_grad",
+         topic_en="gradients", note_en="functional: returns (loss, grads), leaves the parameters alone, needs no zero_grad"),
     Pair("synchronize", "设备同步", "torch.cuda.synchronize()", "ms.runtime.synchronize()", _check_synchronize,
-         seed="ms.hal.synchronize()", note="ms.hal.synchronize 已标注将废弃"),
+         seed="ms.hal.synchronize()", note="ms.hal.synchronize 已标注将废弃",
+         topic_en="device synchronisation", note_en="ms.hal.synchronize is marked deprecated"),
     Pair("device", "选择设备", "torch.cuda.set_device(i)", "ms.set_device('Ascend', i)", _check_device,
          seed="ms.set_context(device_target='Ascend', device_id=i)",
-         note="set_context 的 device_target/device_id 已标注将废弃；set_context 只再用于 mode 等"),
+         note="set_context 的 device_target/device_id 已标注将废弃；set_context 只再用于 mode 等",
+         topic_en="choosing the device",
+         note_en="set_context's device_target/device_id are marked deprecated; set_context remains for mode and the like"),
     Pair("tensor", "创建张量", "torch.randn(3, 4)", "ms.Tensor(np.random.randn(3, 4).astype(np.float32))", _check_tensor,
-         note="也可用 ms.ops.randn(3, 4)，但数值与 PyTorch 的不同"),
+         note="也可用 ms.ops.randn(3, 4)，但数值与 PyTorch 的不同",
+         topic_en="creating a tensor", note_en="ms.ops.randn(3, 4) works too, but its numbers differ from PyTorch's"),
     Pair("to_device", "张量上设备", "tensor.to('cuda')", "（自动）或 tensor.to('Ascend')", _check_to_device,
-         seed="（自动，设好 context 即可）"),
+         seed="（自动，设好 context 即可）",
+         topic_en="tensor to the device", mindspore_en="(automatic) or tensor.to('Ascend')",
+         seed_en="(automatic once the context is set)"),
     Pair("train_eval", "训练/推理模式", "model.train() / model.eval()", "net.set_train(True) / net.set_train(False)",
-         _check_train_eval, note="影响 BatchNorm 与 Dropout", in_seed=False),
+         _check_train_eval, note="影响 BatchNorm 与 Dropout", in_seed=False,
+         topic_en="training/inference mode", note_en="affects BatchNorm and Dropout"),
     Pair("checkpoint", "保存与载入权重", "torch.save(model.state_dict(), p)", "ms.save_checkpoint(net, p)",
-         _check_checkpoint, note="载入：ms.load_param_into_net(net, ms.load_checkpoint(p))", in_seed=False),
+         _check_checkpoint, note="载入：ms.load_param_into_net(net, ms.load_checkpoint(p))", in_seed=False,
+         topic_en="saving and loading weights", note_en="loading: ms.load_param_into_net(net, ms.load_checkpoint(p))"),
 )
 
 _BY_KEY = {p.key: p for p in PAIRS}
@@ -447,7 +471,7 @@ def keys() -> list[str]:
 def get(key: str) -> Pair:
     """The pair called ``key``."""
     if key not in _BY_KEY:
-        raise KeyError(f"没有名为 {key!r} 的 API 对；可选：{', '.join(_BY_KEY)}")
+        raise KeyError(t("ms.unknown_pair", name=repr(key), names=", ".join(_BY_KEY)))
     return _BY_KEY[key]
 
 
@@ -471,14 +495,16 @@ def run_all() -> list[PairResult]:
 
 def table() -> Table:
     """The API table: topic, PyTorch, MindSpore today, the seed's version where it differs, note."""
-    rows = [(f"{i}", p.topic, p.pytorch, p.mindspore, p.seed, p.note + ("" if p.in_seed else "（课程补充）"))
+    rows = [(f"{i}", localized(vars(p), "topic"), p.pytorch, localized(vars(p), "mindspore"), localized(vars(p), "seed"),
+             localized(vars(p), "note") + ("" if p.in_seed else t("ms.course_addition")))
             for i, p in enumerate(PAIRS, start=1)]
-    return Table(("#", "用途", "PyTorch", "MindSpore（今天的写法）", "原文写法（已过时或有误）", "注意"), rows,
-                 code_columns={2, 3, 4})
+    return Table(("#", t("ms.col_topic"), "PyTorch", t("ms.col_mindspore_today"), t("ms.col_seed_version"),
+                  t("ms.col_note")), rows, code_columns={2, 3, 4})
 
 
 def results_table(results: list[PairResult]) -> Table:
     """Executed pairs: largest difference, the limit, pass/fail, and what the literal translation does."""
     rows = [(r.key, f"{r.max_abs:.1e}", f"{max(c.limit for c in r.comparisons):.0e}", "✓" if r.ok else "✗",
-             f"{len(r.comparisons)} 项", r.pitfall) for r in results]
-    return Table(("API 对", "最大差", "容差", "相等", "比较", "照搬会怎样（实测）"), rows)
+             t("ms.comparison_count", count=len(r.comparisons)), r.pitfall) for r in results]
+    return Table((t("ms.col_pair"), t("ms.col_max_diff"), t("ms.col_tolerance"), t("ms.col_equal"),
+                  t("ms.col_compared"), t("ms.col_pitfall")), rows)

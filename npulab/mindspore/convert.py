@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from mindspore import nn
 
+from npulab.core.i18n import t
 from npulab.mindspore import runtime as ms_env
 
 BN_TO_MS = {"weight": "gamma", "bias": "beta", "running_mean": "moving_mean", "running_var": "moving_variance"}
@@ -82,13 +83,13 @@ def load_torch_state_dict(net: nn.Cell, state_dict: Mapping[str, torch.Tensor]) 
     wrong = [f"{n}: PyTorch {tuple(params[n].shape)} ≠ MindSpore {expected[n]}"
              for n in sorted(set(params) & set(expected)) if tuple(params[n].shape) != expected[n]]
     if missing or unexpected or wrong:
-        raise ValueError("权重与网络对不上："
-                         + (f"网络里有、权重里没有 {missing[:5]}；" if missing else "")
-                         + (f"权重里有、网络里没有 {unexpected[:5]}；" if unexpected else "")
-                         + (f"形状不同 {wrong[:5]}" if wrong else ""))
+        raise ValueError(t("ms.weights_mismatch")
+                         + (t("ms.weights_missing", names=missing[:5]) if missing else "")
+                         + (t("ms.weights_unexpected", names=unexpected[:5]) if unexpected else "")
+                         + (t("ms.weights_wrong_shape", names=wrong[:5]) if wrong else ""))
     not_loaded, _ = ms.load_param_into_net(net, params, strict_load=True)
     if not_loaded:
-        raise ValueError(f"MindSpore 没有加载这些参数：{not_loaded[:5]}")
+        raise ValueError(t("ms.weights_not_loaded", names=not_loaded[:5]))
     return len(params)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import mindspore as ms  # the package __init__ has set GLOG_v already
 
 from npulab.core.device import npu_available
+from npulab.core.i18n import t
 
 COMPILE_LEFTOVERS = ("rank_0", "kernel_meta")
 
@@ -38,7 +39,7 @@ def use_device(device_target: str | None = None) -> str:
     except RuntimeError as err:
         current = ms.get_context("device_target")
         if current != wanted:
-            raise RuntimeError(f"MindSpore 已在 {current} 上启动，不能再切换到 {wanted}：ms.set_device 要在执行任何算子之前调用") from err
+            raise RuntimeError(t("ms.device_fixed", current=current, wanted=wanted)) from err
     return ms.get_context("device_target")
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 import mindspore as ms
 import mindspore.dataset as msds
@@ -25,14 +25,34 @@ import numpy as np
 from mindspore import nn
 
 from npulab.core.comparison import FASTER, NOISY, SAME, SLOWER, Verdict, between
+from npulab.core.i18n import t
 from npulab.core.timing import StepTimes, Timing, benchmark, time_steps  # noqa: F401  (re-exported for lessons)
 from npulab.mindspore import runtime as ms_env
 
-MODES = {
-    "pynative": "PyNative（动态图，逐算子下发）",
-    "graph": "GRAPH_MODE（整个训练步编译成一张图）",
-    "jit": "PyNative + @ms.jit（整个训练步）",
-}
+
+class _Modes(Mapping):
+    """The execution modes and their titles, in the reader's language when read (``npulab.core.i18n``)."""
+
+    _TITLES = {
+        "pynative": lambda: t("ms.mode_pynative"),
+        "graph": lambda: t("ms.mode_graph"),
+        "jit": lambda: t("ms.mode_jit"),
+    }
+
+    def __getitem__(self, mode: str) -> str:
+        return self._TITLES[mode]()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._TITLES)
+
+    def __len__(self) -> int:
+        return len(self._TITLES)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+MODES = _Modes()
 
 
 def compare(a: StepTimes | Timing, a_name: str, b: StepTimes | Timing, b_name: str, margin: float = 0.1) -> Verdict:
@@ -43,10 +63,10 @@ def compare(a: StepTimes | Timing, a_name: str, b: StepTimes | Timing, b_name: s
     ta = a.steady if isinstance(a, StepTimes) else a
     tb = b.steady if isinstance(b, StepTimes) else b
     words = {
-        FASTER: "{b} 比 {a} 快：中位数之比 {ratio:.1f} 倍（{basis}）",
-        SLOWER: "{a} 比 {b} 快：中位数之比 {inverse:.1f} 倍（{basis}）",
-        SAME: "{a} 与 {b} 的中位数相差在 ±{margin:.0%} 之内，分不出快慢（{basis}）",
-        NOISY: "{a}（中位数 {ma:.3g} s）与 {b}（{mb:.3g} s）的重复起伏太大：本次测量分不出快慢（{basis}）",
+        FASTER: t("ms.compare_faster"),
+        SLOWER: t("ms.compare_slower"),
+        SAME: t("ms.compare_same"),
+        NOISY: t("ms.compare_noisy"),
     }
     return between("ms_compare", ta, tb, a=a_name, b=b_name, margin=margin, words=words, ma=ta.median, mb=tb.median)
 
@@ -95,7 +115,7 @@ def time_ms_mode(
     compile files go to a temporary directory.
     """
     if mode not in MODES:
-        raise ValueError(f"未知的模式 {mode!r}；可选：{', '.join(MODES)}")
+        raise ValueError(t("ms.unknown_mode", mode=repr(mode), modes=", ".join(MODES)))
     x, y = ms.Tensor(np.ascontiguousarray(images, np.float32)), ms.Tensor(np.asarray(labels, np.int32))
     losses: list[ms.Tensor] = []
     with ms_env.scratch_cwd(), execution_mode(ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE):
@@ -205,5 +225,5 @@ def time_pipeline(dataset: msds.Dataset, label: str = "", *, warmup: int = 1, re
     whole = benchmark(one_pass, "host", warmup=warmup, repeats=repeats, label=label, clock=clock, sync=lambda: None)
     batches = counts[-1]
     if batches < 1:
-        raise ValueError("数据集里没有完整的批次")
+        raise ValueError(t("ms.no_full_batch"))
     return Timing(tuple(t / batches for t in whole.times), warmup, "host", label, {"batches": batches})

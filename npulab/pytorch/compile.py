@@ -20,6 +20,7 @@ from torch import nn
 
 from npulab.core.comparison import FASTER, NOISY, SAME, SLOWER, Verdict, between
 from npulab.core.device import Device, synchronize
+from npulab.core.i18n import t
 from npulab.core.provenance import Figure, derive, derived, measured
 from npulab.core.timing import StepTimes, Timing, benchmark, time_steps
 
@@ -105,40 +106,38 @@ class CompileComparison:
         compile_s = self.compile_time
         payback = self.compile_time / self.saving if self.saving > 0 else float("inf")
         words = {
-            FASTER: "编译后每步更快：eager / 编译后 = {ratio:.2f}（{basis}）；编译花了 {compile_s:.1f} s，"
-                    "约 {payback:,.0f} 步之后回本。",
-            SLOWER: "编译后每步反而更慢：编译后 / eager = {inverse:.2f}（{basis}）：{compile_s:.1f} s 的编译收不回来——"
-                    "在这个规模、这台设备上，编译不划算。",
-            SAME: "编译后与 eager 的稳态步时相差在 ±{margin:.0%} 之内（{basis}）：看不出 {compile_s:.1f} s 的编译换来了什么，"
-                  "不计算回本步数。",
-            NOISY: "两者的重复起伏太大，分不出快慢（{basis}）：不计算回本步数，请在机器空闲时再运行。",
+            FASTER: t("pt.compile_faster"),
+            SLOWER: t("pt.compile_slower"),
+            SAME: t("pt.compile_same"),
+            NOISY: t("pt.compile_noisy"),
         }
-        return between("compile_payback", self.eager.steady, self.compiled.steady, a="eager", b="编译后",
+        return between("compile_payback", self.eager.steady, self.compiled.steady, a="eager", b=t("pt.compiled"),
                        margin=margin, words=words, compile_s=compile_s, payback=payback)
 
     def figures(self, device: object) -> list[Figure]:
         """Measured and derived figures for ``npulab.core.provenance.show``."""
         e, c = self.eager, self.compiled
         ms = 1e3
-        e_steady = measured("eager：稳态中位步时", round(e.steady.median * ms, 3), "ms", device,
-                            f"{len(e.steady.times)} 次重复，离散度 {e.steady.spread:.0%}")
-        c_first = measured(f"编译（{self.backend}）：第一步", round(c.first_s * ms, 1), "ms", device, "含 Dynamo 捕获与后端编译")
-        c_steady = measured(f"编译（{self.backend}）：稳态中位步时", round(c.steady.median * ms, 3), "ms", device,
-                            f"{len(c.steady.times)} 次重复，离散度 {c.steady.spread:.0%}")
-        compile_ms = derive("编译耗时", "t_first - t_steady", "ms", digits=5, note="编译后的第一步 − 编译后的稳态中位数",
+        e_steady = measured(t("pt.eager_steady"), round(e.steady.median * ms, 3), "ms", device,
+                            t("pt.repeats_spread", repeats=len(e.steady.times), spread=e.steady.spread))
+        c_first = measured(t("pt.compiled_first", backend=self.backend), round(c.first_s * ms, 1), "ms", device,
+                           t("pt.compiled_first_note"))
+        c_steady = measured(t("pt.compiled_steady", backend=self.backend), round(c.steady.median * ms, 3), "ms", device,
+                            t("pt.repeats_spread", repeats=len(c.steady.times), spread=c.steady.spread))
+        compile_ms = derive(t("pt.compile_time"), "t_first - t_steady", "ms", digits=5, note=t("pt.compile_time_note"),
                             t_first=c_first, t_steady=c_steady)
         rows = [
-            measured("eager：第一步", round(e.first_s * ms, 2), "ms", device, "单独计时，前后同步"),
+            measured(t("pt.eager_first"), round(e.first_s * ms, 2), "ms", device, t("pt.eager_first_note")),
             e_steady, c_first, c_steady, compile_ms,
-            derive("稳态加速比", "t_eager / t_compiled", "×", digits=3, t_eager=e_steady, t_compiled=c_steady),
+            derive(t("pt.steady_speedup"), "t_eager / t_compiled", "×", digits=3, t_eager=e_steady, t_compiled=c_steady),
         ]
         judged = self.verdict().verdict
         if judged == FASTER:
-            rows.append(derive("回本步数", "t_compile / (t_eager - t_compiled)", "步", digits=3,
+            rows.append(derive(t("pt.payback_steps"), "t_compile / (t_eager - t_compiled)", t("pt.steps_unit"), digits=3,
                                t_compile=compile_ms, t_eager=e_steady, t_compiled=c_steady))
         elif judged == SLOWER:  # no arithmetic to show: the step got slower, so the cost is never paid back
-            rows.append(derived("回本步数", float("inf"), "步", "编译后的步时比 eager 慢（判定见表下）",
-                                "编译后每步更慢，编译永远收不回成本"))
+            rows.append(derived(t("pt.payback_steps"), float("inf"), t("pt.steps_unit"), t("pt.payback_never_how"),
+                                t("pt.payback_never_note")))
         # SAME or NOISY: no payback row; the verdict under the table says why
         return rows
 
@@ -232,7 +231,7 @@ def bucket_size(n: int, buckets: Sequence[int]) -> int:
     for b in sorted(buckets):
         if n <= b:
             return b
-    raise ValueError(f"长度 {n} 超过了最大的桶 {max(buckets)}：请加一个更大的桶")
+    raise ValueError(t("pt.bucket_too_small", n=n, largest=max(buckets)))
 
 
 def pad_to_bucket(x: torch.Tensor, buckets: Sequence[int], dim: int = 0) -> torch.Tensor:
@@ -287,7 +286,7 @@ class LaunchOverhead:
 def launch_overhead(device: Device, *, steps: int = 100, warmup: int = 3, repeats: int = 10) -> LaunchOverhead:
     """Median time of ``op_chain`` on a 1-element tensor on ``device`` (2·steps operators per chain)."""
     x = torch.ones(1, device=device.torch)
-    timing = benchmark(lambda: op_chain(x, steps), device, warmup=warmup, repeats=repeats, label=f"{2 * steps} 个小算子")
+    timing = benchmark(lambda: op_chain(x, steps), device, warmup=warmup, repeats=repeats, label=t("pt.small_ops", ops=2 * steps))
     return LaunchOverhead(2 * steps, timing)
 
 
@@ -326,7 +325,7 @@ def cuda_graph_replay(device: Device, *, steps: int = 100, warmup: int = 3, repe
     addresses, so new data must be written into the captured tensor, never bound to a new one.
     """
     if device.kind != "cuda":
-        raise ValueError(f"CUDA 图只在 CUDA 设备上运行，当前设备是 {device.kind}")
+        raise ValueError(t("pt.cuda_graph_device", device=device.kind))
     eager = launch_overhead(device, steps=steps, warmup=warmup, repeats=repeats)
     static_in = torch.ones(1, device=device.torch)
     side = torch.cuda.Stream()
@@ -343,10 +342,10 @@ def cuda_graph_replay(device: Device, *, steps: int = 100, warmup: int = 3, repe
         static_in.copy_(fresh)
         graph.replay()
 
-    timing = benchmark(replay, device, warmup=warmup, repeats=repeats, label=f"CUDA 图重放 {2 * steps} 个算子")
+    timing = benchmark(replay, device, warmup=warmup, repeats=repeats, label=t("pt.cuda_graph_replay", ops=2 * steps))
     expected = op_chain(fresh.clone(), steps)
     if not torch.allclose(static_out, expected):
-        raise RuntimeError("CUDA 图重放的结果与 eager 不一致")
+        raise RuntimeError(t("pt.cuda_graph_mismatch"))
     return GraphReplay(eager, LaunchOverhead(2 * steps, timing))
 
 
@@ -384,7 +383,7 @@ def mlp_step_memory(dim: int, hidden: int, depth: int, batch: int, *, optimizer:
     output and the target: 2·B·d·b. The input batch counts too: the first LayerNorm saves it.
     """
     if optimizer not in OPTIMIZER_STATES:
-        raise ValueError(f"optimizer 须为 {'、'.join(OPTIMIZER_STATES)} 之一，收到 {optimizer!r}")
+        raise ValueError(t("pt.bad_optimizer", choices=t("pt.list_separator").join(OPTIMIZER_STATES), optimizer=repr(optimizer)))
     p = mlp_parameters(dim, hidden, depth)
     state = OPTIMIZER_STATES[optimizer] * p * bytes_per_value + (4 * 6 * depth if optimizer == "adam" else 0)
     activations = (depth * batch * (2 * dim + 2 * hidden + 2) + 2 * batch * dim) * bytes_per_value

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from npulab.core.i18n import localized, t
 from npulab.env import visible_devices
 from npulab.env.hccl import HCCL_FILE, hccl_settings  # noqa: F401  (HCCL_FILE, hccl_settings: this module's API)
 
@@ -23,14 +24,14 @@ def backend_for(kind: str) -> str:
     try:
         return BACKENDS[kind]
     except KeyError:
-        raise ValueError(f"设备类型应为 {'、'.join(BACKENDS)} 之一，收到 {kind!r}") from None
+        raise ValueError(t("pt.bad_device_kind", kinds=t("pt.list_separator").join(BACKENDS), kind=repr(kind))) from None
 
 
 def device_for(kind: str, local_rank: int) -> str:
     """The torch device string of a process: ``npu:<local_rank>``, ``cuda:<local_rank>`` or ``cpu``."""
     backend_for(kind)
     if local_rank < 0:
-        raise ValueError(f"LOCAL_RANK 不能为负数，收到 {local_rank}")
+        raise ValueError(t("pt.negative_local_rank", local_rank=local_rank))
     return "cpu" if kind == "cpu" else f"{kind}:{local_rank}"
 
 
@@ -51,12 +52,12 @@ def rank_layout(nproc: int, environ: Mapping[str, str] | None = None, n_devices:
     (Chinese) when it lists fewer NPUs than processes or is invalid.
     """
     if nproc < 1:
-        raise ValueError(f"进程数须 ≥ 1，收到 {nproc}")
+        raise ValueError(t("pt.bad_nproc", nproc=nproc))
     seen = visible_devices.from_environ(environ, n_devices)
     if not seen.ok:
         raise ValueError(seen.describe())
     if seen.count is not None and nproc > seen.count:
-        raise ValueError(f"{nproc} 个进程需要 {nproc} 张 NPU，但 {seen.describe()}")
+        raise ValueError(t("pt.too_few_npus", nproc=nproc, seen=seen.describe()))
     return [{"LOCAL_RANK": r, "设备": f"npu:{r}", "逻辑 ID": seen.device_id(r)} for r in range(nproc)]
 
 
@@ -69,7 +70,10 @@ def hccl_table() -> str:
     """The HCCL settings as a Markdown table (display with IPython.display.Markdown)."""
     from npulab.core.display import records
 
-    rows = [{"变量": f"`{s['name']}`", "默认": f"{s['default']} {s['unit']}".strip() or "—", "取值": s["range"] or "—",
-             "作用": s["what"], "什么时候动它": s["when"], "来源": f"[{s['source_title']}]({s['source_url']})"}
+    rows = [{t("pt.hccl_col_variable"): f"`{s['name']}`",
+             t("pt.hccl_col_default"): f"{s['default']} {localized(s, 'unit')}".strip() or "—",
+             t("pt.hccl_col_range"): localized(s, "range") or "—", t("pt.hccl_col_what"): localized(s, "what"),
+             t("pt.hccl_col_when"): localized(s, "when"),
+             t("pt.hccl_col_source"): f"[{localized(s, 'source_title')}]({s['source_url']})"}
             for s in hccl_settings()]
     return records(rows).markdown()

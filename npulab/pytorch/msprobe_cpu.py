@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.display import Table
+from npulab.core.i18n import t
 from npulab.env.check import metadata_version
 
 SCRIPT = r'''
@@ -74,7 +75,8 @@ main()
 '''
 
 COLUMNS = ("NPU Name", "NPU Dtype", "Bench Dtype", "MaxRelativeErr", "NormRelativeErr", "Result")
-RESULTS = {"pass": "通过", "warning": "警告", "error": "错误"}  # msprobe's verdicts, in the course's words
+RESULTS = {"pass": lambda: t("pt.msprobe_pass"), "warning": lambda: t("pt.msprobe_warning"),
+           "error": lambda: t("pt.msprobe_error")}  # msprobe's verdicts, in the course's words
 
 
 def available() -> bool:
@@ -103,12 +105,12 @@ class CompareRun:
     def compare_table(self, title: str = "") -> Table:
         """The module outputs as a course table: Chinese headers, errors as short percentages, verdicts in Chinese."""
         return Table(
-            ["模块输出", "待测 / 标杆类型", "最大相对误差", "范数相对误差", "结论"],
+            [t("pt.msprobe_col_output"), t("pt.msprobe_col_dtypes"), t("pt.msprobe_col_max_rel"),
+             t("pt.msprobe_col_norm_rel"), t("pt.msprobe_col_result")],
             [[r["NPU Name"], f'{r["NPU Dtype"]} / {r["Bench Dtype"]}', percent_text(r["MaxRelativeErr"]),
               percent_text(r["NormRelativeErr"]), result_text(r["Result"])] for r in self.outputs()],
             title, code_columns=[0],
-            notes=["列依次对应 msprobe compare CSV 的 NPU Name、NPU Dtype / Bench Dtype、MaxRelativeErr、NormRelativeErr、"
-                   "Result；误差是百分数，保留 3 位有效数字。"])
+            notes=[t("pt.msprobe_note")])
 
     def first_over(self, percent: float) -> dict[str, str] | None:
         """The first module output whose NormRelativeErr exceeds ``percent`` (msprobe writes it in %)."""
@@ -135,8 +137,8 @@ def percent_text(text: str) -> str:
 
 def result_text(text: str) -> str:
     """'pass' → '通过（pass）'; an unknown verdict stays as msprobe wrote it."""
-    name = RESULTS.get(str(text).strip().lower())
-    return f"{name}（{str(text).strip()}）" if name else str(text)
+    word = RESULTS.get(str(text).strip().lower())
+    return t("pt.msprobe_result", word=word(), result=str(text).strip()) if word else str(text)
 
 
 def dump_and_compare(level: str = "mix", workdir: str | os.PathLike | None = None, timeout: float = 600) -> CompareRun:
@@ -146,7 +148,7 @@ def dump_and_compare(level: str = "mix", workdir: str | os.PathLike | None = Non
     overflow in its first Linear; then ``msprobe compare`` (step1 vs step0) and ``msprobe overflow_check`` (step2).
     """
     if not available():
-        raise RuntimeError("没有安装 msprobe：pip install mindstudio-probe（与课程的 requirements.txt 一起安装，以保持 numpy<2）")
+        raise RuntimeError(t("pt.no_msprobe"))
     work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="msprobe-"))
     (work / "run.py").write_text(SCRIPT, encoding="utf-8")
     env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
@@ -157,7 +159,7 @@ def dump_and_compare(level: str = "mix", workdir: str | os.PathLike | None = Non
     found = sorted((work / "compare").glob("compare_result_*.csv"))
     if proc.returncode != 0 or not found:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-5:])
-        raise RuntimeError(f"msprobe 运行失败（返回码 {proc.returncode}）：{tail}")
+        raise RuntimeError(t("pt.msprobe_failed", code=proc.returncode, tail=tail))
     with open(found[-1], encoding="utf-8-sig", newline="") as f:
         rows = [{k: r.get(k, "") for k in COLUMNS} for r in csv.DictReader(f)]
     overflow_ops = []

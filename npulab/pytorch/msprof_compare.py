@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.display import Table
+from npulab.core.i18n import t
 from npulab.env.check import metadata_version
 
 RUN = ("import sys\nfrom msprof_analyze.cli.compare_cli import compare_cli\n"
@@ -86,12 +87,11 @@ class ApiCompare:
 
     def table(self, title: str = "", limit: int = 8) -> Table:
         """The APIs whose call count changed, with both self times, as a course table."""
-        return Table(["API", "调用次数（基线 → 比较）", "Diff Calls Ratio", "自身耗时 (ms，基线 → 比较)"],
+        return Table(["API", t("pt.msprof_col_calls"), "Diff Calls Ratio", t("pt.msprof_col_self")],
                      [[r.name, f"{r.base_calls} → {r.calls}", ratio_text(r.calls_ratio),
                        f"{r.base_self_ms:g} → {r.self_ms:g}"] for r in self.changed_calls()[:limit]],
                      title, code_columns=[0],
-                     notes=["列来自 msprof-analyze 报告的 ApiCompare 表：api name、Calls（两侧）、Diff Calls Ratio"
-                            "（比较 / 基线）、Self Time(ms)（两侧）。"])
+                     notes=[t("pt.msprof_note")])
 
 
 def ratio_text(value: float) -> str:
@@ -106,13 +106,13 @@ def read_report(path: str | os.PathLike) -> list[ApiRow]:
     book = load_workbook(path, read_only=True, data_only=True)
     try:
         if SHEET not in book.sheetnames:
-            raise ValueError(f"报告里没有 {SHEET} 表（有：{', '.join(book.sheetnames)}）；比较时加 --enable_api_compare")
+            raise ValueError(t("pt.msprof_no_sheet", sheet=SHEET, sheets=", ".join(book.sheetnames)))
         rows = list(book[SHEET].iter_rows(values_only=True))
     finally:
         book.close()
     header = tuple(str(c).strip() if c is not None else "" for c in rows[HEADER_ROW - 1])
     if header[:len(COLUMNS)] != COLUMNS:
-        raise ValueError(f"{SHEET} 表的列与 msprof-analyze 26.2.0 的不同：{header}")
+        raise ValueError(t("pt.msprof_columns", sheet=SHEET, header=header))
     out = []
     for r in rows[HEADER_ROW:]:
         if r[1] is None:
@@ -126,7 +126,7 @@ def api_compare(comparison: str | os.PathLike, base: str | os.PathLike, workdir:
                 timeout: float = 300) -> ApiCompare:
     """Run ``msprof-analyze compare -d COMPARISON -bp BASE --enable_api_compare`` and read its ApiCompare sheet."""
     if not available():
-        raise RuntimeError("没有安装 msprof-analyze：pip install -r requirements.txt（其中固定了 msprof-analyze）")
+        raise RuntimeError(t("pt.no_msprof"))
     out = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="msprof-analyze-"))
     out.mkdir(parents=True, exist_ok=True)
     argv = command(Path(comparison).resolve(), Path(base).resolve(), out.resolve())
@@ -136,5 +136,5 @@ def api_compare(comparison: str | os.PathLike, base: str | os.PathLike, workdir:
     found = sorted(out.glob("performance_comparison_result_*.xlsx"))
     if proc.returncode != 0 or not found:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-4:])
-        raise RuntimeError(f"msprof-analyze compare 没有生成报告（返回码 {proc.returncode}）：{tail}")
+        raise RuntimeError(t("pt.msprof_failed", code=proc.returncode, tail=tail))
     return ApiCompare(read_report(found[-1]), seconds, found[-1], argv)

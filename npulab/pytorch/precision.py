@@ -29,6 +29,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from npulab.core.i18n import localized, t
+
 # largest finite values and machine epsilon (torch.finfo), shown by the lesson next to each other
 FLOAT_TYPES = (torch.float16, torch.bfloat16, torch.float32)
 
@@ -200,11 +202,11 @@ def compare_layers(model: nn.Module, *inputs: Any, dtype: torch.dtype = torch.bf
     reference = _run(model, inputs, torch.float32, device, keep=True)
     candidate = _run(model, inputs, dtype, device, keep=True)
     if len(reference) != len(candidate):
-        raise RuntimeError(f"两次运行调用的模块数不同（{len(reference)} 对 {len(candidate)}）：模型的控制流依赖数据，无法逐层对齐")
+        raise RuntimeError(t("pt.module_count_differs", reference=len(reference), candidate=len(candidate)))
     result = LayerComparison(dtype_name(dtype))
     for (name, kind, ref_out), (name2, _k, out) in zip(reference, candidate, strict=True):
         if name != name2:  # data-dependent control flow took another path in reduced precision
-            raise RuntimeError(f"两次运行的模块顺序不同：{name!r} 对 {name2!r}；模型的控制流依赖数据，无法逐层对齐")
+            raise RuntimeError(t("pt.module_order_differs", first=repr(name), second=repr(name2)))
         ref_t, out_t = _first_tensor(ref_out), _first_tensor(out)
         if ref_t is None or out_t is None:
             continue
@@ -223,10 +225,16 @@ def dtype_support() -> dict:
     for line in data["product_lines"]:
         if "chip" in line:
             chip = chips["chips"][line["chip"]]
-            line = {"name": chip["series"], "bf16": chip["bf16"], "source": chip["bf16_source"],
+            line = {"name": localized(chip, "series"), "bf16": chip["bf16"], "source": chip["bf16_source"],
                     "dtypes": chip["dtypes"], "dtypes_source": chip["source"]}
             for key in (line["source"], line["dtypes_source"]):
                 data["sources"].setdefault(key, chips["sources"][key])
+        else:
+            line = {**line, "name": localized(line, "name")}
         lines.append(line)
     data["product_lines"] = lines
+    for source in data["sources"].values():  # the texts a reader sees, in the reader's language where twinned
+        source["title"] = localized(source, "title")
+    for part in ("hf32", "float64"):
+        data[part]["what"] = localized(data[part], "what")
     return data

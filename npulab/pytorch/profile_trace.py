@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from npulab.core.i18n import t
+
 OP_CATS = {"cpu_op", "operator"}  # PyTorch host operators (torch.profiler; older traces use "Operator")
 KERNEL_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}  # device activity in torch.profiler traces
 LAUNCH_CATS = {"cuda_runtime", "cuda_driver", "privateuse1_runtime", "privateuse1_driver"}
@@ -81,7 +83,7 @@ class Trace:
         """Start and end of the profiled steps (of all events when there are no step markers)."""
         spans = self.steps or self.events
         if not spans:
-            raise ValueError("trace 中没有任何完整事件（ph = X）")
+            raise ValueError(t("pt.no_complete_events"))
         return min(e.ts for e in spans), max(e.end for e in spans)
 
 
@@ -97,7 +99,7 @@ def load(source: str | os.PathLike | dict | list, device_process_pattern: str | 
             data = json.load(f)
     raw = data.get("traceEvents", []) if isinstance(data, dict) else data
     if not isinstance(raw, list):
-        raise ValueError("不是 Chrome trace：缺少 traceEvents 列表")
+        raise ValueError(t("pt.not_chrome_trace"))
     events, names = [], {}
     for e in raw:
         if not isinstance(e, dict):
@@ -226,8 +228,8 @@ def busy_basis(trace: Trace) -> tuple[str, list[Event]]:
     """What counts as busy: device kernels when the trace has any, else top-level host operators."""
     kernels = _in_window(trace, trace.kernels)
     if kernels:
-        return "设备 kernel", kernels
-    return "顶层主机算子", top_level(_in_window(trace, trace.ops))
+        return t("pt.basis_kernels"), kernels
+    return t("pt.basis_host_ops"), top_level(_in_window(trace, trace.ops))
 
 
 def utilisation(trace: Trace, min_gap_us: float = 100.0) -> Utilisation:
@@ -237,8 +239,8 @@ def utilisation(trace: Trace, min_gap_us: float = 100.0) -> Utilisation:
     merged = _merge([(max(e.ts, start), min(e.end, end), e.name) for e in busy_events])
     busy = sum(e - s for s, e, _a, _b in merged)
     annotations = [e for e in trace.by_cat({ANNOTATION_CAT}) if not STEP_PATTERN.match(e.name)]
-    gaps, cursor, last = [], start, "（窗口开始）"
-    for s, e, first_name, last_name in [*merged, (end, end, "（窗口结束）", "")]:
+    gaps, cursor, last = [], start, t("pt.window_start")
+    for s, e, first_name, last_name in [*merged, (end, end, t("pt.window_end"), "")]:
         if s - cursor >= min_gap_us:
             inside = tuple(dict.fromkeys(a.name for a in annotations if a.ts < s and a.end > cursor))
             gaps.append(Gap(cursor, s, last, first_name, inside))
@@ -369,10 +371,10 @@ def plot_timeline(trace: Trace, ax=None, *, steps: int = 2, min_gap_us: float = 
     start = all_steps[0].ts if all_steps else trace.window()[0]
     end = all_steps[min(steps, len(all_steps)) - 1].end if all_steps else trace.window()[1]
     inside = lambda e: e.end > start and e.ts < end  # noqa: E731
-    lanes = [("步骤 / 标注", [e for e in trace.by_cat({ANNOTATION_CAT}) if inside(e)], "#9ecae1"),
-             ("主机算子（顶层）", [e for e in top_level(trace.ops) if inside(e)], "#fdae6b")]
+    lanes = [(t("pt.lane_steps"), [e for e in trace.by_cat({ANNOTATION_CAT}) if inside(e)], "#9ecae1"),
+             (t("pt.lane_host_ops"), [e for e in top_level(trace.ops) if inside(e)], "#fdae6b")]
     if trace.kernels:
-        lanes.append(("设备 kernel", [e for e in trace.kernels if inside(e)], "#74c476"))
+        lanes.append((t("pt.basis_kernels"), [e for e in trace.kernels if inside(e)], "#74c476"))
     for row, (_label, events, color) in enumerate(lanes):
         bars = [((e.ts - start) / 1e3, e.dur / 1e3) for e in events]
         ax.broken_barh(bars, (row - 0.4, 0.8), facecolors=color, edgecolors="white", linewidth=0.3)
@@ -380,8 +382,8 @@ def plot_timeline(trace: Trace, ax=None, *, steps: int = 2, min_gap_us: float = 
         if gap.end > start and gap.start < end:
             ax.axvspan((gap.start - start) / 1e3, (gap.end - start) / 1e3, color="#de2d26", alpha=0.15, lw=0)
     ax.set_yticks(range(len(lanes)), [lane[0] for lane in lanes])
-    ax.set_xlabel("时间（ms，自第一个步骤开始）")
+    ax.set_xlabel(t("pt.timeline_xlabel"))
     ax.set_xlim(0, (end - start) / 1e3)
-    ax.set_title(title or f"前 {min(steps, max(1, len(all_steps)))} 个步骤的时间线（红色：空闲间隙）")
+    ax.set_title(title or t("pt.timeline_title", steps=min(steps, max(1, len(all_steps)))))
     ax.figure.tight_layout()
     return ax

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from npulab.core.cli import UsageError
+from npulab.core.i18n import t
 
 PACKAGE = "torch_npu"
 INDEX_FORMAT = 2
@@ -55,12 +56,12 @@ def pinned_version(requirements: Path) -> str:
     try:
         lines = requirements.read_text(encoding="utf-8").splitlines()
     except OSError as err:
-        raise UsageError(f"读不到 {requirements}（{err.strerror}），请用 --torch-npu-version 指定 torch-npu 版本。") from None
+        raise UsageError(t("pt.lint_unreadable", path=requirements, error=err.strerror)) from None
     for line in lines:
         match = _PIN.match(line.split("#", 1)[0].strip())
         if match:
             return match.group(1)
-    raise UsageError(f"{requirements} 里没有形如 torch-npu==X 的版本钉，请补上，或用 --torch-npu-version 指定。")
+    raise UsageError(t("pt.lint_no_pin", path=requirements))
 
 
 def download_wheel(version: str, dest: Path) -> Path:
@@ -68,7 +69,7 @@ def download_wheel(version: str, dest: Path) -> Path:
     try:
         dest.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise UsageError(f"无法创建缓存目录 {dest}（{err.strerror}），请用 --cache-dir 指定可写的目录。") from None
+        raise UsageError(t("pt.lint_cache_dir", path=dest, error=err.strerror)) from None
     platforms = [arg for plat in _PLATFORMS for arg in ("--platform", plat)]
     detail = ""
     with tempfile.TemporaryDirectory(dir=dest) as tmp:
@@ -86,11 +87,7 @@ def download_wheel(version: str, dest: Path) -> Path:
                 break  # the network, not the Python version: trying other versions will not help
     cmd_hint = (f"python -m pip download --no-deps --only-binary=:all: --python-version 3.11 "
                 f"--platform {_PLATFORMS[0]} torch-npu=={version} -d {dest}")
-    raise UsageError(
-        f"无法下载 torch-npu=={version} 的 wheel（pip：{detail}）。lint-npu 要用它核对 NPU 单元里的名字。"
-        f"请联网后重试；或在能联网的机器上运行 `{cmd_hint}`，把下载的 .whl 放进 {dest}"
-        "（缓存目录可用 --cache-dir 或环境变量 NPULAB_CACHE 指定）；或用 --torch-npu-version 换一个 PyPI 上有的版本。"
-    )
+    raise UsageError(t("pt.lint_download_failed", version=version, detail=detail, command=cmd_hint, path=dest))
 
 
 def torch_npu_path(dotted: str) -> str | None:
@@ -127,7 +124,7 @@ def load_index(version: str, cache_dir: Path | None = None) -> SymbolIndex:
     try:
         index = build_index(wheel)
     except (zipfile.BadZipFile, OSError) as err:
-        raise UsageError(f"读不了 wheel {wheel}（{err}）；删掉它，lint-npu 会重新下载。") from None
+        raise UsageError(t("pt.lint_bad_wheel", wheel=wheel, error=err)) from None
     tmp = cached.with_suffix(f".{os.getpid()}.tmp")
     try:
         tmp.write_text(json.dumps(index.to_json(), ensure_ascii=False, sort_keys=True), encoding="utf-8")

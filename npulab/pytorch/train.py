@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from npulab.core.device import Device, synchronize
+from npulab.core.i18n import t
 from npulab.core.provenance import Figure, derive, measured
 from npulab.core.timing import Timing, time_steps
 
@@ -125,15 +126,18 @@ class TrainTiming:
     def figures(self, device: object = None) -> list[Figure]:
         """The measurements as labelled figures for ``npulab.core.provenance.show`` (on the timing's device)."""
         device = self.timing.device if device is None else device
-        what = f"{self.precision}，batch {self.batch}，{self.image_size}×{self.image_size}"
+        what = t("pt.train_what", precision=self.precision, batch=self.batch, size=self.image_size)
         rows = [
-            measured(f"首个训练步（{what}）", round(self.first_step * 1e3, 1), "ms", device, "新建模型后的第一步，含一次性开销"),
-            measured(f"训练步中位时间（{what}）", round(self.median * 1e3, 1), "ms", device,
-                     f"预热 {self.timing.warmup + 1} 步后 {len(self.timing.times)} 步，每步同步；离散度 {self.timing.spread:.0%}"),
-            measured(f"吞吐（{what}）", round(self.images_per_s, 1), "img/s", device, "batch / 中位时间"),
+            measured(t("pt.train_first_step", what=what), round(self.first_step * 1e3, 1), "ms", device,
+                     t("pt.train_first_step_note")),
+            measured(t("pt.train_median", what=what), round(self.median * 1e3, 1), "ms", device,
+                     t("pt.train_median_note", warmup=self.timing.warmup + 1, steps=len(self.timing.times),
+                       spread=self.timing.spread)),
+            measured(t("pt.train_throughput", what=what), round(self.images_per_s, 1), "img/s", device,
+                     t("pt.train_throughput_note")),
         ]
         if self.peak_memory is not None:
-            rows.append(measured(f"峰值显存（{what}）", round(self.peak_memory / 2**20, 1), "MiB", device,
+            rows.append(measured(t("pt.train_peak_memory", what=what), round(self.peak_memory / 2**20, 1), "MiB", device,
                                  "max_memory_allocated"))
         return rows
 
@@ -162,7 +166,7 @@ def time_training(device: Device, *, precision: Precision = FP32, batch: int | N
     steps = default["steps"] if steps is None else steps
     warmup = default["warmup"] if warmup is None else warmup
     if steps < 1 or warmup < 1 or batch < 2 or image_size < 32:  # BatchNorm in train mode needs 2 values per channel
-        raise ValueError(f"需要 steps ≥ 1、warmup ≥ 1、batch ≥ 2、image_size ≥ 32，收到 {steps}, {warmup}, {batch}, {image_size}")
+        raise ValueError(t("pt.train_bad_size", steps=steps, warmup=warmup, batch=batch, image_size=image_size))
     torch.manual_seed(seed)
     model = (model_fn or resnet50)(num_classes).to(device.torch).train()
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
@@ -174,7 +178,7 @@ def time_training(device: Device, *, precision: Precision = FP32, batch: int | N
 
     synchronize(device)
     times = time_steps(lambda: losses.append(step()), sync=lambda: synchronize(device), warmup=warmup, repeats=steps,
-                       label=f"ResNet-50 训练步 {precision.name}", device=device, clock=clock)
+                       label=t("pt.train_label", precision=precision.name), device=device, clock=clock)
     first, timing = times.first_s, times.steady
     start = clock()
     for _ in range(steps):
@@ -236,16 +240,14 @@ def training_flop_per_image(image_size: int = 224) -> Figure:
     from npulab.pytorch.resnet import forward_flop_per_image
 
     forward = forward_flop_per_image(image_size)
-    return derive(f"ResNet-50 训练 FLOP/图（{image_size}×{image_size}）", "3 * forward_gflop", "GFLOP",
-                  note="反向约为前向的 2 倍（对输入与对权重各求一次梯度）；只计卷积与全连接层的乘加（每次乘加 2 FLOP），"
-                       "BN、ReLU、池化与优化器的运算量不计",
+    return derive(t("pt.train_flop", size=image_size), "3 * forward_gflop", "GFLOP", note=t("pt.train_flop_note"),
                   forward_gflop=forward / 1e9)
 
 
 def mfu(images_per_s: Figure | float, flop_per_image: Figure, peak_tflops: Figure, label: str = "") -> Figure:
     """Derived model FLOPs utilisation: images/s × FLOP per image / peak."""
-    return derive(label or "模型 FLOPs 利用率（MFU）", "100 * images_per_s * gflop_per_image / 1e3 / peak_tflops", "%",
-                  digits=3, note="img/s × GFLOP/图 ÷ 1000 = 达到的 TFLOPS",
+    return derive(label or t("pt.mfu"), "100 * images_per_s * gflop_per_image / 1e3 / peak_tflops", "%",
+                  digits=3, note=t("pt.mfu_note"),
                   images_per_s=images_per_s, gflop_per_image=flop_per_image, peak_tflops=peak_tflops)
 
 

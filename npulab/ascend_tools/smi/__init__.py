@@ -48,6 +48,7 @@ from npulab.ascend_tools.smi.mapping import logic_ids, parse_mapping
 from npulab.ascend_tools.smi.queries import parse_help
 from npulab.ascend_tools.smi.topo import Topology, expand_cpu_list, parse_topo
 from npulab.ascend_tools.smi.watch import parse_watch
+from npulab.core.i18n import t
 
 PARSERS: dict[str, Callable[[str], object]] = {
     "info": parse_info, "topo": parse_topo, "mapping": parse_mapping, "list": parse_list, "watch": parse_watch,
@@ -109,16 +110,15 @@ def _mostly_pairs(lines: list[str]) -> bool:
 def detect(text: str) -> str:
     """Which npu-smi output ``text`` is: one of ``KINDS``; ``SmiParseError`` (Chinese) when none."""
     if not isinstance(text, str) or not text.strip():
-        raise SmiParseError("输入为空：请提供 npu-smi 的输出文本。")
+        raise SmiParseError(t("smi.empty_input"))
     if _binary_share(text) > 0.05:
-        raise SmiParseError("无法识别这段输入：它不是 npu-smi 的输出，其中有大量无法解码的字节或控制字符，像是二进制数据"
-                            "（npu-smi 只输出文本；请保存 `npu-smi info > smi.txt` 的结果再解析）。")
+        raise SmiParseError(t("smi.binary_input"))
     if unsupported_sentence(text):
         return "unsupported"
     if re.search(r"Usage:\s*npu-smi", text):
         return "help"
     if "ascend-dmi" in text and "npu-smi" not in text:
-        raise SmiParseError("这是 ascend-dmi 的输出，不是 npu-smi 的：请用 npulab.ascend_tools.dmi 读取。")
+        raise SmiParseError(t("smi.dmi_output"))
     lines = [ln for ln in text.splitlines() if ln.strip() and not is_command_line(ln) and not is_annotation(ln)]
     if any(ln.lstrip().startswith("|") and re.search(r"Health|Bus-Id|Process\s+id|npu-smi|No running", ln)
            for ln in lines):
@@ -138,17 +138,16 @@ def detect(text: str) -> str:
         kind = None
     if kind is not None and (kind != "kv" or _mostly_pairs(lines)):
         return kind
-    raise SmiParseError("无法识别这段文本：它不像任何一种 npu-smi 输出（npu-smi info 表格、-t topo 矩阵、-m 映射表、"
-                        "watch 列表或“字段 : 值”形式的 -t 查询结果）。")
+    raise SmiParseError(t("smi.unrecognised"))
 
 
 def parse(text: str, kind: str | None = None) -> tuple[str, object]:
     """Detect (unless ``kind`` is given) and parse ``text``; returns ``(kind, result)``."""
     kind = kind or detect(text)
     if kind == "unsupported":
-        raise SmiUnsupported(f"npu-smi 表示此设备不支持该查询：{unsupported_sentence(text)}")
+        raise SmiUnsupported(t("smi.query_unsupported", sentence=unsupported_sentence(text)))
     if kind not in PARSERS:
-        raise SmiParseError(f"未知的输出类型 {kind!r}；可选：{', '.join(PARSERS)}")
+        raise SmiParseError(t("smi.unknown_kind", kind=repr(kind), kinds=", ".join(PARSERS)))
     return kind, PARSERS[kind](text)
 
 

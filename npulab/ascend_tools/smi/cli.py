@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.core.i18n import t
 
 
 def _read(source: str) -> str:
@@ -20,11 +21,11 @@ def _read(source: str) -> str:
         return sys.stdin.read()
     path = Path(source)
     if not path.is_file():
-        raise UsageError(f"找不到文件 {source}（用 - 表示从标准输入读取）")
+        raise UsageError(t("smi.cli_no_file", source=source))
     try:
         return path.read_bytes().decode("utf-8", errors="replace")
     except OSError as err:
-        raise UsageError(f"无法读取 {source}：{err.strerror or err}") from None
+        raise UsageError(t("smi.cli_unreadable", source=source, error=err.strerror or err)) from None
 
 
 def run_parse(args) -> int:
@@ -32,12 +33,12 @@ def run_parse(args) -> int:
     from npulab.ascend_tools.smi.render import render
 
     if args.kind and args.kind not in KINDS:
-        raise UsageError(f"--kind 只能是 {', '.join(KINDS)} 之一")
+        raise UsageError(t("smi.cli_bad_kind", kinds=", ".join(KINDS)))
     text = _read(args.file)
     try:
         kind, result = parse(text, args.kind or None)
     except SmiUnsupported as err:
-        print(f"提示：{err}", file=sys.stderr)
+        print(t("smi.cli_hint", message=err), file=sys.stderr)
         if args.json:
             print(json.dumps({"supported": False, "message": str(err)}, ensure_ascii=False))
         return EXIT_FAIL
@@ -51,7 +52,7 @@ def run_parse(args) -> int:
         print(render(kind, result))
     partial = isinstance(data, dict) and data.get("partial")
     if partial:
-        print("提示：输入不完整（可能被截断），结果只包含能读出的部分。", file=sys.stderr)
+        print(t("smi.cli_partial"), file=sys.stderr)
     return EXIT_FAIL if partial else EXIT_OK
 
 
@@ -61,30 +62,29 @@ def run_watch(args) -> int:
     from npulab.core.display import text_table as table
 
     if args.count < 1:
-        raise UsageError("--count 须 ≥ 1")
+        raise UsageError(t("smi.cli_bad_count"))
     if args.interval < 0:
-        raise UsageError("--interval 不能为负数")
+        raise UsageError(t("smi.cli_bad_interval"))
     npu_smi = shutil.which("npu-smi")
     if npu_smi is None:
-        print("错误：找不到 npu-smi。它随昇腾驱动安装（通常在 /usr/local/sbin 或 /usr/local/bin）；"
-              "这台机器没有昇腾驱动，无法采样。要读取别处保存的输出，请用 `python -m npulab smi parse FILE`。",
-              file=sys.stderr)
+        print(t("smi.cli_no_npu_smi"), file=sys.stderr)
         return EXIT_FAIL
     rows: list[dict] = []
     try:
         for i, batch in enumerate(samples(npu_smi, args.count, args.interval)):
             rows += batch
             shown = [[r[k] for k in FIELDS if k not in ("time", "hbm_total_mb", "memory_total_mb")] for r in batch]
-            print(f"# 第 {i + 1}/{args.count} 次采样 {batch[0]['time'] if batch else ''}")
-            print(table(["NPU", "Chip", "Phy", "AI Core %", "HBM 已用 MB", "内存已用 MB", "功耗 W", "温度 °C", "健康"],
+            print(t("smi.cli_sample", index=i + 1, count=args.count, time=batch[0]["time"] if batch else ""))
+            print(table(["NPU", "Chip", "Phy", "AI Core %", t("smi.col_hbm_used"), t("smi.col_memory_used"), t("smi.col_power"),
+                         t("smi.col_temp"), t("smi.col_health")],
                         shown))
             sys.stdout.flush()
     except SmiParseError as err:
-        print(f"错误：{err}", file=sys.stderr)
+        print(t("smi.cli_error", message=err), file=sys.stderr)
         return EXIT_FAIL
     if args.csv:
         write_csv(Path(args.csv), rows)
-        print(f"已写入 {args.csv}（{len(rows)} 行）")
+        print(t("smi.cli_csv_written", path=args.csv, rows=len(rows)))
     return EXIT_OK
 
 
@@ -94,9 +94,9 @@ def run_report(args) -> int:
     try:
         summary = collect(args.dir, root=args.root or None)
     except OSError as err:
-        raise UsageError(f"无法写入 {args.dir}：{err.strerror or err}") from None
+        raise UsageError(t("smi.cli_unwritable", path=args.dir, error=err.strerror or err)) from None
     print((Path(args.dir) / "summary.md").read_text(encoding="utf-8"))
-    print(f"全部文件在 {args.dir}/")
+    print(t("smi.cli_all_files", path=args.dir))
     return EXIT_FAIL if summary["verdict"] == "fail" else EXIT_OK
 
 

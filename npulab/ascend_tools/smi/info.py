@@ -35,6 +35,7 @@ from npulab.ascend_tools.smi.common import (
     text_value,
     used_total,
 )
+from npulab.core.i18n import t
 
 CHIP_FIELDS = (
     "npu_id", "chip_id", "phy_id", "name", "health", "power_w", "temp_c", "hugepages_used", "hugepages_total",
@@ -139,10 +140,10 @@ class SmiInfo:
 
     def summary(self) -> str:
         """One Chinese sentence: how many NPUs and chips, which names, how many processes."""
-        names = "、".join(dict.fromkeys(c.name for c in self.chips if c.name)) or "未知型号"
-        state = "（输入不完整）" if self.partial else ""
-        return (f"{len(self.npu_ids())} 个 NPU、{len(self.chips)} 个芯片（{names}），"
-                f"{len(self.processes)} 个进程{state}")
+        names = t("smi.list_separator").join(dict.fromkeys(c.name for c in self.chips if c.name)) or t("smi.unknown_model")
+        state = t("smi.partial") if self.partial else ""
+        return t("smi.info_summary", npus=len(self.npu_ids()), chips=len(self.chips), names=names,
+                 processes=len(self.processes), state=state)
 
 
 def _cells(line: str) -> tuple[list[str], bool]:
@@ -249,7 +250,7 @@ def _make_chip(fields: dict[str, str], extra: dict[str, str], warnings: list[str
     )
     raw_id = fields.get("npu_id", "")
     if chip.npu_id is None and raw_id.strip():
-        warnings.append(f"无法解读的 NPU 编号 {raw_id.strip()!r}")
+        warnings.append(t("smi.bad_npu_id", value=repr(raw_id.strip())))
     return chip
 
 
@@ -288,7 +289,7 @@ def parse_info(text: str) -> SmiInfo:
         cells, closed = _cells(stripped)
         if not closed:
             info.partial = True
-            warn.append(f"表格行没有以 | 结束，输入可能在此处被截断：{stripped[:60]!r}")
+            warn.append(t("smi.row_not_closed", line=repr(stripped[:60])))
         joined = " ".join(cells)
         first = cells[0].strip()
         version = _VERSION.search(joined)
@@ -311,7 +312,7 @@ def parse_info(text: str) -> SmiInfo:
                     info.idle_npus.append(int(idle["npu"]))
                 continue
             if len(cells) < 2:
-                warn.append(f"无法解读的进程表行：{stripped[:60]!r}")
+                warn.append(t("smi.bad_process_row", line=repr(stripped[:60])))
                 continue
             info.processes.append(_make_process(cells, proc_header, proc_cells))
             continue
@@ -319,48 +320,46 @@ def parse_info(text: str) -> SmiInfo:
             skipped += 1  # without a header, only rows shaped like npu-smi's NPU or chip rows count
             continue
         if section is None:  # the input starts below the header rows
-            warn.append("没有找到表头行：按 Atlas A2 的列顺序解读数据行")
+            warn.append(t("smi.no_header_row"))
             section = "chips"
         if len(cells) < 2:
-            warn.append(f"无法解读的表格行：{stripped[:60]!r}")
+            warn.append(t("smi.bad_table_row", line=repr(stripped[:60])))
             continue
         kind = _row_kind(cells, waiting_for_chip)
         expected = len((header1 if kind == "npu" else header2) or _DEFAULT_HEADER)
         if len(cells) < expected:
             info.partial = True
-            warn.append(f"表格行只有 {len(cells)} 个单元格，表头有 {expected} 个：输入可能被截断")
+            warn.append(t("smi.short_row", cells=len(cells), expected=expected))
         if kind == "npu":
             if waiting_for_chip:  # the previous NPU row never got its chip row
                 info.chips.append(_make_chip(npu_fields, dict(npu_extra), warn))
                 info.partial = True
-                warn.append("一个 NPU 行后面缺少对应的芯片行")
+                warn.append(t("smi.npu_without_chip"))
             npu_fields, npu_extra = _row_fields(cells, header1 or _DEFAULT_HEADER, cells1, _chip_key)
             waiting_for_chip = True
         else:
             chip_fields, chip_extra = _row_fields(cells, header2 or _DEFAULT_HEADER2, cells2, _chip_key)
             if npu_fields is None:
-                warn.append("芯片行之前没有 NPU 行：NPU 编号、名称与健康状态未知")
+                warn.append(t("smi.chip_without_npu"))
             merged = {**(npu_fields or {}), **chip_fields}
             info.chips.append(_make_chip(merged, {**npu_extra, **chip_extra}, warn))
             waiting_for_chip = False
     if skipped and header1 is None and header2 is None and proc_header is None and not info.chips:
-        raise SmiParseError(f"这不是 `npu-smi info` 的输出：读到 {skipped} 行以 | 开头的文本，但没有表头行，"
-                            "也没有一行像 NPU 行（编号 | 健康状态 | …）或芯片行（编号 | Bus-Id | …）。")
+        raise SmiParseError(t("smi.not_info_rows", skipped=skipped))
     if skipped:
-        warn.append(f"跳过了 {skipped} 行不像 npu-smi 数据行的表格行")
+        warn.append(t("smi.skipped_rows", skipped=skipped))
     if not seen_table or (section is None and not info.chips):
-        raise SmiParseError("这不是 `npu-smi info` 的输出：没有找到以 | 分隔的表格行"
-                            "（应包含 NPU / Name / Health 表头或芯片数据行）。")
+        raise SmiParseError(t("smi.not_info_table"))
     if waiting_for_chip:
         info.chips.append(_make_chip(npu_fields, dict(npu_extra), warn))
         info.partial = True
-        warn.append("最后一个 NPU 行后面缺少芯片行：输入在表格中间被截断")
+        warn.append(t("smi.last_npu_without_chip"))
     if last_line == "row":
         info.partial = True
-        warn.append("表格没有以分隔线结束：输入可能被截断")
+        warn.append(t("smi.no_closing_separator"))
     if header1 is not None and not info.chips:
         info.partial = True
-        warn.append("只有表头，没有芯片数据行：输入可能被截断")
+        warn.append(t("smi.header_only"))
     if info.smi_version is None:
-        warn.append("没有版本行（npu-smi … Version: …）：smi_version 与 driver_version 未知")
+        warn.append(t("smi.no_version_row"))
     return info

@@ -29,6 +29,7 @@ from npulab.ascend_tools.smi.common import (
     snake,
     unsupported_sentence,
 )
+from npulab.core.i18n import t
 
 _PAIR = re.compile(r"^\s*(?P<label>[A-Za-z][^:|]*?)\s*:\s*(?P<value>.*?)\s*$")
 _MORE = re.compile(r"\s{2,}(?=[A-Za-z][\w ()%/.-]*?\s*:)")
@@ -83,10 +84,10 @@ def parse_kv(text: str, what: str = "npu-smi info -t <type>") -> dict:
     """Parse any ``Label : value`` output; raise ``SmiUnsupported`` / ``SmiParseError`` (Chinese)."""
     sentence = unsupported_sentence(text)
     if sentence:
-        raise SmiUnsupported(f"npu-smi 表示此设备不支持该查询：{sentence}")
+        raise SmiUnsupported(t("smi.query_unsupported", sentence=sentence))
     blocks = records(text)
     if not blocks:
-        raise SmiParseError(f"没有找到“字段 : 值”形式的行：应为 `{what}` 的输出。")
+        raise SmiParseError(t("smi.no_kv_lines", what=what))
     head = blocks[0]
     if len(blocks) == 1:
         return dict(head)
@@ -173,5 +174,5 @@ def parse_list(text: str) -> dict:
     declared = result.get("card_count")
     if isinstance(declared, int) and declared != len(result["cards"]):
         result["partial"] = True
-        result["warnings"] = [f"Card Count 为 {declared}，但只找到 {len(result['cards'])} 张卡的记录：输入可能被截断"]
+        result["warnings"] = [t("smi.card_count_short", declared=declared, found=len(result["cards"]))]
     return result

@@ -17,6 +17,7 @@ from npulab.ascend_tools.smi.common import (
     split_columns,
     text_value,
 )
+from npulab.core.i18n import t
 
 _NAMES = re.compile(r"NPU ID|Chip Logic ID|Chip Phy-?ID|Chip Phy ID|Chip ID|Chip Name|Chip Type", re.I)
 _KEYS = {"npuid": "npu_id", "chipid": "chip_id", "chiplogicid": "logic_id", "chipphyid": "phy_id",
@@ -51,7 +52,7 @@ def parse_mapping(text: str) -> dict:
         name_at = next((i for i, lab in enumerate(labels) if "name" in lab.lower()), None)
         if len(tokens) < n:
             partial = True
-            warnings.append(f"行 {line.strip()!r} 只有 {len(tokens)} 列，表头有 {n} 列：输入可能被截断")
+            warnings.append(t("smi.mapping_short_row", line=repr(line.strip()), tokens=len(tokens), columns=n))
             continue
         if name_at == n - 1:
             tokens = tokens[: n - 1] + [" ".join(tokens[n - 1:])]
@@ -60,16 +61,16 @@ def parse_mapping(text: str) -> dict:
             key = _KEYS.get(re.sub(r"[^a-z]", "", label.lower()), re.sub(r"[^a-z]", "", label.lower()))
             row[key] = text_value(value) if key in ("name", "type") else integer(value)
         if row["npu_id"] is None:
-            warnings.append(f"无法解读的行：{line.strip()!r}")
+            warnings.append(t("smi.mapping_bad_row", line=repr(line.strip())))
             continue
         chips.append(row)
     if labels is None:
-        raise SmiParseError("没有找到 `npu-smi info -m` 的表头（NPU ID  Chip ID  Chip Logic ID  Chip Name）。")
+        raise SmiParseError(t("smi.no_mapping_header"))
     result: dict = {"chips": chips}
     if partial or not chips:
         result["partial"] = True
         if not chips:
-            warnings.append("只有表头，没有数据行")
+            warnings.append(t("smi.mapping_header_only"))
     if warnings:
         result["warnings"] = warnings
     return result

@@ -15,6 +15,7 @@ from pathlib import Path
 from npulab.ascend_tools.smi.common import SmiParseError
 from npulab.ascend_tools.smi.info import parse_info
 from npulab.ascend_tools.smi.runner import Runner, run
+from npulab.core.i18n import t
 
 FIELDS = ("time", "npu_id", "chip_id", "phy_id", "aicore_pct", "hbm_used_mb", "hbm_total_mb",
           "memory_used_mb", "memory_total_mb", "power_w", "temp_c", "health")
@@ -24,7 +25,7 @@ def sample(npu_smi: str, runner: Runner = run) -> list[dict]:
     """One sample: a row per chip with the FIELDS above; raises ``SmiParseError`` when npu-smi fails."""
     result = runner([npu_smi, "info"])
     if not result.ok:
-        raise SmiParseError(f"`{npu_smi} info` 失败（退出码 {result.returncode}）：{result.stderr.strip()[:200]}")
+        raise SmiParseError(t("smi.info_failed", npu_smi=npu_smi, code=result.returncode, stderr=result.stderr.strip()[:200]))
     info = parse_info(result.stdout)
     stamp = dt.datetime.now().isoformat(timespec="seconds")
     return [{"time": stamp, **{k: getattr(c, k) for k in FIELDS[1:]}} for c in info.chips]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from npulab.core.i18n import localized
 from npulab.core.paths import DATA_DIR, load_yaml
 
 QUERIES_FILE = DATA_DIR / "npu_smi_queries.yaml"
@@ -20,10 +21,10 @@ def types() -> list[dict]:
 
 
 def groups() -> dict[str, list[str]]:
-    """Query type names by group (硬件信息, 实时状态, 健康与错误 …), in file order."""
+    """Query type names by group (硬件信息, 实时状态, 健康与错误 …; in English with ``group_en``), in file order."""
     out: dict[str, list[str]] = {}
     for entry in types():
-        out.setdefault(entry["group"], []).append(entry["name"])
+        out.setdefault(localized(entry, "group"), []).append(entry["name"])
     return out
 
 

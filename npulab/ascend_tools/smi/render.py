@@ -6,6 +6,7 @@ from npulab.ascend_tools.smi.info import SmiInfo
 from npulab.ascend_tools.smi.topo import Topology
 from npulab.core.display import cell_text as _cell
 from npulab.core.display import text_table
+from npulab.core.i18n import t
 
 
 def _pair(used: int | None, total: int | None) -> str | None:
@@ -14,18 +15,19 @@ def _pair(used: int | None, total: int | None) -> str | None:
 
 def info_text(info: SmiInfo) -> str:
     """The chip table, the process table and any warnings of a parsed ``npu-smi info``."""
-    head = f"npu-smi {info.smi_version or '?'}，驱动 {info.driver_version or '?'}：{info.summary()}"
+    head = t("smi.info_head", smi=info.smi_version or "?", driver=info.driver_version or "?", summary=info.summary())
     rows = [[c.npu_id, c.chip_id, c.phy_id, c.name, c.health, c.power_w, c.temp_c, c.aicore_pct,
              _pair(c.hbm_used_mb, c.hbm_total_mb), _pair(c.memory_used_mb, c.memory_total_mb), c.bus_id]
             for c in info.chips]
-    parts = [head, text_table(["NPU", "Chip", "Phy-ID", "名称", "健康", "功耗 W", "温度 °C", "AI Core %",
-                          "HBM 已用/总量 MB", "内存 已用/总量 MB", "Bus-Id"], rows)]
+    parts = [head, text_table(["NPU", "Chip", "Phy-ID", t("smi.col_name"), t("smi.col_health"), t("smi.col_power"),
+                               t("smi.col_temp"), "AI Core %", t("smi.col_hbm_used_total"), t("smi.col_memory_used_total"),
+                               "Bus-Id"], rows)]
     if info.processes:
-        parts.append(text_table(["NPU", "Chip", "PID", "进程名", "设备内存 MB"],
+        parts.append(text_table(["NPU", "Chip", "PID", t("smi.col_process"), t("smi.col_device_memory")],
                            [[p.npu_id, p.chip_id, p.pid, p.name, p.memory_mb] for p in info.processes]))
     elif info.idle_npus:
-        parts.append(f"进程表：NPU {', '.join(map(str, info.idle_npus))} 上没有进程")
-    parts += [f"注意：{w}" for w in info.warnings]
+        parts.append(t("smi.no_processes", npus=", ".join(map(str, info.idle_npus))))
+    parts += [t("smi.note", warning=w) for w in info.warnings]
     return "\n\n".join(parts[:2] + ["\n".join(parts[2:])] if len(parts) > 2 else parts)
 
 
@@ -33,8 +35,8 @@ def topo_text(topo: Topology) -> str:
     """The link matrix with the CPU-affinity column, then a one-line summary."""
     rows = [[d] + [("X" if c == d else topo.link(d, c)) for c in topo.columns] + [topo.cpu_affinity.get(d)]
             for d in topo.devices]
-    lines = [text_table([""] + topo.columns + ["CPU 亲和性"], rows), topo.summary()]
-    lines += [f"注意：{w}" for w in topo.warnings]
+    lines = [text_table([""] + topo.columns + [t("smi.col_cpu_affinity")], rows), topo.summary()]
+    lines += [t("smi.note", warning=w) for w in topo.warnings]
     return "\n".join(lines)
 
 
@@ -44,7 +46,7 @@ def kv_text(result: dict, indent: str = "") -> str:
     for key, value in result.items():
         if key in ("chips", "cards", "rows") and isinstance(value, list):
             for i, record in enumerate(value):
-                label = {"chips": "芯片记录", "cards": "卡", "rows": "行"}[key]
+                label = {"chips": t("smi.record_chip"), "cards": t("smi.record_card"), "rows": t("smi.record_row")}[key]
                 lines.append(f"{indent}[{label} {i}]")
                 lines.append(kv_text(record, indent + "  ") if isinstance(record, dict) else f"{indent}  {record}")
         elif isinstance(value, dict):
@@ -66,5 +68,5 @@ def render(kind: str, result: object) -> str:
     if kind == "watch" and isinstance(result, dict) and result.get("rows"):
         cols = result["columns"]
         text = text_table(cols, [[row.get(c) for c in cols] for row in result["rows"]])
-        return "\n".join([text] + [f"注意：{w}" for w in result.get("warnings", [])])
+        return "\n".join([text] + [t("smi.note", warning=w) for w in result.get("warnings", [])])
     return kv_text(result) if isinstance(result, dict) else str(result)

@@ -25,6 +25,7 @@ from npulab.ascend_tools.smi.mapping import parse_mapping
 from npulab.ascend_tools.smi.runner import Runner, run
 from npulab.ascend_tools.smi.topo import parse_topo
 from npulab.ascend_tools.smi.triage import Finding, ecc_findings, health_findings, pcie_findings, worst
+from npulab.core.i18n import t
 from npulab.env import cann_install
 
 
@@ -52,10 +53,10 @@ class _Collector:
         self.write(f"{stem}.txt", text)
         shown = " ".join(argv)
         if result.missing:
-            self.step(name, "missing", f"{argv[0]} 不可用：{result.stderr.strip()}", [f"{stem}.txt"])
+            self.step(name, "missing", t("smi.report_unavailable", command=argv[0], stderr=result.stderr.strip()), [f"{stem}.txt"])
             return None
         if not result.ok:
-            self.step(name, "failed", f"`{shown}` 退出码 {result.returncode}：{result.stderr.strip()[:200]}",
+            self.step(name, "failed", t("smi.report_failed", command=shown, code=result.returncode, stderr=result.stderr.strip()[:200]),
                       [f"{stem}.txt"])
             return None
         try:
@@ -64,7 +65,7 @@ class _Collector:
             self.step(name, "unsupported", str(err), [f"{stem}.txt"])
             return None
         except SmiParseError as err:
-            self.step(name, "unparsed", f"输出无法解析：{err}", [f"{stem}.txt"])
+            self.step(name, "unparsed", t("smi.report_unparsed", error=err), [f"{stem}.txt"])
             return None
         data = parsed.to_dict() if hasattr(parsed, "to_dict") else parsed
         self.write_json(f"{stem}.json", data)
@@ -120,24 +121,26 @@ def collect(out_dir: Path | str, *, runner: Runner = run, npu_smi: str | None = 
     system = {"os": _os_release(), "kernel": platform.release(), "machine": platform.machine(),
               "python": platform.python_version(), "date": dt.datetime.now().isoformat(timespec="seconds")}
     col.write_json("system.json", system)
-    col.step("system", "ok", f"{system['os'] or '未知系统'}，{system['machine']}", ["system.json"])
+    col.step("system", "ok", t("smi.report_system", os=system["os"] or t("smi.report_unknown_os"), machine=system["machine"]),
+             ["system.json"])
     versions = _versions(root)
     col.write_json("versions.json", versions)
     cann_version = versions["cann"].get("version")
     col.step("versions", "ok" if cann_version else "missing",
-             f"CANN {cann_version or '未找到'}，驱动 {versions['cann'].get('driver_version') or '未找到'}，"
-             f"固件 {versions['firmware_version'] or '未找到'}（{root}）", ["versions.json"])
+             t("smi.report_versions", cann=cann_version or t("smi.report_not_found"),
+               driver=versions["cann"].get("driver_version") or t("smi.report_not_found"),
+               firmware=versions["firmware_version"] or t("smi.report_not_found"), root=root), ["versions.json"])
 
     info = mapping = cards = topo = None
     if npu_smi is None:
-        col.step("npu-smi", "missing", "PATH 中没有 npu-smi：跳过设备、健康、ECC、PCIe 与拓扑各步（驱动未安装或未加入 PATH）")
+        col.step("npu-smi", "missing", t("smi.report_no_npu_smi"))
     else:
         info = col.command("info", [npu_smi, "info"], parse_info, "npu-smi_info")
         cards = col.command("cards", [npu_smi, "info", "-l"], parse_list, "npu-smi_list")
         mapping = col.command("mapping", [npu_smi, "info", "-m"], parse_mapping, "npu-smi_mapping")
         chips = _chips(info, mapping, cards)
         for npu, chip in chips:  # health is per chip (-i and -c)
-            where = f"NPU {npu} 芯片 {chip}"
+            where = t("smi.where", npu=npu, chip=chip)
             health = col.command(f"health {where}", [npu_smi, "info", "-t", "health", "-i", str(npu), "-c", str(chip)],
                                  parse_health, f"health_npu{npu}_chip{chip}")
             col.findings += health_findings(health, where)
@@ -152,9 +155,9 @@ def collect(out_dir: Path | str, *, runner: Runner = run, npu_smi: str | None = 
             for chip in info.chips:
                 if chip.health and chip.health.upper() != "OK":
                     col.findings += health_findings({"health_status": chip.health},
-                                                    f"NPU {chip.npu_id} 芯片 {chip.chip_id}")
+                                                    t("smi.where", npu=chip.npu_id, chip=chip.chip_id))
     if ascend_dmi is None:
-        col.step("ascend-dmi", "missing", "PATH 中没有 ascend-dmi：跳过版本兼容性检查（它随 toolbox 安装）")
+        col.step("ascend-dmi", "missing", t("smi.report_no_dmi"))
     else:
         col.command("compatible", [ascend_dmi, "-c"], lambda text: {"text": text}, "ascend-dmi_compatible")
 
@@ -176,14 +179,19 @@ def collect(out_dir: Path | str, *, runner: Runner = run, npu_smi: str | None = 
 
 def _markdown(summary: dict) -> str:
     marks = {"ok": "✓", "partial": "!", "missing": "○", "unsupported": "○", "failed": "✗", "unparsed": "✗"}
-    lines = [f"# 昇腾主机诊断快照（{summary['created']}）", "",
-             f"- 卡数（npu-smi info -l 的 Card Count）：{summary['card_count'] if summary['card_count'] is not None else '未知'}",
-             f"- NPU 编号：{', '.join(map(str, summary['npu_ids'])) or '未知'}",
-             f"- 拓扑：{summary['topology'] or '未采集'}",
-             f"- 结论：{ {'ok': '未发现问题', 'warn': '有需要关注的项', 'fail': '有必须处理的问题'}[summary['verdict']] }", "",
-             "## 步骤", ""]
-    lines += [f"- {marks.get(s['status'], '?')} {s['step']}：{s['detail']}" for s in summary["steps"]]
+    unknown = t("smi.report_unknown")
+    verdicts = {"ok": lambda: t("smi.report_verdict_ok"), "warn": lambda: t("smi.report_verdict_warn"),
+                "fail": lambda: t("smi.report_verdict_fail")}
+    lines = [t("smi.report_title", created=summary["created"]), "",
+             t("smi.report_cards", count=summary["card_count"] if summary["card_count"] is not None else unknown),
+             t("smi.report_npu_ids", ids=", ".join(map(str, summary["npu_ids"])) or unknown),
+             t("smi.report_topology", topology=summary["topology"] or t("smi.report_not_collected")),
+             t("smi.report_verdict", verdict=verdicts[summary["verdict"]]()), "",
+             t("smi.report_steps"), ""]
+    lines += [t("smi.report_step", mark=marks.get(s["status"], "?"), step=s["step"], detail=s["detail"])
+              for s in summary["steps"]]
     if summary["findings"]:
-        lines += ["", "## 发现", ""]
-        lines += [f"- [{f['level']}] {f['where']} {f['field']} = {f['value']}：{f['message']}" for f in summary["findings"]]
+        lines += ["", t("smi.report_findings"), ""]
+        lines += [t("smi.report_finding", level=f["level"], where=f["where"], field=f["field"], value=f["value"],
+                    message=f["message"]) for f in summary["findings"]]
     return "\n".join(lines) + "\n"

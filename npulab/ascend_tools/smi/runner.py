@@ -6,6 +6,8 @@ import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from npulab.core.i18n import t
+
 MISSING = 127  # the shell's "command not found"
 TIMEOUT = 124  # coreutils timeout's code
 
@@ -37,10 +39,10 @@ def run(argv: list[str], timeout: float = 60.0, env: Mapping[str, str] | None = 
         done = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=timeout,
                               env=dict(env) if env is not None else None, check=False)
     except FileNotFoundError:
-        return Result(tuple(argv), MISSING, "", f"找不到命令 {argv[0]}")
+        return Result(tuple(argv), MISSING, "", t("smi.command_missing", command=argv[0]))
     except PermissionError:
-        return Result(tuple(argv), MISSING, "", f"没有权限执行 {argv[0]}")
+        return Result(tuple(argv), MISSING, "", t("smi.command_forbidden", command=argv[0]))
     except subprocess.TimeoutExpired as err:
         out = err.stdout.decode(errors="replace") if isinstance(err.stdout, bytes) else (err.stdout or "")
-        return Result(tuple(argv), TIMEOUT, out, f"{' '.join(argv)} 在 {timeout:g} 秒内没有结束")
+        return Result(tuple(argv), TIMEOUT, out, t("smi.command_timeout", command=" ".join(argv), timeout=timeout))
     return Result(tuple(argv), done.returncode, done.stdout, done.stderr)

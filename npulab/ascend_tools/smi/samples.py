@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR, load_yaml
 
 SAMPLES_DIR = DATA_DIR / "samples"
@@ -22,7 +23,7 @@ def names(kind: str | None = None) -> list[str]:
 def path(name: str) -> Path:
     """Path of a sample file; KeyError (Chinese) for a name that is not in the index."""
     if name not in index():
-        raise KeyError(f"没有名为 {name!r} 的样本；可选：{', '.join(index())}")
+        raise KeyError(t("smi.unknown_sample", name=repr(name), names=", ".join(index())))
     return SAMPLES_DIR / name
 
 

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from npulab.ascend_tools.smi.common import SmiParseError, SmiUnsupported, is_null, split_columns, unsupported_sentence
+from npulab.core.i18n import t
 
 _LABEL = re.compile(r"[A-Za-z][A-Za-z_]*\d+")  # NPU0, NPU15, NIC0 …
 _CPU_LIST = re.compile(r"\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*")  # 0-23 / 144-167 / 0-23,48-71
@@ -73,9 +74,10 @@ class Topology:
     def summary(self) -> str:
         """One Chinese sentence describing the matrix."""
         counts = self.link_counts()
-        kinds = "、".join(f"{k} × {v}" for k, v in counts.most_common())
-        mesh = "，两两之间都是 HCCS 直连（全互联）" if self.is_full_mesh() else ""
-        return f"{len(self.devices)} 个设备，{len(self.links)} 个有向链路（{kinds or '无'}）{mesh}"
+        kinds = t("smi.list_separator").join(f"{k} × {v}" for k, v in counts.most_common())
+        mesh = t("smi.topo_full_mesh") if self.is_full_mesh() else ""
+        return t("smi.topo_summary", devices=len(self.devices), links=len(self.links), kinds=kinds or t("smi.none"),
+                 mesh=mesh)
 
 
 def expand_cpu_list(text: str | None) -> list[int]:
@@ -112,7 +114,7 @@ def parse_topo(text: str) -> Topology:
     """Parse ``npu-smi info -t topo`` output; raise ``SmiUnsupported`` or ``SmiParseError`` (Chinese) otherwise."""
     sentence = unsupported_sentence(text)
     if sentence:
-        raise SmiUnsupported(f"npu-smi 表示此设备不支持拓扑查询：{sentence}")
+        raise SmiUnsupported(t("smi.topo_unsupported", sentence=sentence))
     columns: list[str] = []
     extras: list[str] = []
     rows: list[tuple[str, list[str]]] = []
@@ -141,39 +143,38 @@ def parse_topo(text: str) -> Topology:
         elif _is_label(tokens[0]) and len(tokens) > 1:
             rows.append((tokens[0], tokens[1:]))
     if not rows:
-        raise SmiParseError("没有找到拓扑矩阵：应为 `npu-smi info -t topo` 的输出（首行是 NPU0 NPU1 … 的列名，"
-                            "其后每行以 NPUn 开头）。注意 `npu-smi info -l` 列出的是卡，不是拓扑。")
+        raise SmiParseError(t("smi.no_topo_matrix"))
     warnings: list[str] = []
     partial = False
     if not columns:
         columns, extras = _infer_columns(rows)
-        warnings.append("没有表头行：列名按行名推断")
+        warnings.append(t("smi.topo_no_header"))
     devices: list[str] = []
     links: dict[tuple[str, str], str] = {}
     affinity: dict[str, str | None] = {}
     n = len(columns)
     for label, values in rows:
         if label in devices:
-            warnings.append(f"{label} 出现了两次，只保留第一次")
+            warnings.append(t("smi.topo_twice", label=label))
             continue
         devices.append(label)
         if len(values) < n:
             partial = True
-            warnings.append(f"{label} 行只有 {len(values)} 个链路值，表头有 {n} 列：输出可能被截断")
+            warnings.append(t("smi.topo_short_row", label=label, values=len(values), columns=n))
         for column, kind in zip(columns, values[:n], strict=False):
             if column == label:
                 if kind.upper() != "X":
-                    warnings.append(f"{label} 对自身的值是 {kind!r}，预期为 X")
+                    warnings.append(t("smi.topo_self", label=label, value=repr(kind)))
                 continue
             if kind.upper() == "X":
-                warnings.append(f"{label}→{column} 为 X（只应出现在对角线上）")
+                warnings.append(t("smi.topo_x_off_diagonal", label=label, column=column))
             links[(label, column)] = kind
         value = _affinity(values[n:], extras)
         affinity[label] = None if is_null(value) else value
     missing = [c for c in columns if c not in devices and _same_kind(c, devices)]
     if missing:
         partial = True
-        warnings.append(f"列 {', '.join(missing)} 没有对应的行：输出可能被截断")
+        warnings.append(t("smi.topo_missing_rows", columns=", ".join(missing)))
     return Topology(devices, links, affinity, legend, columns, partial, warnings)
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
+from npulab.core.i18n import t
+
 SINGLE_BIT_PER_DAY = 1000  # seed article's rule of thumb (a rate, not a total)
 LEVELS = ("ok", "warn", "fail")
 _ERROR_COUNTER = re.compile(r"err|retry|lcrc|ecrc|fail|cnt|count")
@@ -49,7 +51,7 @@ def _where(record: dict, default: str) -> str:
     npu, chip = record.get("npu_id"), record.get("chip_id")
     if npu is None and chip is None:
         return default
-    return f"NPU {npu if npu is not None else '?'} 芯片 {chip if chip is not None else '?'}"
+    return t("smi.where", npu=npu if npu is not None else "?", chip=chip if chip is not None else "?")
 
 
 def health_findings(health: dict | None, where: str = "") -> list[Finding]:
@@ -63,15 +65,15 @@ def health_findings(health: dict | None, where: str = "") -> list[Finding]:
         upper = str(status).upper()
         detail = " ".join(str(record[k]) for k in ("error_code", "error_information") if record.get(k))
         if upper == "OK":
-            out.append(Finding("ok", place, "health_status", status, "健康"))
+            out.append(Finding("ok", place, "health_status", status, t("smi.health_ok")))
         elif upper == "WARNING" or "WARNING" in upper:
             out.append(Finding("warn", place, "health_status", status,
-                               f"一般告警{('：' + detail) if detail else ''}；按错误码查告警说明，观察是否持续"))
+                               t("smi.health_warning", detail=t("smi.detail", detail=detail) if detail else "")))
         elif upper == "UNKNOWN":
-            out.append(Finding("fail", place, "health_status", status, "设备不在位或未启动：检查驱动加载与设备节点"))
+            out.append(Finding("fail", place, "health_status", status, t("smi.health_unknown")))
         else:
             out.append(Finding("fail", place, "health_status", status,
-                               f"重要/紧急告警{('：' + detail) if detail else ''}；停止在此设备上派任务，按错误码处理"))
+                               t("smi.health_alarm", detail=t("smi.detail", detail=detail) if detail else "")))
     return out
 
 
@@ -85,15 +87,15 @@ def ecc_findings(ecc: dict | None, where: str = "") -> list[Finding]:
                 continue
             if "double_bit" in key and "isolated" not in key:
                 if value > 0:
-                    out.append(Finding("fail", place, key, value, "不可纠正的多比特错误：安排硬件检查（ascend-dmi --dg -i hbm）"))
+                    out.append(Finding("fail", place, key, value, t("smi.ecc_double_bit")))
             elif "isolated" in key:
                 if value > 0:
-                    out.append(Finding("warn", place, key, value, "已有被隔离的内存页：记录数值，若持续增长说明内存在劣化"))
+                    out.append(Finding("warn", place, key, value, t("smi.ecc_isolated")))
             elif "single_bit" in key and value > SINGLE_BIT_PER_DAY:
                 out.append(Finding("warn", place, key, value,
-                                   f"可纠正错误累计 {value} 次：隔一天再读一次，若日增超过 {SINGLE_BIT_PER_DAY} 次需关注"))
+                                   t("smi.ecc_single_bit", value=value, limit=SINGLE_BIT_PER_DAY)))
         if not any(f.where == place for f in out):
-            out.append(Finding("ok", place, "ecc", 0, "没有多比特错误与隔离页"))
+            out.append(Finding("ok", place, "ecc", 0, t("smi.ecc_ok")))
     return out
 
 
@@ -105,9 +107,9 @@ def pcie_findings(pcie: dict | None, where: str = "") -> list[Finding]:
         bad = {k: v for k, v in record.items()
                if isinstance(v, int) and v > 0 and _ERROR_COUNTER.search(k) and k not in ("chip_count", "card_count")}
         for key, value in bad.items():
-            out.append(Finding("warn", place, key, value, "PCIe 链路有错误计数：检查插槽、转接卡与信号质量（ascend-dmi --sq）"))
+            out.append(Finding("warn", place, key, value, t("smi.pcie_errors")))
         if not bad:
-            out.append(Finding("ok", place, "pcie", 0, "PCIe 错误计数均为 0"))
+            out.append(Finding("ok", place, "pcie", 0, t("smi.pcie_ok")))
     return out
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from npulab.ascend_tools.smi.common import SmiParseError, is_annotation, is_command_line, number, snake
+from npulab.core.i18n import t
 
 _TITLE = re.compile(r"[A-Za-z][A-Za-z0-9_ ]*?\([^)]*\)")
 _ALIASES = {"npuid_idx": "npu_id", "npuid": "npu_id", "chipid_idx": "chip_id", "chipid": "chip_id",
@@ -48,7 +49,7 @@ def parse_watch(text: str) -> dict:
         if columns is not None:
             values.extend(line.split())
     if not columns:
-        raise SmiParseError("没有找到 `npu-smi info watch` 的表头（NpuID(Idx)  ChipId(Idx)  Pwr(W) …）。")
+        raise SmiParseError(t("smi.no_watch_header"))
     n = len(columns)
     rows = [dict(zip(columns, (number(v) for v in values[i:i + n]), strict=True))
             for i in range(0, len(values) - n + 1, n)]
@@ -56,5 +57,5 @@ def parse_watch(text: str) -> dict:
     leftover = len(values) % n
     if leftover:
         result["partial"] = True
-        result["warnings"] = [f"最后一行只有 {leftover} 个值（应为 {n} 个）：输入可能被截断"]
+        result["warnings"] = [t("smi.watch_short_row", leftover=leftover, expected=n)]
     return result

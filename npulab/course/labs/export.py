@@ -11,6 +11,7 @@ import copy
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.core.i18n import t
 from npulab.core.notebook_cells import tags
 from npulab.core.paths import REPO_ROOT
 
@@ -26,11 +27,11 @@ def strip_solution(source: str) -> str:
         marker = line.strip()
         if marker == BEGIN:
             if inside:
-                raise ValueError("BEGIN SOLUTION 嵌套了：缺少 END SOLUTION")
+                raise ValueError(t("labexport.nested"))
             inside = True
         elif marker == END:
             if not inside:
-                raise ValueError("END SOLUTION 之前没有 BEGIN SOLUTION")
+                raise ValueError(t("labexport.end_without_begin"))
             inside = False
         elif inside:
             if marker.startswith(STUB):
@@ -39,7 +40,7 @@ def strip_solution(source: str) -> str:
         else:
             out.append(line)
     if inside:
-        raise ValueError("缺少 END SOLUTION")
+        raise ValueError(t("labexport.no_end"))
     return "\n".join(out)
 
 
@@ -93,10 +94,10 @@ def run(args) -> int:
     try:
         stale = export_all(check_only=args.check)
     except ValueError as err:
-        raise UsageError(f"参考答案的标记有误：{err}") from None
-    verb = "与参考答案不同步" if args.check else "已更新"
+        raise UsageError(t("labexport.bad_markers", err=err)) from None
     for path in stale:
-        print(f"{verb}：{path.relative_to(REPO_ROOT)}")
+        where = path.relative_to(REPO_ROOT)
+        print(t("labexport.stale", path=where) if args.check else t("labexport.updated", path=where))
     if not stale:
-        print("所有练习笔记本都与参考答案同步。")
+        print(t("labexport.in_sync"))
     return EXIT_FAIL if (stale and args.check) else EXIT_OK

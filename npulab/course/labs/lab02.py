@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from npulab.core.i18n import t
 from npulab.course.labs import Lab
 
 
@@ -14,25 +15,25 @@ def _check_nz_shape(answer) -> tuple[bool, str]:
     try:
         got = tuple(int(v) for v in answer)
     except (TypeError, ValueError):
-        return False, "请给出一个由整数组成的元组，例如 (a, b, c, d, e)。"
+        return False, t("lab02.nz_shape.type")
     if got == expected:
-        return True, "批次维不变，N 方向的分块数在前，M 方向在后，最后是一个分形的 16 行 × N0 列。"
+        return True, t("lab02.nz_shape.right")
     if len(got) != 5:
-        return False, f"三维 ND 数组 [B, M, N] 的 NZ 存储形状有 5 维，你给了 {len(got)} 维。"
+        return False, t("lab02.nz_shape.ndim", ndim=len(got))
     if got == formats.nz_shape((4, 50, 70), "float16"):
-        return False, "这是 2 字节类型的分块。int8 每个元素 1 字节，一个分形的一行有多少个元素？"
+        return False, t("lab02.nz_shape.fp16")
     if got[1:3] == expected[2:0:-1]:
-        return False, "两个分块数的顺序反了：NZ 先按列方向（N）排分形，再按行方向（M）。"
-    return False, "回到规则：[..., ceil(N/N0), ceil(M/16), 16, N0]，注意向上取整。"
+        return False, t("lab02.nz_shape.order")
+    return False, t("lab02.nz_shape.other")
 
 
 def _check_position(fn: Callable) -> tuple[bool | None, str]:
     from npulab.hw import formats
     if not callable(fn):
-        return False, "请给出一个函数。"
+        return False, t("lab02.need_function")
     first = fn(0, 0, 16)
     if first is Ellipsis:
-        return None, "函数还没有实现（仍然返回 ...）。"
+        return None, t("lab02.stub")
     cases = [(m, n, n0) for n0 in (16, 32) for m in (0, 5, 15, 16, 17, 47) for n in (0, 3, 15, 16, 31, 32, 70)]
     for m, n, n0 in cases:
         dtype = "int8" if n0 == 32 else "float16"
@@ -40,14 +41,14 @@ def _check_position(fn: Callable) -> tuple[bool | None, str]:
         try:
             got = tuple(int(v) for v in fn(m, n, n0))
         except (TypeError, ValueError):
-            return False, "函数应返回 4 个整数组成的元组。"
+            return False, t("lab02.position.type")
         if got != expected:
             if got == (m // 16, n // n0, m % 16, n % n0):
-                return False, "前两个下标的顺序反了：最外层是 N 方向的分块号。"
+                return False, t("lab02.position.order")
             if got == (n // n0, m // 16, n % n0, m % 16):
-                return False, "分形内部是按行存放的：倒数第二个下标是行内的位置 m % 16。"
-            return False, f"元素 (m={m}, n={n})，N0={n0} 的位置不对：检查整除与取余各用在哪一维。"
-    return True, f"{len(cases)} 个位置全部正确，包括 int8（N0 = 32）与跨分形的元素。"
+                return False, t("lab02.position.rows")
+            return False, t("lab02.position.wrong", m=m, n=n, n0=n0)
+    return True, t("lab02.position.right", count=len(cases))
 
 
 def _expected_instructions() -> int:
@@ -59,30 +60,30 @@ def _check_instructions(answer) -> tuple[bool, str]:
     try:
         value = float(answer)
     except (TypeError, ValueError):
-        return False, "请给出一个整数。"
+        return False, t("lab02.instructions.type")
     expected = _expected_instructions()
     if value == expected:
-        return True, "每个维度先补齐到 16 的倍数，再数 16×16×16 的分形运算。"
+        return True, t("lab02.instructions.right")
     if math.isclose(value, 100 * 200 * 300 / 4096, rel_tol=1e-6) or value == math.ceil(100 * 200 * 300 / 4096):
-        return False, "这是把乘加次数直接除以 4096：没有算上补齐。边长不是 16 的倍数时，补齐的部分也要占用指令。"
+        return False, t("lab02.instructions.no_padding")
     if value == 100 * 200 * 300:
-        return False, "这是乘加次数；一条 Cube 指令完成 16×16×16 次乘加。"
-    return False, "分别数 M、K、N 方向各需要多少个 16 的分块（向上取整），再相乘。"
+        return False, t("lab02.instructions.macs")
+    return False, t("lab02.instructions.other")
 
 
 def _check_utilisation(answer) -> tuple[bool, str]:
     try:
         value = float(answer)
     except (TypeError, ValueError):
-        return False, "请给出 0 到 1 之间的小数。"
+        return False, t("lab02.utilisation.type")
     expected = 100 * 200 * 300 / (_expected_instructions() * 4096)
     if math.isclose(value, expected, rel_tol=1e-3):
-        return True, "有用的乘加次数 / 发出的乘加次数；补齐越多，利用率越低。"
+        return True, t("lab02.utilisation.right")
     if math.isclose(value, expected * 100, rel_tol=1e-3):
-        return False, "请用 0 到 1 之间的小数，而不是百分数。"
+        return False, t("lab02.utilisation.percent")
     if value > 1:
-        return False, "利用率不会超过 1。"
-    return False, "分子是 M·K·N，分母是指令数乘以每条指令的乘加次数。"
+        return False, t("lab02.utilisation.above_one")
+    return False, t("lab02.utilisation.other")
 
 
 def _check_attainable(answer) -> tuple[bool, str]:
@@ -90,7 +91,7 @@ def _check_attainable(answer) -> tuple[bool, str]:
     try:
         value = float(answer)
     except (TypeError, ValueError):
-        return False, "请给出一个数字（单位 TFLOPS）。"
+        return False, t("lab02.tflops_type")
     ascend = roofline.machines()[0]
 
     def attainable(**kwargs) -> float:
@@ -98,16 +99,16 @@ def _check_attainable(answer) -> tuple[bool, str]:
 
     expected = attainable(dtype_bytes=2, inputs=1, flop_per_element=8)
     if math.isclose(value, expected, rel_tol=0.01):
-        return True, "算术强度远低于脊点，这个运算受内存带宽限制：可达吞吐 = 带宽 × 强度。"
+        return True, t("lab02.attainable.right")
     if math.isclose(value, ascend.peak.value, rel_tol=0.01):
-        return False, "这是算力峰值。先算算术强度，再与脊点比较：它落在屋顶的哪一段？"
+        return False, t("lab02.attainable.peak")
     if math.isclose(value, attainable(dtype_bytes=2, inputs=2, flop_per_element=8), rel_tol=0.01):
-        return False, "这个运算只读 1 个输入数组、写 1 个输出数组。"
+        return False, t("lab02.attainable.inputs")
     if math.isclose(value, attainable(dtype_bytes=4, inputs=1, flop_per_element=8), rel_tol=0.01):
-        return False, "FP16 每个元素占几个字节？"
+        return False, t("lab02.attainable.bytes")
     if math.isclose(value, expected * 1e3, rel_tol=0.01) or math.isclose(value, expected / 1e3, rel_tol=0.01):
-        return False, "数量级不对：检查 GB/s 与 TFLOPS 的换算。"
-    return False, "可达吞吐 = min(峰值, 带宽 × 算术强度)，算术强度 = 运算次数 / 读写的字节数。"
+        return False, t("lab02.attainable.magnitude")
+    return False, t("lab02.attainable.other")
 
 
 def _check_allreduce(answer) -> tuple[bool, str]:
@@ -116,18 +117,18 @@ def _check_allreduce(answer) -> tuple[bool, str]:
     try:
         value = float(answer)
     except (TypeError, ValueError):
-        return False, "请给出一个数字（单位 ms）。"
+        return False, t("lab02.allreduce.type")
     grads = 25_557_032 * 4
     expected = allreduce_time(grads, 8, 0.0, 26.2e9, "ring") * 1e3
     if math.isclose(value, expected, rel_tol=0.01):
-        return True, "约 102 MB 的 FP32 梯度，环形算法每张卡收发 2(n−1)/n 倍的数据。"
+        return True, t("lab02.allreduce.right")
     if math.isclose(value, expected / 4, rel_tol=0.01):
-        return False, "梯度是 FP32：每个参数占几个字节？"
+        return False, t("lab02.allreduce.bytes")
     if math.isclose(value, grads / 26.2e9 * 1e3, rel_tol=0.01):
-        return False, "这是把全部梯度单向传一次的时间；环形 AllReduce 每张卡要发送 2(n−1)/n 倍的数据。"
+        return False, t("lab02.allreduce.one_way")
     if math.isclose(value, expected / 1e3, rel_tol=0.01):
-        return False, "单位是毫秒。"
-    return False, "用 allreduce_time(字节数, 8, 0.0, 26.2e9, \"ring\")，再换算为毫秒。"
+        return False, t("lab02.allreduce.unit")
+    return False, t("lab02.allreduce.other")
 
 
 def _check_chip_peak(answer) -> tuple[bool, str]:
@@ -135,23 +136,23 @@ def _check_chip_peak(answer) -> tuple[bool, str]:
     try:
         value = float(answer)
     except (TypeError, ValueError):
-        return False, "请给出一个数字（单位 TFLOPS）。"
+        return False, t("lab02.tflops_type")
     expected = chips.get_chip("910B4").fp16_peak().value
     if math.isclose(value, expected, rel_tol=1e-3):
-        return True, "核数 × 每周期 16·16·16 次乘加 × 2 × Cube 频率；910B4 与 910B3 核数相同，差在频率。"
+        return True, t("lab02.chip_peak.right")
     if math.isclose(value, chips.get_chip("910B3").fp16_peak().value, rel_tol=1e-3):
-        return False, "这是 910B3 的峰值：910B4 的 Cube 频率不同，从芯片表里读 cube_freq_mhz。"
+        return False, t("lab02.chip_peak.b3")
     if math.isclose(value, expected / 2, rel_tol=1e-3):
-        return False, "一次乘加算 2 次浮点运算。"
+        return False, t("lab02.chip_peak.half")
     if math.isclose(value, expected * 1e3, rel_tol=1e-3) or math.isclose(value, expected / 1e3, rel_tol=1e-3):
-        return False, "数量级不对：检查 MHz 与 TFLOPS 的换算。"
-    return False, "用 chips.get_chip(\"910B4\") 的 cube_cores、cube_mkn、cube_freq_mhz 三个数，按第 02 章的公式算。"
+        return False, t("lab02.chip_peak.magnitude")
+    return False, t("lab02.chip_peak.other")
 
 
 def make_lab() -> Lab:
     """The checker object the lab notebook uses: ``lab.check("nz_shape", answer)``."""
     return Lab(
-        "实验 02",
+        t("lab02.title"),
         {
             "nz_shape": _check_nz_shape,
             "position": _check_position,

@@ -8,6 +8,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from npulab.core.i18n import t
 from npulab.course.labs import Lab
 
 # ``npu-smi info -l`` texts built by the checker in the documented layout (Card Count, then one block per card);
@@ -29,21 +30,21 @@ def _listing(ids: tuple[int, ...], chips: int = 1) -> str:
 
 def _check_cards(count_cards: Callable) -> tuple[bool | None, str]:
     if not callable(count_cards):
-        return False, "请给出一个函数 count_cards(text)。"
+        return False, t("lab05.cards.type")
     from npulab.ascend_tools.smi import samples
 
     cases = [(samples.text("list_200ia2.txt"), 1), (_listing(_CARD_IDS), 8), (_listing((1, 3, 4, 6), chips=4), 4)]
     for text, expected in cases:
         got = count_cards(text)
         if got is Ellipsis:
-            return None, "函数还没有实现（仍然返回 ...）。"
+            return None, t("lab05.stub")
         if not isinstance(got, int) or isinstance(got, bool):
-            return False, f"应返回整数，收到 {type(got).__name__}。"
+            return False, t("lab05.cards.not_int", type=type(got).__name__)
         if got == 2 * expected or got == 2 * expected + 1:
-            return False, "结果是卡数的两倍：每张卡的记录里有两行同时含有 NPU 或 Chip（原文 diag.sh 的错误）。"
+            return False, t("lab05.cards.double")
         if got != expected:
-            return False, f"有一份 {expected} 张卡的输出，你的函数给出 {got}；卡数写在 Card Count 一行，也可以数 NPU ID 行。"
-    return True, "卡数来自 Card Count（或 NPU ID 行），而不是所有含 NPU/Chip 的行。"
+            return False, t("lab05.cards.wrong", expected=expected, got=got)
+    return True, t("lab05.cards.right")
 
 
 def _expected_phy() -> tuple[int, int, int]:
@@ -55,47 +56,47 @@ def _expected_phy() -> tuple[int, int, int]:
 
 def _check_phy(answer) -> tuple[bool, str]:
     if not isinstance(answer, int) or isinstance(answer, bool):
-        return False, f"请给出一个整数（Phy-ID），收到 {type(answer).__name__}。"
+        return False, t("lab05.phy.type", type=type(answer).__name__)
     phy, npu, chip = _expected_phy()
     if answer == phy:
-        return True, "A3 上每个 NPU 有两个 die；Phy-ID 在第二行的第二列。"
+        return True, t("lab05.phy.right")
     if answer == npu:
-        return False, "这是那个芯片所在的 NPU ID；题目问的是它的 Phy-ID（第二行第二列）。"
+        return False, t("lab05.phy.npu_id")
     if answer == chip:
-        return False, "这是卡内的 Chip ID（0 或 1）；题目问的是 Phy-ID。"
-    return False, "比较的是 HBM 已用值（最小的那个 die）；再看一遍每个 die 第二行的 HBM-Usage 列。"
+        return False, t("lab05.phy.chip_id")
+    return False, t("lab05.phy.other")
 
 
 def _check_pcie(answer) -> tuple[bool, str]:
     try:
         value = float(answer)
     except (TypeError, ValueError):
-        return False, "请给出一个数字（GB/s）。"
+        return False, t("lab05.pcie.type")
     expected = 16 * 16 * 128 / 130 / 8
     if math.isclose(value, expected, rel_tol=0.01):
-        return True, "16 GT/s × 16 条通道 × 128/130 编码效率，再除以 8 把比特换成字节。"
+        return True, t("lab05.pcie.right")
     if math.isclose(value, 25.2, rel_tol=0.01):
-        return False, "这是原文的数字，它算错了：按同一个式子重新算一遍，注意比特与字节。"
+        return False, t("lab05.pcie.seed")
     if math.isclose(value, expected * 8, rel_tol=0.01):
-        return False, "这是 Gb/s（比特每秒），换成 GB/s 还要除以 8。"
+        return False, t("lab05.pcie.bits")
     if math.isclose(value, 16 * 16 / 8, rel_tol=0.01):
-        return False, "少算了 128b/130b 编码：每 130 个线上比特只有 128 个是数据。"
-    return False, "单向理论带宽 = 每通道速率 × 通道数 × 编码效率 ÷ 8。"
+        return False, t("lab05.pcie.encoding")
+    return False, t("lab05.pcie.other")
 
 
 def _check_om(answer) -> tuple[bool, str]:
     try:
         value = float(answer)
     except (TypeError, ValueError):
-        return False, "请给出一个数字（MB）。"
+        return False, t("lab05.om.type")
     params = 25_557_032
     if math.isclose(value, params * 2 / 1e6, rel_tol=0.02):
-        return True, "每个参数 2 字节：这就是 OM 约为 FP32 ONNX 一半的原因。"
+        return True, t("lab05.om.right")
     if math.isclose(value, params * 4 / 1e6, rel_tol=0.02):
-        return False, "这是 FP32 权重（每个参数 4 字节）；force_fp16 把权重存成 FP16。"
+        return False, t("lab05.om.fp32")
     if math.isclose(value, params * 2 / 2**20, rel_tol=0.02):
-        return False, "这是 MiB（2^20 字节）；题目要 MB（10^6 字节）。"
-    return False, "只算权重：参数个数 × 每个参数的字节数，再换算成 MB。"
+        return False, t("lab05.om.mib")
+    return False, t("lab05.om.other")
 
 
 @functools.lru_cache(maxsize=1)
@@ -112,18 +113,28 @@ def lab_model() -> Path:
     return path
 
 
+def _unknown_input(answer: str) -> bool:
+    """Whether ``answer`` (an --input_shape value) names an input that the lab's model does not have."""
+    from npulab.ascend_tools import atc, onnx_export
+    try:
+        given = atc.parse_input_shape(answer)
+    except atc.AtcError:
+        return False
+    return bool(set(given) - {spec.name for spec in onnx_export.inputs(lab_model())})
+
+
 def _check_shape(answer) -> tuple[bool, str]:
     from npulab.ascend_tools import atc
     if not isinstance(answer, str):
-        return False, "请给出 --input_shape 的字符串，形如 名字:维度,维度,…"
+        return False, t("lab05.shape.type")
     try:
         atc.command(lab_model(), soc_version="Ascend910B3", input_shape=answer, precision_mode="force_fp16")
     except atc.AtcError as err:
         message = str(err)
-        if "真实的输入名" in message:
-            return False, "名字与模型的输入名不一致：用 onnx_export.inputs(lab05.lab_model()) 查一查。"
-        return False, f"atc 检查器拒绝了它：{message}"
-    return True, "输入名与形状都与 ONNX 模型一致，atc 检查器接受了这条命令。"
+        if _unknown_input(answer):
+            return False, t("lab05.shape.name")
+        return False, t("lab05.shape.rejected", message=message)
+    return True, t("lab05.shape.right")
 
 
 ACQUIRED = ("acl.init", "acl.rt.set_device", "acl.rt.create_context", "acl.rt.create_stream", "acl.mdl.load_from_file",
@@ -136,20 +147,21 @@ RELEASES = {"acl.init": "acl.finalize", "acl.rt.set_device": "acl.rt.reset_devic
 
 def _check_release(answer) -> tuple[bool, str]:
     if not isinstance(answer, (list, tuple)) or not all(isinstance(a, str) for a in answer):
-        return False, "请给出释放调用名的列表，例如 [\"acl.rt.free\", …]。"
+        return False, t("lab05.release.type")
     expected = [RELEASES[a] for a in reversed(ACQUIRED)]
     if sorted(answer) != sorted(expected):
         missing = set(expected) - set(answer)
         extra = set(answer) - set(expected)
-        parts = ([f"缺少 {', '.join(sorted(missing))}"] if missing else []) + ([f"多了 {', '.join(sorted(extra))}"] if extra else [])
-        return False, "；".join(parts) + "（每申请一样资源，就要有一个对应的释放）。"
+        parts = ([t("lab05.release.missing", calls=", ".join(sorted(missing)))] if missing else []) + (
+            [t("lab05.release.extra", calls=", ".join(sorted(extra)))] if extra else [])
+        return False, t("lab05.release.unpaired", problems=t("lab05.sep").join(parts))
     if list(answer) == expected:
-        return True, "释放顺序与申请顺序相反：先释放最后申请的资源，acl.finalize 最后。"
+        return True, t("lab05.release.right")
     if list(answer) == [RELEASES[a] for a in ACQUIRED]:
-        return False, "这是申请的顺序；释放要反过来，先释放最后申请的资源。"
+        return False, t("lab05.release.acquire_order")
     if answer[-1] != "acl.finalize":
-        return False, "acl.finalize 对应第一个调用 acl.init，它应当最后执行。"
-    return False, "有几项的位置不对：一个资源要在它所依赖的资源（设备、上下文）之前释放。"
+        return False, t("lab05.release.finalize")
+    return False, t("lab05.release.other")
 
 
 # --- profiling and precision (lesson 05/04) -----------------------------------------------------------
@@ -177,18 +189,18 @@ def _check_hot_op(answer) -> tuple[bool, str]:
     from npulab.pytorch import profile_trace
 
     if not isinstance(answer, str):
-        return False, "请给出算子名字符串，例如 \"aten::xxx\"。"
+        return False, t("lab05.hot_op.type")
     trace = lab_trace()
     top_self = profile_trace.top_ops(trace, 1)[0].name
     if answer == top_self:
-        return True, "按自身耗时排序：它的时间不包含被调用的子算子，这才是真正干活的算子。"
+        return True, t("lab05.hot_op.right")
     stats = profile_trace.top_ops(trace, 1000)
     by_total = max(stats, key=lambda s: s.total_us).name
     if answer == by_total:
-        return False, "这是总耗时最多的算子：总耗时包含它调用的子算子。题目问的是自身耗时（self time）。"
+        return False, t("lab05.hot_op.total")
     if answer not in {s.name for s in stats}:
-        return False, "trace 里没有这个算子名：用 profile_trace.top_ops(trace) 看看有哪些。"
-    return False, "还有自身耗时更多的算子：用 profile_trace.top_ops 排序。"
+        return False, t("lab05.hot_op.unknown")
+    return False, t("lab05.hot_op.other")
 
 
 def lab_overflow_model():
@@ -217,23 +229,23 @@ def _check_overflow(answer) -> tuple[bool, str]:
     from npulab.pytorch import precision
 
     if answer is not None and not isinstance(answer, str):
-        return False, "请给出模块的限定名（字符串，写法同 model.named_modules()）。"
+        return False, t("lab05.overflow.type")
     model = lab_overflow_model()
     expected = precision.first_nonfinite(model, lab_overflow_input(), dtype=torch.float16)
     if answer == expected:
-        return True, "钩子在模块结束时触发，里层先结束：报告的是问题最先出现的最里层模块。"
+        return True, t("lab05.overflow.right")
     if answer is None:
-        return False, "在 float32 下确实没有问题；题目问的是 float16（dtype=torch.float16）。"
+        return False, t("lab05.overflow.none")
     if expected and expected.startswith(answer + ".") or answer == "":
-        return False, "这是外层的容器模块：inf 最先出现在它里面的某个子模块。"
+        return False, t("lab05.overflow.container")
     names = [n for n, _ in model.named_modules()]
     if answer not in names:
-        return False, "模型里没有这个名字：用 [n for n, _ in model.named_modules()] 看看有哪些。"
-    return False, "这个模块的输出确实可能含 inf，但更早执行的模块已经溢出了：找第一个。"
+        return False, t("lab05.overflow.unknown")
+    return False, t("lab05.overflow.later")
 
 
 def make_lab() -> Lab:
     """The checker object a lab notebook uses: ``lab.check("cards", count_cards)``."""
-    return Lab("实验 05", {"cards": _check_cards, "phy": _check_phy, "pcie": _check_pcie, "om": _check_om,
+    return Lab(t("lab05.title"), {"cards": _check_cards, "phy": _check_phy, "pcie": _check_pcie, "om": _check_om,
                           "shape": _check_shape, "release": _check_release, "hot_op": _check_hot_op,
                           "overflow": _check_overflow})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
 from npulab.course.labs import Lab
 
@@ -48,21 +49,21 @@ def _check_kv_bytes(answer) -> tuple[bool, str]:
 
     value = _number(answer)
     if value is None:
-        return False, "请给出一个数字：KV cache 的字节数。"
+        return False, t("lab07.kv_bytes.type")
     expected = kv_cache_bytes(GQA_MODEL, GQA_TOKENS, "bfloat16")
     if _close(value, expected):
-        return True, "2 × 层数 × KV 头数 × head_dim × 2 B × token 数。"
+        return True, t("lab07.kv_bytes.right")
     if _close(value, expected / GiB) or _close(value, expected / 1e9):
-        return False, "单位不对：题目要的是字节数，不是 GiB 或 GB。"
+        return False, t("lab07.kv_bytes.unit")
     if _close(value, expected / 2):
-        return False, "少了一个因子 2：每层既要缓存 K，也要缓存 V。"
+        return False, t("lab07.kv_bytes.half")
     if _close(value, expected * 4):
-        return False, "这是按 32 个查询头算的；GQA 只缓存 num_key_value_heads 个 KV 头。"
+        return False, t("lab07.kv_bytes.query_heads")
     if _close(value, expected * 2):
-        return False, "每个元素的字节数不对：BF16 是 2 字节。"
+        return False, t("lab07.kv_bytes.element")
     if _close(value, expected / 16):
-        return False, "token 数要乘上批大小：16 条序列各 8192 个 token。"
-    return False, "与预期不符：先算每 token 的字节数（head_dim = hidden_size / num_attention_heads），再乘 token 总数。"
+        return False, t("lab07.kv_bytes.batch")
+    return False, t("lab07.kv_bytes.other")
 
 
 def _check_mla(answer) -> tuple[bool, str]:
@@ -70,19 +71,19 @@ def _check_mla(answer) -> tuple[bool, str]:
 
     value = _number(answer)
     if value is None:
-        return False, "请给出一个数字：每个 token 的 KV cache 字节数。"
+        return False, t("lab07.mla.type")
     expected = kv_cache_bytes(MLA_MODEL, 1, "bfloat16")
     if _close(value, expected):
-        return True, "MLA 每层只缓存 kv_lora_rank 维的潜向量和 qk_rope_head_dim 维的旋转位置键。"
+        return True, t("lab07.mla.right")
     if _close(value, kv_cache_bytes(MLA_MODEL, 1, "bfloat16", mla="expanded")):
-        return False, "这是把潜向量展开成每个头的 K、V 之后的大小；MLA 缓存的是压缩的潜向量。"
+        return False, t("lab07.mla.expanded")
     if _close(value, 27 * 512 * 2):
-        return False, "还少了旋转位置编码那一部分（qk_rope_head_dim）。"
+        return False, t("lab07.mla.no_rope")
     if _close(value, 2 * expected):
-        return False, "MLA 没有单独的 K 和 V 两份缓存：不要乘 2。"
+        return False, t("lab07.mla.times_two")
     if _close(value, 576 * 2):
-        return False, "这是一层的大小；要乘上层数。"
-    return False, "与预期不符：每层 (kv_lora_rank + qk_rope_head_dim) 个元素，乘层数，再乘每个元素的字节数。"
+        return False, t("lab07.mla.one_layer")
+    return False, t("lab07.mla.other")
 
 
 def max_sequences(tp: int) -> int:
@@ -95,15 +96,15 @@ def max_sequences(tp: int) -> int:
 def _check_max_batch(answer) -> tuple[bool, str]:
     value = _number(answer)
     if value is None or value != int(value):
-        return False, "请给出一个整数：最多能同时缓存几条 8192 token 的序列。"
+        return False, t("lab07.max_batch.type")
     expected = max_sequences(2)
     if int(value) == expected:
-        return True, "每张卡：运行时报告的 60.96 GiB × 0.9 ≈ 54.86 GiB 可用 − 一半的权重 − 2 GiB 预留，再除以每 token 每张卡的 KV（4 个 KV 头），最后除以上下文长度。"
+        return True, t("lab07.max_batch.right")
     if int(value) in (expected // 2, expected // 2 + 1):
-        return False, "TP = 2 时每张卡只存一半的 KV 头（8 / 2 = 4 个），每 token 每张卡的 KV 也减半。"
+        return False, t("lab07.max_batch.heads")
     if abs(int(value) - expected) <= 3:
-        return False, "很接近：检查 GiB（2^30 字节）与 GB 的换算、2 GiB 预留是否扣了，以及是否向下取整。"
-    return False, "与预期不符：可以用 kv_cache.plan(config, \"910B3\", tp=2) 验证你的手算。"
+        return False, t("lab07.max_batch.close")
+    return False, t("lab07.max_batch.other")
 
 
 def smallest_tp_answer() -> int:
@@ -115,13 +116,13 @@ def smallest_tp_answer() -> int:
 def _check_tp(answer) -> tuple[bool, str]:
     value = _number(answer)
     if value is None or value != int(value) or value < 1:
-        return False, "请给出一个正整数：张量并行度。"
+        return False, t("lab07.tp.type")
     expected = smallest_tp_answer()
     if int(value) == expected:
-        return True, "TP 翻倍时每张卡的权重和 KV 头都减半，空出的空间让缓存的 token 数超过了线性增长。"
+        return True, t("lab07.tp.right")
     if int(value) < expected:
-        return False, f"TP = {int(value)} 时放不下 {TARGET_SEQUENCES} × {CONTEXT} 个 token：用 plan(...).max_tokens 检查。"
-    return False, "放得下，但不是最小的：试试更小的 2 的幂。"
+        return False, t("lab07.tp.too_small", tp=int(value), TARGET_SEQUENCES=TARGET_SEQUENCES, CONTEXT=CONTEXT)
+    return False, t("lab07.tp.not_smallest")
 
 
 def lora_params_answer() -> int:
@@ -134,25 +135,25 @@ def lora_params_answer() -> int:
 def _check_lora(answer) -> tuple[bool, str]:
     value = _number(answer)
     if value is None:
-        return False, "请给出一个数字：LoRA 适配器的可训练参数个数。"
+        return False, t("lab07.lora.type")
     expected = lora_params_answer()
     cfg = llama31_8b()
     h, layers = cfg["hidden_size"], cfg["num_hidden_layers"]
     if _close(value, expected):
-        return True, "每个被适配的线性层加 r × (输入维度 + 输出维度) 个参数（A 与 B 两个矩阵）。"
+        return True, t("lab07.lora.right")
     if _close(value, layers * LORA_RANK * 4 * h):
-        return False, "v_proj 的输出只有 num_key_value_heads × head_dim = 1024 维（GQA），不是 4096。"
+        return False, t("lab07.lora.v_proj")
     if _close(value, expected / layers):
-        return False, "这是一层的数量：要乘层数。"
+        return False, t("lab07.lora.one_layer")
     if _close(value, layers * LORA_RANK * (h + h // 4)) or _close(value, layers * LORA_RANK * 2 * h):
-        return False, "LoRA 有两个矩阵：A（r × 输入）和 B（输出 × r），两者都要算。"
-    return False, "与预期不符：对 q_proj（4096 → 4096）和 v_proj（4096 → 1024）各算 r × (输入 + 输出)，再乘层数。"
+        return False, t("lab07.lora.one_matrix")
+    return False, t("lab07.lora.other")
 
 
 def make_lab() -> Lab:
     """The checker a lab notebook uses: ``lab.check("kv_bytes", answer)``."""
     return Lab(
-        "实验 07",
+        t("lab07.title"),
         {"kv_bytes": _check_kv_bytes, "mla": _check_mla, "max_batch": _check_max_batch, "tp": _check_tp,
          "lora": _check_lora},
     )

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from npulab.core.i18n import t
 from npulab.env.explain.catalog import (
     CATALOG_PATH,
     CATEGORIES,
@@ -43,7 +44,7 @@ from npulab.env.explain.codes import CodeHit, CodeInfo, CodeScanner, decode
 from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Finding
 from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks
 from npulab.env.explain.root import RootFinder, RootLine
-from npulab.env.explain.rules import RULES, RuleScanner, module
+from npulab.env.explain.rules import RULES, RuleScanner, device, module
 from npulab.env.explain.triage import generic_finding, should_report
 
 CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
@@ -93,6 +94,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     families = matcher.findings(ascend=evidence)
     ascend = evidence or bool(families) or _npu_stack_error(rules, roots, root)
     findings = rules.findings(families) if ascend else families  # the rules speak only about Ascend logs
+    if ascend:
+        _name_the_caller(findings, rules, roots)
     first_rule_line = rules.first_hit()
     if root is None and ascend and first_rule_line is not None:  # a line no error word marks, read by a rule
         root = RootLine(first_rule_line.line, first_rule_line.text, 1)
@@ -108,11 +111,26 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
 
 def _npu_stack_error(rules: RuleScanner, roots: RootFinder, root: RootLine | None) -> bool:
     """An error of the NPU stack itself, in a log with no other Ascend evidence: a missing module or name of an NPU
-    package, or a root error raised in one (its last traceback frame)."""
-    if any(module.npu_stack(h.facts) for h in rules.hits[module.NAME]):
+    package, torch not knowing the ``npu`` device, or a root error raised in an NPU package (its last traceback frame)."""
+    if any(module.npu_stack(h.facts) for h in rules.hits[module.NAME]) or rules.hits[device.NAME]:
         return True
     top = roots.components.get(root.line) if root is not None else None
     return top is not None and module.npu_stack({"module": top})
+
+
+def _name_the_caller(findings: list[Finding], rules: RuleScanner, roots: RootFinder) -> None:
+    """``cannot import name N from M`` raised in another package's code (the traceback frame above it): the two
+    packages' releases do not pair, and the fix names both — upgrade the caller, or install the version it wants."""
+    hit = next((h for h in rules.hits[module.NAME] if h.facts.get("name")), None)
+    caller = roots.components.get(hit.line) if hit else None
+    if hit is None or not caller:
+        return
+    top = hit.facts["module"].partition(".")[0]
+    if module.pip_name(caller) == module.pip_name(top):
+        return
+    found = next((f for f in findings if f.rule == module.NAME), None)
+    if found is not None:
+        found.fix = f"{found.fix}{t('explain.rule.caller_pair', caller=caller, package=top, caller_pip=module.pip_name(caller), pip=module.pip_name(top))}"
 
 
 def explain_bytes(data: bytes, **kwargs) -> Report:

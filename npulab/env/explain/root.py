@@ -29,6 +29,7 @@ _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped",
                       b"killed")
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
                         r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b|"
+                       r"(?i:\b(?:this|the) (?:error|message|log|warning)(?: log| message)? can be (?:safely )?ignored)|"
                         r"(?i:\b(?:fail(?:ed|ures?)|errors?|error[ _]?code|ret(?:code)?|errno)\s*(?:is|=|:)\s*0\b(?![.\d]))")
 _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::\s|:$)")
 _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
@@ -49,14 +50,21 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only
     b"acl graph")  # vLLM-Ascend's "Capturing ACL graphs" (ACL: the Ascend Computing Language runtime)  # "NPU …" opening a line, "[NPU]", "NPUs", Ascend's Chinese name
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
 _NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
+# torch_npu's and the plugins' API and module names: npu_fusion_attention, transformers' npu_flash_attention, npu_format_cast
+# (case-sensitive, not inside a longer name such as intel_npu_…)
+_NPU_API = re.compile(rb"(?<![A-Za-z0-9_])npu_[a-z]")
 _FOREIGN_NEEDLES = (  # a CUDA/NVIDIA machine (lower-cased); "Found no NVIDIA driver" is not one: Ascend users see it
     b"nvidia-smi", b"nvml", b"nvidia-container", b"nvidia-persistenced", b"nvidia driver version", b"cuda version:",
-    b"libcudart", b"libcudnn", b"nccl info", b"libtorch_cuda", b"geforce", b"+cu11", b"+cu12")
+    b"libcudart", b"libcudnn", b"nccl info", b"libtorch_cuda", b"geforce", b"+cu11", b"+cu12",
+    b"/usr/local/cuda", b"nvcc", b"cuda_home", b"cudnn version", b"nvidia a100", b"nvidia h100", b"tesla v100",
+    b"tesla t4", b"nvidia rtx", b"rtx 30", b"rtx 40", b"nvidia/cuda:")  # the CUDA toolkit, NVIDIA's cards and images
 # a CANN component's plog line at WARNING level that reports a time-out or an error turned into a warning
 _WARNING_NEEDLES = (b"timeout", b"time out", b"errtowarn", b"fail")  # searched in the lower-cased block
 _CANN_WARNING = re.compile(rb"^.{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)]*\):")
 # a Python traceback frame inside an installed package: File ".../site-packages/<package>/…"
 _FRAME = re.compile(rb'File "[^"\n]*[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]*)')
+# a frame in an unpacked release of a package, outside site-packages: File ".../verl-0.5.0/verl/workers/…"
+_SOURCE_FRAME = re.compile(rb'File "[^"\n]*[/\\]([A-Za-z_]\w*)-\d[\w.+-]*[/\\]\1[/\\]')
 FRAME_REACH = 40  # lines between the last frame and the exception line it belongs to, at most
 
 
@@ -105,7 +113,7 @@ class RootFinder:
         """Scan one block of whole lines."""
         lowered = block.lower()
         if not self.ascend_context and (any(n in lowered for n in _CONTEXT_NEEDLES) or lowered.startswith(b"npu ")
-                                        or _NPU_CLASS.search(block)):  # "\nnpu " misses a block's first line
+                                        or _NPU_CLASS.search(block) or _NPU_API.search(block)):  # "\nnpu " misses a block's first line
             self.ascend_context = True
         if not (self.ascend_context or self.foreign_context) and any(n in lowered for n in _FOREIGN_NEEDLES):
             self.foreign_context = True
@@ -137,6 +145,9 @@ class RootFinder:
         frame = None
         for m in _FRAME.finditer(block, max(0, start - 8192), start):
             frame = (m.group(1).decode(), first_line + block.count(b"\n", 0, m.start()))
+        if frame is None:
+            for m in _SOURCE_FRAME.finditer(block, max(0, start - 8192), start):
+                frame = (m.group(1).decode(), first_line + block.count(b"\n", 0, m.start()))
         frame = frame or self._frame
         if frame and 0 < number - frame[1] <= FRAME_REACH:
             self.components[number] = frame[0]

@@ -9,6 +9,8 @@ Its text is in npulab's language (``explain.generic.*`` in ``npulab/data/message
 
 from __future__ import annotations
 
+import re
+
 from npulab.core.i18n import t
 from npulab.env.explain.catalog import GENERIC
 from npulab.env.explain.codes import CodeHit
@@ -23,6 +25,9 @@ SOURCES = [
     "https://www.hiascend.com/document/detail/zh/canncommercial/900/maintenref/envvar/envref_07_0121.html",
     "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/900beta2/maintenref/troubleshooting/troubleshooting_0225.html",
 ]
+
+
+_INNER = re.compile(r"^E[0-9A-Z]9999$")  # CANN's "Inner Error!" of each module (EE9999, EZ9999, EI9999 …)
 
 
 def should_report(root: RootLine | None, codes: list[CodeHit], ascend_context: bool) -> bool:
@@ -55,7 +60,10 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
             break
         evidence.setdefault(hit.line, Evidence(hit.line, hit.text))
     sources = list(dict.fromkeys(SOURCES + [h.info.source for h in codes]))
-    return Finding(GENERIC, t("explain.generic.title"), [h.info.code for h in codes], "\n".join(parts),
-                   t("explain.generic.fix"),
+    fix = t("explain.generic.fix")
+    inner = next((h.info.code for h in codes if _INNER.match(h.info.code)), None)
+    if inner and not families:  # CANN's own report of an internal fault, and nothing more specific was found
+        fix = f"{fix}{t('explain.generic.inner_error', code=inner)}"
+    return Finding(GENERIC, t("explain.generic.title"), [h.info.code for h in codes], "\n".join(parts), fix,
                    sorted(evidence.values(), key=lambda e: e.line), sources, priority=-1,
                    casebook="read-a-code", kind="generic")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from npulab.core.i18n import t
 from npulab.kernels.ascendc.errors import (
     AlignmentError,
     AscendCError,
@@ -37,7 +38,13 @@ from npulab.kernels.ascendc.platform import Platform, ascend910b3
 from npulab.kernels.ascendc.tiling import DTYPE_BYTES, ReluTiling, ceil_div, plan_tiling
 
 UNITS = ("MTE2", "V", "MTE3")  # copy-in engine, Vector unit, copy-out engine
-UNIT_NAMES = {"MTE2": "MTE2（GM→UB 搬入）", "V": "Vector（计算）", "MTE3": "MTE3（UB→GM 搬出）"}
+UNIT_NAMES = {"MTE2": "MTE2（GM→UB 搬入）", "V": "Vector（计算）", "MTE3": "MTE3（UB→GM 搬出）"}  # Chinese; see unit_name
+_UNIT_WORDS = {"MTE2": lambda: t("ascendc.unit_mte2"), "V": lambda: t("ascendc.unit_v"), "MTE3": lambda: t("ascendc.unit_mte3")}
+
+
+def unit_name(unit: str) -> str:
+    """A pipeline unit's name with what it does, in the reader's language."""
+    return _UNIT_WORDS[unit]()
 UB_FILL = 0xCD  # what a fresh UB holds in the model: a visible "garbage" pattern, not zeros
 
 
@@ -89,12 +96,12 @@ class GlobalTensor:
     def set_global_buffer(self, array: np.ndarray, offset: int, size: int) -> None:
         """``SetGlobalBuffer((__gm__ T*)addr + offset, size)``: this core may touch ``size`` elements from ``offset``."""
         if offset < 0 or size < 0 or offset + size > array.size:
-            raise OutOfBoundsError(f"SetGlobalBuffer 的范围 [{offset}, {offset + size}) 超出了 {array.size} 个元素的 GM 缓冲区")
+            raise OutOfBoundsError(t("ascendc.set_global_range", start=offset, end=offset + size, size=array.size))
         self.array, self.offset, self.size = array, offset, size
 
     def __getitem__(self, index: int) -> GlobalTensor:
         if self.array is None:
-            raise AscendCError("GlobalTensor 还没有 SetGlobalBuffer")
+            raise AscendCError(t("ascendc.no_global_buffer"))
         view = GlobalTensor()
         view.array, view.offset, view.size = self.array, self.offset + index, self.size - index
         return view
@@ -106,10 +113,7 @@ class GlobalTensor:
     def span(self, count: int) -> np.ndarray:
         """The ``count`` elements of this window (OutOfBoundsError past the core's range)."""
         if count > self.size or self.size < 0:
-            raise OutOfBoundsError(
-                f"访问 GM 越界：从本核范围内的第 {self.offset} 个元素起需要 {count} 个，但本核只剩 {max(self.size, 0)} 个——"
-                f"真机不会报错，而是读写到相邻核的数据"
-            )
+            raise OutOfBoundsError(t("ascendc.gm_out_of_bounds", offset=self.offset, count=count, left=max(self.size, 0)))
         return self.array[self.offset:self.offset + count]
 
 
@@ -143,7 +147,7 @@ class LocalTensor:
     @property
     def data(self) -> np.ndarray:
         if self.freed:
-            raise QueueError("这个 LocalTensor 已经 FreeTensor，不能再使用")
+            raise QueueError(t("ascendc.freed_local"))
         raw = self.queue.pipe.ub[self.slot.addr:self.slot.addr + self.slot.nbytes]
         return raw.view(self.dtype)
 
@@ -163,17 +167,16 @@ class TPipe:
         """``pipe.InitBuffer(que, num, len)``: ``num`` buffers of ``len`` bytes (rounded up to 32) for ``que``."""
         block = self.platform.block_bytes
         if num < 1 or length < 0:
-            raise TilingError(f"InitBuffer 需要 num ≥ 1、len ≥ 0，收到 num={num}, len={length}")
+            raise TilingError(t("ascendc.init_buffer_args", num=num, length=length))
         if que.pipe is not None:
-            raise QueueError("这个队列已经 InitBuffer 过了")
+            raise QueueError(t("ascendc.init_twice"))
         if self.buffers + num > self.platform.max_buffers:
-            raise TilingError(f"一个 kernel 最多使用 {self.platform.max_buffers} 块 buffer，InitBuffer 后将有 {self.buffers + num} 块")
+            raise TilingError(t("ascendc.max_buffers", most=self.platform.max_buffers, after=self.buffers + num))
         size = ceil_div(length, block) * block
         if self.used + num * size > self.platform.ub_bytes:
-            raise UBOverflowError(
-                f"InitBuffer({que.position}, {num}, {length}) 需要 {num} × {size} = {num * size} 字节，"
-                f"而 UB 只剩 {self.platform.ub_bytes - self.used} 字节（共 {self.platform.ub_bytes} 字节，已分出 {self.used} 字节）"
-            )
+            raise UBOverflowError(t("ascendc.init_ub", position=que.position, num=num, length=length, size=size,
+                                    need=num * size, left=self.platform.ub_bytes - self.used, ub=self.platform.ub_bytes,
+                                    used=self.used))
         que.pipe = self
         que.slots = [_Slot(self.used + k * size, size) for k in range(num)]
         self.used += num * size
@@ -185,9 +188,9 @@ class TQue:
 
     def __init__(self, position: str, depth: int = 1):
         if position not in ("VECIN", "VECOUT"):
-            raise AscendCError(f"本模型只有 VECIN 与 VECOUT 两种队列位置，收到 {position!r}")
+            raise AscendCError(t("ascendc.position", position=repr(position)))
         if depth < 1:
-            raise AscendCError(f"队列深度须 ≥ 1，收到 {depth}")
+            raise AscendCError(t("ascendc.depth", depth=depth))
         self.position, self.depth = position, depth
         self.pipe: TPipe | None = None
         self.slots: list[_Slot] = []
@@ -197,15 +200,12 @@ class TQue:
     def alloc_tensor(self, dtype) -> LocalTensor:
         """``AllocTensor<T>()``: take a free buffer (QueueError when every buffer is still in use)."""
         if self.pipe is None:
-            raise QueueError(f"{self.position} 队列还没有 InitBuffer 就 AllocTensor")
+            raise QueueError(t("ascendc.alloc_before_init", position=self.position))
         # buffers are handed out in rotation, so that consecutive tiles land in different buffers
         order = self.slots[self._next:] + self.slots[:self._next]
         slot = next((s for s in order if not s.in_use), None)
         if slot is None:
-            raise QueueError(
-                f"{self.position} 队列的 {len(self.slots)} 块 buffer 都在使用中：上一次 AllocTensor 得到的 tensor 还没有 FreeTensor"
-                f"（真机上 AllocTensor 会一直等待，核函数卡死）"
-            )
+            raise QueueError(t("ascendc.all_in_use", position=self.position, count=len(self.slots)))
         slot.in_use = True
         self._next = (self.slots.index(slot) + 1) % len(self.slots)
         return LocalTensor(self, slot, dtype)
@@ -214,31 +214,28 @@ class TQue:
         """``EnQue(tensor)``: hand a filled tensor to the next stage."""
         self._check_owner(tensor, "EnQue")
         if len(self.queued) >= self.depth:
-            raise QueueError(
-                f"{self.position} 队列深度为 {self.depth}，已有 {len(self.queued)} 个 tensor 未 DeQue，不能再 EnQue；"
-                f"连续 EnQue n 次需要把队列深度声明为 n"
-            )
+            raise QueueError(t("ascendc.queue_full", position=self.position, depth=self.depth, queued=len(self.queued)))
         self.queued.append(tensor)
 
     def de_que(self) -> LocalTensor:
         """``DeQue<T>()``: take the oldest tensor handed over (QueueError on an empty queue)."""
         if not self.queued:
-            raise QueueError(f"{self.position} 队列是空的：DeQue 之前没有对应的 EnQue（真机上会一直等待）")
+            raise QueueError(t("ascendc.queue_empty", position=self.position))
         return self.queued.pop(0)
 
     def free_tensor(self, tensor: LocalTensor) -> None:
         """``FreeTensor(tensor)``: give the buffer back for the next AllocTensor."""
         self._check_owner(tensor, "FreeTensor")
         if tensor in self.queued:
-            raise QueueError("这个 tensor 还在队列里（EnQue 之后没有 DeQue），不能 FreeTensor")
+            raise QueueError(t("ascendc.free_queued"))
         tensor.slot.in_use = False
         tensor.freed = True
 
     def _check_owner(self, tensor: LocalTensor, what: str) -> None:
         if tensor.queue is not self:
-            raise QueueError(f"{what}：这个 tensor 是从 {tensor.queue.position} 队列分配的，不属于 {self.position} 队列")
+            raise QueueError(t("ascendc.wrong_queue", what=what, owner=tensor.queue.position, position=self.position))
         if tensor.freed or not tensor.slot.in_use:
-            raise QueueError(f"{what}：这个 tensor 已经 FreeTensor 了")
+            raise QueueError(t("ascendc.already_freed", what=what))
 
     def outstanding(self) -> int:
         """Buffers still allocated (should be 0 when the kernel ends)."""
@@ -271,24 +268,24 @@ class DataCopyPadExtParams:
 
 def _record(pipe: TPipe, unit: str, name: str, nbytes: int, tensors: list[LocalTensor]) -> Op:
     deps = set()
-    for t in tensors:
-        deps.update((t.wait_for, t.last_op))
+    for tensor in tensors:
+        deps.update((tensor.wait_for, tensor.last_op))
     block = pipe.platform.block_bytes
     op = pipe.trace.add(pipe.block, unit, name, ceil_div(nbytes, block) * block, deps)
-    for t in tensors:
-        t.last_op = op.id
-        t.slot.last_op = op.id
+    for tensor in tensors:
+        tensor.last_op = op.id
+        tensor.slot.last_op = op.id
     return op
 
 
-def _check_local(t: LocalTensor, count: int, what: str) -> None:
-    block = t.queue.pipe.platform.block_bytes
-    if t.addr % block:
-        raise AlignmentError(f"{what}：LocalTensor 的 UB 地址 {t.addr} 不是 {block} 字节对齐的")
+def _check_local(tensor: LocalTensor, count: int, what: str) -> None:
+    block = tensor.queue.pipe.platform.block_bytes
+    if tensor.addr % block:
+        raise AlignmentError(t("ascendc.ub_unaligned", what=what, addr=tensor.addr, block=block))
     if count < 0:
-        raise AscendCError(f"{what}：元素个数不能为负数，收到 {count}")
-    if count > t.capacity:
-        raise AscendCError(f"{what}：要处理 {count} 个元素，但这块 LocalTensor 只有 {t.capacity} 个元素的空间")
+        raise AscendCError(t("ascendc.negative_count", what=what, count=count))
+    if count > tensor.capacity:
+        raise AscendCError(t("ascendc.over_capacity", what=what, count=count, capacity=tensor.capacity))
 
 
 def _endpoints(dst, src, what: str) -> tuple[LocalTensor, GlobalTensor, str]:
@@ -296,7 +293,7 @@ def _endpoints(dst, src, what: str) -> tuple[LocalTensor, GlobalTensor, str]:
         return dst, src, "MTE2"
     if isinstance(dst, GlobalTensor) and isinstance(src, LocalTensor):
         return src, dst, "MTE3"
-    raise AscendCError(f"{what} 的一端须是 GlobalTensor、另一端须是 LocalTensor（本模型只实现 GM↔UB）")
+    raise AscendCError(t("ascendc.endpoints", what=what))
 
 
 def data_copy(dst, src, count: int, *, strict: bool = True) -> Op:
@@ -314,12 +311,8 @@ def data_copy(dst, src, count: int, *, strict: bool = True) -> Op:
     block = local.queue.pipe.platform.block_bytes
     if (count * size) % block:
         if strict:
-            raise AlignmentError(
-                f"DataCopy 搬运 {count} 个元素 × {size} 字节 = {count * size} 字节，不是 {block} 字节的整数倍："
-                f"文档要求 32 字节对齐，没有写不对齐时会怎样（未定义行为）；课程的模型（strict=False）按向下取整只搬 "
-                f"{count * size // block * block} 字节，其余 {count * size % block} 字节不搬。"
-                f"不足 {block} 字节整数倍的尾块请用 DataCopyPad"
-            )
+            raise AlignmentError(t("ascendc.copy_unaligned", count=count, size=size, nbytes=count * size, block=block,
+                                   moved=count * size // block * block, rest=count * size % block))
         count = count * size // block * block // size
     if unit == "MTE2":
         local.data[:count] = gm.span(count)
@@ -338,9 +331,9 @@ def data_copy_pad(dst, src, params: DataCopyExtParams, pad: DataCopyPadExtParams
     local, gm, unit = _endpoints(dst, src, "DataCopyPad")
     size = local.dtype.itemsize
     if params.block_count != 1:
-        raise AscendCError(f"本模型只实现 blockCount = 1 的 DataCopyPad，收到 {params.block_count}")
+        raise AscendCError(t("ascendc.pad_block_count", count=params.block_count))
     if params.block_len % size:
-        raise AlignmentError(f"DataCopyPad 的 blockLen = {params.block_len} 字节，不是元素大小 {size} 字节的整数倍")
+        raise AlignmentError(t("ascendc.pad_block_len", length=params.block_len, size=size))
     count = params.block_len // size
     block = local.queue.pipe.platform.block_bytes
     padded = ceil_div(params.block_len, block) * block // size
@@ -348,7 +341,7 @@ def data_copy_pad(dst, src, params: DataCopyExtParams, pad: DataCopyPadExtParams
     if unit == "MTE2":
         pad = pad or DataCopyPadExtParams()
         if pad.left_padding:
-            raise AscendCError("本模型没有实现 leftPadding")
+            raise AscendCError(t("ascendc.left_padding"))
         values = gm.span(count)
         local.data[:count] = values
         if padded > count:
@@ -364,11 +357,11 @@ def data_copy_pad(dst, src, params: DataCopyExtParams, pad: DataCopyPadExtParams
 def relu(dst: LocalTensor, src: LocalTensor, count: int) -> Op:
     """``Relu(dst, src, count)`` on the Vector unit: dst[i] = max(src[i], 0) for the first ``count`` elements."""
     if not (isinstance(dst, LocalTensor) and isinstance(src, LocalTensor)):
-        raise AscendCError("Relu 的操作数须是 UB 中的 LocalTensor：Vector 单元不能直接访问 GM")
+        raise AscendCError(t("ascendc.relu_local"))
     _check_local(src, count, "Relu")
     _check_local(dst, count, "Relu")
     if dst.dtype != src.dtype:
-        raise AscendCError(f"Relu 的输入输出类型须相同，收到 {src.dtype} 与 {dst.dtype}")
+        raise AscendCError(t("ascendc.relu_dtype", src=src.dtype, dst=dst.dtype))
     dst.data[:count] = np.maximum(src.data[:count], src.dtype.type(0))
     return _record(dst.queue.pipe, "V", "Relu", count * src.dtype.itemsize, [src, dst])
 
@@ -450,7 +443,7 @@ class KernelReluCustom:
         """Every buffer freed and every queue drained (what a correct kernel leaves behind)."""
         for que in (self.in_queue_x, self.out_queue_y):
             if que.outstanding() or que.queued:
-                raise QueueError(f"核 {self.block_idx} 结束时 {que.position} 队列仍有 {que.outstanding()} 块 buffer 未 FreeTensor")
+                raise QueueError(t("ascendc.unfinished", block=self.block_idx, position=que.position, count=que.outstanding()))
 
 
 # --- running it --------------------------------------------------------------------------------------
@@ -473,7 +466,7 @@ class KernelRun:
 def _dtype_name(x: np.ndarray) -> str:
     name = x.dtype.name
     if name not in DTYPE_BYTES:
-        raise TilingError(f"ReluCustom 支持 {'、'.join(DTYPE_BYTES)}，输入是 {name}")
+        raise TilingError(t("ascendc.relu_supports", supported=t("cube.list_separator").join(DTYPE_BYTES), name=name))
     return name
 
 
@@ -506,7 +499,7 @@ def run_relu(x, tiling: ReluTiling | None = None, *, platform: Platform | None =
     if tiling is None:
         tiling = plan_tiling(x.size, dtype, platform=platform)
     if tiling.total_length != x.size or tiling.dtype != dtype:
-        raise TilingError(f"tiling 是为 {tiling.total_length} 个 {tiling.dtype} 做的，输入却是 {x.size} 个 {dtype}")
+        raise TilingError(t("ascendc.tiling_mismatch", total=tiling.total_length, dtype=tiling.dtype, size=x.size, got=dtype))
     if check_tiling:
         tiling.validate(platform)
     y = np.full_like(x, _sentinel(x.dtype))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from npulab.core.i18n import t
 from npulab.hw.chips import Chip, get_chip
 
 MAX_BUFFERS = 64  # "一个 kernel 中所有使用的 Buffer 数量之和不能超过 64"（TPipe::InitBuffer 文档）
@@ -29,7 +30,7 @@ class Platform:
 
     def __post_init__(self) -> None:
         if self.ub_bytes <= 0 or self.block_bytes <= 0 or self.vector_cores <= 0:
-            raise ValueError(f"平台参数须为正数，收到 {self}")
+            raise ValueError(t("ascendc.platform_positive", platform=self))
 
 
 @functools.cache
@@ -39,7 +40,7 @@ def for_chip(chip: str | Chip | None = None) -> Platform:
     Raises ``npulab.hw.chips.NotApplicable`` (Chinese message) for a chip whose UB figures are not published.
     """
     chip = chip if isinstance(chip, Chip) else get_chip(chip)
-    purpose = "给 Ascend C 矢量核函数做 tiling"
+    purpose = t("ascendc.purpose_tiling")
     cores = aiv_field(chip)
     return Platform(
         name=chip.soc_version,
@@ -52,6 +53,16 @@ def for_chip(chip: str | Chip | None = None) -> Platform:
 
 # what a vector kernel's cores are called, by the chip-table field aiv_field picks
 CORE_LABELS = {"vector_cores": "Vector 核（AIV）", "cube_cores": "AI Core（耦合架构，各带 Vector 单元）"}
+
+
+_CORE_WORDS = {CORE_LABELS["vector_cores"]: lambda: t("ascendc.core_aiv"),
+               CORE_LABELS["cube_cores"]: lambda: t("ascendc.core_coupled")}
+
+
+def core_label(platform: Platform) -> str:
+    """What ``platform.vector_cores`` counts, in the reader's language (a made-up label is shown as given)."""
+    words = _CORE_WORDS.get(platform.core_label)
+    return words() if words else platform.core_label
 
 
 def aiv_field(chip: Chip) -> str:

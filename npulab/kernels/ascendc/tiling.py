@@ -25,8 +25,9 @@ import numbers
 import warnings
 from dataclasses import dataclass
 
+from npulab.core.i18n import t
 from npulab.kernels.ascendc.errors import AlignmentError, TilingError, TilingWarning, UBOverflowError
-from npulab.kernels.ascendc.platform import Platform, ascend910b3
+from npulab.kernels.ascendc.platform import Platform, ascend910b3, core_label
 
 # element types the kernel is registered for, with their size in bytes: the Relu vector API supports
 # half / float / int32_t on Atlas A2 (Ascend C API reference, "Relu")
@@ -53,8 +54,8 @@ def dtype_bytes(dtype: str) -> int:
     try:
         return DTYPE_BYTES[str(dtype)]
     except KeyError:
-        supported = "、".join(DTYPE_BYTES)
-        raise TilingError(f"ReluCustom 只注册了 {supported} 三种数据类型（Relu 接口在 Atlas A2 上支持 half/float/int32_t），收到 {dtype!r}") from None
+        supported = t("cube.list_separator").join(DTYPE_BYTES)
+        raise TilingError(t("ascendc.dtype", supported=supported, dtype=repr(dtype))) from None
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ class ReluTiling:
     def core_length(self, block_idx: int) -> int:
         """Elements handled by core ``block_idx`` (the last core takes the remainder)."""
         if not 0 <= block_idx < self.block_dim:
-            raise TilingError(f"block_idx 应在 0–{self.block_dim - 1} 之间，收到 {block_idx}")
+            raise TilingError(t("ascendc.block_idx", last=self.block_dim - 1, block_idx=block_idx))
         if block_idx == self.block_dim - 1:
             return self.total_length - self.block_length * (self.block_dim - 1)
         return self.block_length
@@ -124,47 +125,38 @@ class ReluTiling:
         for name in ("total_length", "block_dim", "block_length", "tile_length", "buffer_num"):
             value = getattr(self, name)
             if not _is_int(value):
-                raise TilingError(f"{name} 须为整数，收到 {value!r}")
+                raise TilingError(t("ascendc.not_int", name=name, value=repr(value)))
         if self.total_length < 0:
-            raise TilingError(f"total_length 不能为负数，收到 {self.total_length}")
+            raise TilingError(t("ascendc.total_negative", total=self.total_length))
         if self.buffer_num < 1:
-            raise TilingError(f"BUFFER_NUM 须 ≥ 1（1 = 单缓冲，2 = 双缓冲），收到 {self.buffer_num}")
+            raise TilingError(t("ascendc.buffer_num", buffer_num=self.buffer_num))
         if not 1 <= self.block_dim <= MAX_BLOCK_DIM:
-            raise TilingError(
-                f"blockDim = {self.block_dim} 不可用：blockDim 是逻辑核数，取值范围为 [1, {MAX_BLOCK_DIM}]，至少 1 个"
-            )
+            raise TilingError(t("ascendc.block_dim", block_dim=self.block_dim, most=MAX_BLOCK_DIM))
         if self.total_length == 0:
             return self
         if self.tile_length < 1 or self.block_length < 1:
-            raise TilingError(f"tileLength 与 blockLength 须 ≥ 1（收到 {self.tile_length}、{self.block_length}）")
+            raise TilingError(t("ascendc.lengths", tile=self.tile_length, block=self.block_length))
         if (self.tile_length * size) % block:
-            raise AlignmentError(
-                f"tileLength = {self.tile_length} 个 {self.dtype} = {self.tile_length * size} 字节，不是 {block} 字节的整数倍："
-                f"UB 按 {block} 字节块分配与访问，DataCopy 的搬运量须是整块，否则每个 tile 都只能走非对齐的 DataCopyPad。"
-                f"请取 {block // size} 的倍数（如 {ceil_div(self.tile_length, block // size) * (block // size)}）"
-            )
+            raise AlignmentError(t("ascendc.tile_align", tile=self.tile_length, dtype=self.dtype,
+                                   nbytes=self.tile_length * size, block=block, multiple=block // size,
+                                   example=ceil_div(self.tile_length, block // size) * (block // size)))
         if self.block_dim > 1 and (self.block_length * size) % block:
-            raise AlignmentError(
-                f"blockLength = {self.block_length} 个 {self.dtype} = {self.block_length * size} 字节，不是 {block} 字节的整数倍："
-                f"除最后一个核外，每个核的 GM 起点都要落在 {block} 字节边界上，整块才能用 DataCopy 搬运"
-            )
+            raise AlignmentError(t("ascendc.block_align", length=self.block_length, dtype=self.dtype,
+                                   nbytes=self.block_length * size, block=block))
         if self.block_length * (self.block_dim - 1) >= self.total_length:
-            raise TilingError(
-                f"blockDim = {self.block_dim}、blockLength = {self.block_length} 时，前 {self.block_dim - 1} 个核已覆盖 "
-                f"{self.block_length * (self.block_dim - 1)} ≥ totalLength = {self.total_length} 个元素，最后一个核无事可做；"
-                f"请减少 blockDim（{ceil_div(self.total_length, self.block_length)} 个核就够）"
-            )
+            raise TilingError(t("ascendc.idle_last_core", block_dim=self.block_dim, length=self.block_length,
+                                before=self.block_dim - 1, covered=self.block_length * (self.block_dim - 1),
+                                total=self.total_length, enough=ceil_div(self.total_length, self.block_length)))
         buffers = QUEUE_COUNT * self.buffer_num
         if buffers > platform.max_buffers:
-            raise TilingError(f"{QUEUE_COUNT} 个队列 × BUFFER_NUM {self.buffer_num} = {buffers} 块 buffer，超过 InitBuffer 允许的 {platform.max_buffers} 块")
+            raise TilingError(t("ascendc.too_many_buffers", queues=QUEUE_COUNT, buffer_num=self.buffer_num, buffers=buffers,
+                                  most=platform.max_buffers))
         need = self.ub_bytes_needed(platform)
         if need > platform.ub_bytes:
             largest = platform.ub_bytes // buffers // block * block // size
-            raise UBOverflowError(
-                f"UB 放不下：{QUEUE_COUNT} 个队列 × BUFFER_NUM {self.buffer_num} × {self.buffer_bytes(platform)} 字节 = {need} 字节，"
-                f"超过 {platform.name} 每个 Vector 核的 UB 容量 {platform.ub_bytes} 字节（{platform.ub_bytes // 1024} KiB）。"
-                f"tileLength 最大可取 {largest}"
-            )
+            raise UBOverflowError(t("ascendc.ub_overflow", queues=QUEUE_COUNT, buffer_num=self.buffer_num,
+                                    buffer_bytes=self.buffer_bytes(platform), need=need, platform=platform.name,
+                                    ub=platform.ub_bytes, ub_kib=platform.ub_bytes // 1024, largest=largest))
         for message in self.warnings(platform):
             warnings.warn(message, TilingWarning, stacklevel=2)
         return self
@@ -175,25 +167,24 @@ class ReluTiling:
         notes = []
         if _is_int(self.block_dim) and self.block_dim > platform.vector_cores:
             rounds = ceil_div(self.block_dim, platform.vector_cores)
-            notes.append(
-                f"blockDim = {self.block_dim} 超过 {platform.name} 的 {platform.vector_cores} 个 {platform.core_label}："
-                f"纯 Vector 算子可以这样启动（blockDim 是逻辑核数），但要分 {rounds} 轮才能排完，每轮都有调度开销；"
-                f"取这个核数 {platform.vector_cores} 或它的整数倍更好。只有 Cube + Vector 融合（MIX）算子的 blockDim "
-                f"不能超过物理核数"
-            )
+            notes.append(t("ascendc.rounds", block_dim=self.block_dim, platform=platform.name,
+                           cores=platform.vector_cores, label=core_label(platform), rounds=rounds))
         return notes
 
     def describe(self, platform: Platform | None = None) -> str:
-        """A few Chinese lines: cores, per-core length, tiles, UB use."""
+        """A few lines in the reader's language: cores, per-core length, tiles, UB use."""
         platform = platform or ascend910b3()
         last = self.block_dim - 1
         lines = [
-            f"{self.total_length} 个 {self.dtype}（{self.total_length * self.type_bytes} 字节）分给 blockDim = {self.block_dim} 个 Vector 核",
-            f"每核 blockLength = {self.block_length} 个元素，最后一个核 {self.core_length(last)} 个",
-            f"tileLength = {self.tile_length}（{self.tile_bytes} 字节），核 0 有 {len(self.tile_lengths(0))} 个 tile，"
-            f"最后一个核有 {len(self.tile_lengths(last))} 个（末块 {(self.tile_lengths(last) or [0])[-1]} 个元素）",
-            f"UB 占用：{QUEUE_COUNT} 队列 × {self.buffer_num} buffer × {self.buffer_bytes(platform)} 字节 = "
-            f"{self.ub_bytes_needed(platform)} / {platform.ub_bytes} 字节（{self.ub_bytes_needed(platform) / platform.ub_bytes:.0%}）",
+            t("ascendc.describe_cores", total=self.total_length, dtype=self.dtype,
+              nbytes=self.total_length * self.type_bytes, block_dim=self.block_dim),
+            t("ascendc.describe_length", length=self.block_length, last=self.core_length(last)),
+            t("ascendc.describe_tiles", tile=self.tile_length, tile_bytes=self.tile_bytes,
+              first=len(self.tile_lengths(0)), last=len(self.tile_lengths(last)),
+              tail=(self.tile_lengths(last) or [0])[-1]),
+            t("ascendc.describe_ub", queues=QUEUE_COUNT, buffer_num=self.buffer_num,
+              buffer_bytes=self.buffer_bytes(platform), need=self.ub_bytes_needed(platform), ub=platform.ub_bytes,
+              share=f"{self.ub_bytes_needed(platform) / platform.ub_bytes:.0%}"),
         ]
         return "\n".join(lines)
 
@@ -225,13 +216,13 @@ def plan_tiling(
     platform = platform or ascend910b3()
     size = dtype_bytes(dtype)
     if not _is_int(total_length) or total_length < 0:
-        raise TilingError(f"total_length 须为非负整数，收到 {total_length!r}")
+        raise TilingError(t("ascendc.total_usage", total=repr(total_length)))
     total_length = int(total_length)
     cores = platform.vector_cores if core_num is None else core_num
     if not _is_int(cores) or cores < 1:
-        raise TilingError(f"core_num 须为正整数，收到 {core_num!r}")
+        raise TilingError(t("ascendc.core_num", core_num=repr(core_num)))
     if not _is_int(min_core_bytes) or min_core_bytes < platform.block_bytes:
-        raise TilingError(f"min_core_bytes 须为 ≥ {platform.block_bytes} 的整数，收到 {min_core_bytes!r}")
+        raise TilingError(t("ascendc.min_core_bytes", block=platform.block_bytes, value=repr(min_core_bytes)))
     if total_length == 0:  # an empty tensor: one core that does nothing
         return ReluTiling(0, 1, 0, 0, dtype, buffer_num).validate(platform)
     align = platform.block_bytes // size
@@ -244,5 +235,5 @@ def plan_tiling(
         tile_bytes = platform.ub_bytes // (QUEUE_COUNT * max(buffer_num, 1)) // platform.block_bytes * platform.block_bytes
         tile_length = min(tile_bytes // size, block_length)
     elif not _is_int(tile_length):
-        raise TilingError(f"tile_length 须为整数，收到 {tile_length!r}")
+        raise TilingError(t("ascendc.not_int", name="tile_length", value=repr(tile_length)))
     return ReluTiling(total_length, block_dim, block_length, int(tile_length), dtype, buffer_num).validate(platform)

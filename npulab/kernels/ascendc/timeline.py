@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from npulab.kernels.ascendc.emulator import UNIT_NAMES, UNITS, Op, Trace
+from npulab.core.i18n import t
+from npulab.kernels.ascendc.emulator import UNITS, Op, Trace, unit_name
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class CostModel:
         from npulab.hw.chips import Chip, get_chip
 
         chip = chip if isinstance(chip, Chip) else get_chip(chip)
-        purpose = "建立流水线代价模型"
+        purpose = t("ascendc.purpose_cost")
         values = {
             "mte2_bytes_per_cycle": float(chip.require("ddr_rate", purpose).value),
             "mte3_bytes_per_cycle": float(chip.require("ub_to_ddr_rate", purpose).value),
@@ -61,11 +62,16 @@ class CostModel:
     def rows(self) -> list[tuple[str, str, str]]:
         """(parameter, value, where it comes from) for the page."""
         return [
-            ("MTE2 搬入速率", f"{self.mte2_bytes_per_cycle:g} B/周期", "平台配置文件 ddr_rate（单位未经确认）"),
-            ("MTE3 搬出速率", f"{self.mte3_bytes_per_cycle:g} B/周期", "平台配置文件 ub_to_ddr_rate（单位未经确认）"),
-            ("Vector 速率", f"{self.vector_bytes_per_cycle:g} B/周期", "假设：每周期一次 256 字节的 repeat"),
-            ("启动开销 MTE2 / V / MTE3", f"{self.mte2_startup} / {self.vector_startup} / {self.mte3_startup} 周期", "假设（整数估计）"),
-            ("时钟", f"{self.clock_ghz:g} GHz", "平台配置文件 cube_freq，只用于换算微秒"),
+            (t("ascendc.cost_mte2"), t("ascendc.per_cycle", value=f"{self.mte2_bytes_per_cycle:g}"),
+             t("ascendc.src_ddr_rate")),
+            (t("ascendc.cost_mte3"), t("ascendc.per_cycle", value=f"{self.mte3_bytes_per_cycle:g}"),
+             t("ascendc.src_ub_to_ddr")),
+            (t("ascendc.cost_vector"), t("ascendc.per_cycle", value=f"{self.vector_bytes_per_cycle:g}"),
+             t("ascendc.src_repeat")),
+            (t("ascendc.cost_startup"),
+             t("ascendc.cycles", value=f"{self.mte2_startup} / {self.vector_startup} / {self.mte3_startup}"),
+             t("ascendc.src_startup")),
+            (t("ascendc.cost_clock"), f"{self.clock_ghz:g} GHz", t("ascendc.src_clock")),
         ]
 
 
@@ -131,8 +137,8 @@ def plot_timeline(timeline: Timeline, ax, *, block: int = 0, title: str = "") ->
                            edgecolor="white", linewidth=0.5)
             if (s.end - s.start) > end * 0.03:
                 ax.text((s.start + s.end) / 2, row, str(s.op.tile), ha="center", va="center", fontsize=7, color="white")
-    ax.set_yticks(range(len(UNITS)), [UNIT_NAMES[u] for u in reversed(UNITS)])
+    ax.set_yticks(range(len(UNITS)), [unit_name(u) for u in reversed(UNITS)])
     ax.set_xlim(0, end * 1.02)
-    ax.set_xlabel("周期（代价模型）")
-    ax.set_title(title or f"核 {block}：共 {end} 周期")
+    ax.set_xlabel(t("ascendc.xlabel"))
+    ax.set_title(title or t("ascendc.title", block=block, end=end))
     ax.grid(axis="y", visible=False)

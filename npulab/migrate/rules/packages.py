@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from npulab.core.i18n import localized, t
 from npulab.migrate import tables
 from npulab.migrate.context import Context
 from npulab.migrate.model import MANUAL
@@ -12,7 +13,6 @@ from npulab.migrate.names import module_of
 from npulab.migrate.rules.torch_api import outermost_chains
 
 IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
-OPTIONAL = "（导入写在 try/except ImportError 里，代码已有退路：确认 NPU 上走的是退路分支）"
 
 
 def _optional(ctx: Context, node: ast.AST) -> bool:
@@ -32,9 +32,9 @@ def _optional(ctx: Context, node: ast.AST) -> bool:
 def _report(ctx: Context, where, key: str, spec: dict, optional: bool = False) -> None:
     severity = tables.package_severity(spec)
     finding = ctx.report(where, "cuda-package", severity=MANUAL if optional else severity,
-                         package=key, what=spec["what"], note=spec["note"], detail=key)
+                         package=key, what=localized(spec, "what"), note=localized(spec, "note"), detail=key)
     if optional:
-        ctx.findings[-1] = replace(finding, suggestion=finding.suggestion + OPTIONAL)
+        ctx.findings[-1] = replace(finding, suggestion=finding.suggestion + t("migrate.optional_import"))
 
 
 def check(ctx: Context) -> None:

@@ -12,6 +12,7 @@ import ast
 import re
 from dataclasses import replace
 
+from npulab.core.i18n import localized, t
 from npulab.migrate import tables
 from npulab.migrate.context import Context
 
@@ -121,7 +122,6 @@ def _constant_parts(node: ast.JoinedStr) -> str:
 
 
 NPU_STRINGS = re.compile(r"^(?:npu(?::\d+)?|hccl)$")
-AWARE = "（这个文件已经有 NPU 的写法：确认这是有意保留的 CUDA 分支，还是漏改的地方）"
 
 
 def _siblings_handle_npu(ctx: Context, node: ast.AST) -> bool:
@@ -152,7 +152,7 @@ def _report_string(ctx: Context, node: ast.AST, rule: str, edits, **fmt) -> None
     """A device or backend string; in a file that already handles the NPU it is a person's call, not a rewrite."""
     if ctx.shared.get("npu_aware"):
         finding = ctx.report(node, rule, severity="manual", **fmt)
-        ctx.findings[-1] = replace(finding, suggestion=finding.suggestion + AWARE)
+        ctx.findings[-1] = replace(finding, suggestion=finding.suggestion + t("migrate.aware"))
     else:
         ctx.report(node, rule, edits=edits, **fmt)
 
@@ -231,9 +231,9 @@ def _env_and_tools(ctx: Context, node: ast.AST, text: str) -> None:
         else:
             ctx.report(node, "env-var-manual", value=name, note=spec["note"])
     for tool in tool_commands(text):
-        ctx.report(node, "nvidia-tool", tool=tool, note=tables.load()["tools"][tool])
+        ctx.report(node, "nvidia-tool", tool=tool, note=localized(tables.load(), "tools")[tool])
     for package, spec in pip_packages(text):
-        ctx.report(node, "pip-package", severity=tables.package_severity(spec), package=package, what=spec["what"], note=spec["note"], detail=package)
+        ctx.report(node, "pip-package", severity=tables.package_severity(spec), package=package, what=localized(spec, "what"), note=localized(spec, "note"), detail=package)
 
 
 def tool_commands(text: str) -> list[str]:
@@ -279,7 +279,7 @@ def _argv(ctx: Context, node: ast.List | ast.Tuple) -> None:
         base = first.value.rsplit("/", 1)[-1]
         tools = tables.load()["tools"]
         if base in tools and role(ctx, node) != "message":
-            ctx.report(first, "nvidia-tool", tool=base, note=tools[base])
+            ctx.report(first, "nvidia-tool", tool=base, note=localized(tables.load(), "tools")[base])
 
 
 def check(ctx: Context) -> None:
@@ -312,6 +312,6 @@ def check_shell(ctx: Context) -> None:
             else:
                 ctx.report(where, "env-var-manual", value=match.group(1), note=spec["note"])
         for tool in tool_commands(line):
-            ctx.report((number, line.index(tool)), "nvidia-tool", tool=tool, note=tables.load()["tools"][tool])
+            ctx.report((number, line.index(tool)), "nvidia-tool", tool=tool, note=localized(tables.load(), "tools")[tool])
         for package, spec in pip_packages(line):
-            ctx.report((number, 0), "pip-package", severity=tables.package_severity(spec), package=package, what=spec["what"], note=spec["note"], detail=package)
+            ctx.report((number, 0), "pip-package", severity=tables.package_severity(spec), package=package, what=localized(spec, "what"), note=localized(spec, "note"), detail=package)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
+from npulab.core.i18n import localized, t
 from npulab.migrate import tables
 from npulab.migrate.context import Context
 from npulab.migrate.model import AUTO
@@ -140,12 +141,12 @@ def _check_import(ctx: Context, node: ast.Import | ast.ImportFrom, status: dict)
             edits.append(ctx.replace(item, new))
             shown.append(new if kind == "statement" else f"import {new}")
     if edits:
-        ctx.report(node, "torch-cuda-import", name=target, new="；".join(shown), edits=edits)
+        ctx.report(node, "torch-cuda-import", name=target, new=t("migrate.semi_sep").join(shown), edits=edits)
 
 
 def _npu_hint(target: str) -> str:
     module = _npu_module(target) if target != "torch" else "torch_npu.npu"
-    return f"从 {module} 导入" if module else "torch.npu 下的对应名字"
+    return t("migrate.import_from", module=module) if module else t("migrate.npu_name")
 
 
 def _module_edit(ctx: Context, node: ast.ImportFrom, old: str, new: str):
@@ -207,7 +208,7 @@ def _alias_ok(ctx: Context, alias: str) -> bool:
 
 
 def _backend_note(name: str) -> str:
-    notes = tables.load()["backends"]
+    notes = localized(tables.load(), "backends")
     parts = name.split(".")
     return next(notes[".".join(parts[:end])] for end in range(len(parts), 1, -1) if ".".join(parts[:end]) in notes)
 
@@ -243,10 +244,10 @@ def _chain(ctx: Context, node: ast.AST, name: str, lines: set) -> None:
             if under(name, key):
                 if key.endswith("is_nccl_available") and isinstance(node, ast.Attribute) and \
                         node.attr == "is_nccl_available":
-                    ctx.report(node, "nccl-api", severity=AUTO, name=name, note=spec["note"],
+                    ctx.report(node, "nccl-api", severity=AUTO, name=name, note=localized(spec, "note"),
                                edits=[ctx.rename_attr(node, "is_hccl_available")])
                 else:
-                    ctx.report(node, "nccl-api", name=name, note=spec["note"])
+                    ctx.report(node, "nccl-api", name=name, note=localized(spec, "note"))
                 break
 
 

@@ -4,15 +4,18 @@ One module per concern, each a ``Rule`` (needles that pre-select lines, how it r
 finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages.yaml:
 
 - ``advice``        — the message's own advice ("Please …", "Solution: …", "请…"), quoted as the first fix;
+- ``device``        — torch does not know the ``npu`` device (``… device string: npu``): torch_npu was not imported;
 - ``module``        — ``No module named X`` / ``cannot import name``: which distribution provides X, and what is wrong;
 - ``library``       — ``libX.so: cannot open shared object file``: which package ships it, how it gets on the path;
 - ``symbol``        — ``undefined symbol`` / ``Failed to find function``: which two packages' versions disagree;
 - ``exception``     — a Python exception read from its own form: a call that does not fit a signature (releases that
   do not pair), operands of two data types, an argument outside its allowed values, a launcher's missing variable;
+- ``sizing``        — a size named like an environment variable is "too small/large": raise or lower that variable;
 - ``setting``       — a path that does not exist, or an Ascend environment variable the error is about: what sets it;
 - ``requirement``   — pip's "X requires Y, but you have Z" and "not a supported wheel on this platform": which
   version, or which Python and machine, the package wants;
 - ``graph``         — graph capture and graph-mode failures: eager fallback, the op that broke capture;
+- ``recompile``     — torch.compile's recompilation limit (a WARNING the PyTorch docs ask to act on): eager fallback;
 - ``communication`` — timeouts of collectives and device synchronisation: the documented HCCL settings;
 - ``resource``      — UB, workspace, HBM and host memory limits: the knob that sizes each;
 - ``capability``    — "not supported" with a chip, data type, format, op, version or mode: what, on what, instead;
@@ -41,20 +44,23 @@ from npulab.env.explain.rules import (
     capability,
     communication,
     component,
+    device,
     exception,
     graph,
     library,
     module,
+    recompile,
     requirement,
     resource,
     setting,
+    sizing,
     symbol,
 )
 from npulab.env.explain.rules.base import MAX_HITS, NOTE, LogFacts, Rule, RuleHit
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
-RULES: tuple[Rule, ...] = (advice.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE, exception.RULE,
-                           setting.RULE, graph.RULE,
+RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
+                           exception.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, resource.RULE, capability.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
     "vllm": (b"vllm",), "mindspore": (b"mindspore",),
@@ -73,6 +79,8 @@ _PREFIX = re.compile(_LAUNCHER.decode() + " ?")
 
 
 _CONTINUES_BYTES = re.compile(_CONTINUES)
+# CANN's own "TraceBack (most recent call last):" under a coded error: the lines indented under it are its causes
+_CANN_TRACEBACK = re.compile(r"^\W*(?:" + _LAUNCHER.decode() + r"\s*)?TraceBack \(most recent call last\)")
 
 
 def _last_head(block: bytes) -> str | None:
@@ -124,14 +132,17 @@ class RuleScanner:
                 head = self._head_before(block, heads, start)
             else:
                 head = line
-            if quiet(line) or quiet(head):
+            hushed = quiet(line) or quiet(head)
+            if hushed and not any(r.warnings for r in wanting):
                 continue
             body, is_error = _PREFIX.sub("", line, count=1), None
             for rule in wanting:
+                if hushed and not rule.warnings:
+                    continue
                 self._looked[rule.name] += 1
                 if rule.needs_error:
                     if is_error is None:
-                        is_error = rank(line) > 0 or rank(head) > 0
+                        is_error = rank(line) > 0 or rank(head) > 0 or bool(_CANN_TRACEBACK.match(head))
                     if not is_error:
                         continue
                 facts = rule.read(body)

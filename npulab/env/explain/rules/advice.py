@@ -1,5 +1,5 @@
 """The message's own advice: a clause of an error message that says what to do ("Please run 'source set_env.sh'…",
-"Solution: Check that…", "try setting max_split_size_mb…", "请…"), quoted as the first fix — the people who wrote
+"Solution: Check that…", "try setting max_split_size_mb…", "Did you mean: 'x'?", "请…"), quoted as the first fix — the people who wrote
 the message knew the cause better than any catalog. Boilerplate that every error of a table carries (``Rectify the
 fault based on the error information in the ascend log``) is left out."""
 
@@ -15,7 +15,7 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding,
 NAME = "message_advice"
 MAX_CLAUSES = 3
 _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|\.(?=\d[.)、]\s*\S)|\s*\b(?:Solution|Suggestion|Troubleshooting|Possible Cause)\s*[:：]\s*"
-                    r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*|(?<=[,，])\s*(?=(?:please|Please|请))"
+                    r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*|(?<=[,，])\s*(?=(?:please|Please|请|you (?:must|should|need to)\b))"
                     r"|(?<=[a-z])(?=please\s)"  # CANN glues sentences: "…calc OFT by floatplease use float to …"
                     r"|(?<=[a-z])\.(?=(?:Please|Make sure|Try|You (?:can|should|need to|must)|Set|Use|Check|Run)\b)")
 # … and so do others without the space after the full stop: "…on your local machine.Make sure you have read…"
@@ -86,6 +86,6 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
 
 
 RULE = Rule(NAME, (b"please", b"try", b"should", b"solution", b"suggest", b"consider", b"make sure", b"you can",
-                   b"you need", b"you may", b"check", b"ensure", b"verify", b"troubleshooting", b"run `pip",
-                   b"run 'pip", "请".encode(), "建议".encode(), "尝试".encode()),
+                   b"you need", b"you may", b"you must", b"check", b"ensure", b"verify", b"troubleshooting", b"run `pip",
+                   b"run 'pip", b"did you mean", "请".encode(), "建议".encode(), "尝试".encode()),
             read, finding, needs_error=True)

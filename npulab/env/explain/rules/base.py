@@ -50,6 +50,7 @@ class Rule:
     read: Callable[[str], dict | None]
     finding: Callable[[list[RuleHit], LogFacts], Finding | None]
     needs_error: bool = False
+    warnings: bool = False  # reads WARNING-level lines too (a documented warning the user acts on)
 
 
 def evidence(hits: list[RuleHit]) -> list[Evidence]:

@@ -11,6 +11,8 @@ names it gives (npulab/data/explain_rules.yaml ``exception``):
 - ``environ``   — ``KeyError: 'RANK'`` from ``os.environ``: an environment variable a launcher sets is missing;
 - ``device``, ``contiguous``, ``port`` — tensors on two devices, a non-contiguous view where a contiguous tensor is
   required, a port already in use (errno 98): the documented remedy of each;
+- ``nospace``, ``permission`` — errno 28 (a full disk, /dev/shm included) and errno 13 on a path (not a device node,
+  which is the catalog's ``device_permission``): what fills the disk of an NPU job, whose the path is;
 - ``attribute`` — ``'X' object has no attribute 'y'``: versions that do not pair, or (``NoneType``) a value that an
   earlier step failed to create; ``killed`` — SIGKILL (``Killed``, exitcode -9): usually the kernel's OOM killer.
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from npulab.core.i18n import t
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.root import rank
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
@@ -35,7 +38,9 @@ _TYPES = re.compile(r"\b((?:B?Float|Int|UInt|Bool|Complex|float|bfloat|int|uint|
 _RANGE = re.compile(r"(['\"]?-{0,2}[A-Za-z_][\w.-]*['\"]?) must be (?:in (?:the )?range|within|between)\s*:?\s*"
                     r"([\[(][^\])]*[\])]|\S+ and \S+)")
 _ONE_OF = re.compile(r"(['\"]?-{0,2}[A-Za-z_][\w.-]*['\"]?) must be one of:?\s*(.{1,160})")
-_CHOICE = re.compile(r"(?:argument ([\w/-]+): )?invalid choice: ['\"]?([^'\"]*)['\"]? \(choose from (.{1,300}?)\)?$")
+_CHOICE = re.compile(r"(?:argument ([\w/-]+): )?invalid choice: ['\"]?([^'\"]*)['\"]? \(choose from (.{1,2000}?)\)?$")
+_PLUGIN_VALUE = re.compile(r"(?i)ascend|npu")  # a value only an Ascend plugin registers (vllm-ascend's 'ascend' quantization)
+_PLUGINS = {"vllm": ("vllm-ascend", "vllm")}  # framework → (its Ascend plugin, the package it must pair with)
 _MUST_GOT = re.compile(r"(?i)\b((?:the )?[\w.'-]+(?: [\w.'-]+){0,4}) (?:must|should) be (?:an? |of size |of shape )?(\([^)]{0,60}\)|\[[^\]]{0,60}\]|[^,;]{1,60}?),? "
                        r"(?:but (?:got|received|is|was)|not) (\S[^;]{0,60}?)(?=\.\s|\.$|\.\.|;|$)")
 _DEVICES = re.compile(r"Expected all tensors to be on the same device,? but found at least two devices,? ([\w:]+) and ([\w:]+)")
@@ -45,6 +50,9 @@ _KILLED = re.compile(r"^\W*(?:\[\d+\]\+?\s+)?Killed\b|Signal 9 \(SIGKILL\)|exitc
 _PORT = re.compile(r"(?i)address already in use|errno:? ?98\b|EADDRINUSE")
 _EXPECTED = re.compile(r"(?i)expected one of:?\s*(.{1,200}?),?\s+(?:but\s+)?got:?\s*['\"]?([^'\"\s,]+)")
 _ENVIRON = re.compile(r"KeyError: ['\"]([A-Z][A-Z0-9_]{2,})['\"]")
+_NO_SPACE = re.compile(r"(?i)\[Errno 28\]|No space left on device|\bENOSPC\b")
+# a path the process may not write or read (devices are the catalog's device_permission family)
+_PERMISSION = re.compile(r"(?:PermissionError: )?\[Errno 13\] Permission denied:?\s*['\"]((?!/dev/)[^'\"]{1,300})['\"]")
 
 
 def read(line: str) -> dict | None:
@@ -82,6 +90,11 @@ def read(line: str) -> dict | None:
         return {"kind": "contiguous", "focus": "contiguous"}
     if _PORT.search(line):
         return {"kind": "port", "focus": _PORT.search(line).group(0)}
+    if _NO_SPACE.search(line):
+        return {"kind": "nospace", "focus": _NO_SPACE.search(line).group(0)}
+    m = _PERMISSION.search(line)
+    if m:
+        return {"kind": "permission", "path": m.group(1), "focus": "Permission denied"}
     m = _MUST_GOT.search(line)
     if m:
         return {"kind": "value", "argument": m.group(1), "given": m.group(3).strip(), "allowed": m.group(2).strip(),
@@ -116,14 +129,25 @@ def _dtype(hit: dict) -> tuple[str, str, str]:
             "（torch.autocast / mindspore.amp）而不是手动改一部分张量。")
 
 
-def _value(hit: dict) -> tuple[str, str, str]:
+def _value(hit: dict, facts: LogFacts | None = None) -> tuple[str, str, str]:
     arg, allowed, given = hit["argument"], hit["allowed"], hit.get("given")
+    plugin = _plugin_note(given, allowed, facts)
     got = f"，传入的是 `{given}`" if given else ""
     return (f"参数取值不被接受：{arg}",
             f"`{arg}` 的取值不在它接受的范围里（允许：{allowed}{got}）。这是传入的参数、配置或数据与要求不符，不是环境问题。",
             f"把 `{arg}` 改成允许的取值（{allowed}）：命令行参数、配置项或环境变量就检查给它的值（拼写、大小写、单位），"
             f"张量的形状、维度或数据类型就改调用方传进来的输入。"
-            f"如果你给的值明明在允许范围内，说明工具自己的校验有误：升级该工具到修复了它的版本（看它的发行说明或 issue）。")
+            f"如果你给的值明明在允许范围内，说明工具自己的校验有误：升级该工具到修复了它的版本（看它的发行说明或 issue）。"
+            if not plugin else plugin)
+
+
+def _plugin_note(given: str | None, allowed: str, facts: LogFacts | None) -> str:
+    """A value that only an Ascend plugin registers, missing from the values the program lists: the plugin's advice."""
+    if not given or not _PLUGIN_VALUE.search(given) or given in allowed:
+        return ""
+    framework = next((f for f in _PLUGINS if facts and f in facts.frameworks), None)
+    plugin, host = _PLUGINS[framework] if framework else ("torch-npu", "torch")
+    return t("explain.rule.plugin_value", given=given, plugin=plugin, host=host)
 
 
 def _environ(hit: dict) -> tuple[str, str, str]:
@@ -157,6 +181,16 @@ def _port(hit: dict) -> tuple[str, str, str]:
             "或找出并结束占用它的进程：`ss -ltnp | grep <端口>`。")
 
 
+def _nospace(hit: dict) -> tuple[str, str, str]:
+    return (t("explain.rule.nospace.title"), t("explain.rule.nospace.cause"), t("explain.rule.nospace.fix"))
+
+
+def _permission(hit: dict) -> tuple[str, str, str]:
+    path = hit["path"]
+    return (t("explain.rule.permission.title", path=path), t("explain.rule.permission.cause", path=path),
+            t("explain.rule.permission.fix", path=path))
+
+
 def _attribute(hit: dict, facts: LogFacts) -> tuple[str, str, str]:
     cls, name = hit["cls"], hit["name"]
     if cls == "NoneType":
@@ -181,19 +215,20 @@ def _killed(hit: dict) -> tuple[str, str, str]:
 
 
 _EXPLAIN = {"dtype": _dtype, "value": _value, "environ": _environ, "device": _device, "contiguous": _contiguous,
-            "port": _port, "killed": _killed}
+            "port": _port, "killed": _killed, "nospace": _nospace, "permission": _permission}
 
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     hit = hits[0].facts
     kind = hit["kind"]
     title, cause, fix = (_signature(hit, facts) if kind == "signature" else _attribute(hit, facts) if kind == "attribute"
-                         else _EXPLAIN[kind](hit))
+                         else _value(hit, facts) if kind == "value" else _EXPLAIN[kind](hit))
     same = [h for h in hits if h.facts["kind"] == kind]
     return rule_finding(NAME, title, cause, fix, same, rules_data()["exception"]["sources"][kind])
 
 
 RULE = Rule(NAME, (b" argument", b"must be ", b"should be ", b"same dtype", b"scalar type", b"invalid choice",
                    b"expected one of", b"keyerror:", b"same device", b"contiguous", b"already in use",
-                   b"object has no attribute", b"killed", b"sigkill"),
+                   b"object has no attribute", b"killed", b"sigkill", b"errno 28", b"no space left",
+                   b"permission denied"),
             read, finding)  # the forms are Python's own: no error word needed (a title may quote the line)

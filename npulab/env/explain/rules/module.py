@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from npulab.core.i18n import t
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules import packages
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
@@ -90,7 +91,8 @@ def _explain(module: str, name: str | None, shadowed: bool = False, required: st
                 f"（命名空间包），不是装好的 {who}。最常见的原因是当前工作目录（或 PYTHONPATH 里的某个目录）下有一个叫 `{top}` 的文件夹，"
                 f"例如源码仓库或在容器根目录下运行时的同名目录，它排在 site-packages 前面，挡住了真正的包。",
                 f"换到其他目录（不含 `{top}/` 文件夹的工作目录）再运行，或把那个同名目录改名、从 PYTHONPATH 去掉；"
-                f"用 `python -c \"import {top}; print({top}.__path__, getattr({top}, '__file__', None))\"` 看导入到的是哪里。", None)
+                f"用 `python -c \"import {top}; print({top}.__path__, getattr({top}, '__file__', None))\"` 看导入到的是哪里。"
+                + t("explain.rule.leftover_directory", top=top, pip=pip_name(top)), None)
     if name:
         stack = set(rules_data()["symbol"]["stack"])  # torch, torch_npu, CANN…: the version table's family
         return (f"{module} 里没有 {name}",

@@ -1,7 +1,8 @@
 """pip's own account of a version it cannot satisfy: "X requires Y, but you have Z which is incompatible" (or
 "which is not installed"), and "F.whl is not a supported wheel on this platform" — the wheel's tags name the Python
 version and the machine it was built for; "Cannot install … conflicting dependencies" with the "A depends on X" lines
-under it: requirements no single version satisfies. The fix names the versions the line gives; when the package belongs to
+under it: requirements no single version satisfies; and a program's own version check ("X requires torch>=2.3 but
+found torch 2.1.0"). The fix names the versions the line gives; when the package belongs to
 the torch / torch_npu / vLLM-Ascend stack it is the catalog's ``version_mismatch`` family
 (npulab/data/explain_rules.yaml ``requirement``)."""
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from npulab.core.i18n import t
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
 
@@ -17,6 +19,11 @@ _CONFLICT = re.compile(r"([A-Za-z0-9][\w.-]*)\s+[\w.+-]*\s*requires\s+([A-Za-z0-
                        r"(?:\s*,\s*[<>=!~]=?\s*[\w.*+-]+)*)?),\s+(?:but you have\s+([\w.-]+\s+[\w.+-]+)|which is not installed)")
 _WHEEL = re.compile(r"([\w.+-]+?)-([\w.+!]+)-(cp\d+|py\d+)-[\w.]+-([\w.]+)\.whl is not a supported wheel on this platform")
 _PY = re.compile(r"cp(\d)(\d+)")
+# a program's own version check: "flash_attn requires torch>=2.3 but found torch 2.1.0", "X requires torch-npu>=2.5.1,
+# but the installed version is 2.4.0"
+_RUNTIME = re.compile(r"([A-Za-z0-9][\w.-]*)\s+(?:[\w.+-]+\s+)?requires?\s+([A-Za-z][\w.-]*)\s*((?:[<>=!~]=?)\s*\d[\w.*+]*)"
+                      r"[,;]?\s+but\s+(?:found|got|you have|(?:the\s+)?(?:installed|current)(?:\s+version)?(?:\s+is)?|is)"
+                      r"\s*:?\s*(?:[A-Za-z][\w.-]*\s+)?v?(\d[\w.+]*)")
 _RESOLVER = re.compile(r"Cannot install (.{1,200}?) because these package versions have conflicting dependencies")
 _DEPENDS = re.compile(r"([A-Za-z0-9][\w.-]*(?:\[[\w,.-]+\])?)\s+([\w.+!-]+)\s+depends on\s+([A-Za-z0-9][^;\s]*(?:\s*[<>=!~]=?\s*[\w.*+-]+)?)")
 
@@ -26,6 +33,10 @@ def read(line: str) -> dict | None:
     if m:
         return {"kind": "conflict", "who": m.group(1), "wants": " ".join(m.group(2).split()), "has": m.group(3),
                 "focus": "requires"}
+    m = _RUNTIME.search(line)
+    if m:
+        return {"kind": "runtime", "who": m.group(1), "package": m.group(2), "spec": re.sub(r"\s+", "", m.group(3)),
+                "has": m.group(4), "focus": "requires"}
     m = _DEPENDS.search(line)
     if m:
         return {"kind": "depends", "who": f"{m.group(1)} {m.group(2)}", "wants": m.group(3), "focus": "depends on"}
@@ -62,6 +73,12 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     data = rules_data()["requirement"]
     if first["kind"] in ("resolver", "depends"):
         title, cause, fix, involved = _resolver([h for h in hits if h.facts["kind"] in ("resolver", "depends")])
+    elif first["kind"] == "runtime":
+        who, pkg, spec, has = first["who"], first["package"], first["spec"], first["has"]
+        title = t("explain.rule.requires.title", who=who, package=pkg, spec=spec)
+        cause = t("explain.rule.requires.cause", who=who, package=pkg, spec=spec, has=has)
+        fix = t("explain.rule.requires.fix", who=who, package=pkg, spec=spec)
+        involved = {pkg.lower(), who.lower()}
     elif first["kind"] == "conflict":
         wanted, who = first["wants"], first["who"]
         has = f"环境里装的是 `{first['has']}`" if first["has"] else "环境里没有装它"
