@@ -11,6 +11,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 
 STACK_FILE = DATA_DIR / "cann_stack.yaml"
@@ -43,8 +44,8 @@ class Layer:
 def layers() -> list[Layer]:
     """The software layers, bottom (driver) to top (framework adapters)."""
     return [
-        Layer(d["id"], d["name"], d["en"], tuple(d["components"]), d["role"], d["cuda"], d["package"],
-              d["runs_on"], tuple(d.get("paths", ())))
+        Layer(d["id"], localized(d, "name"), d["en"], tuple(localized(d, "components")), localized(d, "role"),
+              localized(d, "cuda"), localized(d, "package"), localized(d, "runs_on"), tuple(d.get("paths", ())))
         for d in _load()["layers"]
     ]
 
@@ -53,7 +54,7 @@ def layer(layer_id: str) -> Layer:
     """The layer with this id (``driver``, ``runtime``, ``operators``, ``ge``, ``ascendcl``, ``hccl``, ``frameworks``)."""
     found = {item.id: item for item in layers()}
     if layer_id not in found:
-        raise KeyError(f"没有名为 {layer_id!r} 的层；可选：{', '.join(found)}")
+        raise KeyError(t("env.stack_unknown_layer", layer=repr(layer_id), layers=", ".join(found)))
     return found[layer_id]
 
 
@@ -118,7 +119,7 @@ def _wrap(text: str, width: int) -> str:
 
 def title() -> str:
     """The diagram title, with the number of layers counted from the data (not written by hand)."""
-    return f"CANN 软件栈：{len(layers())} 层软件 + 硬件（自下而上）"
+    return t("env.stack_title", count=len(layers()))
 
 
 def draw(ax=None, highlight: list[str] | None = None):
@@ -131,8 +132,10 @@ def draw(ax=None, highlight: list[str] | None = None):
     if ax is None:
         _, ax = plt.subplots(figsize=(10, 1.0 * (len(items) + 1) + 0.8))
     highlight = set(highlight or ())
-    rows = [("hardware", hw["name"], " · ".join(hw["components"]), hw["cuda"], "#e6e6e6")]
-    rows += [(it.id, f"{it.name}（{it.en}）", " · ".join(it.components), it.cuda, _color(it.package)) for it in items]
+    rows = [("hardware", localized(hw, "name"), " · ".join(localized(hw, "components")), localized(hw, "cuda"), "#e6e6e6")]
+    package = {d["id"]: d["package"] for d in _load()["layers"]}  # the colour follows the data's own words
+    rows += [(it.id, t("env.stack_box", name=it.name, en=it.en), " · ".join(it.components), it.cuda, _color(package[it.id]))
+             for it in items]
     for y, (key, name, comps, cuda, color) in enumerate(rows):
         edge = "#cc0000" if key in highlight else "#444444"
         width = 2.5 if key in highlight else 1.0
@@ -141,14 +144,14 @@ def draw(ax=None, highlight: list[str] | None = None):
         ax.text(0.12, y + 0.32, _wrap(comps, 64), fontsize=7.5, va="center")
         ax.add_patch(FancyBboxPatch((6.7, y + 0.08), 3.3, 0.84, boxstyle="round,pad=0.02", fc="#f7f7f7", ec="#999999"))
         ax.text(6.8, y + 0.5, _wrap(cuda, 30), fontsize=7.5, va="center")
-    ax.text(3.2, len(rows) + 0.15, "昇腾 / CANN", ha="center", fontsize=10, fontweight="bold")
-    ax.text(8.35, len(rows) + 0.15, "CUDA 生态中的对应物", ha="center", fontsize=10, fontweight="bold")
+    ax.text(3.2, len(rows) + 0.15, t("env.stack_ascend"), ha="center", fontsize=10, fontweight="bold")
+    ax.text(8.35, len(rows) + 0.15, t("env.stack_cuda"), ha="center", fontsize=10, fontweight="bold")
     ax.set_xlim(-0.1, 10.1)
     ax.set_ylim(0, len(rows) + 0.5)
     ax.axis("off")
     ax.set_title(title(), fontsize=11)
     legend = [Patch(fc=color, ec="#444444", label=label) for label, color in
-              (("Ascend HDK（驱动、固件）", _PACKAGE_COLORS[0][1]), ("CANN ops 算子包", _PACKAGE_COLORS[1][1]),
-               ("CANN Toolkit", _PACKAGE_COLORS[2][1]), ("pip 安装的框架插件", _PACKAGE_COLORS[3][1]))]
+              ((t("env.stack_legend_hdk"), _PACKAGE_COLORS[0][1]), (t("env.stack_legend_ops"), _PACKAGE_COLORS[1][1]),
+               ("CANN Toolkit", _PACKAGE_COLORS[2][1]), (t("env.stack_legend_pip"), _PACKAGE_COLORS[3][1]))]
     ax.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.01), ncol=4, fontsize=7.5, frameon=False)
     return ax

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from npulab.core.i18n import t
 from npulab.hw.chips import DEFAULT, Chip, UnknownChip, get_chip
 
 CHOICE_VARIABLE = "NPULAB_CHIP"  # names the chip every lesson computes for, instead of asking the device
@@ -63,14 +64,14 @@ def read_device_properties(environ: Mapping[str, str] | None = None, timeout: fl
     try:
         proc = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=timeout)
     except (subprocess.TimeoutExpired, OSError) as err:
-        return {"error": f"读取设备属性失败：{err}"}
+        return {"error": t("probe.read_failed", error=err)}
     for line in proc.stdout.splitlines():
         if line.startswith("NPULAB-CHIP "):
             try:
                 return json.loads(line[len("NPULAB-CHIP "):])
             except ValueError:
                 break
-    return {"error": "读取设备属性的子进程异常退出"}
+    return {"error": t("probe.read_crashed")}
 
 
 def parse_platform_ini(text: str) -> dict[str, dict[str, str]]:
@@ -134,17 +135,16 @@ class Identity:
     chosen: bool = False  # True: the learner named the chip (argument or NPULAB_CHIP), the device was not asked
 
     def describe(self) -> str:
-        """One Chinese paragraph for doctor and the lessons."""
+        """One paragraph, in the reader's language, for doctor and the lessons."""
+        series, role = self.chip.text("series"), self.chip.text("role")
         if self.chosen:
-            return (f"按你选择的芯片 {self.chip.key}（{self.chip.soc_version}，{self.how}）计算：{self.chip.series}，"
-                    f"{self.chip.role}；这些数字是报告或推导的，不是本机测得的。")
+            return t("probe.chosen", chip=self.chip.key, soc=self.chip.soc_version, how=self.how, series=series, role=role)
         if not self.detected:
-            return (f"没有读到昇腾设备（{self.how}）：课程按默认芯片 {self.chip.key}（{self.chip.soc_version}）计算，"
-                    f"这些数字是报告或推导的，不是本机测得的。")
-        text = f"本机芯片：{self.soc_name}（{self.how}）→ 芯片表中的 {self.chip.key}，{self.chip.series}，{self.chip.role}"
+            return t("probe.default", how=self.how, chip=self.chip.key, soc=self.chip.soc_version)
+        text = t("probe.detected", soc=self.soc_name, how=self.how, chip=self.chip.key, series=series, role=role)
         if self.differences:
-            text += "；与芯片表不同：" + "；".join(self.differences)
-        return text + "。"
+            text += t("probe.differences", differences=t("probe.sep").join(self.differences))
+        return t("probe.end", text=text)
 
 
 def _compare(chip: Chip, reported: Mapping[str, float]) -> list[str]:
@@ -152,7 +152,7 @@ def _compare(chip: Chip, reported: Mapping[str, float]) -> list[str]:
     for name, value in reported.items():
         fig = chip.figure(name) if name in chip.raw else None
         if fig is not None and abs(float(fig.value) - float(value)) > 1e-6 * max(1.0, abs(float(fig.value))):
-            diffs.append(f"{name} 本机 {value:g}，表中 {fig.value:g}（虚拟化切分 vNPU 或同名不同版本会这样）")
+            diffs.append(t("probe.difference", name=name, here=f"{value:g}", table=f"{fig.value:g}"))
     return diffs
 
 
@@ -163,18 +163,18 @@ def identify(props: Mapping | None = None, ini: Mapping | None = None, smi_name:
     if not name and smi_name:
         name, how = smi_name, "npu-smi info -t board"
     if not name:
-        why = props.get("error") or "没有 torch_npu 或没有可见的 NPU"
+        why = props.get("error") or t("probe.no_npu")
         return Identity(get_chip(DEFAULT), False, why)
     try:
         chip = get_chip(name)
     except UnknownChip:
-        return Identity(get_chip(DEFAULT), False, f"设备名 {name!r} 不在课程的芯片表里", soc_name=name)
+        return Identity(get_chip(DEFAULT), False, t("probe.unknown_name", name=repr(name)), soc_name=name)
     reported = {f: props[p] for p, f in PROPERTY_FIELDS.items() if isinstance(props.get(p), (int, float))}
     if isinstance(props.get("total_memory"), (int, float)):
         reported["runtime_total_bytes"] = props["total_memory"]
     diffs = _compare(chip, {k: v for k, v in reported.items() if k != "runtime_total_bytes"})
     if ini:
-        diffs += [f"平台文件：{d}" for d in _compare(chip, ini_figures(ini))]
+        diffs += [t("probe.platform_file", difference=d) for d in _compare(chip, ini_figures(ini))]
     return Identity(chip, True, how, name, reported, diffs)
 
 
@@ -199,9 +199,10 @@ def lesson_chip(choice: str | None = None, environ: Mapping[str, str] | None = N
     """
     env = os.environ if environ is None else environ
     if choice:
-        return Identity(get_chip(choice), False, "本节的 CHIP 变量", chosen=True)
+        return Identity(get_chip(choice), False, t("probe.chip_variable"), chosen=True)
     if env.get(CHOICE_VARIABLE, "").strip():
-        return Identity(get_chip(env[CHOICE_VARIABLE].strip()), False, f"环境变量 {CHOICE_VARIABLE}", chosen=True)
+        return Identity(get_chip(env[CHOICE_VARIABLE].strip()), False, t("probe.environment_variable", name=CHOICE_VARIABLE),
+                        chosen=True)
     return current_chip(environ, timeout)
 
 
@@ -209,13 +210,14 @@ def chip_check(environ: Mapping[str, str] | None = None, *, has_npu: bool, timeo
     """(status, message, fix) for ``doctor``: which chip this is and what it supports (and a lesson override)."""
     env = os.environ if environ is None else environ
     choice = env.get(CHOICE_VARIABLE, "").strip()
-    note = f" 注意：{CHOICE_VARIABLE}={choice}，课程的各节按这颗芯片计算，而不是按本机。" if choice else ""
+    note = t("probe.override", name=CHOICE_VARIABLE, choice=choice) if choice else ""
     if not has_npu:
         return "skip", identify().describe() + note, ""
     ident = current_chip(environ, timeout)
     if not ident.detected:
         return ("warn", ident.describe() + note,
-                "在同一个 shell 里加载 CANN 环境（set_env.sh）后再运行；或用 python -m npulab chips 查看芯片表。")
+                t("probe.not_detected_fix"))
     chip = ident.chip
-    supports = f"支持：{'、'.join(chip.programming)}；BF16：{'有' if chip.bf16 else '无'}；{chip.role}"
+    supports = t("probe.supports", paths=t("probe.list_sep").join(chip.text("programming")),
+                 bf16=t("probe.bf16_yes") if chip.bf16 else t("probe.bf16_no"), role=chip.text("role"))
     return ("warn" if ident.differences else "ok"), f"{ident.describe()} {supports}{note}", ""

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR
 from npulab.env import torch_install
 
@@ -95,15 +96,15 @@ class Version:
 def parse_version(text: str) -> Version:
     """Parse CANN, HDK, PEP 440 and torch version strings (8.0.RC3, 24.1.rc3, 2.1.0.post13, 2.13.0+cpu)."""
     if not isinstance(text, str) or not text.strip():
-        raise ValueError("版本号为空")
+        raise ValueError(t("compat.empty_version"))
     raw = text.strip()
     main, plus, local = raw.lower().partition("+")
     if plus and not _LOCAL.fullmatch(local):
-        raise ValueError(f"无法识别的版本号：{raw!r}（'+' 之后的本地标签格式不对）")
+        raise ValueError(t("compat.bad_local", raw=repr(raw)))
     if main.startswith("v") and main[1:2].isdigit():
         main = main[1:]
     if not _SHAPE.fullmatch(main) or not main[0].isdigit():
-        raise ValueError(f"无法识别的版本号：{raw!r}")
+        raise ValueError(t("compat.bad_version", raw=repr(raw)))
     tokens = re.findall(r"\d+|[a-z]+", main)
     release: list[int] = []
     qualifiers: list[tuple[str, int, tuple[int, ...]]] = []
@@ -114,7 +115,7 @@ def parse_version(text: str) -> Version:
     while i < len(tokens):
         name = tokens[i]
         if name not in _QUALIFIERS:
-            raise ValueError(f"无法识别的版本号：{raw!r}（不认识的标记 {name!r}）")
+            raise ValueError(t("compat.bad_qualifier", raw=repr(raw), name=repr(name)))
         i += 1
         num = 0
         if i < len(tokens) and tokens[i].isdigit():
@@ -167,43 +168,22 @@ def classify_version_string(text: str) -> VersionKind:
     """Tell a CANN release version from an internal build version and a product internal version."""
     s = (text or "").strip()
     if _PRODUCT_INTERNAL.fullmatch(s):
-        return VersionKind(
-            "product_internal", "华为产品内部版本号",
-            f"{s} 是华为产品的内部版本号（V 版本、R 发布、C 迭代、SPC 补丁、B 构建），常见于 version.info 的 "
-            "Innerversion 字段和 ascend_toolkit_install.info 的 innerversion 字段。配套表不用它；请改看同一文件里的 "
-            "version= 或 npu-smi 显示的版本。",
-        )
+        return VersionKind("product_internal", t("compat.kind_product"), t("compat.kind_product_text", s=s))
     if _INTERNAL_NUMERIC.fullmatch(s) or _INTERNAL_BUILD.fullmatch(s):
-        return VersionKind(
-            "internal", "组件内部版本号",
-            f"{s} 是 CANN 组件（runtime、compiler、hccl……）或固件的内部构建版本号。version.cfg 里写成 "
-            "runtime_running_version=[内部号:商用版本号]，配套表用冒号右边的商用版本号（例如 7.6.0.1.220 对应 CANN 8.0.0）。",
-        )
+        return VersionKind("internal", t("compat.kind_internal"), t("compat.kind_internal_text", s=s))
     m = _CANN_RELEASE.fullmatch(s)
     if m:
         major = int(m.group(1))
         if major >= 20:
-            return VersionKind(
-                "hdk", "Ascend HDK（驱动/固件）版本号",
-                f"{s} 是驱动/固件（Ascend HDK）版本号，出现在 driver/version.info 的 Version= 与 npu-smi info 的 "
-                "Version 列；它与 CANN 版本号是两套编号，要查 CANN ↔ HDK 兼容矩阵。",
-            )
+            return VersionKind("hdk", t("compat.kind_hdk"), t("compat.kind_hdk_text", s=s))
         extra = []
         if m.group(6):
-            extra.append("带 alpha/beta 后缀的是社区版，对应同名商用版本")
+            extra.append(t("compat.kind_alpha"))
         if re.fullmatch(r"T\d+", m.group(3), re.IGNORECASE):
-            extra.append("T 版本是测试构建，不在公开配套表中")
-        note = ("；" + "；".join(extra)) if extra else ""
-        return VersionKind(
-            "cann", "CANN 版本号",
-            f"{s} 是 CANN 的对外版本号（RC 为候选版，排在同号正式版之前：8.0.RC3 < 8.0.0 < 8.0.1）{note}。"
-            "配套表里查的就是它。",
-        )
-    return VersionKind(
-        "unknown", "无法识别",
-        f"{s!r} 不像 CANN 版本（如 8.0.0、8.0.RC3）、组件内部版本（如 7.6.0.2.220）或产品内部版本"
-        "（如 V100R001C19SPC005B220）。",
-    )
+            extra.append(t("compat.kind_test"))
+        note = t("compat.kind_note", notes=t("compat.row_sep").join(extra)) if extra else ""
+        return VersionKind("cann", t("compat.kind_cann"), t("compat.kind_cann_text", s=s, note=note))
+    return VersionKind("unknown", t("compat.kind_unknown"), t("compat.kind_unknown_text", s=repr(s)))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -216,7 +196,7 @@ def _load(path: str) -> dict:
     with open(path, encoding="utf-8") as fh:
         data = yaml.safe_load(fh)
     if not isinstance(data, dict) or not isinstance(data.get("tables"), dict):
-        raise ValueError(f"{path} 不是有效的版本配套数据文件")
+        raise ValueError(t("compat.bad_file", path=path))
     return data
 
 
@@ -234,7 +214,7 @@ def table_info(name: str) -> dict:
     """A table's title, source, retrieved date, columns and notes (everything but its rows)."""
     tables = _load(str(DATA_PATH))["tables"]
     if name not in tables:
-        raise KeyError(f"没有名为 {name!r} 的表；可选：{', '.join(tables)}")
+        raise KeyError(t("compat.unknown_table", name=repr(name), names=", ".join(tables)))
     return {k: copy.deepcopy(v) for k, v in tables[name].items() if k != "rows"}
 
 
@@ -242,7 +222,7 @@ def table(name: str) -> list[dict]:
     """A table's rows as a list of dicts (copies: a notebook may change them freely)."""
     tables = _load(str(DATA_PATH))["tables"]
     if name not in tables:
-        raise KeyError(f"没有名为 {name!r} 的表；可选：{', '.join(tables)}")
+        raise KeyError(t("compat.unknown_table", name=repr(name), names=", ".join(tables)))
     return copy.deepcopy(tables[name]["rows"])
 
 
@@ -251,8 +231,8 @@ def source_of(name: str) -> str:
     info = table_info(name)
     src = info.get("source", {})
     where = " ".join(str(src[k]) for k in ("repo", "path") if src.get(k)) or str(src.get("url", ""))
-    snap = f"{src['snapshot']}，" if src.get("snapshot") else ""
-    return f"{where}（{snap}取得于 {info.get('retrieved')}）"
+    snap = t("compat.snapshot", snapshot=localized(src, "snapshot")) if src.get("snapshot") else ""
+    return t("compat.source_of", where=where, snapshot=snap, retrieved=info.get("retrieved"))
 
 
 def _same(a: str | None, b: str | None) -> bool:
@@ -441,8 +421,8 @@ def _row_text(row: dict) -> str:
 
 
 def _rows_text(rows: list[dict], limit: int = 4) -> str:
-    shown = "；".join(_row_text(r) for r in rows[:limit])
-    return shown + ("……" if len(rows) > limit else "")
+    shown = t("compat.row_sep").join(_row_text(r) for r in rows[:limit])
+    return shown + (t("compat.more") if len(rows) > limit else "")
 
 
 def same_line_row(nv: Version) -> dict | None:
@@ -474,7 +454,7 @@ def check_alignment(
             continue
         v = try_parse(cann_base(text) if label == "CANN" else text)
         if v is None:
-            findings.append(("fail", f"{label} 版本号 {text!r} 无法识别。", "检查版本号的来源（pip show、version.cfg、npu-smi）。"))
+            findings.append(("fail", t("compat.unreadable", label=label, text=repr(text)), t("compat.unreadable_fix")))
         parsed[label] = v
     tv, nv, cv, pv = parsed["PyTorch"], parsed["torch_npu"], parsed["CANN"], parsed["Python"]
 
@@ -483,62 +463,62 @@ def check_alignment(
         want = ".".join(map(str, nv.release_n()))
         findings.append((
             "fail",
-            f"torch_npu {torch_npu} 是为 PyTorch {want} 构建的，当前 PyTorch 为 {torch}：两者的前三位版本号必须一致。",
-            f"安装匹配的一对，例如 `{torch_install.torch_command(want)}`，或换成与 PyTorch {tv.public} 对应的 torch_npu"
-            + (f"（{_rows_text(torch_npu_for(torch))}）" if torch_npu_for(torch) else "") + "。",
+            t("compat.torch_mismatch", torch_npu=torch_npu, want=want, torch=torch),
+            t("compat.torch_mismatch_fix", command=torch_install.torch_command(want), torch=tv.public,
+              rows=t("compat.rows", rows=_rows_text(torch_npu_for(torch))) if torch_npu_for(torch) else ""),
         ))
 
     if nv:
         rows = [r for r in table("torch_npu") if _same(r["torch_npu"], nv.public)]
         if not rows and (line := same_line_row(nv)):
             rows = [line]  # a later .postN of a listed build: a follow-up build on the same release line
-            findings.append(("ok", f"torch_npu {torch_npu} 是配套表中 {line['torch_npu']} 同一发布线（分支 {line['branch']}）上的后续构建"
-                             f"（例如分支 v2.12.0-26.1.0 的 version.txt 为 2.12.0.post2），按 {line['torch_npu']} 的配套核对。", ""))
+            findings.append(("ok", t("compat.same_line", torch_npu=torch_npu, listed=line["torch_npu"], branch=line["branch"]),
+                             ""))
         if not rows:
             unlisted = [r for r in table("torch_npu_unlisted") if _same(r["torch_npu"], nv.public)]
-            note = f"（{unlisted[0]['note']}）" if unlisted else ""
+            note = t("compat.note", note=localized(unlisted[0], "note")) if unlisted else ""
             rows = unlisted
             findings.append((
                 "warn",
-                f"torch_npu {torch_npu} 不在官方配套表中{note}。",
-                "从官方表里选一行安装：" + (_rows_text(torch_npu_for(torch_npu)) or "见 npulab/data/compatibility.yaml 的 torch_npu 表") + "。",
+                t("compat.unlisted", torch_npu=torch_npu, note=note),
+                t("compat.unlisted_fix", rows=_rows_text(torch_npu_for(torch_npu)) or t("compat.see_table")),
             ))
         elif cv:
             if any(_same_cann(r["cann"], cann) for r in rows):
-                findings.append(("ok", f"torch_npu {torch_npu} 与 CANN {cann} 是官方配套（{_rows_text(rows)}）。", ""))
+                findings.append(("ok", t("compat.paired", torch_npu=torch_npu, cann=cann, rows=_rows_text(rows)), ""))
             else:
                 same_cann = [r for r in torch_npu_for_cann(cann) if tv is None or parse_version(r["pytorch"]).release_n() == tv.release_n()]
                 if same_cann:
-                    alt = f"保持 CANN {cann} 时可选：{_rows_text(same_cann)}"
+                    alt = t("compat.keep_cann", cann=cann, rows=_rows_text(same_cann))
                 else:
                     near = _nearest_below(cann, torch)
-                    alt = f"配套表里没有 CANN {cann} 对应的 torch_npu" + (
-                        f"（不高于它的最近版本：{_rows_text(near)}）" if near else "")
+                    alt = t("compat.no_row_for_cann", cann=cann) + (
+                        t("compat.nearest", rows=_rows_text(near)) if near else "")
                 findings.append((
                     "warn",
-                    f"非官方配套：官方表中 {_rows_text(rows)}，而本机 CANN 为 {cann}。这样的组合也许能运行，但没有经过验证。",
-                    f"{alt}；或把 CANN 换成 {rows[0]['cann']}。",
+                    t("compat.unofficial", rows=_rows_text(rows), cann=cann),
+                    t("compat.unofficial_fix", alternative=alt, cann=rows[0]["cann"]),
                 ))
         else:
-            findings.append(("ok", f"torch_npu {torch_npu} 在官方配套表中：{_rows_text(rows)}。", ""))
+            findings.append(("ok", t("compat.listed", torch_npu=torch_npu, rows=_rows_text(rows)), ""))
     elif cv:
         rows = torch_npu_for_cann(cann)
         if tv:
             rows = [r for r in rows if parse_version(r["pytorch"]).release_n() == tv.release_n()]
         if rows:
-            findings.append(("ok", f"CANN {cann} 可配：{_rows_text(rows)}。", ""))
+            findings.append(("ok", t("compat.cann_pairs", cann=cann, rows=_rows_text(rows)), ""))
         else:
             by_torch = torch_npu_for(torch) if tv else []
             by_cann = torch_npu_for_cann(cann) or _nearest_below(cann, None)
             hints = []
             if by_torch:
-                hints.append(f"PyTorch {tv.public} 的官方组合：{_rows_text(by_torch)}")
+                hints.append(t("compat.torch_rows", torch=tv.public, rows=_rows_text(by_torch)))
             if by_cann:
-                hints.append(f"CANN {cann}（或不高于它的最近版本）的官方组合：{_rows_text(by_cann)}")
+                hints.append(t("compat.cann_rows", cann=cann, rows=_rows_text(by_cann)))
             findings.append((
                 "warn",
-                f"配套表中没有 CANN {cann}" + (f" + PyTorch {tv.public}" if tv else "") + " 的组合。",
-                ("；".join(hints) or "按 npulab/data/compatibility.yaml 的 torch_npu 表选择 CANN 与 torch_npu") + "。",
+                t("compat.no_combination", cann=cann, torch=f" + PyTorch {tv.public}" if tv else ""),
+                t("compat.hints_end", hints=t("compat.row_sep").join(hints) or t("compat.choose")),
             ))
 
     if tv and pv:
@@ -547,12 +527,12 @@ def check_alignment(
         if supported is not None and mm not in supported:
             findings.append((
                 "warn",
-                f"TorchNPU 配套表中 PyTorch {tv.public} 支持的 Python 为 {', '.join(supported)}，当前为 {mm}。",
-                f"改用 Python {supported[-1]} 的虚拟环境。",
+                t("compat.python", torch=tv.public, supported=", ".join(supported), python=mm),
+                t("compat.python_fix", python=supported[-1]),
             ))
 
     if not findings:
-        return Alignment("ok", "没有可对照的版本（未提供 torch_npu 与 CANN）。", "", rows)
+        return Alignment("ok", t("compat.nothing"), "", rows)
     worst = max(findings, key=lambda f: _SEVERITY[f[0]])[0]
     message = " ".join(m for s, m, _ in findings if s == worst or worst == "ok")
     fix = " ".join(f for s, _, f in findings if f and s == worst)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.core.i18n import t
 from npulab.env import cann_install, stacks, torch_install, triton_ascend
 from npulab.env.check import MARKS, Check, metadata_version
 from npulab.env.compatibility import (
@@ -32,8 +33,6 @@ from npulab.env.compatibility import (
 from npulab.env.visible_devices import ENV_NAME, from_environ
 
 STATUSES = ("ok", "warn", "fail", "skip")
-EXPLAIN_HINT = "程序已经报错？把日志交给 `python -m npulab explain 日志文件`：它指出是哪一类问题、证据在哪一行、怎么修。"
-CPU_MODE = "课程将以 CPU 模式运行"
 CHECK_IDS = (
     "python", "numpy", "torch", "mindspore", "cann_install", "cann_env", "driver", "device_nodes", "npu_smi",
     "visible_devices", "torch_npu", "triton", "version_alignment", "cann_python_deps", "chip",
@@ -50,9 +49,19 @@ CANN_DEPS_RECOMMENDED = ("cloudpickle", "tornado", "ml-dtypes")
 # CANN 8.5 / 9.0 dependency tables pin protobuf 3.20.x (instg_0045 of those releases); onnx >= 1.20 needs protobuf >= 6.31,
 # so one environment cannot satisfy both: doctor warns and names the conflict
 PROTOBUF_320_CANN = ("8.5", "9.0")
-GE_CHAIN = ("缺包时 CANN 的图引擎（GE）初始化失败，例如缺 attrs 会依次报 ModuleNotFoundError: No module named 'attr'"
-            "（attr 是 attrs 包的导入名）→ GELib::InnerInitialize failed → GEInitialize failed；"
-            "看上去像 CANN 坏了，其实只是当前 Python 环境缺包。")
+
+
+def _cpu() -> str:
+    """"the course runs in CPU mode", in the reader's language (the end of every check skipped for want of an NPU)."""
+    return t("doctor.cpu_mode")
+
+
+def _list(items) -> str:
+    return t("doctor.list_sep").join(items)
+
+
+def _clauses(items) -> str:
+    return t("doctor.clause_sep").join(items)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -108,25 +117,21 @@ def _check_python(ctx: _Context) -> Check:
     supported = python_for_torch(torch) if torch and try_parse(torch) else None
     mm = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if supported is not None and mm not in supported:
-        return Check("python", "warn",
-                     f"Python {ver}：TorchNPU 配套表中 PyTorch {torch} 支持的 Python 为 {', '.join(supported)}。",
-                     f"在昇腾机器上请改用 Python {supported[-1]} 或 3.11 的虚拟环境。")
-    return Check("python", "ok", f"Python {ver}（{sys.executable}）")
+        return Check("python", "warn", t("doctor.python.table", ver=ver, torch=torch, supported=", ".join(supported)),
+                     t("doctor.python.fix", last=supported[-1]))
+    return Check("python", "ok", t("doctor.python.ok", ver=ver, exe=sys.executable))
 
 
 def _check_numpy(ctx: _Context) -> Check:
     numpy = ctx.dist_version("numpy")
     if numpy is None:
-        return Check("numpy", "fail", "未安装 numpy。", "pip install -r requirements.txt（其中固定 numpy<2）")
+        return Check("numpy", "fail", t("doctor.numpy.missing"), t("doctor.numpy.missing_fix"))
     v = try_parse(numpy)
     if v is not None and v.release_n(1) >= (2,):
         if ctx.dist_version("mindspore"):
-            return Check("numpy", "fail",
-                         f"numpy {numpy}：MindSpore 2.10 依赖 NumPy 1.x，在 NumPy 2 下第一个算子就可能报错（且时好时坏）。",
-                         "pip install 'numpy<2' 'ml_dtypes<0.6'（ml_dtypes 0.6 需要 numpy≥2）")
-        return Check("numpy", "warn", f"numpy {numpy}：课程环境固定 numpy<2（MindSpore 2.10 不支持 NumPy 2）。",
-                     "pip install 'numpy<2'")
-    return Check("numpy", "ok", f"numpy {numpy}（<2，满足 MindSpore 2.10）")
+            return Check("numpy", "fail", t("doctor.numpy.mindspore", numpy=numpy), t("doctor.numpy.mindspore_fix"))
+        return Check("numpy", "warn", t("doctor.numpy.pinned", numpy=numpy), "pip install 'numpy<2'")
+    return Check("numpy", "ok", t("doctor.numpy.ok", numpy=numpy))
 
 
 def torch_cuda_requirements() -> list[str]:
@@ -160,57 +165,59 @@ def _course_pair() -> tuple[str, str]:
 def _check_torch(ctx: _Context) -> Check:
     torch = ctx.dist_version("torch")
     if torch is None:
-        return Check("torch", "fail", "未安装 PyTorch。",
-                     "make venv（scripts/python_packages.sh 从 PyTorch 的 CPU 索引装 torch，再装 requirements.txt）；"
-                     "昇腾主机上的课程环境：" + torch_install.pair_text(*_course_pair()))
+        return Check("torch", "fail", t("doctor.torch.missing"),
+                     t("doctor.torch.missing_fix", pair=torch_install.pair_text(*_course_pair())))
     v = try_parse(torch)
     local = v.local if v else None
     cuda = ctx.torch_cuda()
     if cuda:
-        built = f"PyTorch {torch}：CUDA 构建（依赖 {'、'.join(cuda[:3])}{'……' if len(cuda) > 3 else ''}；pip 显示的版本号不一定带 +cu…）"
+        built = t("doctor.torch.cuda", torch=torch, deps=_list(cuda[:3]), more=t("doctor.torch.more") if len(cuda) > 3 else "")
         if ctx.dist_version("torch-npu") is None:
-            return Check("torch", "ok", built + "。")
-        return Check("torch", "fail", built + "，torch_npu 不能与它同用（Two accelerators cannot be used at the same time）。",
+            return Check("torch", "ok", t("doctor.torch.cuda_ok", built=built))
+        return Check("torch", "fail", t("doctor.torch.cuda_fail", built=built),
                      "pip uninstall -y torch && " + torch_install.torch_command(torch.split("+")[0]))
-    note = "（CPU 构建）" if local == "cpu" else (f"（本地标签 +{local}）" if local else "")
+    note = t("doctor.torch.cpu_build") if local == "cpu" else (t("doctor.torch.local", local=local) if local else "")
     return Check("torch", "ok", f"PyTorch {torch}{note}")
 
 
 def _check_mindspore(ctx: _Context) -> Check:
     ms = ctx.dist_version("mindspore")
     if ms is None:
-        return Check("mindspore", "warn", "未安装 MindSpore：MindSpore 章节将无法运行。", "pip install -r requirements.txt")
+        return Check("mindspore", "warn", t("doctor.mindspore.missing"), "pip install -r requirements.txt")
     pairing = cann_for_mindspore(ms) if try_parse(ms) else []
     if pairing:
-        lines = dict.fromkeys(f"CANN {r['cann']}" + ("（待确认）" if r["uncertain"] else "") for r in pairing)
-        text = "；".join(list(lines)[:3])  # several tables may name the same CANN: each once
-        return Check("mindspore", "ok", f"MindSpore {ms}；在昇腾上对应 {text}")
-    return Check("mindspore", "ok", f"MindSpore {ms}（CPU 可用；它在昇腾上的官方 CANN 配套未找到，见 compatibility.yaml）")
+        lines = dict.fromkeys(f"CANN {r['cann']}" + (t("doctor.mindspore.uncertain") if r["uncertain"] else "")
+                              for r in pairing)
+        text = _clauses(list(lines)[:3])  # several tables may name the same CANN: each once
+        return Check("mindspore", "ok", t("doctor.mindspore.ok", ms=ms, text=text))
+    return Check("mindspore", "ok", t("doctor.mindspore.unpaired", ms=ms))
 
 
 def _check_cann_install(ctx: _Context) -> Check:
-    where = "、".join(str(p) for p in ctx.searched)
+    where = _list(str(p) for p in ctx.searched)
     if ctx.report is not None and ctx.report.problems and not ctx.report.installs:
-        return Check("cann_install", "warn", f"{ctx.report.root}：" + "；".join(ctx.report.problems),
-                     "检查该目录的权限与链接，或用 --ascend-root 指定 CANN 的安装根目录。")
+        return Check("cann_install", "warn",
+                     t("doctor.cann_install.problems", root=ctx.report.root, problems=_clauses(ctx.report.problems)),
+                     t("doctor.cann_install.problems_fix"))
     inst = ctx.install
     if inst is None:
-        return Check("cann_install", "skip", f"未找到 CANN（查找过：{where}）：{CPU_MODE}。",
-                     "若本机有昇腾 NPU，请安装 CANN，或用 --ascend-root 指定安装根目录。")
-    layout = "CANN ≥ 8.5 的 cann/ 布局" if inst.layout == "cann" else (
-        "nnae 运行包" if inst.kind == "nnae" else "ascend-toolkit 布局（CANN ≤ 8.3）")
+        return Check("cann_install", "skip", t("doctor.cann_install.none", where=where, cpu=_cpu()),
+                     t("doctor.cann_install.none_fix"))
+    layout = t("doctor.cann_install.layout_cann") if inst.layout == "cann" else (
+        t("doctor.cann_install.layout_nnae") if inst.kind == "nnae" else t("doctor.cann_install.layout_toolkit"))
     target = f"{inst.path} → {inst.home}" if inst.home and inst.home != inst.path else str(inst.path)
     problems = ctx.report.all_problems
     if not inst.usable:
-        return Check("cann_install", "fail", f"找到 CANN 的痕迹（{layout}），但安装不可用：" + "；".join(problems),
-                     "重新安装 CANN Toolkit（或修复 latest / cann 链接），安装后确认 set_env.sh 存在。")
-    version = inst.version or "版本未知"
-    message = f"CANN {version}（{layout}，{target}）"
+        return Check("cann_install", "fail", t("doctor.cann_install.unusable", layout=layout, problems=_clauses(problems)),
+                     t("doctor.cann_install.unusable_fix"))
+    version = inst.version or t("doctor.version_unknown")
+    message = t("doctor.cann_install.found", version=version, layout=layout, target=target)
     if inst.ops_version:
-        message += f"，ops 包 {inst.ops_version}"
+        message += t("doctor.cann_install.ops", ops=inst.ops_version)
     if problems or inst.version is None:
-        return Check("cann_install", "warn", message + "；问题：" + "；".join(problems),
-                     "版本文件异常时以 npu-smi 与安装包名为准；必要时重新安装 CANN。")
+        return Check("cann_install", "warn", t("doctor.cann_install.with_problems", message=message,
+                                               problems=_clauses(problems)),
+                     t("doctor.cann_install.problems_version_fix"))
     return Check("cann_install", "ok", message)
 
 
@@ -219,50 +226,49 @@ def _check_cann_env(ctx: _Context) -> Check:
     inst = ctx.install
     source = inst.source_command if inst else None
     if not ctx.has_cann and not any(status.variables.values()):
-        return Check("cann_env", "skip", f"没有 CANN，也没有 CANN 环境变量：{CPU_MODE}。")
-    fix = (f"在启动 Python/Jupyter 的同一个 shell 里执行：{source}"
-           if source else "执行 CANN 安装目录下的 set_env.sh（source <安装路径>/set_env.sh）。")
+        return Check("cann_env", "skip", t("doctor.cann_env.none", cpu=_cpu()))
+    fix = t("doctor.cann_env.fix_source", source=source) if source else t("doctor.cann_env.fix_generic")
     if not status.loaded:
-        detail = "；".join(status.problems)
-        head = "找到了 CANN，但当前进程没有加载它的环境" if inst and not any(status.variables.values()) else "CANN 环境不完整"
-        return Check("cann_env", "fail",
-                     f"{head}（{detail}）。这样 import torch_npu 会报 libhccl.so / libascendcl.so 找不到。", fix)
+        detail = _clauses(status.problems)
+        head = (t("doctor.cann_env.not_loaded") if inst and not any(status.variables.values())
+                else t("doctor.cann_env.incomplete"))
+        return Check("cann_env", "fail", t("doctor.cann_env.fail", head=head, detail=detail), fix)
     if inst is not None and not status.points_to(inst):
         loaded = cann_install.loaded_install(ctx.environ)
-        version = f"（CANN {loaded.version}）" if loaded and loaded.version else ""
-        return Check("cann_env", "warn", f"已加载的 CANN 环境指向 {status.home}{version}，与找到的安装 {inst.path} 不是同一个"
-                                         "（两套 CANN 并存时这可能正是你要的：doctor --stack 核对它是否是栈要的那一套）。",
-                     f"确认要用哪一套 CANN；要用找到的这一套：{source}")
+        version = t("doctor.cann_env.loaded_version", version=loaded.version) if loaded and loaded.version else ""
+        return Check("cann_env", "warn", t("doctor.cann_env.other", home=status.home, version=version, path=inst.path),
+                     t("doctor.cann_env.other_fix", source=source))
     loaded = cann_install.loaded_install(ctx.environ)
-    version = f"CANN {loaded.version}" if loaded and loaded.version else "版本未知"
-    return Check("cann_env", "ok", f"本进程加载的是 {version}（ASCEND_HOME_PATH={status.variables['ASCEND_HOME_PATH'] or status.home}）")
+    version = f"CANN {loaded.version}" if loaded and loaded.version else t("doctor.version_unknown")
+    return Check("cann_env", "ok", t("doctor.cann_env.ok", version=version,
+                                     home=status.variables['ASCEND_HOME_PATH'] or status.home))
 
 
 def _check_driver(ctx: _Context) -> Check:
     if not ctx.has_cann:
-        return Check("driver", "skip", f"没有 CANN，不检查驱动：{CPU_MODE}。")
+        return Check("driver", "skip", t("doctor.driver.skip", cpu=_cpu()))
     drv = ctx.report.driver
     if drv is None:
-        return Check("driver", "warn", f"{ctx.report.root}/driver 不存在：未安装 NPU 驱动（容器里驱动可能挂载在别处）。",
-                     "在宿主机安装与 CANN 配套的 Ascend HDK 驱动（先驱动后固件，然后重启），容器需挂载 driver 目录。")
+        return Check("driver", "warn", t("doctor.driver.missing", root=ctx.report.root), t("doctor.driver.missing_fix"))
     if drv.version is None:
-        return Check("driver", "warn", "驱动版本无法读取：" + "；".join(drv.problems),
-                     "用 npu-smi info 查看驱动版本（表头的 Version）。")
+        return Check("driver", "warn", t("doctor.driver.unreadable", problems=_clauses(drv.problems)),
+                     t("doctor.driver.unreadable_fix"))
     cann = ctx.install.version
     if cann:
         compatible = hdk_compatible(cann, drv.version)
         if compatible is False:
-            return Check("driver", "warn", f"驱动 {drv.version} 与 CANN {cann} 在兼容矩阵中标为不兼容。",
-                         f"升级驱动；CANN {cann} 发布时配套的 HDK 为 {', '.join(hdk_for_cann(cann)) or '见发布说明'}。")
+            return Check("driver", "warn", t("doctor.driver.incompatible", driver=drv.version, cann=cann),
+                         t("doctor.driver.incompatible_fix", cann=cann,
+                           hdk=", ".join(hdk_for_cann(cann)) or t("doctor.driver.see_notes")))
         paired = hdk_for_cann(cann)
         dv, pv = try_parse(drv.version), [try_parse(p.upper().removesuffix(".X")) for p in paired]
         if compatible is None and dv and pv and all(p and dv.release_n(2) < p.release_n(2) for p in pv):
-            return Check("driver", "warn",
-                         f"驱动 {drv.version} 比 CANN {cann} 发布时配套的 HDK {', '.join(paired)} 旧，可能不兼容（兼容矩阵未覆盖此组合）。",
-                         f"把驱动与固件升级到 HDK {_oldest(paired)} 或更新（先驱动后固件，然后重启）。")
-        hint = "（兼容矩阵：兼容）" if compatible else (f"（CANN {cann} 发布时配套 HDK {', '.join(paired)}）" if paired else "")
-        return Check("driver", "ok", f"驱动 {drv.version}{hint}")
-    return Check("driver", "ok", f"驱动 {drv.version}")
+            return Check("driver", "warn", t("doctor.driver.older", driver=drv.version, cann=cann, paired=", ".join(paired)),
+                         t("doctor.driver.older_fix", hdk=_oldest(paired)))
+        hint = t("doctor.driver.compatible") if compatible else (
+            t("doctor.driver.paired", cann=cann, paired=", ".join(paired)) if paired else "")
+        return Check("driver", "ok", t("doctor.driver.ok", driver=drv.version, hint=hint))
+    return Check("driver", "ok", t("doctor.driver.ok", driver=drv.version, hint=""))
 
 
 def _oldest(lines: list[str]) -> str:
@@ -276,22 +282,19 @@ def _check_device_nodes(ctx: _Context) -> Check:
     nodes = ctx.nodes
     if nodes:
         names = ", ".join(p.name for p in nodes[:8]) + (" …" if len(nodes) > 8 else "")
-        return Check("device_nodes", "ok", f"找到 {len(nodes)} 个 NPU 设备节点：{names}")
+        return Check("device_nodes", "ok", t("doctor.nodes.found", count=len(nodes), names=names))
     if not ctx.has_cann:
-        return Check("device_nodes", "skip", f"没有 /dev/davinci* 设备节点：{CPU_MODE}。")
-    return Check("device_nodes", "warn", "找到了 CANN，但没有 /dev/davinci* 设备节点：驱动未加载，或容器没有挂载设备。",
-                 "宿主机上确认驱动已安装（npu-smi info）；docker run 时加 --device /dev/davinci0 --device /dev/davinci_manager "
-                 "--device /dev/devmm_svm --device /dev/hisi_hdc。")
+        return Check("device_nodes", "skip", t("doctor.nodes.skip", cpu=_cpu()))
+    return Check("device_nodes", "warn", t("doctor.nodes.missing"), t("doctor.nodes.missing_fix"))
 
 
 def _check_npu_smi(ctx: _Context) -> Check:
     path = cann_install.find_npu_smi(ctx.environ)
     if path:
-        return Check("npu_smi", "ok", f"npu-smi：{path}")
+        return Check("npu_smi", "ok", t("doctor.npu_smi.found", path=path))
     if not ctx.has_cann and not ctx.nodes:
-        return Check("npu_smi", "skip", f"PATH 中没有 npu-smi：{CPU_MODE}。")
-    return Check("npu_smi", "warn", "PATH 中没有 npu-smi（它随驱动安装，通常在 /usr/local/bin/npu-smi）。",
-                 "确认驱动已安装；容器中需挂载 /usr/local/bin/npu-smi 与 /usr/local/dcmi。")
+        return Check("npu_smi", "skip", t("doctor.npu_smi.skip", cpu=_cpu()))
+    return Check("npu_smi", "warn", t("doctor.npu_smi.missing"), t("doctor.npu_smi.missing_fix"))
 
 
 def _check_visible(ctx: _Context) -> Check:
@@ -301,18 +304,15 @@ def _check_visible(ctx: _Context) -> Check:
     contiguous = bool(numbers) and numbers == list(range(len(numbers)))
     vis = from_environ(ctx.environ, n_devices=len(numbers) if contiguous else None)
     if vis.raw is None:
-        return Check("visible_devices", "ok", f"{ENV_NAME} 未设置：进程可使用全部 NPU（npu:i 即逻辑 ID i）。")
+        return Check("visible_devices", "ok", t("doctor.visible.unset", env=ENV_NAME))
     if vis.errors:
-        return Check("visible_devices", "fail", vis.describe(),
-                     f"写成英文逗号分隔、不含空格、按升序排列的逻辑 ID（见 npu-smi info -m 的 Chip Logic ID），"
-                     f"例如 export {ENV_NAME}=4,5,6,7；要用全部 NPU 就 unset {ENV_NAME}。")
+        return Check("visible_devices", "fail", vis.describe(), t("doctor.visible.error_fix", env=ENV_NAME))
     if vis.warnings:
-        return Check("visible_devices", "warn", "；".join(vis.warnings), f"unset {ENV_NAME}，或写出要用的逻辑 ID。")
+        return Check("visible_devices", "warn", _clauses(vis.warnings), t("doctor.visible.warning_fix", env=ENV_NAME))
     if not ctx.nodes:
-        suffix = "（本机没有 NPU，无法核对 ID 是否有效）"
+        suffix = t("doctor.visible.no_npu")
     elif not contiguous:
-        suffix = ("（设备节点的编号不是从 0 起连续的，可能是容器只挂载了部分 NPU：节点名里的是物理 ID，"
-                  "这里的值要写逻辑 ID，请在容器里用 npu-smi info -m 核对）")
+        suffix = t("doctor.visible.partial")
     else:
         suffix = ""
     return Check("visible_devices", "ok", vis.describe() + suffix)
@@ -341,69 +341,62 @@ def probe_torch_npu(environ: Mapping[str, str] | None = None, timeout: float = 3
     try:
         proc = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"ok": False, "timeout": True, "error": f"导入 torch_npu 超过 {timeout:g} 秒仍未结束"}
+        return {"ok": False, "timeout": True, "error": t("doctor.probe.timeout", timeout=f"{timeout:g}")}
     except OSError as err:
-        return {"ok": False, "error": f"无法启动子进程：{err}"}
+        return {"ok": False, "error": t("doctor.probe.no_start", error=err)}
     for line in proc.stdout.splitlines():
         if line.startswith("NPULAB-PROBE "):
             try:
                 return json.loads(line[len("NPULAB-PROBE "):])
             except ValueError:
                 break
-    tail = (proc.stderr.strip().splitlines() or [f"退出码 {proc.returncode}"])[-1]
-    return {"ok": False, "error": f"子进程异常退出（{tail}）"}
+    tail = (proc.stderr.strip().splitlines() or [t("doctor.probe.exit_code", code=proc.returncode)])[-1]
+    return {"ok": False, "error": t("doctor.probe.crashed", tail=tail)}
 
 
 def _probe_fix(error: str, source: str | None) -> str:
     """A fix for the usual torch_npu import errors."""
-    load = source or "source <CANN 安装路径>/set_env.sh"
-    if "Two accelerators" in error:
-        return ("torch 是 CUDA 构建（PyPI 的 torch 在 x86_64 与 2.11 起的 aarch64 上都是，pip 显示的版本号不带 +cu…）："
-                "pip uninstall -y torch && " + torch_install.torch_command(torch_install.PLACEHOLDER) + "（与 torch_npu 同版本）")
+    load = source or t("doctor.probe.load_default")
+    if "Two accelerators" in error:  # the placeholder is torch_install.PLACEHOLDER in Chinese
+        return t("doctor.probe.cuda_fix", command=torch_install.torch_command(t("doctor.version_placeholder")))
     if "No module named 'attr'" in error or "GEInitialize" in error:
-        return "pip install " + " ".join(CANN_DEPS_REQUIRED) + "。" + GE_CHAIN
+        return t("doctor.probe.deps_fix", command="pip install " + " ".join(CANN_DEPS_REQUIRED), chain=t("doctor.ge_chain"))
     if ".so" in error or "set_env" in error:
-        return f"在同一个 shell 里先加载 CANN 环境：{load}；仍失败时核对 torch_npu 与 CANN 的配套（version_alignment）。"
-    return f"先加载 CANN 环境（{load}），再核对 torch / torch_npu / CANN 的配套。"
+        return t("doctor.probe.so_fix", load=load)
+    return t("doctor.probe.other_fix", load=load)
 
 
 def _check_torch_npu(ctx: _Context) -> Check:
     version = ctx.dist_version("torch-npu")
     if version is None:
-        return Check("torch_npu", "skip",
-                     "未安装 torch_npu。CPU 环境不需要它，也不要安装：没有 CANN 时它会让 import torch 本身失败。")
+        return Check("torch_npu", "skip", t("doctor.torch_npu.missing"))
     if ctx.probe_timeout <= 0:
-        return Check("torch_npu", "skip", f"已安装 torch_npu {version}；按要求未做导入测试。")
+        return Check("torch_npu", "skip", t("doctor.torch_npu.not_probed", version=version))
     result = probe_torch_npu(ctx.environ, ctx.probe_timeout)
     source = ctx.install.source_command if ctx.install else None
     if result.get("timeout"):
-        return Check("torch_npu", "warn", f"torch_npu {version}：{result['error']}。",
-                     "用 --probe-timeout 调大等待时间，或手动运行 python -c 'import torch_npu' 查看卡在哪里。")
+        return Check("torch_npu", "warn", t("doctor.torch_npu.timeout", version=version, error=result["error"]),
+                     t("doctor.torch_npu.timeout_fix"))
     if not result.get("ok"):
-        return Check("torch_npu", "fail", f"已安装 torch_npu {version}，但导入失败：{result.get('error')}",
+        return Check("torch_npu", "fail", t("doctor.torch_npu.import_failed", version=version, error=result.get("error")),
                      _probe_fix(str(result.get("error")), source))
     if not result.get("available"):
-        extra = f"（{result['error']}）" if result.get("error") else ""
-        return Check("torch_npu", "warn", f"torch_npu {version} 可以导入，但 torch.npu.is_available() 为 False{extra}。",
-                     "检查驱动与设备节点（driver、device_nodes）以及 ASCEND_RT_VISIBLE_DEVICES。")
-    return Check("torch_npu", "ok", f"torch_npu {version} 导入成功，可见 {result.get('count')} 个 NPU。")
+        extra = t("doctor.torch_npu.error", error=result["error"]) if result.get("error") else ""
+        return Check("torch_npu", "warn", t("doctor.torch_npu.unavailable", version=version, extra=extra),
+                     t("doctor.torch_npu.unavailable_fix"))
+    return Check("torch_npu", "ok", t("doctor.torch_npu.ok", version=version, count=result.get("count")))
 
 
 def _check_triton(ctx: _Context, probe: Callable[[], triton_ascend.TritonAscendStatus] | None = None) -> Check:
     """torch_npu next to community Triton without Triton-Ascend: torch.compile's inductor fails at the first step."""
     if ctx.dist_version("torch-npu") is None:
-        return Check("triton", "skip", "未安装 torch_npu：不检查 Triton（CPU 课程环境里的社区版 triton 供第 06 章第 2 课的解释器用）。")
+        return Check("triton", "skip", t("doctor.triton.skip"))
     status = (probe or triton_ascend.probe)()
     if status.importable:
-        return Check("triton", "ok", f"{status.describe()}：torch.compile 的 inductor 可以在 NPU 上生成融合算子。")
+        return Check("triton", "ok", t("doctor.triton.ok", status=status.describe()))
     if not status.has_triton:
-        return Check("triton", "ok", "没有 triton 包：torch_npu 的 inductor 不走 Triton 代码生成；"
-                                     "torch.compile 请用 aot_eager 或 npugraphs（npulab.bench.compile.choose_backend 会选）。")
-    return Check("triton", "warn",
-                 f"torch_npu 旁边{status.describe()}。torch_npu 看到任何 triton 就让 inductor 生成 Triton-Ascend 代码，"
-                 "torch.compile(backend=\"inductor\") 第一步就会报 No module named 'triton.language.extra.ascend'。",
-                 "在这个环境里 pip uninstall -y triton（课程的 scripts/python_packages.sh 在装 requirements-npu.txt 后会自动做）；"
-                 "要 inductor 就换到装有配套 Triton-Ascend 的环境（python -m npulab doctor --stack triton-ascend --python <该环境的 python>）。")
+        return Check("triton", "ok", t("doctor.triton.none"))
+    return Check("triton", "warn", t("doctor.triton.community", status=status.describe()), t("doctor.triton.community_fix"))
 
 
 def _check_alignment(ctx: _Context) -> Check:
@@ -414,32 +407,35 @@ def _check_alignment(ctx: _Context) -> Check:
         hint = ""
         if torch and try_parse(torch):
             rows = torch_npu_for(torch)
-            hint = (f"；到昇腾机器上，PyTorch {torch} 可配 torch_npu {rows[0]['torch_npu']} + CANN {rows[0]['cann']}"
-                    if rows else f"；PyTorch {torch} 在官方配套表中还没有对应的 torch_npu")
-        return Check("version_alignment", "skip", f"没有 torch_npu 与 CANN，无需对照{hint}：{CPU_MODE}。")
+            hint = (t("doctor.alignment.pair", torch=torch, torch_npu=rows[0]["torch_npu"], cann=rows[0]["cann"])
+                    if rows else t("doctor.alignment.no_pair", torch=torch))
+        return Check("version_alignment", "skip", t("doctor.alignment.skip", hint=hint, cpu=_cpu()))
     result = check_alignment(torch=torch, torch_npu=torch_npu, cann=cann, python=python)
     return Check("version_alignment", result.status, result.message, result.fix)
 
 
 def _check_cann_deps(ctx: _Context) -> Check:
     missing = [name for name in CANN_DEPS_REQUIRED if ctx.dist_version(name) is None]
-    too_old = [f"{name}（{ctx.dist_version(name)} < {low}）" for name, low in CANN_DEPS_REQUIRED.items()
-               if low and ctx.dist_version(name) and not _newer_or_equal(ctx.dist_version(name), low)]
+    old_names = [name for name, low in CANN_DEPS_REQUIRED.items()
+                 if low and ctx.dist_version(name) and not _newer_or_equal(ctx.dist_version(name), low)]
+    too_old = [t("doctor.deps.too_old", name=name, version=ctx.dist_version(name), low=CANN_DEPS_REQUIRED[name])
+               for name in old_names]
     optional = [name for name in CANN_DEPS_RECOMMENDED if ctx.dist_version(name) is None]
     install = "pip install " + " ".join(missing + optional) if (missing or optional) else ""
     if not ctx.has_cann:
-        state = f"在昇腾机器上还需安装：{', '.join(missing + optional)}" if missing or optional else "均已安装"
-        return Check("cann_python_deps", "skip", f"CANN 所需的 Python 包（TBE/图引擎）{state}；{CPU_MODE}。", install)
+        state = (t("doctor.deps.to_install", names=", ".join(missing + optional)) if missing or optional
+                 else t("doctor.deps.all_installed"))
+        return Check("cann_python_deps", "skip", t("doctor.deps.skip", state=state, cpu=_cpu()), install)
     if missing or too_old:
-        return Check("cann_python_deps", "fail", "CANN 所需的 Python 包缺失或过旧：" + "、".join(missing + too_old) + "。",
-                     (install or "pip install -U " + " ".join(n.split("（")[0] for n in too_old)) + "。" + GE_CHAIN)
+        return Check("cann_python_deps", "fail", t("doctor.deps.missing", names=_list(missing + too_old)),
+                     t("doctor.probe.deps_fix", command=install or "pip install -U " + " ".join(old_names),
+                       chain=t("doctor.ge_chain")))
     protobuf = _protobuf_conflict(ctx)
     if protobuf:
         return Check("cann_python_deps", "warn", protobuf[0], protobuf[1])
     if optional:
-        return Check("cann_python_deps", "warn", "原文的 TBE 依赖清单还列出这些包（CANN 9.1 官方清单没有）：" + "、".join(optional) + "。",
-                     install)
-    return Check("cann_python_deps", "ok", "CANN 所需的 Python 包均已安装：" + "、".join(CANN_DEPS_REQUIRED) + "。")
+        return Check("cann_python_deps", "warn", t("doctor.deps.seed_only", names=_list(optional)), install)
+    return Check("cann_python_deps", "ok", t("doctor.deps.ok", names=_list(CANN_DEPS_REQUIRED)))
 
 
 def _protobuf_conflict(ctx: _Context) -> tuple[str, str] | None:
@@ -448,16 +444,14 @@ def _protobuf_conflict(ctx: _Context) -> tuple[str, str] | None:
     cann = ctx.install.version if ctx.install else None
     if not version or not cann or not cann.startswith(PROTOBUF_320_CANN) or version.startswith("3.20"):
         return None
-    return (f"CANN {cann} 的依赖表要求 protobuf 3.20.x，当前为 {version}（课程的 onnx 需要 protobuf ≥ 6.31，两者不能装在同一环境）。",
-            "在 CANN 用的环境里 `pip install protobuf==3.20.3`，ONNX 导出放到另一个 venv；或升级到 CANN 9.1（其依赖表见 instg_0045 9.1.0）。")
+    return t("doctor.deps.protobuf", cann=cann, version=version), t("doctor.deps.protobuf_fix")
 
 
 def _check_chip(ctx: _Context) -> Check:
     """Which Ascend chip this is (npulab.env.chip_probe) and what it supports; the course default without an NPU."""
     has_npu = bool(ctx.nodes) and ctx.dist_version("torch-npu") is not None and ctx.probe_timeout > 0
     if not has_npu:  # no import of the chip table here: doctor must stay fast on a CPU machine
-        return Check("chip", "skip", f"没有读到昇腾设备：课程按默认芯片 910B3 计算（报告或推导的数字，不是本机测得的）；"
-                                     f"python -m npulab chips 列出课程认识的全部芯片；{CPU_MODE}。")
+        return Check("chip", "skip", t("doctor.chip.skip", cpu=_cpu()))
     from npulab.env.chip_probe import chip_check
 
     status, message, fix = chip_check(ctx.environ, has_npu=True, timeout=max(ctx.probe_timeout, 1.0))
@@ -496,8 +490,8 @@ def diagnose(
         try:
             checks.append(func(ctx))
         except Exception as err:  # a bug in one check must not hide the others
-            checks.append(Check(check_id, "warn", f"检查时出现内部错误：{type(err).__name__}: {err}",
-                                "请把这条信息报告给课程维护者。"))
+            checks.append(Check(check_id, "warn", t("doctor.internal_error", error=f"{type(err).__name__}: {err}"),
+                                t("doctor.internal_error_fix")))
     return checks
 
 
@@ -509,15 +503,13 @@ def exit_code(checks: list[Check]) -> int:
 def render(checks: list[Check]) -> str:
     """The human-readable report: one line per check with a ✓ / ! / ✗ / - mark, fixes indented below."""
     width = max(len(c.id) for c in checks)
-    lines = ["昇腾 NPU 课程环境检查", ""]
+    lines = [t("doctor.title"), ""]
     for c in checks:
         lines.append(f"  {MARKS[c.status]} {c.id:<{width}}  {c.message}")
         if c.fix and c.status in ("warn", "fail"):
-            lines.append(f"    {'':<{width}}  修复：{c.fix}")
+            lines.append(f"    {'':<{width}}  " + t("doctor.fix", fix=c.fix))
     counts = {s: sum(c.status == s for c in checks) for s in STATUSES}
-    lines += ["", f"通过 {counts['ok']} 项，警告 {counts['warn']} 项，失败 {counts['fail']} 项，跳过 {counts['skip']} 项。",
-              "图例：✓ 通过  ! 警告  ✗ 失败  - 跳过",
-              EXPLAIN_HINT]
+    lines += ["", t("doctor.counts", **counts), t("doctor.legend"), t("doctor.explain_hint")]
     return "\n".join(lines)
 
 
@@ -555,21 +547,23 @@ def loaded_cann_check(stack: str, environ: Mapping[str, str] | None = None) -> C
     wanted = stack_check.stacks()[stack].get("cann")
     loaded = cann_install.loaded_install(environ)
     if loaded is None:
-        return Check("loaded_cann", "skip", "本进程没有加载 CANN 环境（没有 source 过 set_env.sh）。",
-                     f"启动内核或 Python 前 source 该栈的 CANN 的 set_env.sh（要求 {wanted}）" if wanted else "")
+        return Check("loaded_cann", "skip", t("doctor.loaded.none"),
+                     t("doctor.loaded.none_fix", wanted=wanted) if wanted else "")
     where = f"ASCEND_HOME_PATH={loaded.path}"
     if not wanted:
-        return Check("loaded_cann", "ok", f"本进程加载的是 CANN {loaded.version or '版本未知'}（{where}）；{stack} 没有写 CANN 要求。")
+        return Check("loaded_cann", "ok", t("doctor.loaded.no_requirement", version=loaded.version or t("doctor.version_unknown"),
+                                            where=where, stack=stack))
     if loaded.version is None:
-        return Check("loaded_cann", "warn", f"本进程加载的 CANN 读不出版本（{where}；{'；'.join(loaded.problems)}）。",
-                     f"{stack} 要求 CANN {wanted}：核对 {loaded.path} 下的版本文件。")
+        return Check("loaded_cann", "warn", t("doctor.loaded.unreadable", where=where, problems=_clauses(loaded.problems)),
+                     t("doctor.loaded.unreadable_fix", stack=stack, wanted=wanted, path=loaded.path))
     row = next(c for c in stack_check.check_stack(stack, versions=lambda name: None, cann=loaded.version)
                if c.id == "CANN")
     if row.status == "ok":
-        return Check("loaded_cann", "ok", f"本进程加载的是 CANN {loaded.version}（{where}），符合 {stack} 的要求 {wanted}。")
-    return Check("loaded_cann", "fail", f"本进程加载的是 CANN {loaded.version}（{where}），{stack} 要求 {wanted}。",
-                 f"换用这个栈自己的内核（python -m npulab kernelspec --stack {stack} --cann <CANN {wanted} 的目录> "
-                 f"--venv <该栈的 venv>），或在新 shell 里 source 那套 CANN 的 set_env.sh 后再启动。")
+        return Check("loaded_cann", "ok", t("doctor.loaded.ok", version=loaded.version, where=where, stack=stack,
+                                            wanted=wanted))
+    return Check("loaded_cann", "fail", t("doctor.loaded.mismatch", version=loaded.version, where=where, stack=stack,
+                                          wanted=wanted),
+                 t("doctor.loaded.mismatch_fix", stack=stack, wanted=wanted))
 
 
 def _run_stack(stack: str, root: str | None, as_json: bool, python: str | None = None) -> int:
@@ -587,8 +581,8 @@ def _run_stack(stack: str, root: str | None, as_json: bool, python: str | None =
     if not as_json:
         code = stack_check.run(stack, root, False, probe=probe)
         check = loaded_cann_check(stack, environ)
-        print(f"{MARKS[check.status]} 本进程加载的 CANN：{check.message}" + (f"\n  修复：{check.fix}" if check.fix and
-                                                                        check.status in ("warn", "fail") else ""))
+        print(t("doctor.loaded.line", mark=MARKS[check.status], message=check.message)
+              + ("\n  " + t("doctor.fix", fix=check.fix) if check.fix and check.status in ("warn", "fail") else ""))
         return EXIT_FAIL if check.status == "fail" else code
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
@@ -606,11 +600,11 @@ def run(args) -> int:
     if root is not None:
         path = Path(root)
         if not path.exists():
-            raise UsageError(f"--ascend-root 指定的目录不存在：{root}")
+            raise UsageError(t("doctor.usage.root_missing", root=root))
         if not path.is_dir():
-            raise UsageError(f"--ascend-root 应当是目录：{root}")
+            raise UsageError(t("doctor.usage.root_not_dir", root=root))
     if getattr(args, "python", None) and not getattr(args, "stack", None):
-        raise UsageError("--python 只与 --stack 一起用：python -m npulab doctor --stack 栈名 --python <该栈的 python>")
+        raise UsageError(t("doctor.usage.python_without_stack"))
     if getattr(args, "stack", None):
         return _run_stack(args.stack, root, args.json, getattr(args, "python", None))
     checks = diagnose(root, probe_timeout=getattr(args, "probe_timeout", 30.0))

@@ -20,6 +20,7 @@ import sys
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 from npulab.core.display import Table
+from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR, REPO_ROOT, load_yaml
 from npulab.env import pypi, stacks
 
@@ -36,7 +37,7 @@ def _add(known: dict[str, dict], name: str, version: str | None, where: str) -> 
     if entry is None or pypi.version_key(version) > pypi.version_key(entry["version"]):
         known[key] = {"version": version, "where": where}
     elif entry and where not in entry["where"] and version == entry["version"]:
-        entry["where"] += f"、{where}"
+        entry["where"] += t("versions.where_sep") + where
 
 
 def known_versions() -> dict[str, dict]:
@@ -160,8 +161,11 @@ def report(known: dict[str, dict]) -> list[dict]:
     return rows
 
 
-STATE_TEXT = {"current": "最新", "behind": "落后", "absent": "PyPI 上没有", "unreachable": "查不到",
-              "held": "有新版（随栈钉住）"}
+def state_text(state: str) -> str:
+    """A row's state in the reader's language."""
+    return {"current": lambda: t("versions.state_current"), "behind": lambda: t("versions.state_behind"),
+            "absent": lambda: t("versions.state_absent"), "unreachable": lambda: t("versions.state_unreachable"),
+            "held": lambda: t("versions.state_held")}[state]()
 
 
 def build_parser(subparsers, name: str) -> None:
@@ -180,23 +184,22 @@ def run(args) -> int:
     """Print the freshness table; 0 current, 1 behind, 2 offline / bad usage."""
     if args.index_url:
         if not re.match(r"^https?://", args.index_url):
-            print(f"错误：--index-url 应以 http:// 或 https:// 开头：{args.index_url!r}", file=sys.stderr)
+            print(t("versions.bad_index", url=repr(args.index_url)), file=sys.stderr)
             return EXIT_USAGE
         os.environ["NPULAB_PYPI_URL"] = args.index_url
     known = known_versions()
     if args.package:
         unknown = [p for p in args.package if p.lower().replace("_", "-") not in known]
         if unknown:
-            print(f"错误：课程没有钉住或提到这些包：{'、'.join(unknown)}。可查的有：{'、'.join(sorted(known))}。",
-                  file=sys.stderr)
+            sep = t("versions.where_sep")
+            print(t("versions.unknown_packages", unknown=sep.join(unknown), known=sep.join(sorted(known))), file=sys.stderr)
             return EXIT_USAGE
         known = {k: v for k, v in known.items() if k in {p.lower().replace('_', '-') for p in args.package}}
     try:
         rows = report(known)
         stack_rows = stack_report(set(known) if args.package else None)
     except pypi.OfflineError as err:
-        print(f"错误：无法查询 PyPI（{err}）。freshness 需要联网；离线时无法判断课程是否落后，请联网后重试，"
-              f"或用 --index-url 指向可达的镜像。", file=sys.stderr)
+        print(t("versions.offline", error=err), file=sys.stderr)
         return EXIT_USAGE
     behind = [r for r in rows if r["state"] == "behind"]
     stacks_behind = [r for r in stack_rows if r["state"] == "behind"]
@@ -204,17 +207,21 @@ def run(args) -> int:
         print(json.dumps({"index": pypi.index_url(), "packages": rows, "behind": len(behind), "stacks": stack_rows,
                           "stacks_behind": len(stacks_behind)}, ensure_ascii=False, indent=2))
     else:
-        print(Table(["包", "课程知道的最新版本", "PyPI 最新正式版", "状态", "出处"],
-                    [[r["package"], r["known"], r["newest"], STATE_TEXT[r["state"]], r["where"]] for r in rows],
-                    f"课程数据与 PyPI（{pypi.index_url()}）的对照", code_columns=[0]).text())
-        print(f"{len(behind)} 个包有课程数据尚未收录的新版本：" + "、".join(f"{r['package']} {r['newest']}" for r in behind)
-              if behind else "课程数据与 PyPI 一致：没有更新的正式版。")
+        sep = t("versions.where_sep")
+        print(Table([t("versions.col_package"), t("versions.col_known"), t("versions.col_newest"), t("versions.col_state"),
+                     t("versions.col_where")],
+                    [[r["package"], r["known"], r["newest"], state_text(r["state"]), r["where"]] for r in rows],
+                    t("versions.fresh_title", index=pypi.index_url()), code_columns=[0]).text())
+        print(t("versions.packages_behind", count=len(behind),
+                packages=sep.join(f"{r['package']} {r['newest']}" for r in behind))
+              if behind else t("versions.all_current"))
         if stack_rows:
-            print(Table(["栈", "包", "栈钉的版本", "最新正式版", "更新的候选版（不算落后）", "状态", "索引"],
+            print(Table([t("versions.col_stack"), t("versions.col_package"), t("versions.col_pinned"), t("versions.col_final"),
+                         t("versions.col_prerelease"), t("versions.col_state"), t("versions.col_index")],
                         [[r["stack"], r["package"], r["known"], r["newest"], r["prerelease"] or "",
-                          STATE_TEXT[r["state"]], r["index"]] for r in stack_rows],
-                        "各软件栈（npulab/data/stacks.yaml）与索引的对照", code_columns=[1]).text())
-            print(f"{len(stacks_behind)} 个栈内的包有更新的正式版：" + "、".join(
-                f"{r['stack']}:{r['package']} {r['known']} → {r['newest']}" for r in stacks_behind)
-                  if stacks_behind else "各栈钉的版本都是索引上最新的正式版。")
+                          state_text(r["state"]), r["index"]] for r in stack_rows],
+                        t("versions.stacks_title"), code_columns=[1]).text())
+            print(t("versions.stacks_behind", count=len(stacks_behind), packages=sep.join(
+                f"{r['stack']}:{r['package']} {r['known']} → {r['newest']}" for r in stacks_behind))
+                  if stacks_behind else t("versions.stacks_current"))
     return EXIT_FAIL if behind or stacks_behind else EXIT_OK

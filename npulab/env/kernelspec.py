@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.core.i18n import localized, t
 from npulab.env import cann_install
 
 LAUNCHER = "launch.sh"
@@ -37,8 +38,8 @@ class KernelPlan:
 
     @property
     def display_name(self) -> str:
-        cann = f"CANN {self.cann_version}" if self.cann_version else "CANN 版本未知"
-        return f"Python（{self.stack} · {cann}）"
+        cann = f"CANN {self.cann_version}" if self.cann_version else t("kernelspec.cann_unknown")
+        return t("kernelspec.display_name", stack=self.stack, cann=cann)
 
 
 def resolve_set_env(path: Path | str) -> tuple[Path, cann_install.Install | None]:
@@ -48,7 +49,7 @@ def resolve_set_env(path: Path | str) -> tuple[Path, cann_install.Install | None
     if path.is_file() and path.name == "set_env.sh":
         return path, cann_install.install_at(path.parent)
     if not path.is_dir():
-        raise UsageError(f"--cann 指定的路径不存在或不是目录：{path}")
+        raise UsageError(t("kernelspec.no_dir", path=path))
     if (path / "set_env.sh").is_file():
         inst = cann_install.install_at(path)
         return path / "set_env.sh", inst
@@ -56,8 +57,7 @@ def resolve_set_env(path: Path | str) -> tuple[Path, cann_install.Install | None
     inst = report.primary
     if inst is not None and inst.set_env is not None:
         return inst.set_env, inst
-    raise UsageError(f"{path} 下找不到 set_env.sh：--cann 请给 CANN 目录（如 /usr/local/Ascend/cann-8.5.0）"
-                     "或它的 set_env.sh")
+    raise UsageError(t("kernelspec.no_set_env", path=path))
 
 
 def nnal_candidates(set_env: Path, stack: dict) -> list[Path]:
@@ -74,7 +74,7 @@ def _nnal_lines(plan: KernelPlan) -> str:
         return ""
     script, bindir = shlex.quote(str(plan.nnal_set_env)), shlex.quote(str(plan.venv_python.parent))
     return f"""if [ ! -f {script} ]; then
-  echo "npulab kernel {plan.name}: NNAL 的 {plan.nnal_set_env} 不存在（NNAL 被移走或卸载了？）" >&2
+  echo "npulab kernel {plan.name}: {t('kernelspec.nnal_gone', path=plan.nnal_set_env)}" >&2
   exit 1
 fi
 export PATH={bindir}:"$PATH"  # NNAL's script asks python3 for torch's C++ ABI: this venv's python
@@ -110,7 +110,7 @@ if [ -n "${{ATB_HOME_PATH:-}}" ]; then  # and an NNAL (ATB) it had loaded
 fi
 unset -f _npulab_drop
 if [ ! -f {set_env} ]; then
-  echo "npulab kernel {plan.name}: {plan.set_env} 不存在（CANN 被移走或卸载了？）" >&2
+  echo "npulab kernel {plan.name}: {t('kernelspec.cann_gone', path=plan.set_env)}" >&2
   exit 1
 fi
 source {set_env}
@@ -157,7 +157,7 @@ def venv_python(venv: Path | str) -> Path:
     """``<venv>/bin/python``; UsageError when the folder is not a virtual environment."""
     python = Path(venv).expanduser() / "bin" / "python"
     if not python.exists():
-        raise UsageError(f"--venv {venv} 不是虚拟环境：没有 {python}（先 python3 -m venv {venv}）")
+        raise UsageError(t("kernelspec.not_venv", venv=venv, python=python))
     return python
 
 
@@ -199,11 +199,11 @@ def _cann_matches(stack: str, version: str | None) -> tuple[bool, str]:
 
     wanted = stack_check.stacks()[stack].get("cann")
     if not wanted:
-        return True, f"{stack} 没有写 CANN 要求"
+        return True, t("kernelspec.no_requirement", stack=stack)
     if version is None:
-        return False, f"读不出这套 CANN 的版本，{stack} 要求 {wanted}"
+        return False, t("kernelspec.version_unreadable", stack=stack, wanted=wanted)
     row = next(c for c in stack_check.check_stack(stack, versions=lambda name: None, cann=version) if c.id == "CANN")
-    return row.status == "ok", f"CANN {version}，{stack} 要求 {wanted}"
+    return row.status == "ok", t("kernelspec.versions", version=version, stack=stack, wanted=wanted)
 
 
 def _nnal_script(args, set_env: Path, stack: dict) -> tuple[Path | None, str]:
@@ -211,7 +211,7 @@ def _nnal_script(args, set_env: Path, stack: dict) -> tuple[Path | None, str]:
     if args.nnal:
         given = Path(args.nnal).expanduser()
         if not given.is_file():
-            raise UsageError(f"--nnal 指定的 set_env.sh 不存在：{args.nnal}")
+            raise UsageError(t("kernelspec.nnal_missing", path=args.nnal))
         return given.resolve(), ""
     if not stack.get("nnal"):
         return None, ""
@@ -219,8 +219,8 @@ def _nnal_script(args, set_env: Path, stack: dict) -> tuple[Path | None, str]:
     if found:
         return found.resolve(), ""
     nnal = stack["nnal"]
-    return None, (f"找不到 NNAL 的 set_env.sh（{args.stack} 要求 NNAL {nnal['version']}：{nnal['why']}；"
-                  f"找过 {'、'.join(map(str, nnal_candidates(set_env, stack)))}），用 --nnal 指定")
+    return None, t("kernelspec.nnal_not_found", stack=args.stack, version=nnal["version"], why=localized(nnal, "why"),
+                   searched=t("kernelspec.list_sep").join(map(str, nnal_candidates(set_env, stack))))
 
 
 def run(args) -> int:
@@ -228,26 +228,25 @@ def run(args) -> int:
 
     known = stack_check.stacks()
     if args.stack not in known:
-        raise UsageError(f"没有名为 {args.stack!r} 的软件栈；可选：{'、'.join(known)}（npulab/data/stacks.yaml）")
+        raise UsageError(t("kernelspec.unknown_stack", name=repr(args.stack), known=t("kernelspec.list_sep").join(known)))
     set_env, inst = resolve_set_env(args.cann)
     python = venv_python(args.venv)
     nnal, nnal_problem = _nnal_script(args, set_env, known[args.stack])
     plan = KernelPlan(args.name or f"npulab-{args.stack}", args.stack, set_env.resolve(),
                       inst.version if inst else None, python.absolute(), nnal)
     matches, detail = _cann_matches(args.stack, plan.cann_version)
-    problems = [] if matches else [f"CANN 与栈不符：{detail}"]
+    problems = [] if matches else [t("kernelspec.cann_mismatch", detail=detail)]
     problems += [nnal_problem] if nnal_problem else []
     if not has_ipykernel(python):
-        problems.append(f"{python} 导入不了 ipykernel：先运行 {python} -m pip install ipykernel")
+        problems.append(t("kernelspec.no_ipykernel", python=python))
     if problems and not args.force:
-        print("没有写内核：" + "；".join(problems) + "（确认无误可加 --force）。")
+        print(t("kernelspec.not_written", problems=t("kernelspec.problem_sep").join(problems)))
         return EXIT_FAIL
     folder = write_kernelspec(plan, args.kernels_dir or default_kernels_dir())
-    print(f"已写内核 {plan.name}（{plan.display_name}）：{folder}")
-    nnal_text = f"与 NNAL 的 {plan.nnal_set_env}" if plan.nnal_set_env else ""
-    print(f"  启动时 source {plan.set_env}{nnal_text}，再运行 {plan.venv_python} -m ipykernel_launcher；{detail}")
-    print(f"  JupyterLab 里换到这个内核后，运行 python -m npulab doctor --stack {args.stack} 核对它加载的 CANN；"
-          f"这个 venv 里没装课程包时，在课程环境里运行 python -m npulab doctor --stack {args.stack} --python {python}。")
+    print(t("kernelspec.written", name=plan.name, display=plan.display_name, folder=folder))
+    nnal_text = t("kernelspec.with_nnal", path=plan.nnal_set_env) if plan.nnal_set_env else ""
+    print(t("kernelspec.starts", set_env=plan.set_env, nnal=nnal_text, python=plan.venv_python, detail=detail))
+    print(t("kernelspec.check_it", stack=args.stack, python=python))
     for problem in problems:
-        print(f"  注意：{problem}")
+        print(t("kernelspec.note", problem=problem))
     return EXIT_FAIL if problems else EXIT_OK

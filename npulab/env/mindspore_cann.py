@@ -21,6 +21,7 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
+from npulab.core.i18n import t
 from npulab.env import compatibility
 
 CHECKER_FILE = Path("run_check") / "_check_version.py"
@@ -49,7 +50,7 @@ def cann_line(version: str) -> str:
     """The first two fields of a CANN version, as MindSpore compares them: ``"9.1.0"`` → ``"9.1"``."""
     parts = str(version).strip().split(".")
     if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
-        raise ValueError(f"不是 CANN 版本号：{version!r}（应形如 9.1.0 或 8.0.RC3）")
+        raise ValueError(t("compat.ms_not_cann", version=repr(version)))
     return ".".join(parts[:2])
 
 
@@ -73,8 +74,8 @@ def checker_lines(source: str) -> tuple[str, ...]:
                 value = ast.literal_eval(item.value)
                 if isinstance(value, list) and all(isinstance(v, str) for v in value):
                     return tuple(value)
-        raise ValueError(f"{CHECKER_CLASS} 里没有 self.version = [...] 这样的版本线列表")
-    raise ValueError(f"没有找到类 {CHECKER_CLASS}：这个 MindSpore 的版本检查换了写法")
+        raise ValueError(t("compat.ms_no_lines", cls=CHECKER_CLASS))
+    raise ValueError(t("compat.ms_no_class", cls=CHECKER_CLASS))
 
 
 def custom_ops_version(text: str) -> str | None:
@@ -90,15 +91,15 @@ def from_wheel(package_dir: Path | str | None = None, version: str | None = None
     """Read the check from an installed MindSpore (this environment's by default). ValueError when it cannot."""
     folder = Path(package_dir) if package_dir is not None else installed_package_dir()
     if folder is None:
-        raise ValueError("没有安装 MindSpore：pip install -r requirements.txt")
+        raise ValueError(t("compat.ms_not_installed"))
     checker = folder / CHECKER_FILE
     if not checker.is_file():
-        raise ValueError(f"{checker} 不存在：这不是 MindSpore 的安装目录，或它的版本检查换了位置")
+        raise ValueError(t("compat.ms_no_checker", path=checker))
     lines = checker_lines(checker.read_text(encoding="utf-8"))
     info = folder / CUSTOM_OPS_FILE
     custom = custom_ops_version(info.read_text(encoding="utf-8")) if info.is_file() else None
     if version is None:
-        version = importlib.metadata.version("mindspore") if package_dir is None else "未知"
+        version = importlib.metadata.version("mindspore") if package_dir is None else t("compat.ms_unknown")
     return CannCheck(version, lines, custom, str(folder))
 
 
@@ -113,16 +114,14 @@ def from_data(ms_version: str) -> CannCheck | None:
 
 
 def verdict(check: CannCheck, cann_version: str) -> str:
-    """What MindSpore does with a given CANN, in one Chinese sentence chosen from the two checks."""
+    """What MindSpore does with a given CANN, in one sentence (the reader's language) chosen from the two checks."""
     line = cann_line(cann_version)
     ms = f"MindSpore {check.mindspore}"
     if line not in check.lines:
-        return (f"CANN {cann_version}：不在 {ms} 接受的版本线 {'、'.join(check.lines)} 中，"
-                "启动时警告“does not match”（只是警告，不阻止运行，但这个组合不在它声明的范围内）")
+        return t("compat.ms_outside", cann=cann_version, ms=ms, lines=t("compat.list_sep").join(check.lines))
     if check.recommended_line is None or line == check.recommended_line:
-        return f"CANN {cann_version}：{ms} 接受，与它自带的自定义算子（用 CANN {check.custom_ops_cann} 编译）同一版本线，推荐"
-    return (f"CANN {cann_version}：{ms} 接受（不警告），但与自带自定义算子的版本线 {check.recommended_line} 不同："
-            "混合精度的 AllFinite 融合溢出检查会被关闭")
+        return t("compat.ms_recommended", cann=cann_version, ms=ms, custom=check.custom_ops_cann)
+    return t("compat.ms_other_line", cann=cann_version, ms=ms, line=check.recommended_line)
 
 
 def mindformers_for(ms_version: str) -> dict | None:
@@ -137,7 +136,7 @@ def mindformers_for(ms_version: str) -> dict | None:
 def python_satisfies(python: str, requirement: str) -> bool:
     """Whether a Python version meets a ``>=X.Y`` requirement as the data writes it: ``("3.11.7", ">=3.12")`` → False."""
     if not requirement.startswith(">="):
-        raise ValueError(f"只支持 >=X.Y 形式的 Python 要求：{requirement!r}")
+        raise ValueError(t("compat.ms_python_spec", requirement=repr(requirement)))
     have = compatibility.parse_version(python).release_n(2)
     need = compatibility.parse_version(requirement[2:]).release_n(2)
     return have >= need

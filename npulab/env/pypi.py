@@ -19,6 +19,8 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from npulab.core.i18n import t
+
 DEFAULT_INDEX = "https://pypi.org"
 TIMEOUT_S = 20
 
@@ -43,10 +45,10 @@ def _open(url: str, headers: dict | None = None):
     except urllib.error.HTTPError as err:
         if err.code == 404:
             raise NotOnIndex(url) from None
-        raise OfflineError(f"{url} 返回 HTTP {err.code}") from None
+        raise OfflineError(t("versions.http_error", url=url, code=err.code)) from None
     except (urllib.error.URLError, OSError) as err:
         reason = getattr(err, "reason", err)
-        raise OfflineError(f"连不上 {url}（{reason}）") from None
+        raise OfflineError(t("versions.unreachable", url=url, reason=reason)) from None
 
 
 def project(name: str) -> dict:
@@ -55,7 +57,7 @@ def project(name: str) -> dict:
         try:
             return json.loads(response.read().decode("utf-8"))
         except ValueError:
-            raise OfflineError(f"{index_url()} 对 {name} 的回答不是 JSON") from None
+            raise OfflineError(t("versions.not_json", index=index_url(), name=name)) from None
 
 
 _PRE = re.compile(r"(a|b|rc|dev|alpha|beta)\d*", re.IGNORECASE)
@@ -163,7 +165,7 @@ def read_members(name: str, version: str, wanted: re.Pattern, cache: Path, prefe
     sdists = [f for f in files if f["filename"].endswith((".tar.gz", ".zip"))]
     order = (wheels + sdists) if prefer == "wheel" else (sdists + wheels)
     if not order:
-        raise NotOnIndex(f"{name}=={version} 没有 wheel 或 sdist")
+        raise NotOnIndex(t("versions.no_files", name=name, version=version))
     chosen = order[0]
     if chosen["filename"].endswith(".whl"):
         with zipfile.ZipFile(io.BufferedReader(_RangeReader(chosen["url"], chosen["size"]), 1 << 16)) as zf:

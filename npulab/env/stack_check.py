@@ -16,6 +16,7 @@ from packaging.version import InvalidVersion, Version
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
 from npulab.core.display import Table
+from npulab.core.i18n import localized, t
 from npulab.env import cann_install, stack_probe, torch_install
 from npulab.env import stacks as stack_data
 from npulab.env.check import MARKS, Check, metadata_version
@@ -61,15 +62,15 @@ def nnal_check(name: str, environ: Mapping[str, str | None], cann: str | None) -
     if not nnal:
         return None
     home, script = environ.get("ATB_HOME_PATH"), nnal["set_env"]
-    why = f"{name} 要求 NNAL {nnal['version']}：{nnal['why']}"
+    why = t("stack.nnal_why", name=name, version=nnal["version"], why=localized(nnal, "why"))
     if home and Path(home).is_dir():
-        return Check("NNAL", "ok", f"ATB_HOME_PATH={home}（{why}）")
+        return Check("NNAL", "ok", t("stack.nnal_ok", home=home, why=why))
     if home:
-        return Check("NNAL", "fail", f"ATB_HOME_PATH={home} 不存在（{why}）", f"重新安装 NNAL，再 source {script}")
+        return Check("NNAL", "fail", t("stack.nnal_missing_dir", home=home, why=why), t("stack.nnal_reinstall", script=script))
     if cann is None:
-        return Check("NNAL", "skip", f"没有 CANN，也没有加载 NNAL（{why}）")
-    return Check("NNAL", "fail", f"没有加载 NNAL：ATB_HOME_PATH 未设置（{why}）",
-                 f"source {script}（在 CANN 的 set_env.sh 之后；没有就从昇腾社区下载页装 NNAL {nnal['version']}）")
+        return Check("NNAL", "skip", t("stack.nnal_skip", why=why))
+    return Check("NNAL", "fail", t("stack.nnal_not_loaded", why=why),
+                 t("stack.nnal_fix", script=script, version=nnal["version"]))
 
 
 def check_stack(name: str, versions: Callable[[str], str | None] = metadata_version, cann: str | None = None,
@@ -77,31 +78,31 @@ def check_stack(name: str, versions: Callable[[str], str | None] = metadata_vers
     """One Check per requirement of stack ``name`` (``environ``: also NNAL); UsageError for an unknown stack."""
     stack = stack_data.get(name)
     checks = []
-    elsewhere = {stack_data.canonical(e["name"]): e["where"] for e in stack.get("outside_pypi", [])}
+    elsewhere = {stack_data.canonical(e["name"]): localized(e, "where") for e in stack.get("outside_pypi", [])}
     for package, spec in stack["packages"].items():
         if spec is None:
             continue
         installed = versions(package)
         if installed is None:
             how = elsewhere.get(stack_data.canonical(package)) or install_fix(stack, package, spec)
-            checks.append(Check(package, "fail", f"未安装（{name} 要求 {spec}）", f"{how}（装进下方“环境”一行所说的环境）"))
+            checks.append(Check(package, "fail", t("stack.not_installed", name=name, spec=spec), t("stack.install_here", how=how)))
             continue
         ok = _satisfies(installed, spec)
         status = "ok" if ok else "warn" if ok is None else "fail"
-        checks.append(Check(package, status, f"{installed}（要求 {spec}）",
-                            "" if ok else f"{name} 需要 {package}{spec}：用下方“环境”一行所说的环境，不要装进课程环境"))
+        checks.append(Check(package, status, t("stack.installed", installed=installed, spec=spec),
+                            "" if ok else t("stack.other_env", name=name, package=package, spec=spec)))
     if stack.get("cann"):
         if cann is None:
-            checks.append(Check("CANN", "skip", f"没有找到 CANN（{name} 要求 {stack['cann']}）"))
+            checks.append(Check("CANN", "skip", t("stack.no_cann", name=name, cann=stack["cann"])))
         else:
             ok = _cann_ok(cann, stack["cann"])
-            checks.append(Check("CANN", "ok" if ok else "fail", f"{cann}（要求 {stack['cann']}）",
-                                "" if ok else f"{name} 要求 CANN {stack['cann']}"))
+            checks.append(Check("CANN", "ok" if ok else "fail", t("stack.installed", installed=cann, spec=stack["cann"]),
+                                "" if ok else t("stack.cann_fix", name=name, cann=stack["cann"])))
     if stack.get("python") and python:
         spec = ",".join(stack["python"])
         ok = _satisfies(python, spec)
-        checks.append(Check("Python", "ok" if ok else "fail", f"{python}（要求 {spec}）",
-                            "" if ok else f"为 {name} 建一个 Python {spec} 的 venv"))
+        checks.append(Check("Python", "ok" if ok else "fail", t("stack.installed", installed=python, spec=spec),
+                            "" if ok else t("stack.python_fix", name=name, spec=spec)))
     nnal = nnal_check(name, environ, cann) if environ is not None else None
     return [*checks, nnal] if nnal else checks
 
@@ -126,11 +127,10 @@ def _this_interpreter() -> dict:
 
 def _interpreter_note(name: str, probe: dict, asked: bool) -> str:
     """Which interpreter answered, and a hint when this one is not the stack's own venv."""
-    text = f"核对的解释器：{probe['executable']}（Python {probe['python']}）"
+    text = t("stack.interpreter", executable=probe["executable"], python=probe["python"])
     folder = stack_data.venv(name) if stack_data.get(name).get("venv") else None
     if not asked and folder and Path(probe["prefix"]).resolve() != folder.resolve():
-        text += (f"。这不是 {name} 自己的 venv：在课程环境里加 --python {folder}/bin/python（或该栈镜像里的 python）"
-                 "核对那个环境，它不必装 npulab")
+        text += t("stack.not_own_venv", name=name, folder=folder)
     return text
 
 
@@ -153,15 +153,20 @@ def run(name: str, ascend_root: str | None = None, as_json: bool = False, probe:
     stack = stacks()[name]
     note = _interpreter_note(name, probe, asked)
     if as_json:
-        print(json.dumps({"stack": name, "python": probe["executable"], "environment": stack["environment"],
+        outside = [{**{k: v for k, v in e.items() if not k.endswith("_en")}, "where": localized(e, "where")}
+                   for e in stack.get("outside_pypi", [])]  # the reader's language, without the data file's twins
+        print(json.dumps({"stack": name, "python": probe["executable"], "environment": localized(stack, "environment"),
                           "install": stack["install"],
-                          "outside_pypi": stack.get("outside_pypi", []), "sources": stack["sources"],
+                          "outside_pypi": outside, "sources": localized(stack, "sources"),
                           "checks": [c.as_dict() for c in checks]}, ensure_ascii=False, indent=2))
     else:
-        print(Table(["", "项目", "当前 → 要求", "修复"], [[MARKS[c.status], c.id, c.message, c.fix] for c in checks],
-                    f"软件栈 {name}：{stack['title']}",
-                    notes=[note, f"环境：{stack['environment']}", *[f"安装：{c}" for c in stack["install"]],
-                           *[f"PyPI 之外：{e['name']} {e.get('version') or ''}".rstrip() + f"：{e['where']}"
+        print(Table(["", t("stack.col_item"), t("stack.col_versions"), t("stack.col_fix")],
+                    [[MARKS[c.status], c.id, c.message, c.fix] for c in checks],
+                    t("stack.title", name=name, title=localized(stack, "title")),
+                    notes=[note, t("stack.environment", environment=localized(stack, "environment")),
+                           *[t("stack.install", command=c) for c in stack["install"]],
+                           *[t("stack.outside_where", where=localized(e, "where"),
+                               what=t("stack.outside", name=e["name"], version=e.get("version") or "").rstrip())
                              for e in stack.get("outside_pypi", [])],
-                           *[f"来源：{s}" for s in stack["sources"]]]).text())
+                           *[t("stack.source", source=s) for s in localized(stack, "sources")]]).text())
     return EXIT_FAIL if any(c.status == "fail" for c in checks) else EXIT_OK

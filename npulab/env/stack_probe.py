@@ -55,20 +55,22 @@ class ProbeError(Exception):
 
 def query(python, timeout=TIMEOUT_S):
     """Run this file with interpreter ``python`` (a path, or a venv folder) and return its document."""
+    from npulab.core.i18n import t  # here, not at the top: this file also runs alone under the other interpreter
+
     path = os.path.expanduser(str(python))
     if os.path.isdir(path):
         path = os.path.join(path, "bin", "python")
     if not os.path.isfile(path) or not os.access(path, os.X_OK):
-        raise ProbeError(f"--python 给的不是可执行的 Python 解释器：{python}（给解释器路径，或 venv 目录）")
+        raise ProbeError(t("stack.probe_not_python", python=python))
     try:
         done = subprocess.run([path, os.path.abspath(__file__)], capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as err:
-        raise ProbeError(f"运行 {path} 失败：{type(err).__name__}: {err}") from err
+        raise ProbeError(t("stack.probe_failed", path=path, error=f"{type(err).__name__}: {err}")) from err
     try:
         return json.loads(done.stdout)
     except ValueError:
-        last = (done.stderr.strip().splitlines() or [f"退出码 {done.returncode}"])[-1]
-        raise ProbeError(f"{path} 没有给出版本清单（{last}）：它是 Python 3.8 或更新的解释器吗？") from None
+        last = (done.stderr.strip().splitlines() or [t("stack.probe_exit_code", code=done.returncode)])[-1]
+        raise ProbeError(t("stack.probe_no_answer", path=path, last=last)) from None
 
 
 if __name__ == "__main__":

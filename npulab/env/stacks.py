@@ -28,6 +28,7 @@ from pathlib import Path
 
 from npulab.core.cli import UsageError
 from npulab.core.display import Table, emit
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, REPO_ROOT, load_yaml
 from npulab.env import torch_install
 
@@ -95,7 +96,7 @@ def get(name: str) -> dict:
     """One stack; UsageError (with the names there are) for an unknown one."""
     known = load()
     if name not in known:
-        raise UsageError(f"没有名为 {name!r} 的软件栈；可选：{'、'.join(known)}（npulab/data/stacks.yaml）。")
+        raise UsageError(t("stack.unknown", name=repr(name), known=t("stack.list_sep").join(known)))
     return known[name]
 
 
@@ -322,20 +323,27 @@ def table(name: str) -> Table:
     rows = [[package, spec] for package, spec in stack["packages"].items() if spec]
     rows += [["CANN", stack["cann"] or "—"], ["Python", ",".join(stack["python"] or [])]]
     if stack.get("nnal"):
-        rows.append(["NNAL", f"{stack['nnal']['version']}（CANN 之后 source {stack['nnal']['set_env']}：{stack['nnal']['why']}）"])
-    rows += [[f"安装 {i}", command] for i, command in enumerate(stack["install"], 1)]
+        nnal = stack["nnal"]
+        rows.append(["NNAL", t("stack.nnal_row", version=nnal["version"], script=nnal["set_env"], why=localized(nnal, "why"))])
+    rows += [[t("stack.install_row", index=i), command] for i, command in enumerate(stack["install"], 1)]
     if stack.get("image"):
         hardware = stack.get("image_hardware")
-        others = "；".join(f"{line}：{image}" for line, image in (stack.get("image_variants") or {}).items())
-        rows.append(["容器镜像", stack["image"] + (f"（{hardware} 的镜像" + (f"；{others}" if others else "") + "）"
-                                                   if hardware else "")])
-    rows += [[f"PyPI 之外：{entry['name']} {entry.get('version') or ''}".rstrip(), entry["where"]]
+        sep = t("stack.clause_sep")
+        others = sep.join(t("stack.image_variant", line=line, image=image)
+                          for line, image in (stack.get("image_variants") or {}).items())
+        rows.append([t("stack.image"), stack["image"] + (t("stack.image_for", hardware=hardware,
+                                                           others=sep + others if others else "")
+                                                         if hardware else "")])
+    rows += [[t("stack.outside", name=entry["name"], version=entry.get("version") or "").rstrip(), localized(entry, "where")]
              for entry in stack.get("outside_pypi", [])]
-    rows += [["不能这样装：" + "；".join(c["install"]), c["why"]] for c in stack.get("conflicts", [])]
-    label = "" if stack.get("label", "stable") == "stable" else f"（{stack['label']}）"
-    return Table(["项目", "版本 / 做法"], rows, f"软件栈 {name}：{stack['title']}{label}",
-                 notes=[f"环境：{stack['environment']}", *[f"来源：{s}" for s in stack["sources"]],
-                        *([stack["note"]] if stack.get("note") else [])])
+    rows += [[t("stack.conflict", commands=t("stack.clause_sep").join(c["install"])), localized(c, "why")]
+             for c in stack.get("conflicts", [])]
+    label = "" if stack.get("label", "stable") == "stable" else t("stack.label", label=stack["label"])
+    return Table([t("stack.col_item"), t("stack.col_value")], rows,
+                 t("stack.title", name=name, title=localized(stack, "title")) + label,
+                 notes=[t("stack.environment", environment=localized(stack, "environment")),
+                        *[t("stack.source", source=s) for s in localized(stack, "sources")],
+                        *([localized(stack, "note")] if stack.get("note") else [])])
 
 
 def show(name: str) -> None:

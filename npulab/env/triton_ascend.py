@@ -17,6 +17,7 @@ import importlib
 import importlib.util
 from dataclasses import dataclass
 
+from npulab.core.i18n import t
 from npulab.env.check import metadata_version
 
 LIBDEVICE_MODULES = ("triton.language.extra.cann.libdevice", "triton.language.extra.ascend.libdevice")
@@ -48,14 +49,16 @@ class TritonAscendStatus:
         return self.triton_version is not None or self.triton_ascend_version is not None or _spec("triton")
 
     def describe(self) -> str:
-        """One Chinese line: what is importable and what is missing."""
+        """One line in the reader's language: what is importable and what is missing."""
         if self.importable:
-            return f"Triton-Ascend 可用（{self.libdevice}、{BACKEND_MODULE} 均可导入）"
+            return t("doctor.triton_status.usable", libdevice=self.libdevice, backend=BACKEND_MODULE)
         if not self.has_triton:
-            return "没有安装任何 triton 包"
-        which = f"社区版 triton {self.triton_version}" if self.triton_version else "一个 triton 包"
-        missing = [m for m, ok in ((" 或 ".join(LIBDEVICE_MODULES), self.libdevice), (BACKEND_MODULE, self.backend)) if not ok]
-        return f"只有{which}，缺 torch_npu 需要的 {'，以及 '.join(missing)}"
+            return t("doctor.triton_status.none")
+        which = (t("doctor.triton_status.community", version=self.triton_version) if self.triton_version
+                 else t("doctor.triton_status.some"))
+        missing = [m for m, ok in ((t("doctor.triton_status.or").join(LIBDEVICE_MODULES), self.libdevice),
+                                   (BACKEND_MODULE, self.backend)) if not ok]
+        return t("doctor.triton_status.missing", which=which, missing=t("doctor.triton_status.and").join(missing))
 
 
 def _spec(name: str) -> bool:

@@ -18,12 +18,15 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.core.i18n import t
 from npulab.env import compatibility as compat
 from npulab.env import torch_install
 from npulab.hw import chips as chip_table
 
-CPU_TORCH_SOURCE = ("torch 从 PyTorch 的 CPU 索引安装（PyPI 的 torch 在 x86_64 与 2.11 起的 aarch64 上是 CUDA 版，"
-                    f"torch_npu 不能与它同用）：{torch_install.SOURCE}")
+
+def cpu_torch_source() -> str:
+    """Why and where torch comes from the PyTorch CPU index, in the reader's language."""
+    return t("versions.cpu_torch_source", source=torch_install.SOURCE)
 
 
 @dataclass
@@ -39,46 +42,46 @@ class Section:
 
 def _cann_version(text: str) -> str:
     if compat.try_parse(compat.cann_base(text)) is None:
-        raise UsageError(f"无法识别的 CANN 版本 {text!r}（例如 8.0.0、8.0.RC3、9.1.0）")
+        raise UsageError(t("versions.bad_cann", text=repr(text)))
     return text
 
 
 def driver_section(cann: str, driver: str | None) -> Section:
     """The HDK released with this CANN and, when a driver version is given, the matrix's answer."""
     paired = compat.hdk_for_cann(cann)
-    section = Section(f"CANN {cann} 与驱动（HDK）", sources=[compat.source_of("hdk_pairs")])
-    section.lines.append(f"与 CANN {cann} 一同发布的 HDK：{'、'.join(paired)}" if paired
-                         else f"配套表里没有与 CANN {cann} 一同发布的 HDK 记录。")
+    section = Section(t("versions.driver_title", cann=cann), sources=[compat.source_of("hdk_pairs")])
+    section.lines.append(t("versions.hdk_paired", cann=cann, hdk=t("versions.list_sep").join(paired)) if paired
+                         else t("versions.no_hdk", cann=cann))
     if driver:
         ok = compat.hdk_compatible(cann, driver)
         section.sources.append(compat.source_of("hdk_matrix"))
         if ok is None:
             section.status = "warn"
-            section.lines.append(f"驱动 {driver}：兼容性矩阵里没有这一行或这一列，无法判断；以昇腾官网的版本配套表为准。")
+            section.lines.append(t("versions.driver_unknown", driver=driver))
         elif ok:
             section.status = "ok"
-            section.lines.append(f"驱动 {driver}：兼容性矩阵标为兼容（Y）。")
+            section.lines.append(t("versions.driver_ok", driver=driver))
         else:
             section.status = "fail"
-            section.lines.append(f"驱动 {driver}：兼容性矩阵标为不兼容（N）：先升级驱动与固件到上面列出的 HDK 版本。")
+            section.lines.append(t("versions.driver_bad", driver=driver))
     return section
 
 
 def torch_section(cann: str) -> Section:
     """The official torch_npu rows for this CANN as install commands."""
     rows = compat.torch_npu_for_cann(cann)
-    section = Section(f"PyTorch + torch_npu（CANN {cann}）", sources=[compat.source_of("torch_npu")])
+    section = Section(t("versions.torch_title", cann=cann), sources=[compat.source_of("torch_npu")])
     if not rows:
         section.status = "warn"
-        section.lines.append(f"torch_npu 的官方配套表里没有 CANN {cann} 的行：换用表中有的 CANN 版本，或查 Ascend/pytorch 的发布说明。")
+        section.lines.append(t("versions.no_torch_rows", cann=cann))
         return section
     section.status = "ok"
     for row in rows:
         python = compat.python_for_torch(row["pytorch"])
-        section.lines.append(f"torch_npu {row['torch_npu']} + PyTorch {row['pytorch']}（{row['status']}）"
-                             + (f"，Python {'、'.join(python)}" if python else ""))
+        section.lines.append(t("versions.torch_row", torch_npu=row["torch_npu"], pytorch=row["pytorch"], status=row["status"])
+                             + (t("versions.python", versions=t("versions.list_sep").join(python)) if python else ""))
         section.commands.append(torch_install.pair_text(row["pytorch"], row["torch_npu"]))
-    section.sources += [compat.source_of("pytorch_python"), CPU_TORCH_SOURCE]
+    section.sources += [compat.source_of("pytorch_python"), cpu_torch_source()]
     return section
 
 
@@ -93,14 +96,14 @@ def mindspore_section(cann: str) -> Section:
             listed = [pair.get("cann"), pair.get("cann_commercial")]
             if pair["match"] == "exact" and any(compat.try_parse(compat.cann_base(str(v))) == want for v in listed if v):
                 found.setdefault(version, pair)
-    section = Section(f"MindSpore（CANN {cann}）")
+    section = Section(t("versions.mindspore_title", cann=cann))
     if not found:
-        section.lines.append(f"MindSpore 的配套表里没有与 CANN {cann} 直接配对的版本。")
+        section.lines.append(t("versions.no_mindspore", cann=cann))
         return section
     section.status = "ok"
     for version, pair in found.items():
-        python = f"，Python {'、'.join(pair['python'])}" if pair.get("python") else ""
-        section.lines.append(f"MindSpore {version}{python}" + ("（来源之间不完全一致）" if pair.get("uncertain") else ""))
+        python = t("versions.python", versions=t("versions.list_sep").join(pair["python"])) if pair.get("python") else ""
+        section.lines.append(f"MindSpore {version}{python}" + (t("versions.uncertain") if pair.get("uncertain") else ""))
         section.commands.append(f"pip install mindspore=={version}")
         if pair["source"] not in section.sources:
             section.sources.append(pair["source"])
@@ -109,12 +112,12 @@ def mindspore_section(cann: str) -> Section:
 
 def recommended_section() -> Section:
     """The course's recommended combination (the ``recommended`` table)."""
-    section = Section("课程推荐的组合（没有给出 CANN 版本时）", "ok", sources=[compat.source_of("recommended")])
+    section = Section(t("versions.recommended_title"), "ok", sources=[compat.source_of("recommended")])
     for row in compat.table("recommended"):
-        section.lines.append(f"CANN {row['cann']} + PyTorch {row['pytorch']} + torch_npu {row['torch_npu']}，"
-                             f"Python {'、'.join(row['python'])}")
+        section.lines.append(t("versions.recommended_row", cann=row["cann"], pytorch=row["pytorch"], torch_npu=row["torch_npu"],
+                               python=t("versions.list_sep").join(row["python"])))
         section.commands.append(torch_install.pair_text(row["pytorch"], row["torch_npu"]))
-    section.sources.append(CPU_TORCH_SOURCE)
+    section.sources.append(cpu_torch_source())
     return section
 
 
@@ -123,10 +126,11 @@ def chip_section(name: str) -> Section:
         chip = chip_table.get_chip(name)
     except chip_table.UnknownChip as err:
         raise UsageError(str(err)) from None
-    return Section(f"芯片 {chip.key}（{chip.soc_version}）", lines=[
-        f"系列：{chip.series}；{chip.role}；BF16：{'支持' if chip.bf16 else '不支持'}",
-        f"编程与部署路径：{'、'.join(chip.programming)}",
-        "安装 CANN 时选择与这一系列对应的软件包（昇腾官网的 CANN 下载页按产品系列列出）。"])
+    return Section(t("versions.chip_title", chip=chip.key, soc=chip.soc_version), lines=[
+        t("versions.chip_series", series=chip.text("series"), role=chip.text("role"),
+          bf16=t("versions.bf16_yes") if chip.bf16 else t("versions.bf16_no")),
+        t("versions.chip_paths", paths=t("versions.list_sep").join(chip.text("programming"))),
+        t("versions.chip_cann")])
 
 
 def resolve(cann: str | None = None, driver: str | None = None, chip: str | None = None) -> list[Section]:
@@ -137,7 +141,7 @@ def resolve(cann: str | None = None, driver: str | None = None, chip: str | None
         sections += [driver_section(cann, driver), torch_section(cann), mindspore_section(cann)]
     else:
         if driver:
-            sections.append(Section("驱动（HDK）", "warn", [f"驱动 {driver}：请同时给出 CANN 版本（--cann），才能查兼容性矩阵。"]))
+            sections.append(Section(t("versions.driver_only_title"), "warn", [t("versions.driver_needs_cann", driver=driver)]))
         sections.append(recommended_section())
     return sections
 
@@ -149,7 +153,7 @@ def render(sections: list[Section]) -> str:
         out.append(f"{marks.get(s.status, '·')} {s.title}")
         out += [f"    {line}" for line in s.lines]
         out += [f"    $ {cmd}" for cmd in s.commands]
-        out += [f"    来源：{src}" for src in s.sources]
+        out += ["    " + t("versions.source", source=src) for src in s.sources]
         out.append("")
     return "\n".join(out).rstrip("\n")
 

@@ -21,6 +21,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from npulab.core.i18n import t
+
 ENV_NAME = "ASCEND_RT_VISIBLE_DEVICES"
 DOC_URL = "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/83RC1/maintenref/envvar/envref_07_0028.html"
 
@@ -63,32 +65,32 @@ class VisibleDevices:
     def device_id(self, index: int) -> int:
         """The logical device ID behind ``npu:<index>``; ValueError (Chinese) when the value is wrong or it does not exist."""
         if self.errors:
-            raise ValueError(f"{ENV_NAME} 有错误，无法换算：" + "；".join(self.errors))
+            raise ValueError(t("devices.cannot_map", env=ENV_NAME, errors=t("devices.clause_sep").join(self.errors)))
         if index < 0:
-            raise ValueError(f"设备索引 {index} 不能为负数")
+            raise ValueError(t("devices.negative_index", index=index))
         if self.ids is None:
             if self.n_devices is not None and index >= self.n_devices:
-                raise ValueError(f"npu:{index} 不存在：本机共 {self.n_devices} 个 NPU")
+                raise ValueError(t("devices.no_such_device", index=index, count=self.n_devices))
             return index
         if index >= len(self.ids):
-            raise ValueError(f"npu:{index} 不存在：{ENV_NAME}={self.raw!r} 只让进程看到 {len(self.ids)} 个 NPU")
+            raise ValueError(t("devices.not_visible", index=index, env=ENV_NAME, raw=repr(self.raw), count=len(self.ids)))
         return self.ids[index]
 
     def describe(self) -> str:
-        """One Chinese sentence about what the process sees."""
+        """One sentence, in the reader's language, about what the process sees."""
         if self.errors:
-            head = f"{ENV_NAME}={self.raw!r} 有问题：" + "；".join(self.errors)
+            head = t("devices.problem", env=ENV_NAME, raw=repr(self.raw), errors=t("devices.clause_sep").join(self.errors))
             if not self.cut_by_doc:
-                return head + "。CANN 文档只支持不重复的升序 ID，这个值的效果没有文档保证"
-            read = "、".join(map(str, self.ids or [])) or "一个也读不到"
-            return head + f"。按 CANN 文档的读取规则，运行时只读取出错位置之前的逻辑 ID：{read}"
+                return t("devices.undocumented", head=head)
+            read = t("devices.list_sep").join(map(str, self.ids or [])) or t("devices.nothing_read")
+            return t("devices.cut", head=head, read=read)
         if self.ids is None:
-            total = f"全部 {self.n_devices} 个" if self.n_devices is not None else "全部"
-            return f"{ENV_NAME} 未设置：进程可以看到本机{total} NPU，npu:i 就是逻辑 ID i"
+            total = t("devices.all_count", count=self.n_devices) if self.n_devices is not None else t("devices.all")
+            return t("devices.unset", env=ENV_NAME, total=total)
         if not self.ids:
-            return f"{ENV_NAME} 为空：进程看不到任何 NPU"
-        pairs = "，".join(f"npu:{i} → 逻辑 ID {d}" for i, d in enumerate(self.ids))
-        return f"{ENV_NAME}={self.raw!r}：{pairs}"
+            return t("devices.empty", env=ENV_NAME)
+        pairs = t("devices.pair_sep").join(t("devices.pair", index=i, device=d) for i, d in enumerate(self.ids))
+        return t("devices.mapping", env=ENV_NAME, raw=repr(self.raw), pairs=pairs)
 
 
 def parse_visible(value: str | None, n_devices: int | None = None) -> VisibleDevices:
@@ -100,29 +102,29 @@ def parse_visible(value: str | None, n_devices: int | None = None) -> VisibleDev
         return VisibleDevices(None, None, n_devices)
     result = VisibleDevices(value, [], n_devices)
     if not value.strip():
-        result.warnings.append(f"{ENV_NAME} 被设置为空字符串：进程将看不到任何 NPU；若想使用全部 NPU，请 unset 它")
+        result.warnings.append(t("devices.empty_string", env=ENV_NAME))
         return result
     for position, token in enumerate(value.split(","), start=1):
         stripped = token.strip()
         problem, order_problem = None, False
         if not stripped:
-            problem = f"第 {position} 项为空（多余的逗号或只有空白？）"
+            problem = t("devices.item_empty", position=position)
         elif re.search(r"\s", token):
-            problem = f"第 {position} 项 {token!r} 含空白字符；只允许数字和英文逗号"
+            problem = t("devices.item_blank", position=position, token=repr(token))
         elif re.fullmatch(r"-[0-9]+", stripped):
-            problem = f"第 {position} 项 {stripped!r} 是负数，设备 ID 从 0 开始"
+            problem = t("devices.item_negative", position=position, token=repr(stripped))
         elif not re.fullmatch(r"[0-9]+", stripped):
-            problem = f"第 {position} 项 {stripped!r} 不是整数；应写成逗号分隔的逻辑 ID，如 4,5,6,7"
+            problem = t("devices.item_not_int", position=position, token=repr(stripped))
         if re.fullmatch(r"[0-9]+", stripped):
             device = int(stripped)
             previous = result.written[-1] if result.written else None
             result.written.append(device)
             if problem is None and n_devices is not None and device >= n_devices:
-                problem = f"逻辑 ID {device} 无效：本机共 {n_devices} 个 NPU（ID 0–{n_devices - 1}）"
+                problem = t("devices.invalid_id", device=device, count=n_devices, last=n_devices - 1)
             elif problem is None and device in result.written[:-1]:
-                problem, order_problem = f"逻辑 ID {device} 重复出现", True
+                problem, order_problem = t("devices.repeated", device=device), True
             elif problem is None and previous is not None and device < previous:
-                problem, order_problem = f"逻辑 ID {device} 排在 {previous} 之后：CANN 只支持按升序列出 ID", True
+                problem, order_problem = t("devices.order", device=device, previous=previous), True
         if problem:
             if not result.errors:
                 result.cut_by_doc = not order_problem

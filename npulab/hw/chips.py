@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from npulab.core.display import Table
+from npulab.core.i18n import language, localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.core.provenance import Figure, derive, figure_entries, reported, reported_source
 
@@ -73,7 +74,7 @@ class Chip:
     def figure(self, name: str) -> Figure | None:
         """The reported figure ``name`` (see ``fields`` in chips.yaml), or None when it is not published."""
         if name not in self.raw:
-            raise KeyError(f"芯片表没有字段 {name!r}；可选：{'、'.join(fields())}")
+            raise KeyError(t("chips.unknown_field", name=repr(name), names=t("chips.list_sep").join(fields())))
         entry = self.raw[name]
         if isinstance(entry, dict) and entry.get("published") is False:
             return None
@@ -82,14 +83,23 @@ class Chip:
     def unpublished_note(self, name: str) -> str:
         """Why figure ``name`` is missing ('' when it is published)."""
         entry = self.raw[name]
-        return entry.get("note", "未公开") if isinstance(entry, dict) and entry.get("published") is False else ""
+        if not (isinstance(entry, dict) and entry.get("published") is False):
+            return ""
+        return localized(entry, "note") if "note" in entry else t("chips.unpublished")
+
+    def text(self, name: str, default=""):
+        """A descriptive field of the chip (series, role, architecture, dtypes, programming, notes, preliminary,
+        products, npu_smi_name) in the reader's language: chips.yaml keeps the English twin as ``<field>_en``."""
+        record = _records()[self.key]
+        return localized(record, name) if name in record else default
 
     def require(self, name: str, purpose: str) -> Figure:
         """The figure ``name``, or NotApplicable saying that ``purpose`` needs it and it is not published."""
         fig = self.figure(name)
         if fig is None:
-            raise NotApplicable(f"{self.key}（{self.soc_version}）没有公开的{fields()[name]['what']}，"
-                                f"无法{purpose}：{self.unpublished_note(name)}")
+            raise NotApplicable(t("chips.not_applicable", chip=self.key, soc=self.soc_version,
+                                  what=localized(fields()[name], "what"), purpose=purpose,
+                                  note=self.unpublished_note(name)))
         return fig
 
     # -- derived figures -----------------------------------------------------------------------------------------
@@ -104,9 +114,9 @@ class Chip:
         if None in (cores, edge, mhz):
             return self.figure("fp16_tflops_vendor") if "fp16_tflops_vendor" in self.raw else None
         what = "FP16/BF16" if self.bf16 else "FP16"
-        return derive(f"{self.key} {what} Cube 理论峰值{'（每个 die）' if self.dies > 1 else ''}",
+        return derive(t("chips.fp16_peak", chip=self.key, what=what, per_die=t("chips.per_die") if self.dies > 1 else ""),
                       "cube_cores * edge**3 * 2 * mhz * 1e6 / 1e12", "TFLOPS", digits=None,
-                      note=f"由平台配置文件 {self.soc_version}.ini 推导（每个 Cube 核每周期 M0·K0·N0 次乘加），不是厂商标称值",
+                      note=t("chips.fp16_peak_note", soc=self.soc_version),
                       cube_cores=cores, edge=edge, mhz=mhz)
 
     def int8_peak(self) -> Figure | None:
@@ -116,16 +126,16 @@ class Chip:
         cores, edge, k0, mhz = (self.figure(n) for n in ("cube_cores", "cube_mkn", "int8_k0", "cube_freq_mhz"))
         if None in (cores, edge, k0, mhz):
             return None
-        return derive(f"{self.key} INT8 Cube 理论峰值{'（每个 die）' if self.dies > 1 else ''}",
+        return derive(t("chips.int8_peak", chip=self.key, per_die=t("chips.per_die") if self.dies > 1 else ""),
                       "cube_cores * edge * k0 * edge * 2 * mhz * 1e6 / 1e12", "TOPS", digits=None,
-                      note="INT8 分形 16×32×16：每条指令的乘加数是 FP16 的两倍", cube_cores=cores, edge=edge, k0=k0, mhz=mhz)
+                      note=t("chips.int8_peak_note"), cube_cores=cores, edge=edge, k0=k0, mhz=mhz)
 
     def per_card(self, fig: Figure | None) -> Figure | None:
         """A per-die figure scaled to the whole package (``dies`` × value); the figure itself for one-die parts."""
         if fig is None or self.dies == 1:
             return fig
-        label = fig.label.replace("（每个 die）", "") + "（整卡）"
-        return derive(label, "dies * per_die", fig.unit, digits=None, note=f"一个 NPU 有 {self.dies} 个 die，框架把每个 die 当作一个设备",
+        label = fig.label.replace(t("chips.per_die"), "") + t("chips.per_card")
+        return derive(label, "dies * per_die", fig.unit, digits=None, note=t("chips.per_card_note", dies=self.dies),
                       dies=self.dies, per_die=fig)
 
     def runtime_total_gib(self) -> Figure | None:
@@ -133,8 +143,8 @@ class Chip:
         fig = self.figure("runtime_total_bytes")
         if fig is None:
             return None
-        return derive(f"{self.key} 运行时报告的设备内存总量", "total_bytes / 2**30", "GiB", digits=None,
-                      note="比平台文件的容量小：驱动与固件保留了一部分", total_bytes=fig)
+        return derive(t("chips.runtime_total", chip=self.key), "total_bytes / 2**30", "GiB", digits=None,
+                      note=t("chips.runtime_total_note"), total_bytes=fig)
 
     def announced_figures(self) -> list[Figure]:
         """The vendor's announced figures for this part (reported, with their source); [] when there are none."""
@@ -153,8 +163,8 @@ class Chip:
     def check_training(self, tool: str) -> None:
         """NotApplicable when ``tool`` plans training and the part is inference-only."""
         if not self.training:
-            raise NotApplicable(f"{tool} 面向训练；{self.key}（{self.series}）{self.role}：训练规划不适用。"
-                                f"这颗芯片上的路径：{'、'.join(self.programming)}")
+            raise NotApplicable(t("chips.training_only", tool=tool, chip=self.key, series=self.text("series"),
+                                  role=self.text("role"), paths=t("chips.list_sep").join(self.text("programming"))))
 
     def is_split(self) -> bool:
         """True for the separated (AIC/AIV) architecture of Atlas A2/A3 and 950; False for coupled parts."""
@@ -164,6 +174,12 @@ class Chip:
 @functools.lru_cache(maxsize=1)
 def _table() -> dict:
     return load_yaml(CHIPS_FILE)
+
+
+@functools.lru_cache(maxsize=1)
+def _records() -> dict[str, dict]:
+    """The chip records of chips.yaml by key as a string (a key such as 950 reads as a number)."""
+    return {str(key): record for key, record in _table()["chips"].items()}
 
 
 def fields() -> dict[str, dict]:
@@ -200,7 +216,7 @@ def get_chip(name: str | None = None) -> Chip:
     # A3 SoC names vary by model (Ascend910_9391, 9392, 9382, 9362 …): one entry stands for the family
     if wanted.startswith("910_93") or wanted.startswith("91093"):
         return chips()["A3"]
-    raise UnknownChip(f"芯片表里没有 {name!r}。可选：{'、'.join(chips())}（也可以写 CANN 的 SoC 名，如 Ascend910B3）")
+    raise UnknownChip(t("chips.unknown_chip", name=repr(name), names=t("chips.list_sep").join(chips())))
 
 
 def first_applicable(build: Callable[[Chip], T], chip: Chip | str | None, *, fallback: str = DEFAULT,
@@ -219,7 +235,7 @@ def first_applicable(build: Callable[[Chip], T], chip: Chip | str | None, *, fal
         other = get_chip(fallback)
         if other.key == chip.key:
             raise
-        say(f"{why}\n→ 这一步改按 {other.key}（{other.soc_version}）计算。")
+        say(t("chips.fallback", why=why, chip=other.key, soc=other.soc_version))
         return build(other), other
 
 
@@ -242,7 +258,8 @@ def reported_entry_source(figure_id: str) -> str:
 def source_line(key: str) -> str:
     """'title（versions）：url' for a source key: where a learner can read the document itself."""
     src = reported_source(key)
-    return f"{src['title']}（{src['versions']}）：{src['url']}"
+    return t("chips.source_line", title=localized(src, "title"), versions=localized(src, "versions"),
+             url=localized(src, "url"))
 
 
 def comparison_table(keys: list[str] | None = None) -> Table:
@@ -259,16 +276,26 @@ def comparison_table(keys: list[str] | None = None) -> Table:
             fig = c.figure(name)
             return None if fig is None else round(fig.value / scale, digits) if digits else int(round(fig.value / scale))
         peak = chip.fp16_peak()
-        kind = "" if peak is None else ("推导" if peak.kind.name == "DERIVED" else "标称")
-        shown_peak = ("—（早期平台文件，不推导）" if chip.preliminary else None) if peak is None else f"{peak.value:.1f}（{kind}）"
-        rows.append([chip.key, chip.soc_version, chip.npu_smi_name.split("（")[0], chip.dies, val("cube_cores"),
+        kind = "" if peak is None else (t("chips.derived_short") if peak.kind.name == "DERIVED" else t("chips.nominal_short"))
+        shown_peak = ((t("chips.no_peak") if chip.preliminary else None) if peak is None
+                      else t("chips.peak_shown", value=f"{peak.value:.1f}", kind=kind))
+        rows.append([chip.key, chip.soc_version, short_smi_name(chip), chip.dies, val("cube_cores"),
                      val("vector_cores"), val("cube_freq_mhz"), val("memory_gib", digits=2),
                      val("l2_bytes", 2**20), val("ub_bytes", 2**10),
-                     shown_peak, "是" if chip.bf16 else "否", chip.role])
-    headers = ["芯片", "CANN SoC 名", "npu-smi 名", "die 数", "Cube 核", "Vector 核", "Cube 频率 MHz", "内存 GiB",
-               "L2 MiB", "UB KiB", "FP16 峰值 TFLOPS（每 die）", "BF16", "用途"]
-    return Table(headers, rows, "昇腾芯片对照（数字来自 npulab/data/chips.yaml；— 表示未公开）", code_columns=[1],
-                 notes=["内存、核数、频率、缓冲：CANN 平台配置文件（910A 除外）；峰值由公式推导，不是实测。",
-                        *[f"{c.key}：{c.preliminary}（厂商公布的数字：python -m npulab chips {c.key}）"
+                     shown_peak, t("chips.yes") if chip.bf16 else t("chips.no"), chip.text("role")])
+    headers = [t("chips.col_chip"), t("chips.col_soc"), t("chips.col_smi"), t("chips.col_dies"), t("chips.col_cube"),
+               t("chips.col_vector"), t("chips.col_freq"), t("chips.col_memory"), "L2 MiB", "UB KiB",
+               t("chips.col_peak"), "BF16", t("chips.col_role")]
+    return Table(headers, rows, t("chips.table_title"), code_columns=[1],
+                 notes=[t("chips.table_note"),
+                        *[t("chips.preliminary_note", chip=c.key, why=c.text("preliminary"))
                           for c in (chips()[k] for k in (keys or list(chips()))) if c.preliminary],
-                        *[f"{'、'.join(users)}：{source_line(key)}" for key, users in sources.items()]])
+                        *[t("chips.source_note", chips=t("chips.list_sep").join(users), source=source_line(key))
+                          for key, users in sources.items()]])
+
+
+def short_smi_name(chip: Chip) -> str:
+    """The npu-smi name without its explanation (``Ascend910（每个 NPU 两行…）`` → ``Ascend910``), in the reader's
+    language (the 950's is "not released")."""
+    name = chip.text("npu_smi_name", chip.npu_smi_name)
+    return str(name).split("（")[0].split(" (")[0] if language() == "en" else chip.npu_smi_name.split("（")[0]
