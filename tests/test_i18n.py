@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from npulab.__main__ import TOOLS
 from npulab.core import i18n
 from npulab.core.paths import REPO_ROOT
 from npulab.course import npu_magic, quiz
@@ -56,6 +57,7 @@ def test_every_key_is_used_and_every_used_key_exists():
     code = "".join(p.read_text(encoding="utf-8") for p in (REPO_ROOT / "npulab").rglob("*.py"))
     used = {k for k in re.findall(r"""\bt\(\s*(?:f?["'])([\w.]+)["']""", code) if not k.endswith(".")}
     used |= {f"site.{k}" for k in re.findall(r"""\bsite_text\(\s*["'](\w+)["']""", code)}
+    used |= {f"cli.tool.{k}" for k in TOOLS}  # __main__: t(f"cli.tool.{name}") for each sub-command
     used |= {f"quiz.{k}" for k in quiz.FEEDBACK} | {f"quiz.{k}" for k in ("single", "multiple", "numeric")}
     assert used - set(i18n.catalogue()) == set()
     assert set(i18n.catalogue()) - used == set()

@@ -1,4 +1,5 @@
-"""Shared command-line plumbing: Chinese usage errors, exit codes, no bare tracebacks.
+"""Shared command-line plumbing: usage errors in the reader's language (npulab.core.i18n), exit codes, no bare
+tracebacks.
 
 Every tool module exposes ``build_parser(subparsers)`` (adds its sub-command) and a
 ``run(args) -> int`` function. Exit codes across the course's tools:
@@ -14,37 +15,41 @@ import argparse
 import sys
 from typing import NoReturn
 
+from npulab.core.i18n import language, t
+
 EXIT_OK = 0
 EXIT_FAIL = 1
 EXIT_USAGE = 2
 
 
 class UsageError(Exception):
-    """Bad input from the user; the message (in Chinese) is shown without a traceback."""
+    """Bad input from the user; the message (in the reader's language) is shown without a traceback."""
 
 
-class _ChineseHelpFormatter(argparse.HelpFormatter):
+class _CourseHelpFormatter(argparse.HelpFormatter):
     def add_usage(self, usage, actions, groups, prefix=None):
-        return super().add_usage(usage, actions, groups, "用法：" if prefix is None else prefix)
+        return super().add_usage(usage, actions, groups, t("cli.usage") if prefix is None else prefix)
 
 
-class ChineseArgumentParser(argparse.ArgumentParser):
-    """ArgumentParser whose help and errors are in Chinese; usage errors exit with code 2."""
+class CourseArgumentParser(argparse.ArgumentParser):
+    """ArgumentParser whose frame (usage, section titles, errors) is in the reader's language; usage errors exit
+    with code 2. The tools' own help texts are Chinese."""
 
     def __init__(self, *args, **kwargs):
         add_help = kwargs.pop("add_help", True)
-        kwargs.setdefault("formatter_class", _ChineseHelpFormatter)
+        kwargs.setdefault("formatter_class", _CourseHelpFormatter)
         super().__init__(*args, add_help=False, **kwargs)
-        self._positionals.title = "位置参数"
-        self._optionals.title = "选项"
+        self._positionals.title = t("cli.positionals")
+        self._optionals.title = t("cli.options")
         if add_help:
-            self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help="显示本帮助并退出")
+            self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help=t("cli.help"))
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: 参数错误：{_translate(message)}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: {t('cli.bad_arguments', message=_translate(message))}\n")
 
 
+# argparse's own English phrases, said in Chinese for a Chinese reader
 _ARGPARSE_PHRASES = {
     "the following arguments are required": "缺少必需参数",
     "unrecognized arguments": "无法识别的参数",
@@ -58,12 +63,14 @@ _ARGPARSE_PHRASES = {
 
 
 def _translate(message: str) -> str:
+    if language() == "en":
+        return message
     for english, chinese in _ARGPARSE_PHRASES.items():
         message = message.replace(english, chinese)
     return message
 
 
 def fail_usage(message: str) -> int:
-    """Print a usage error in Chinese and return exit code 2."""
-    print(f"错误：{message}", file=sys.stderr)
+    """Print a usage error and return exit code 2."""
+    print(t("cli.error", message=message), file=sys.stderr)
     return EXIT_USAGE

@@ -7,7 +7,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from npulab.core.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, ChineseArgumentParser
+from npulab.core.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CourseArgumentParser
 from npulab.core.notebook_cells import NotebookError, find_notebooks, parse_notebook
 from npulab.core.paths import REPO_ROOT
 from npulab.lint.context import Context
@@ -24,7 +24,7 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def build_parser(subparsers, name: str) -> ChineseArgumentParser:
+def build_parser(subparsers, name: str) -> CourseArgumentParser:
     """Add the ``lint-npu`` sub-command."""
     parser = subparsers.add_parser(
         name, help="静态检查笔记本中的 NPU 单元（语法、名字、调用签名、环境变量、命令行参数、版本特性、叶子单元）",

@@ -128,9 +128,9 @@ def _remove(args) -> int:
 
 def build_parser(parser) -> None:
     """Add the sub-commands of ``workshop accounts``."""
-    from npulab.core.cli import ChineseArgumentParser
+    from npulab.core.cli import CourseArgumentParser
 
-    inner = parser.add_subparsers(dest="accounts_tool", metavar="<command>", parser_class=ChineseArgumentParser)
+    inner = parser.add_subparsers(dest="accounts_tool", metavar="<command>", parser_class=CourseArgumentParser)
     inner.required = True
     inner.add_parser("passwords", help="生成（或显示）root 专用的密码文件 $WORKSHOP_STATE_DIR/passwords"
                      ).set_defaults(run=_passwords)

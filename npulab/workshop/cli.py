@@ -117,11 +117,11 @@ def _run_check_public(args) -> int:
 
 def build_parser(subparsers, name: str) -> None:
     """Add ``workshop`` with its sub-commands ``preflight``, ``agenda``, ``times`` and ``public-toc``."""
-    from npulab.core.cli import ChineseArgumentParser
+    from npulab.core.cli import CourseArgumentParser
 
     parser = subparsers.add_parser(name, help="工作坊：课前检查每个座位、生成议程",
                                    description="在共享昇腾服务器上办工作坊的辅助工具。")
-    inner = parser.add_subparsers(dest="workshop_tool", metavar="<command>", parser_class=ChineseArgumentParser)
+    inner = parser.add_subparsers(dest="workshop_tool", metavar="<command>", parser_class=CourseArgumentParser)
     inner.required = True
     pre = inner.add_parser("preflight", help="课前检查：每个座位的 NPU 健康、显存、进程，以及主机环境",
                            description="逐个座位检查 NPU 的健康、显存与进程（npu-smi），再检查 doctor、磁盘和笔记本；"

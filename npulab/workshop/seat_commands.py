@@ -136,10 +136,10 @@ def run(args) -> int:
 
 def build_parser(parser) -> None:
     """Arguments of ``workshop seats`` (added to an existing sub-parser)."""
-    from npulab.core.cli import ChineseArgumentParser
+    from npulab.core.cli import CourseArgumentParser
 
     parser.add_argument("--state-dir", metavar="DIR", help="hub 的状态目录（默认取 WORKSHOP_STATE_DIR，否则 workshop-state）")
-    inner = parser.add_subparsers(dest="seats_command", metavar="<command>", parser_class=ChineseArgumentParser)
+    inner = parser.add_subparsers(dest="seats_command", metavar="<command>", parser_class=CourseArgumentParser)
     inner.required = True
     ls = inner.add_parser("list", help="列出座位表：学员、NPU、私有端口、是否在名单中")
     ls.add_argument("--json", action="store_true", help="以 JSON 输出")
