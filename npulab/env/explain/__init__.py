@@ -88,9 +88,9 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
             rules.feed(first_line, block)
         lines_read = first_line - 1
     codes, root = scanner.codes(), roots.root()
-    evidence = roots.ascend_context or bool(codes)  # the log itself says it ran on Ascend
-    if roots.foreign_context and not evidence:  # a CUDA/NVIDIA machine's log: Ascend advice does not apply
+    if roots.foreign_context and not roots.ascend_context:  # another accelerator's log: Ascend advice does not apply
         return Report(lines_read, [], root, codes)
+    evidence = roots.ascend_context or roots.weak_context or bool(codes)  # the log itself says it ran on Ascend
     families = matcher.findings(ascend=evidence)
     ascend = evidence or bool(families) or _npu_stack_error(rules, roots, root)
     findings = rules.findings(families) if ascend else families  # the rules speak only about Ascend logs
