@@ -105,7 +105,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         component = roots.components.get(root.line) or next(  # the last frame's package, or the module the line names
             (h.facts["module"].partition(".")[0] for h in rules.hits[module.NAME] if h.line == root.line), None)
         findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings), component=component,
-                                        pip=module.pip_name(component) if component else None))
+                                        pip=module.pip_name(component) if component else None,
+                                        call=roots.calls.get(root.line) or next(iter(roots.calls.values()), None)))
     return Report(lines_read, findings, root, codes)
 
 

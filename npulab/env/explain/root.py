@@ -26,7 +26,8 @@ PER_RANK = 3  # candidates kept per rank
 
 _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort",
                       "报错".encode(), "错误".encode(), "失败".encode(), b"traceback (most recent call last)",
-                      b"killed")
+                      b"killed", b"has no attribute", b"required positional argument", b"keyword argument",
+                      b"positional argument", b"no module named")
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
                         r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b|"
                        r"(?i:\b(?:this|the) (?:error|message|log|warning)(?: log| message)? can be (?:safely )?ignored)|"
@@ -36,7 +37,11 @@ _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|
 _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
 _WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)|报错|错误|失败|"
                    r"^\W*Traceback \(most recent call last\)|"  # a traceback whose exception line is cut off
-                   r"^\W*(?:\[\d+\]\+?\s+)?Killed\b")  # the shell's report of a SIGKILL
+                   r"^\W*(?:\[\d+\]\+?\s+)?Killed\b|"  # the shell's report of a SIGKILL
+                   # a Python exception's message without its type (a title, a cut-off paste)
+                   r"object has no attribute '|missing \d+ required (?:positional|keyword-only) arguments?\b|"
+                   r"takes \d+ positional arguments? but \d+ (?:was|were) given|got an unexpected keyword argument|"
+                   r"No module named ['\"]?\w")
 _INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
 _TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
 _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word ("cannot" is not)
@@ -48,10 +53,9 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
     b"rank_table", b"atlas 800", b"atlas 300", b"atlas 900", b"nnal/",  # Ascend's APIs, user, plugins and products
     "昇腾".encode(),
     b"acl graph")  # vLLM-Ascend's "Capturing ACL graphs" (ACL: the Ascend Computing Language runtime)
-# weaker evidence: "NPU" as a word ("input" is not) and MindSpore, which other accelerators also run (Intel's NPU,
-# MindSpore on GPU); it counts only in a log that shows no other accelerator
-_WEAK_CONTEXT_NEEDLES = (b"npu:", b" npu ", b"(npu", b"'npu'", b'"npu"', b" npu,", b" npu.", b"\nnpu ", b"[npu",
-                         b" npus", b"mindspore")
+# weaker evidence: "NPU" as a word ("input", "intel_npu" are not; "NPU上", "[NPU]" are) and MindSpore, which other
+# accelerators also run (Intel's NPU, MindSpore on GPU); it counts only in a log that shows no other accelerator
+_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9_])npus?(?![a-z0-9_])|mindspore")
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
 _NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
 # torch_npu's and the plugins' API and module names: npu_fusion_attention, transformers' npu_flash_attention, npu_format_cast
@@ -76,6 +80,10 @@ _CANN_WARNING = re.compile(rb"^.{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)]*\):")
 _FRAME = re.compile(rb'File "[^"\n]*[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]*)')
 # a frame in an unpacked release of a package, outside site-packages: File ".../verl-0.5.0/verl/workers/…"
 _SOURCE_FRAME = re.compile(rb'File "[^"\n]*[/\\]([A-Za-z_]\w*)-\d[\w.+-]*[/\\]\1[/\\]')
+# any traceback frame: its file and function; a frame of Python's own library (…/lib/python3.11/subprocess.py) is not
+# the caller that failed, the innermost frame outside it is
+_ANY_FRAME = re.compile(rb'File "([^"\n]+)", line \d+, in ([\w<>.]+)')
+_STDLIB = re.compile(rb'[/\\]lib[/\\]python\d(?:\.\d+)?[/\\](?!(?:site|dist)-packages)|^<frozen')
 FRAME_REACH = 40  # lines between the last frame and the exception line it belongs to, at most
 
 
@@ -119,6 +127,8 @@ class RootFinder:
         self.foreign_context = False  # another accelerator; looked for only until Ascend's own words are seen
         self.warnings: list[RootLine] = []  # CANN components' error-like warnings, earliest first
         self.components: dict[int, str] = {}  # exception line → package of the traceback frame just above it
+        self.calls: dict[int, tuple[str, str]] = {}  # exception line → (file, function) of the innermost frame of
+        # the program or a package above it (Python's own library skipped)
         self._frame: tuple[str, int] | None = None  # the last frame seen: package, line
 
     def feed(self, first_line: int, block: bytes) -> None:
@@ -127,8 +137,7 @@ class RootFinder:
         if not self.ascend_context and (any(n in lowered for n in _CONTEXT_NEEDLES)
                                         or _NPU_CLASS.search(block) or _NPU_API.search(block)):
             self.ascend_context = True
-        if not self.weak_context and (any(n in lowered for n in _WEAK_CONTEXT_NEEDLES)
-                                      or lowered.startswith(b"npu ")):  # "\nnpu " misses a block's first line
+        if not self.weak_context and _WEAK_CONTEXT.search(lowered):
             self.weak_context = True
         if not (self.ascend_context or self.foreign_context) and (any(n in lowered for n in _FOREIGN_NEEDLES)
                                                                   or _FOREIGN_DEVICE.search(lowered)):
@@ -167,6 +176,13 @@ class RootFinder:
         frame = frame or self._frame
         if frame and 0 < number - frame[1] <= FRAME_REACH:
             self.components[number] = frame[0]
+        call = None
+        for m in _ANY_FRAME.finditer(block, max(0, start - 8192), start):
+            if not _STDLIB.search(m.group(1)):
+                call = (m.group(1), m.group(2), m.start())
+        if call and 0 < number - (first_line + block.count(b"\n", 0, call[2])) <= FRAME_REACH:
+            path = call[0].decode("utf-8", "replace").replace("\\", "/").split("/")
+            self.calls[number] = ("/".join(path[-3:]), call[1].decode("utf-8", "replace"))
 
     def _last_frame(self, first_line: int, block: bytes) -> None:
         pos = block.rfind(b"-packages")
