@@ -78,3 +78,15 @@ def test_linear_time_on_long_lines():
     start = time.perf_counter()
     ex.explain_text("torch_npu\n" + line * 3)
     assert time.perf_counter() - start < 5
+
+
+def test_an_import_failure_said_in_words_is_read_like_a_missing_module():
+    report = ex.explain_text("[Bug]: triton.language import error on the Atlas 300I Duo NPU\n")
+    assert report.categories[0] == "missing_module" and "triton-ascend" in report.findings[0].fix
+    assert "missing_module" in ex.explain_text("torch_npu\nRuntimeError: Failed to import mindspeed.ops\n").categories
+    assert "missing_module" not in ex.explain_text("torch_npu\nRuntimeError: the import error above\n").categories
+
+
+def test_a_device_sync_timeout_is_the_collective_timeout_family_after_any_other():
+    log = ("EE1002: Stream synchronize timeout. rtDeviceSynchronize execute failed, reason=[stream sync timeout]\n")
+    assert ex.explain_text(log).categories[0] == "hccl_timeout"
