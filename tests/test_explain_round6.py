@@ -90,3 +90,10 @@ def test_an_import_failure_said_in_words_is_read_like_a_missing_module():
 def test_a_device_sync_timeout_is_the_collective_timeout_family_after_any_other():
     log = ("EE1002: Stream synchronize timeout. rtDeviceSynchronize execute failed, reason=[stream sync timeout]\n")
     assert ex.explain_text(log).categories[0] == "hccl_timeout"
+
+
+def test_a_capability_line_naming_the_data_type_wins_over_one_naming_only_the_op():
+    log = ("[ERROR] GE(1,python3.7): GetDNNEngineName: assign engine failed, op LogicalAnd is not supported\n"
+           "The reason why this op LogicalAnd is not supported by op information library[tbe-builtin] is that "
+           "[Dynamic check]: data type DT_INT8 of input [x1] is not supported.\n")
+    assert ex.explain_text(log).categories[0] == "dtype_unsupported"
