@@ -13,8 +13,11 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
 - ``cli``     — the text report, doctor notes and the command line.
 
 Findings come most likely root cause first: catalog families, then the rules' own findings (the message's own
-advice first), then the generic finding (category ``generic_triage``). A log that shows a CUDA/NVIDIA machine and
-no Ascend evidence gets no finding: the catalog's advice is for Ascend machines.
+advice first), then the generic finding (category ``generic_triage``; its fix starts with what the error lines say
+themselves: the failed command, the versions and the failure condition they name, the failing call and package).
+A log that shows another accelerator (CUDA/NVIDIA, ROCm/HIP, Intel's NPU, MetaX, Cambricon, MUSA) and none of
+Ascend's own words gets no finding: the catalog's advice is for Ascend machines ("NPU" as a bare word, or MindSpore,
+is Ascend evidence only when no other accelerator shows).
 Exit codes: 0 nothing found (healthy or unrelated log), 1 problems found, 2 usage error. Example::
 
     >>> report = explain_text("ImportError: libhccl.so: cannot open shared object file: No such file or directory")

@@ -10,7 +10,9 @@ message that follows it. The scan keeps a few candidates per rank, so memory sta
 
 The finder also notes what the log says about its machine: Ascend evidence (``ascend_context``: Ascend's own words,
 or an NPU plugin's class name such as vLLM-Ascend's ``NPUWorker``), evidence of a
-CUDA/NVIDIA machine (``foreign_context``: nvidia-smi, NVML, libcudnn, a ``+cu121`` wheel …; never code such as ``.cuda()``), and the warnings CANN's
+CUDA/NVIDIA machine or another accelerator (``foreign_context``: nvidia-smi, NVML, libcudnn, a ``+cu121`` wheel, a tensor
+on ``cuda:0``, ROCm/HIP, OpenVINO/Intel NPU, MetaX …; never code such as ``.cuda()``), weaker Ascend evidence
+(``weak_context``: "NPU" as a word, MindSpore), and the warnings CANN's
 own components print when they turn an error into a warning (``[WARNING] HCCL(…): … timeout``, ``ErrToWarn``):
 a log that ends in those, with no error line, is still a log a user acts on.
 """
