@@ -13,8 +13,11 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
 - ``cli``     — the text report, doctor notes and the command line.
 
 Findings come most likely root cause first: catalog families, then the rules' own findings (the message's own
-advice first), then the generic finding (category ``generic_triage``). A log that shows a CUDA/NVIDIA machine and
-no Ascend evidence gets no finding: the catalog's advice is for Ascend machines.
+advice first), then the generic finding (category ``generic_triage``; its fix starts with what the error lines say
+themselves: the failed command, the versions and the failure condition they name, the failing call and package).
+A log that shows another accelerator (CUDA/NVIDIA, ROCm/HIP, Intel's NPU, MetaX, Cambricon, MUSA) and none of
+Ascend's own words gets no finding: the catalog's advice is for Ascend machines ("NPU" as a bare word, or MindSpore,
+is Ascend evidence only when no other accelerator shows).
 Exit codes: 0 nothing found (healthy or unrelated log), 1 problems found, 2 usage error. Example::
 
     >>> report = explain_text("ImportError: libhccl.so: cannot open shared object file: No such file or directory")
@@ -88,9 +91,9 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
             rules.feed(first_line, block)
         lines_read = first_line - 1
     codes, root = scanner.codes(), roots.root()
-    evidence = roots.ascend_context or bool(codes)  # the log itself says it ran on Ascend
-    if roots.foreign_context and not evidence:  # a CUDA/NVIDIA machine's log: Ascend advice does not apply
+    if roots.foreign_context and not roots.ascend_context:  # another accelerator's log: Ascend advice does not apply
         return Report(lines_read, [], root, codes)
+    evidence = roots.ascend_context or roots.weak_context or bool(codes)  # the log itself says it ran on Ascend
     families = matcher.findings(ascend=evidence)
     ascend = evidence or bool(families) or _npu_stack_error(rules, roots, root)
     findings = rules.findings(families) if ascend else families  # the rules speak only about Ascend logs
@@ -105,7 +108,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         component = roots.components.get(root.line) or next(  # the last frame's package, or the module the line names
             (h.facts["module"].partition(".")[0] for h in rules.hits[module.NAME] if h.line == root.line), None)
         findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings), component=component,
-                                        pip=module.pip_name(component) if component else None))
+                                        pip=module.pip_name(component) if component else None,
+                                        call=roots.calls.get(root.line) or next(iter(roots.calls.values()), None)))
     return Report(lines_read, findings, root, codes)
 
 

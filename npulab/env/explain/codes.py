@@ -41,7 +41,7 @@ _DCMI = re.compile(r"^-8\d{3}$")
 # in the log: CANN and torch_npu codes stand alone; numbers need an error context before them
 _NUMBER_NEEDLES = (b"code", b"errno", b"ret", b"result", b"failed", "错误码".encode(), "错误代码".encode())
 _NUMBER = re.compile(r"(?i:error[ _]?code(?:\s+is)?|errorcode|errcode|errno|ret(?:code|urn(?:ed)?)?|result|failed|错误代?码)"
-                     r"\s*(?:is\s*|=\s*|:\s*|\[\s*)?(-?\d{1,6})(?![\d.])")
+                     r"\s*(?:is\s*|=\s*|:\s*|\[\s*)?(-?\d{1,6})(?!\d|\.\d)")  # a sentence's full stop may follow
 
 
 @dataclass(frozen=True)

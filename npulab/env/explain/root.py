@@ -10,7 +10,9 @@ message that follows it. The scan keeps a few candidates per rank, so memory sta
 
 The finder also notes what the log says about its machine: Ascend evidence (``ascend_context``: Ascend's own words,
 or an NPU plugin's class name such as vLLM-Ascend's ``NPUWorker``), evidence of a
-CUDA/NVIDIA machine (``foreign_context``: nvidia-smi, NVML, libcudnn, a ``+cu121`` wheel …; never code such as ``.cuda()``), and the warnings CANN's
+CUDA/NVIDIA machine or another accelerator (``foreign_context``: nvidia-smi, NVML, libcudnn, a ``+cu121`` wheel, a tensor
+on ``cuda:0``, ROCm/HIP, OpenVINO/Intel NPU, MetaX …; never code such as ``.cuda()``), weaker Ascend evidence
+(``weak_context``: "NPU" as a word, MindSpore), and the warnings CANN's
 own components print when they turn an error into a warning (``[WARNING] HCCL(…): … timeout``, ``ErrToWarn``):
 a log that ends in those, with no error line, is still a log a user acts on.
 """
@@ -26,7 +28,8 @@ PER_RANK = 3  # candidates kept per rank
 
 _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort",
                       "报错".encode(), "错误".encode(), "失败".encode(), b"traceback (most recent call last)",
-                      b"killed")
+                      b"killed", b"has no attribute", b"required positional argument", b"keyword argument",
+                      b"positional argument", b"no module named")
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
                         r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b|"
                        r"(?i:\b(?:this|the) (?:error|message|log|warning)(?: log| message)? can be (?:safely )?ignored)|"
@@ -36,28 +39,42 @@ _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|
 _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
 _WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)|报错|错误|失败|"
                    r"^\W*Traceback \(most recent call last\)|"  # a traceback whose exception line is cut off
-                   r"^\W*(?:\[\d+\]\+?\s+)?Killed\b")  # the shell's report of a SIGKILL
+                   r"^\W*(?:\[\d+\]\+?\s+)?Killed\b|"  # the shell's report of a SIGKILL
+                   # a Python exception's message without its type (a title, a cut-off paste)
+                   r"object has no attribute '|missing \d+ required (?:positional|keyword-only) arguments?\b|"
+                   r"takes \d+ positional arguments? but \d+ (?:was|were) given|got an unexpected keyword argument|"
+                   r"No module named ['\"]?\w")
 _INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
 _TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
-_CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" and "npu" only as words ("cannot", "input" are not)
-    b"ascend", b"torch_npu", b"torch-npu", b"npu-smi", b"npu:", b" npu ", b"(npu", b"'npu'", b'"npu"', b" npu,", b" npu.", b"hccl",
-    b"davinci", b"mindspore", b"aclnn", b"aclrt", b"dcmi", b" cann ", b"cann_", b"cann-", b"/cann", b" cann.",
+_CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word ("cannot" is not)
+    b"ascend", b"torch_npu", b"torch-npu", b"npu-smi", b"hccl",
+    b"davinci", b"aclnn", b"aclrt", b"dcmi", b" cann ", b"cann_", b"cann-", b"/cann", b" cann.",
     b"aicore", b"ai core", b"ai_core", b"[tbe", b"tbe.", b"tbe-", b"910b", b"910c", b"310p",  # Ascend's own words
     b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair",
     b"torch.npu", b"transfer_to_npu", b".npu()", b"npu_fusion", b"hwhiaiuser", b"op-plugin", b"op_plugin", b"aicpu",
     b"rank_table", b"atlas 800", b"atlas 300", b"atlas 900", b"nnal/",  # Ascend's APIs, user, plugins and products
-    b"\nnpu ", b"[npu", b" npus", "昇腾".encode(),
-    b"acl graph")  # vLLM-Ascend's "Capturing ACL graphs" (ACL: the Ascend Computing Language runtime)  # "NPU …" opening a line, "[NPU]", "NPUs", Ascend's Chinese name
+    "昇腾".encode(),
+    b"acl graph")  # vLLM-Ascend's "Capturing ACL graphs" (ACL: the Ascend Computing Language runtime)
+# weaker evidence: "NPU" as a word ("input", "intel_npu" are not; "NPU上", "[NPU]" are) and MindSpore, which other
+# accelerators also run (Intel's NPU, MindSpore on GPU); it counts only in a log that shows no other accelerator
+_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9_])npus?(?![a-z0-9_])|mindspore")
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
 _NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
 # torch_npu's and the plugins' API and module names: npu_fusion_attention, transformers' npu_flash_attention, npu_format_cast
 # (case-sensitive, not inside a longer name such as intel_npu_…)
 _NPU_API = re.compile(rb"(?<![A-Za-z0-9_])npu_[a-z]")
-_FOREIGN_NEEDLES = (  # a CUDA/NVIDIA machine (lower-cased); "Found no NVIDIA driver" is not one: Ascend users see it
+_FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no NVIDIA driver" is not one: Ascend users see it
     b"nvidia-smi", b"nvml", b"nvidia-container", b"nvidia-persistenced", b"nvidia driver version", b"cuda version:",
     b"libcudart", b"libcudnn", b"nccl info", b"libtorch_cuda", b"geforce", b"+cu11", b"+cu12",
     b"/usr/local/cuda", b"nvcc", b"cuda_home", b"cudnn version", b"nvidia a100", b"nvidia h100", b"tesla v100",
-    b"tesla t4", b"nvidia rtx", b"rtx 30", b"rtx 40", b"nvidia/cuda:")  # the CUDA toolkit, NVIDIA's cards and images
+    b"tesla t4", b"nvidia rtx", b"rtx 30", b"rtx 40", b"nvidia/cuda:",  # the CUDA toolkit, NVIDIA's cards and images
+    b"cuda stream", b"cudnn error", b"cudnn_status", b"cudafree", b"cudamalloc", b"cuda_driver", b"cuda driver version",
+    b"device/gpu/", b"cuda_visible_devices=",  # CUDA's runtime at work, MindSpore's GPU plugin, a GPU launch line
+    b"rocm", b"hipblas", b"hiperror", b"hip error", b"amdgpu", b"rocblas", b"miopen",  # AMD's ROCm/HIP
+    b"openvino", b"intel_npu", b"vpux", b"ze_result", b"level zero", b"level_zero", b"npu_drv", b"npu_vcl",  # Intel's NPU
+    b"metax", b"mx-smi", b"maca", b"cambricon", b"cnmon", b"musa")  # MetaX, Cambricon, Moore Threads
+# a tensor or an allocation on a CUDA device ("device='cuda:0'", "on device cuda:1"); never code such as .to("cuda:0")
+_FOREIGN_DEVICE = re.compile(rb"(?:device[ =]'?|on )cuda:\d")
 # a CANN component's plog line at WARNING level that reports a time-out or an error turned into a warning
 _WARNING_NEEDLES = (b"timeout", b"time out", b"errtowarn", b"fail")  # searched in the lower-cased block
 _CANN_WARNING = re.compile(rb"^.{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)]*\):")
@@ -65,6 +82,10 @@ _CANN_WARNING = re.compile(rb"^.{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)]*\):")
 _FRAME = re.compile(rb'File "[^"\n]*[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]*)')
 # a frame in an unpacked release of a package, outside site-packages: File ".../verl-0.5.0/verl/workers/…"
 _SOURCE_FRAME = re.compile(rb'File "[^"\n]*[/\\]([A-Za-z_]\w*)-\d[\w.+-]*[/\\]\1[/\\]')
+# any traceback frame: its file and function; a frame of Python's own library (…/lib/python3.11/subprocess.py) is not
+# the caller that failed, the innermost frame outside it is
+_ANY_FRAME = re.compile(rb'File "([^"\n]+)", line \d+, in ([\w<>.]+)')
+_STDLIB = re.compile(rb'[/\\]lib[/\\]python\d(?:\.\d+)?[/\\](?!(?:site|dist)-packages)|^<frozen')
 FRAME_REACH = 40  # lines between the last frame and the exception line it belongs to, at most
 
 
@@ -103,19 +124,25 @@ class RootFinder:
 
     def __init__(self):
         self.candidates: dict[int, list[RootLine]] = {1: [], 2: [], 3: []}
-        self.ascend_context = False
-        self.foreign_context = False  # looked for only until Ascend evidence is seen: that decides alone
+        self.ascend_context = False  # Ascend's own words: they decide alone
+        self.weak_context = False  # "NPU" as a word, MindSpore: Ascend only when no other accelerator shows
+        self.foreign_context = False  # another accelerator; looked for only until Ascend's own words are seen
         self.warnings: list[RootLine] = []  # CANN components' error-like warnings, earliest first
         self.components: dict[int, str] = {}  # exception line → package of the traceback frame just above it
+        self.calls: dict[int, tuple[str, str]] = {}  # exception line → (file, function) of the innermost frame of
+        # the program or a package above it (Python's own library skipped)
         self._frame: tuple[str, int] | None = None  # the last frame seen: package, line
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
         lowered = block.lower()
-        if not self.ascend_context and (any(n in lowered for n in _CONTEXT_NEEDLES) or lowered.startswith(b"npu ")
-                                        or _NPU_CLASS.search(block) or _NPU_API.search(block)):  # "\nnpu " misses a block's first line
+        if not self.ascend_context and (any(n in lowered for n in _CONTEXT_NEEDLES)
+                                        or _NPU_CLASS.search(block) or _NPU_API.search(block)):
             self.ascend_context = True
-        if not (self.ascend_context or self.foreign_context) and any(n in lowered for n in _FOREIGN_NEEDLES):
+        if not self.weak_context and _WEAK_CONTEXT.search(lowered):
+            self.weak_context = True
+        if not (self.ascend_context or self.foreign_context) and (any(n in lowered for n in _FOREIGN_NEEDLES)
+                                                                  or _FOREIGN_DEVICE.search(lowered)):
             self.foreign_context = True
         if len(self.warnings) < PER_RANK and b"[WARNING]" in block:
             for start, end in hit_lines(block, lowered, _WARNING_NEEDLES):
@@ -151,6 +178,13 @@ class RootFinder:
         frame = frame or self._frame
         if frame and 0 < number - frame[1] <= FRAME_REACH:
             self.components[number] = frame[0]
+        call = None
+        for m in _ANY_FRAME.finditer(block, max(0, start - 8192), start):
+            if not _STDLIB.search(m.group(1)):
+                call = (m.group(1), m.group(2), m.start())
+        if call and 0 < number - (first_line + block.count(b"\n", 0, call[2])) <= FRAME_REACH:
+            path = call[0].decode("utf-8", "replace").replace("\\", "/").split("/")
+            self.calls[number] = ("/".join(path[-3:]), call[1].decode("utf-8", "replace"))
 
     def _last_frame(self, first_line: int, block: bytes) -> None:
         pos = block.rfind(b"-packages")

@@ -27,7 +27,15 @@ SOURCES = [
 ]
 
 
-_INNER = re.compile(r"^E[0-9A-Z]9999$")  # CANN's "Inner Error!" of each module (EE9999, EZ9999, EI9999 …)
+_INNER = re.compile(r"^E[0-9A-Z]9999$")
+# what an error line itself says about its fix, read from its form (never from a thread's words):
+# versions it names as pip writes them ("transformers>4.49", "torch-npu==2.2.0") …
+_VERSION = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*[A-Za-z0-9])(==|>=|<=|~=|!=|>|<)\s*(v?\d+(?:\.\d+)+[\w.+]*)")
+# … the condition under which it fails ("build failed when manually specify X", "fails if Y") …
+_CONDITION = re.compile(r"(?i)\bfail(?:s|ed|ure)?\b[^.;:]*?\b(?:when|if|only when|whenever)\s+([^.;]{4,120})")
+# … and the command a subprocess ran (CalledProcessError: "Command '[...]' returned non-zero exit status N")
+_COMMAND = re.compile(r"Command '(.+?)' returned non-zero exit status (-?\d+)")
+MAX_VERSIONS = 4  # CANN's "Inner Error!" of each module (EE9999, EZ9999, EI9999 …)
 
 
 def should_report(root: RootLine | None, codes: list[CodeHit], ascend_context: bool) -> bool:
@@ -37,8 +45,34 @@ def should_report(root: RootLine | None, codes: list[CodeHit], ascend_context: b
     return ascend_context or bool(codes)
 
 
+def specifics(root: RootLine, strongest: list[RootLine], *, component: str | None = None, pip: str | None = None,
+              call: tuple[str, str] | None = None) -> str:
+    """What the error lines say about this error's own fix, before the generic steps: the command that failed, the
+    versions and the condition the lines name, the call and the package that raised it (empty when none)."""
+    texts = list(dict.fromkeys([root.text] + [r.text for r in strongest]))
+    parts = []
+    command = next((m for m in map(_COMMAND.search, texts) if m), None)
+    if command:
+        shown = command.group(1)
+        if shown.startswith("["):
+            shown = " ".join(re.findall(r"'([^']*)'", shown)) or shown
+        parts.append(t("explain.generic.fix_command", command=shown, status=command.group(2)))
+    versions = list(dict.fromkeys("".join(m.groups()) for text in texts for m in _VERSION.finditer(text)))
+    if versions:
+        parts.append(t("explain.generic.fix_versions", versions=", ".join(versions[:MAX_VERSIONS])))
+    condition = next((m for m in map(_CONDITION.search, texts) if m), None)
+    if condition:
+        parts.append(t("explain.generic.fix_condition", condition=condition.group(1).strip()))
+    if call:
+        parts.append(t("explain.generic.fix_call", file=call[0], function=call[1]))
+    if component:
+        parts.append(t("explain.generic.fix_component", component=component, pip=pip or component))
+    return "".join(parts)
+
+
 def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeHit], *, families: int,
-                    component: str | None = None, pip: str | None = None) -> Finding:
+                    component: str | None = None, pip: str | None = None,
+                    call: tuple[str, str] | None = None) -> Finding:
     """The generic finding: root error line first, the component it was raised in, the decoded codes, the steps."""
     if root.rank == 0:  # no error line: a CANN component's warning that reports a time-out or a failure
         parts = [t("explain.generic.warning_root", line=root.line, text=root.text)]
@@ -60,7 +94,7 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
             break
         evidence.setdefault(hit.line, Evidence(hit.line, hit.text))
     sources = list(dict.fromkeys(SOURCES + [h.info.source for h in codes]))
-    fix = t("explain.generic.fix")
+    fix = specifics(root, strongest, component=component, pip=pip, call=call) + t("explain.generic.fix")
     inner = next((h.info.code for h in codes if _INNER.match(h.info.code)), None)
     if inner and not families:  # CANN's own report of an internal fault, and nothing more specific was found
         fix = f"{fix}{t('explain.generic.inner_error', code=inner)}"

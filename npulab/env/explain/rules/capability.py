@@ -52,8 +52,12 @@ def read(line: str) -> dict | None:
             "only": m.group(0).lower().startswith("only"), "where": where.group(1).strip() if where else None}
 
 
+SPECIFIC = ("soc", "dtype")  # kinds that name what to change, before any other kind
+
+
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
-    hit = hits[0].facts
+    # the most specific reading first: a line naming the chip or the data type says more than one naming only the op
+    hit = next((h.facts for k in SPECIFIC for h in hits if h.facts["kind"] == k), hits[0].facts)
     data = rules_data()["capability"]
     sources = list(data["kinds"]["version"]["sources"])
     kind = data["kinds"][hit["kind"]]

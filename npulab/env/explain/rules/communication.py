@@ -1,7 +1,8 @@
 """Timeouts and hangs of collectives (HCCL) and of device synchronisation. A collective that times out while the
 ranks connect is the HCCL_CONNECT_TIMEOUT case, one that times out while they wait for each other the
 HCCL_EXEC_TIMEOUT case (meanings and defaults from npulab/data/hccl_settings.yaml); both are the catalog's
-``hccl_timeout`` family. A synchronisation that times out is ACL_DEVICE_SYNC_TIMEOUT's (torch_npu docs)."""
+``hccl_timeout`` family. A synchronisation that times out is ACL_DEVICE_SYNC_TIMEOUT's (torch_npu docs),
+reported as the ``hccl_timeout`` family too: in real logs it is most often a rank waiting in a collective."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ _COLLECTIVE = re.compile(r"(?i)hccl|collective|all_?reduce|all_?gather|broadcast
                          r"\bsocket|rank\b|建链|通信")
 _SYNC = re.compile(r"(?i)synchroniz|sync\s*stream|syncstream|stream\s*sync")
 _NCCL_ONLY = re.compile(r"(?i)nccl")
+SYNC_PRIORITY = 1  # below every catalog family
 
 
 def read(line: str) -> dict | None:
@@ -50,12 +52,16 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
         sources = [*data["sources"], *(hccl_setting(n)["source_url"] for n in names)]
         return rule_finding(NAME, "集合通信超时", note, note, hits, sources, family=data["family"], note=note)
     sync = data["sync_setting"]
-    return rule_finding(
-        NAME, "设备同步超时",
-        "等 Device 上的任务完成（synchronize）超时：某个算子卡住、Device 出错，或某个 rank 的集合通信在等别人。",
-        f"先看同一时间 plog 与 Device 日志里最早的 [ERROR]，用 `ASCEND_LAUNCH_BLOCKING=1` 定位卡住的算子；确实需要更长的等待时设置 "
-        f"`{sync['name']}`（{sync['what']}）；多卡时也按集合通信超时排查（HCCL_EXEC_TIMEOUT）。",
-        hits, [sync["source"], *data["sources"]])
+    # a device synchronisation that times out is, in the logs users post, most often a rank waiting in a collective
+    # (CANN's own "Stream synchronize timeout" solution names the network): the hccl_timeout family, with the
+    # synchronisation's own setting and the stuck-operator check as its note
+    note = (f"等 Device 上的任务完成（synchronize）超时：某个算子卡住、Device 出错，或某个 rank 的集合通信在等别人。"
+            f"先看同一时间 plog 与 Device 日志里最早的 [ERROR]，用 `ASCEND_LAUNCH_BLOCKING=1` 定位卡住的算子；确实需要更长的等待时设置 "
+            f"`{sync['name']}`（{sync['what']}）；多卡时按集合通信超时排查（HCCL_EXEC_TIMEOUT）。")
+    found = rule_finding(NAME, "设备同步超时", note, note, hits, [sync["source"], *data["sources"]],
+                         family=data["family"], note=note)
+    found.priority = SYNC_PRIORITY  # a consequence: any other family the log shows (an AI Core fault) comes first
+    return found
 
 
 RULE = Rule(NAME, (b"timeout", b"time out", b"timed out", b"times out", b"timing out", "超时".encode()), read, finding)

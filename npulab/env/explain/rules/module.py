@@ -22,6 +22,10 @@ _UNKNOWN_LOCATION = re.compile(r"['\"]?\s*\(unknown location\)")  # the module h
 # Transformers' check of a model's remote code: "requires the following packages that were not found in your
 # environment: flash_attn. Run `pip install flash_attn`" (the first package named)
 _NOT_FOUND_PACKAGES = re.compile(r"requires the following packages? that (?:were|was) not found in your environment:\s*([A-Za-z_][\w.]*)")
+# an import that failed, said in words ("Failed to import X", "error importing X", "x.y import error"): the same
+# reading as a missing module (the dotted form only, so "the import error" names no module)
+_IMPORT_FAILED = re.compile(r"(?i)\b(?:failed to import|error (?:while )?importing|could not import|unable to import)"
+                            r"\s+[`'\"]?([A-Za-z_][\w.]*\w)|\b([A-Za-z_]\w*(?:\.\w+)+)\s+import(?:ing)? (?:error|fail)")
 _COMPILED = re.compile(r"^_[Cc](?:_\w*)?$|^lib\w+$")  # a compiled extension: torch._C, mindspore._c_expression
 # what the message says the caller needs: "requires accelerate>=0.21", "需要 vllm==0.9.1"
 _REQUIRES = re.compile(r"(?i:\brequires?\b|\brequired\b:?|需要)\s*[`'\"]?([A-Za-z][\w.-]*)\s*((?:[<>=!~]=?|==)\s*\d[\w.+]*)")
@@ -38,6 +42,8 @@ def read(line: str) -> dict | None:
         facts = {"module": m.group(1), "name": m.group(2), "focus": "has no attribute"}
     elif m := _NO_MODULE.search(line) or _NOT_FOUND_PACKAGES.search(line):
         facts = {"module": m.group(1).rstrip("."), "focus": m.group(0)[:24]}
+    elif m := _IMPORT_FAILED.search(line):
+        facts = {"module": (m.group(1) or m.group(2)).rstrip("."), "focus": m.group(0)[:24]}
     else:
         return None
     required = _REQUIRES.search(line)
@@ -124,5 +130,6 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     return rule_finding(NAME, title, cause, fix, hits, sources, family=family, note=f"{title}。{fix}")
 
 
-RULE = Rule(NAME, (b"no module named", b"cannot import name", b"has no attribute", b"not found in your environment"), read,
+RULE = Rule(NAME, (b"no module named", b"cannot import name", b"has no attribute", b"not found in your environment",
+                   b"to import", b"error importing", b"error while importing", b" import error", b" import fail"), read,
             finding)
