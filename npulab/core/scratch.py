@@ -16,6 +16,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from npulab.core.i18n import book_of, t
+
 
 def _base() -> Path:
     if os.environ.get("NPULAB_SCRATCH"):
@@ -30,8 +32,7 @@ def root() -> Path:
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     info = folder.stat()
     if info.st_uid != os.getuid():
-        raise PermissionError(f"临时目录 {folder} 属于另一个账号（uid {info.st_uid}），不能在里面放本课的文件；"
-                              f"用 NPULAB_SCRATCH 指定一个自己的目录")
+        raise PermissionError(t("scratch.not_own", folder=folder, uid=info.st_uid))
     if info.st_mode & 0o077:
         folder.chmod(0o700)
     return folder
@@ -40,8 +41,7 @@ def root() -> Path:
 def scratch_dir(name: str) -> Path:
     """The empty scratch folder ``name`` of this user (what was left there by an earlier run is removed first)."""
     if not re.fullmatch(r"[\w.-]+", name) or name in (".", ".."):
-        raise ValueError(f"临时目录名只能含字母、数字、点、下划线与连字符，收到 {name!r}")
-    from npulab.core.i18n import book_of
+        raise ValueError(t("scratch.bad_name", name=repr(name)))
 
     # a lesson and its English twin (en/…) may run at the same time (make test): each book has its own folder
     folder = root() / (f"{name}-en" if book_of(Path.cwd()) == "en" else name)
@@ -51,9 +51,11 @@ def scratch_dir(name: str) -> Path:
 
 
 def shown(path: Path | str) -> str:
-    """The path as a page shows it: the system temp folder and the user's scratch root written as <临时目录>."""
+    """The path as a page shows it: the system temp folder and the user's scratch root written as the site's
+    placeholder in the reader's language (``<临时目录>``, ``<temporary folder>``: ``site.path_tmp``, as the site's
+    own path scrubbing writes it)."""
     text = str(path)
     for prefix in (str(root()), tempfile.gettempdir()):
         if text == prefix or text.startswith(prefix + os.sep):
-            return "<临时目录>" + text[len(prefix):]
+            return t("site.path_tmp") + text[len(prefix):]
     return text

@@ -19,7 +19,8 @@ Layouts (sources: the CANN 8.5 environment-variable reference envref_07_0003 and
 - nnae (runtime-only package): ``<root>/nnae/{latest/, set_env.sh}``, version in ``ascend_nnae_install.info``
   (CANN 8.0.0 install guide, same "File Paths" page for 800).
 
-Nothing here raises on an odd tree: every oddity becomes a Chinese sentence in ``problems``.
+Nothing here raises on an odd tree: every oddity becomes a sentence in ``problems``, in the reader's language
+(catalogue keys ``cann.*``, npulab/data/messages/cann.yaml).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from npulab.core.i18n import t
 from npulab.env.compatibility import classify_version_string, parse_version, try_parse
 
 DEFAULT_ROOT = Path("/usr/local/Ascend")
@@ -44,30 +46,30 @@ _READ_LIMIT = 256 * 1024
 
 
 def read_text(path: Path) -> tuple[str | None, str | None]:
-    """Return (text, problem): text of a small UTF-8 file, or None and a Chinese reason (None, None if absent)."""
+    """Return (text, problem): text of a small UTF-8 file, or None and a reason in the reader's language (None, None if absent)."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(_READ_LIMIT)
     except FileNotFoundError:
         if path.is_symlink():
-            return None, f"{path} 是悬空链接（目标 {_readlink(path)} 不存在）"
+            return None, t("cann.read.dangling", path=path, target=_readlink(path))
         return None, None
     except IsADirectoryError:
-        return None, f"{path} 应当是文件，却是目录"
+        return None, t("cann.read.is_dir", path=path)
     except PermissionError:
-        return None, f"{path} 无法读取（权限不足）"
+        return None, t("cann.read.no_permission", path=path)
     except OSError as err:
-        return None, f"{path} 无法读取（{err.strerror or err}）"
+        return None, t("cann.read.os_error", path=path, error=err.strerror or err)
     if b"\0" in data:
-        return None, f"{path} 含二进制内容，不是文本格式的版本文件"
+        return None, t("cann.read.binary", path=path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return None, f"{path} 不是 UTF-8 文本（可能是二进制文件），无法解析"
+        return None, t("cann.read.not_utf8", path=path)
     if not text.strip():
-        return None, f"{path} 是空文件"
+        return None, t("cann.read.empty", path=path)
     if any(ord(ch) < 32 and ch not in "\t\r\n\f\v" for ch in text):
-        return None, f"{path} 含控制字符（二进制内容），不是文本格式的版本文件"
+        return None, t("cann.read.control", path=path)
     return text, None
 
 
@@ -109,7 +111,7 @@ def _checked_version(value: str | None, where: Path, problems: list[str]) -> str
     if value is None:
         return None
     if try_parse(value) is None:
-        problems.append(f"{where} 中的版本号 {value[:40]!r} 无法识别")
+        problems.append(t("cann.version.unrecognised", path=where, value=repr(value[:40])))
         return None
     return value
 
@@ -227,7 +229,7 @@ def _read_install_info(home: Path, name: str, inst: Install) -> tuple[str | None
             continue
         kv = parse_kv(text)
         if "version" not in kv:
-            inst.problems.append(f"{path} 中没有 version= 行")
+            inst.problems.append(t("cann.version.no_line", path=path, name="version"))
             continue
         return _checked_version(kv["version"], path, inst.problems), kv.get("innerversion"), path
     return None, None, None
@@ -237,22 +239,23 @@ def _inspect(inst: Install, set_env_candidates: list[Path], info_name: str, name
     """Fill in home, set_env, versions and problems of an install entry."""
     path = inst.path
     if path.is_symlink() and not path.exists():
-        inst.problems.append(f"{path} 是悬空链接（指向 {_readlink(path)}，目标不存在）：安装不完整或已被删除")
+        inst.problems.append(t("cann.install.dangling", path=path, target=_readlink(path)))
         return inst
     if not path.exists():
-        inst.problems.append(f"{path} 不存在")
+        inst.problems.append(t("cann.install.missing", path=path))
         return inst
     if not path.is_dir():
-        inst.problems.append(f"{path} 应当是目录，却是文件")
+        inst.problems.append(t("cann.install.file_not_dir", path=path))
         return inst
     try:
         inst.home = path.resolve()
     except (OSError, RuntimeError) as err:  # RuntimeError: symlink loop on older Pythons
-        inst.problems.append(f"{path} 无法解析（{err}）")
+        inst.problems.append(t("cann.install.unresolvable", path=path, error=err))
         return inst
     inst.set_env = next((p for p in set_env_candidates if p.is_file()), None)
     if inst.set_env is None:
-        inst.problems.append("找不到 set_env.sh（查找过：" + "、".join(str(p) for p in set_env_candidates) + "）")
+        inst.problems.append(t("cann.install.no_set_env",
+                               paths=t("doctor.list_sep").join(str(p) for p in set_env_candidates)))
 
     version, inner, info_file = _read_install_info(inst.home, info_name, inst)
     cfg_inner = cfg_version = None
@@ -263,20 +266,22 @@ def _inspect(inst: Install, set_env_candidates: list[Path], info_name: str, name
     elif text is not None:
         cfg_inner, cfg_version = parse_version_cfg(text)
         if cfg_version is None:
-            inst.problems.append(f"{cfg_path} 中没有 *_running_version=[内部号:版本号] 行")
+            inst.problems.append(t("cann.version.no_running_line", path=cfg_path))
         cfg_version = _checked_version(cfg_version, cfg_path, inst.problems)
     if version and cfg_version and parse_version(version) != parse_version(cfg_version):
-        inst.problems.append(f"{info_file} 写的是 {version}，{cfg_path} 写的是 {cfg_version}：两个版本文件不一致")
+        inst.problems.append(t("cann.version.mismatch", info=info_file, version=version, cfg=cfg_path,
+                               cfg_version=cfg_version))
     inst.version = version or cfg_version
     inst.version_file = info_file if version else (cfg_path if cfg_version else None)
     inst.inner_version = cfg_inner or inner
     if inst.version is None and name_hint and try_parse(name_hint):
         inst.version = name_hint
-        inst.problems.append(f"没有可读的版本文件，版本号 {name_hint} 只是从目录名推断的")
+        inst.problems.append(t("cann.version.from_dirname", version=name_hint))
     elif inst.version is None:
-        inst.problems.append(f"{path} 下找不到可读的版本文件（{info_name} 或 version.cfg）")
+        inst.problems.append(t("cann.version.no_file", path=path, info=info_name))
     if inst.version and classify_version_string(inst.version).kind != "cann":
-        inst.problems.append(f"版本号 {inst.version} 不像 CANN 对外版本号：{classify_version_string(inst.version).explanation}")
+        inst.problems.append(t("cann.version.not_cann", version=inst.version,
+                               why=classify_version_string(inst.version).explanation))
     if inst.layout == "cann" and inst.kind == "toolkit":
         inst.ops_version = _read_install_info(inst.home, "ascend_ops_install.info", inst)[0]
     return inst
@@ -299,13 +304,13 @@ def _legacy(root: Path, package: str, kind: str, info_name: str) -> Install | No
     latest = base / "latest"
     candidates = [base / "set_env.sh", latest / "set_env.sh"]
     if not base.is_dir():
-        return Install(kind, "legacy", base, problems=[f"{base} 应当是目录"])
+        return Install(kind, "legacy", base, problems=[t("cann.install.not_dir", path=base)])
     if not latest.exists() and not latest.is_symlink():
         versions = _versioned_dirs(base)
         if not versions:
-            return Install(kind, "legacy", latest, problems=[f"{base} 下既没有 latest，也没有版本目录"])
+            return Install(kind, "legacy", latest, problems=[t("cann.install.no_latest_no_versions", path=base)])
         inst = _inspect(Install(kind, "legacy", versions[0]), candidates, info_name, versions[0].name)
-        inst.problems.insert(0, f"{base} 下没有 latest 链接，改用版本目录 {versions[0].name}")
+        inst.problems.insert(0, t("cann.install.no_latest", path=base, version=versions[0].name))
         return inst
     hint = _readlink(latest) if latest.is_symlink() else None
     return _inspect(Install(kind, "legacy", latest), candidates, info_name, Path(hint).name if hint else None)
@@ -346,11 +351,11 @@ def _driver(root: Path) -> Driver | None:
     if problem:
         drv.problems.append(problem)
     elif text is None:
-        drv.problems.append(f"{folder} 存在，但没有 version.info")
+        drv.problems.append(t("cann.driver.no_info", path=folder))
     else:
         kv = parse_kv(text)
         if "version" not in kv:
-            drv.problems.append(f"{info} 中没有 Version= 行")
+            drv.problems.append(t("cann.version.no_line", path=info, name="Version"))
         drv.version = _checked_version(kv.get("version"), info, drv.problems)
         drv.inner_version = kv.get("innerversion")
     return drv
@@ -361,20 +366,20 @@ def describe(root: Path | str | None = None) -> CannReport:
     root = Path(root) if root is not None else DEFAULT_ROOT
     report = CannReport(root=root, exists=root.exists())
     if root.is_symlink() and not root.exists():
-        report.problems.append(f"{root} 是悬空链接（指向 {_readlink(root)}）")
+        report.problems.append(t("cann.root.dangling", path=root, target=_readlink(root)))
         return report
     if not report.exists:
         return report
     if not root.is_dir():
-        report.problems.append(f"{root} 不是目录")
+        report.problems.append(t("cann.root.not_dir", path=root))
         return report
     try:
         next(root.iterdir(), None)
     except PermissionError:
-        report.problems.append(f"{root} 无法列出（权限不足）")
+        report.problems.append(t("cann.root.no_list_permission", path=root))
         return report
     except OSError as err:
-        report.problems.append(f"{root} 无法列出（{err.strerror or err}）")
+        report.problems.append(t("cann.root.no_list", path=root, error=err.strerror or err))
         return report
     try:
         for package, kind, info in (("ascend-toolkit", "toolkit", "ascend_toolkit_install.info"),
@@ -385,7 +390,8 @@ def describe(root: Path | str | None = None) -> CannReport:
         report.installs += _new_layout(root)
         report.driver = _driver(root)
     except OSError as err:  # e.g. a sub-directory that cannot be searched: report, never raise
-        report.problems.append(f"检查 {root} 时出错：{err.strerror or err}（{getattr(err, 'filename', '')}）")
+        report.problems.append(t("cann.root.error", path=root, error=err.strerror or err,
+                                  filename=getattr(err, "filename", "")))
     return report
 
 
@@ -450,17 +456,18 @@ def locate(environ: Mapping[str, str] | None = None) -> CannReport | None:
 
 
 def summary_line(environ: Mapping[str, str] | None = None) -> str:
-    """One Chinese line about the CANN found on this machine (for the lessons' environment summary)."""
+    """One line, in the reader's language, about the CANN found on this machine (for the lessons' environment summary)."""
     report = locate(environ)
     if report is None:
-        from npulab.core.i18n import t
-
         return t("env.no_cann")
     inst = report.primary
-    version = inst.version or "版本未知"
-    layout = "8.5 起的 cann/ 布局" if inst.layout == "cann" else ("nnae" if inst.kind == "nnae" else "ascend-toolkit 布局")
-    extra = f"，{len(report.all_problems)} 个问题" if report.all_problems else ""
-    return f"{version}（{layout}，{inst.path}{extra}）"
+    version = inst.version or t("doctor.version_unknown")
+    if inst.layout == "cann":
+        layout = t("cann.summary.layout_cann")
+    else:
+        layout = "nnae" if inst.kind == "nnae" else t("cann.summary.layout_legacy")
+    extra = t("cann.summary.problems", count=len(report.all_problems)) if report.all_problems else ""
+    return t("cann.summary.line", version=version, layout=layout, path=inst.path, extra=extra)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -505,12 +512,12 @@ def env_status(environ: Mapping[str, str] | None = None) -> CannEnv:
     variables = {name: env.get(name) or None for name in ENV_VARS}
     problems: list[str] = []
     if not any(variables.values()):
-        return CannEnv(False, variables, None, False, ["未设置 " + " / ".join(ENV_VARS)])
+        return CannEnv(False, variables, None, False, [t("cann.env.none_set", names=" / ".join(ENV_VARS))])
     for name, value in variables.items():
         if value is None:
-            problems.append(f"{name} 未设置（set_env.sh 会设置它）")
+            problems.append(t("cann.env.unset", name=name))
         elif not Path(value).exists():
-            problems.append(f"{name}={value} 指向的路径不存在")
+            problems.append(t("cann.env.missing_path", name=name, value=value))
     raw_home = variables["ASCEND_HOME_PATH"] or variables["ASCEND_TOOLKIT_HOME"]
     home = Path(raw_home) if raw_home else None
     lib_ok = False
@@ -518,7 +525,7 @@ def env_status(environ: Mapping[str, str] | None = None) -> CannEnv:
         lib64 = home / "lib64"
         lib_ok = any(_same_dir(entry, lib64) for entry in env.get("LD_LIBRARY_PATH", "").split(":"))
         if not lib_ok:
-            problems.append(f"LD_LIBRARY_PATH 中没有 {lib64}：libascendcl.so、libhccl.so 等库将找不到")
+            problems.append(t("cann.env.no_lib", lib64=lib64))
     return CannEnv(not problems, variables, home, lib_ok, problems)
 
 

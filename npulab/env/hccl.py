@@ -9,9 +9,10 @@ HCCL_FILE = DATA_DIR / "hccl_settings.yaml"
 
 
 def hccl_settings() -> list[dict]:
-    """The HCCL settings of the data file, each with its source title and address."""
+    """The HCCL settings of the data file, each with its source title (and the title's English twin) and address."""
     data = load_yaml(HCCL_FILE)
-    return [dict(s, source_title=data["sources"][s["source"]]["title"], source_url=data["sources"][s["source"]]["url"])
+    return [dict(s, source_title=data["sources"][s["source"]]["title"],
+                 source_title_en=data["sources"][s["source"]].get("title_en"), source_url=data["sources"][s["source"]]["url"])
             for s in data["settings"]]
 
 

@@ -13,7 +13,7 @@ import json
 from npulab.core.cli import EXIT_OK, UsageError
 from npulab.core.display import Table
 from npulab.core.i18n import language, localized, t
-from npulab.core.provenance import Figure, Kind, figure_entries, reported_source
+from npulab.core.provenance import Figure, figure_entries, reported_source
 from npulab.hw import chips as chip_table
 
 
@@ -23,12 +23,6 @@ def build_parser(subparsers, name: str) -> None:
     parser.add_argument("name", nargs="?", help=f"芯片名（{'、'.join(chip_table.chips())}，或 CANN SoC 名）；省略时列出全部")
     parser.add_argument("--json", action="store_true", help="输出 JSON")
     parser.set_defaults(run=run)
-
-
-def _kind(fig: Figure) -> str:
-    """The figure's kind in the reader's language (the Chinese name is ``Kind.value``)."""
-    return {Kind.MEASURED: lambda: t("chips.kind_measured"), Kind.RECORDED: lambda: t("chips.kind_recorded"),
-            Kind.REPORTED: lambda: t("chips.kind_reported"), Kind.DERIVED: lambda: t("chips.kind_derived")}[fig.kind]()
 
 
 def _origin(source_key: str) -> str:
@@ -66,7 +60,7 @@ def _announced(fid: str, fig: Figure) -> tuple[str, str, str]:
 
 
 def _figure_json(fig: Figure, origin: str | None = None, note: str | None = None, unit: str | None = None) -> dict:
-    return {"value": fig.value, "unit": fig.unit if unit is None else unit, "kind": fig.kind.value if language() == "zh" else _kind(fig),
+    return {"value": fig.value, "unit": fig.unit if unit is None else unit, "kind": fig.kind.label,
             "origin": fig.origin if origin is None else origin, "note": fig.note if note is None else note}
 
 
@@ -114,9 +108,9 @@ def chip_detail_table(chip: chip_table.Chip) -> Table:
             rows.append([t("chips.unpublished"), "—", what, "—", chip.unpublished_note(name)])
         else:
             value, origin, note = _stored(chip, name, fig)
-            rows.append([value, _kind(fig), what, origin, note])
+            rows.append([value, fig.kind.label, what, origin, note])
     for fig in chip.derived_figures():
-        rows.append([fig.formatted(), _kind(fig), fig.label, _formula(fig), fig.note])
+        rows.append([fig.formatted(), fig.kind.label, fig.label, _formula(fig), fig.note])
     for fid, fig in zip(chip.announced, chip.announced_figures(), strict=True):
         label, origin, note = _announced(fid, fig)
         rows.append([fig.formatted(), t("chips.kind_announced"), label, origin, note])

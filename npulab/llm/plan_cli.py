@@ -12,7 +12,6 @@ from pathlib import Path
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
 from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
-from npulab.core.provenance import Kind
 from npulab.llm import kv_cache
 
 CONFIG_DIR = DATA_DIR / "llm_configs"
@@ -37,13 +36,6 @@ def load_config(name_or_path: str) -> dict:
         raise UsageError(t("llm.not_object", path=path))
     config.setdefault("_name_or_path", path.stem)
     return config
-
-
-def _kind(kind: Kind) -> str:
-    """A figure's kind (measured / recorded / reported / derived) in the reader's language."""
-    names = {Kind.MEASURED: lambda: t("llm.kind_measured"), Kind.RECORDED: lambda: t("llm.kind_recorded"),
-             Kind.REPORTED: lambda: t("llm.kind_reported"), Kind.DERIVED: lambda: t("llm.kind_derived")}
-    return names[kind]()
 
 
 def build_parser(subparsers, name: str) -> None:
@@ -87,7 +79,7 @@ def run(args) -> int:
     else:
         print(t("llm.heading", model=p.model, attention=kv_cache.attention_kind(config), tp=args.tp, card=p.card))
         for fig in p.figures():
-            print(t("llm.figure", label=fig.label, value=fig.formatted(), kind=_kind(fig.kind), origin=fig.origin))
+            print(t("llm.figure", label=fig.label, value=fig.formatted(), kind=fig.kind.label, origin=fig.origin))
         print(t("llm.max_batch", context=args.context, batch=p.max_batch(args.context)))
         request = dict(batch=args.batch, context=args.context, tokens=f"{tokens:,}", tp=args.tp)
         print(t("llm.fits", **request) if fits else t("llm.does_not_fit", **request))

@@ -71,7 +71,7 @@ def hccl_table() -> str:
     from npulab.core.display import records
 
     rows = [{t("pt.hccl_col_variable"): f"`{s['name']}`",
-             t("pt.hccl_col_default"): f"{s['default']} {localized(s, 'unit')}".strip() or "—",
+             t("pt.hccl_col_default"): f"{localized(s, 'default')} {localized(s, 'unit')}".strip() or "—",
              t("pt.hccl_col_range"): localized(s, "range") or "—", t("pt.hccl_col_what"): localized(s, "what"),
              t("pt.hccl_col_when"): localized(s, "when"),
              t("pt.hccl_col_source"): f"[{localized(s, 'source_title')}]({s['source_url']})"}

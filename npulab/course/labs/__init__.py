@@ -2,10 +2,11 @@
 
 Each lab has a solution notebook (``notebooks/solutions/*_solution.ipynb``, the single source)
 from which the exercise notebook is generated (``python -m npulab lab-export``). A check gives
-feedback in Chinese that points at the mistake without revealing the answer. An unanswered
-exercise (still ``...``) is reported, not failed; a wrong answer fails only in strict mode
-(``NPULAB_LAB_STRICT=1``, set by the test run), so CI proves the solutions right and the exercise
-notebooks runnable.
+feedback in the notebook's language (Chinese or English, chosen by :mod:`npulab.core.i18n`; the texts are
+the catalogue's ``lab.*`` and ``labNN.*`` keys in npulab/data/messages/) that points at the mistake without
+revealing the answer. An unanswered exercise (still ``...``) is reported, not failed; a wrong answer fails
+only in strict mode (``NPULAB_LAB_STRICT=1``, set by the test run), so CI proves the solutions right and the
+exercise notebooks runnable.
 """
 
 from __future__ import annotations
