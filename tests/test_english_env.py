@@ -35,7 +35,7 @@ def english(text: str) -> str:
 
 def _usage_error(err: str) -> str:
     """The message of a usage error, without the command line's own prefix (npulab.__main__, not this area)."""
-    return re.sub(r"^(错误：|Error: )", "", err.strip())
+    return re.sub(r"^(错误：|[Ee]rror: )", "", err.strip())
 
 
 def _diagnose(tmp_path: Path, root: Path | None = None, environ=None, versions=None, dev: Path | None = None, **kw):
