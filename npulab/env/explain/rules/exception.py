@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from npulab.core.i18n import t
+from npulab.core.i18n import localized, t
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.root import rank
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
@@ -58,22 +58,24 @@ _PERMISSION = re.compile(r"(?:PermissionError: )?\[Errno 13\] Permission denied:
 def read(line: str) -> dict | None:
     m = _KWARG.search(line)
     if m:
-        return {"kind": "signature", "callable": m.group(1) or "被调用的函数", "detail": f"关键字参数 `{m.group(2)}`",
+        return {"kind": "signature", "callable": m.group(1) or t("explain.exception.callee"),
+                "detail": t("explain.exception.keyword", name=m.group(2)),
                 "focus": "unexpected keyword argument"}
     m = _POSITIONAL.search(line)
     if m:
-        return {"kind": "signature", "callable": m.group(1), "detail": f"参数个数（{m.group(2).strip()}）", "focus": m.group(1)}
+        return {"kind": "signature", "callable": m.group(1), "detail": t("explain.exception.arg_count", detail=m.group(2).strip()),
+                "focus": m.group(1)}
     if _KILLED.search(line):
         return {"kind": "killed", "focus": _KILLED.search(line).group(0).strip()}
     if rank(line) == 0:  # the forms below occur in help texts and notices too: only error lines are read
         return None
     m = _DTYPE.search(line)
     if m:
-        types = list(dict.fromkeys(t for t in (m.group(1), m.group(2)) if t)) or list(dict.fromkeys(_TYPES.findall(line)))
+        types = list(dict.fromkeys(g for g in (m.group(1), m.group(2)) if g)) or list(dict.fromkeys(_TYPES.findall(line)))
         return {"kind": "dtype", "types": types[:2], "focus": m.group(0)}
     m = _CHOICE.search(line)
     if m:
-        return {"kind": "value", "argument": m.group(1) or "这个参数", "given": m.group(2), "allowed": m.group(3).strip(),
+        return {"kind": "value", "argument": m.group(1) or t("explain.exception.this_argument"), "given": m.group(2), "allowed": m.group(3).strip(),
                 "focus": "invalid choice"}
     for pattern in (_RANGE, _ONE_OF):
         m = pattern.search(line)
@@ -101,7 +103,7 @@ def read(line: str) -> dict | None:
                 "focus": "must be"}
     m = _EXPECTED.search(line)
     if m:
-        return {"kind": "value", "argument": "这个参数", "given": m.group(2), "allowed": m.group(1).strip(),
+        return {"kind": "value", "argument": t("explain.exception.this_argument"), "given": m.group(2), "allowed": m.group(1).strip(),
                 "focus": "expected one of"}
     m = _ENVIRON.search(line)
     if m:
@@ -109,36 +111,32 @@ def read(line: str) -> dict | None:
     return None
 
 
+def _pair(facts: LogFacts) -> str:
+    """Which releases must pair, for the framework the log shows (explain_rules.yaml ``exception.pairs``)."""
+    return localized(rules_data()["exception"], "pairs").get("vllm" if "vllm" in facts.frameworks else "", "")
+
+
 def _signature(hit: dict, facts: LogFacts) -> tuple[str, str, str]:
     name, detail = hit["callable"], hit["detail"]
-    pair = rules_data()["exception"]["pairs"].get("vllm" if "vllm" in facts.frameworks else "", "")
-    return (f"调用与函数签名不符：{name}()",
-            f"调用方给 `{name}()` 传的{detail} 与它的签名不符：调用方与被调用的 `{name}` 来自彼此不配套的版本"
-            "（调用方按新版本的接口写，被调用方还是旧版本，或反过来）。代码本身没有写错，是两个包的版本没对齐。",
-            f"用 `pip show <包名>` 查出调用方与 `{name}` 所在包各自的版本，按调用方文档的配套表把两者装成对应版本"
-            f"（同一发布批次）：多半是把较旧的一方升级到调用方要求的版本。{pair}")
+    return (t("explain.exception.signature.title", name=name),
+            t("explain.exception.signature.cause", name=name, detail=detail),
+            t("explain.exception.signature.fix", name=name, pair=_pair(facts)))
 
 
 def _dtype(hit: dict) -> tuple[str, str, str]:
-    types = "、".join(f"`{t}`" for t in hit["types"])
-    seen = f"（报错里是 {types}）" if types else ""
-    return ("两个操作数的数据类型不一致",
-            f"参与同一次运算的张量（例如权重与输入）数据类型不同{seen}；这个算子要求它们类型一致，不会自动转换。",
-            "让两者类型一致（同一类型）：把输入转换成权重的类型（PyTorch `x.to(weight.dtype)`，MindSpore "
-            "`x.astype(mindspore.float16)`），或把模型整体转换成输入的类型；混合精度训练用框架的自动混合精度"
-            "（torch.autocast / mindspore.amp）而不是手动改一部分张量。")
+    types = t("explain.list_separator").join(f"`{name}`" for name in hit["types"])
+    seen = t("explain.exception.dtype.seen", types=types) if types else ""
+    return (t("explain.exception.dtype.title"), t("explain.exception.dtype.cause", seen=seen),
+            t("explain.exception.dtype.fix"))
 
 
 def _value(hit: dict, facts: LogFacts | None = None) -> tuple[str, str, str]:
     arg, allowed, given = hit["argument"], hit["allowed"], hit.get("given")
     plugin = _plugin_note(given, allowed, facts)
-    got = f"，传入的是 `{given}`" if given else ""
-    return (f"参数取值不被接受：{arg}",
-            f"`{arg}` 的取值不在它接受的范围里（允许：{allowed}{got}）。这是传入的参数、配置或数据与要求不符，不是环境问题。",
-            f"把 `{arg}` 改成允许的取值（{allowed}）：命令行参数、配置项或环境变量就检查给它的值（拼写、大小写、单位），"
-            f"张量的形状、维度或数据类型就改调用方传进来的输入。"
-            f"如果你给的值明明在允许范围内，说明工具自己的校验有误：升级该工具到修复了它的版本（看它的发行说明或 issue）。"
-            if not plugin else plugin)
+    got = t("explain.exception.value.got", given=given) if given else ""
+    return (t("explain.exception.value.title", argument=arg),
+            t("explain.exception.value.cause", argument=arg, allowed=allowed, got=got),
+            t("explain.exception.value.fix", argument=arg, allowed=allowed) if not plugin else plugin)
 
 
 def _plugin_note(given: str | None, allowed: str, facts: LogFacts | None) -> str:
@@ -152,33 +150,23 @@ def _plugin_note(given: str | None, allowed: str, facts: LogFacts | None) -> str
 
 def _environ(hit: dict) -> tuple[str, str, str]:
     var = hit["variable"]
-    return (f"环境变量 {var} 没有设置",
-            f"代码读 `os.environ['{var}']`，但当前进程里没有这个环境变量；{var} 这类变量通常由分布式启动器设置。",
-            f"用设置它的启动器运行（`torchrun --nproc_per_node=<卡数> …` 会设 RANK、LOCAL_RANK、WORLD_SIZE、MASTER_ADDR、"
-            f"MASTER_PORT），或在单进程运行前自己 `export {var}=…`；`env | grep {var}` 确认进程看得到它。")
+    return (t("explain.exception.environ.title", variable=var), t("explain.exception.environ.cause", variable=var),
+            t("explain.exception.environ.fix", variable=var))
 
 
 def _device(hit: dict) -> tuple[str, str, str]:
     a, b = hit["devices"]
-    return ("参与运算的张量不在同一个设备上",
-            f"一次运算的输入一部分在 `{a}`、一部分在 `{b}`：PyTorch 不会自动搬运。NPU 上常见的来源是没有指定 device 新建的张量"
-            "（默认在 CPU）、没有随模型一起 `.to()` 的缓冲区，或自己写的 `.cuda()` 被替换后漏掉的那一处。",
-            "把它们放到同一个设备：模型与输入都 `.to(device)`（device = torch.device(\"npu:0\")），新建张量时传 `device=x.device`；"
-            "用报错上方的调用栈找到那次运算，打印各输入的 `.device`。")
+    return (t("explain.exception.device.title"), t("explain.exception.device.cause", first=a, second=b),
+            t("explain.exception.device.fix"))
 
 
 def _contiguous(hit: dict) -> tuple[str, str, str]:
-    return ("张量不连续",
-            "这个算子或通信调用要求输入在内存里连续存放，而传入的张量是转置、切片或 `expand` 之后的视图（不连续）。",
-            "在传入之前调用 `.contiguous()`（例如 `x = x.transpose(1, 2).contiguous()`）；通信（all_reduce 等）的张量同样如此。")
+    return (t("explain.exception.contiguous.title"), t("explain.exception.contiguous.cause"),
+            t("explain.exception.contiguous.fix"))
 
 
 def _port(hit: dict) -> tuple[str, str, str]:
-    return ("端口已被占用",
-            "要监听的端口已经被别的进程占着（errno 98，Address already in use）：常是上一次没有退干净的训练或推理进程，"
-            "或同一台机器上另一个任务用了同一个 MASTER_PORT。",
-            "换一个空闲端口（`torchrun --master_port=<端口>`、`export MASTER_PORT=<端口>`，服务类程序用它的 `--port`），"
-            "或找出并结束占用它的进程：`ss -ltnp | grep <端口>`。")
+    return (t("explain.exception.port.title"), t("explain.exception.port.cause"), t("explain.exception.port.fix"))
 
 
 def _nospace(hit: dict) -> tuple[str, str, str]:
@@ -194,24 +182,15 @@ def _permission(hit: dict) -> tuple[str, str, str]:
 def _attribute(hit: dict, facts: LogFacts) -> tuple[str, str, str]:
     cls, name = hit["cls"], hit["name"]
     if cls == "NoneType":
-        return (f"在 None 上取属性 {name}",
-                f"代码对一个值为 None 的变量取 `.{name}`：本该创建它的那一步没有成功（返回了 None、加载失败、条件分支没走到），"
-                "错误在更早的地方，这一行只是第一个用到它的地方。",
-                "沿调用栈往上找给这个变量赋值的地方，看它为什么是 None（加载模型/数据/设备的函数是否失败、日志里更早是否有告警）；"
-                "在那里加检查，而不是在这一行。")
-    pair = rules_data()["exception"]["pairs"].get("vllm" if "vllm" in facts.frameworks else "", "")
-    return (f"{cls} 对象没有属性 {name}",
-            f"`{cls}` 的对象上没有 `{name}`：调用它的代码与定义 `{cls}` 的包版本不配套（属性是新版本加的、改了名或删了），"
-            "或者对象类型不是代码以为的那个。",
-            f"用 `pip show <包名>` 查定义 `{cls}` 的包与调用方的版本，按调用方要求装成对应版本；{pair}")
+        return (t("explain.exception.none.title", name=name), t("explain.exception.none.cause", name=name),
+                t("explain.exception.none.fix"))
+    return (t("explain.exception.attribute.title", cls=cls, name=name),
+            t("explain.exception.attribute.cause", cls=cls, name=name),
+            t("explain.exception.attribute.fix", cls=cls, pair=_pair(facts)))
 
 
 def _killed(hit: dict) -> tuple[str, str, str]:
-    return ("进程被系统杀掉（SIGKILL）",
-            "进程收到 SIGKILL（shell 打印 Killed，torchrun 报 exitcode -9）：最常见的是 Linux 的 OOM killer 在 Host 内存耗尽时"
-            "杀掉最大的进程；也可能是调度系统超出内存配额后结束了任务。NPU 的显存不足不会这样报，会报 out of memory。",
-            "`dmesg -T | grep -i -E 'killed process|out of memory'` 确认是不是 OOM killer；减少 Host 内存占用：调小 DataLoader 的 "
-            "`num_workers` 与预取、降低批大小、分片或流式加载数据与权重（`low_cpu_mem_usage=True`），关掉同机上其他大进程；容器里查内存上限。")
+    return (t("explain.exception.killed.title"), t("explain.exception.killed.cause"), t("explain.exception.killed.fix"))
 
 
 _EXPLAIN = {"dtype": _dtype, "value": _value, "environ": _environ, "device": _device, "contiguous": _contiguous,
