@@ -56,7 +56,7 @@ from npulab.env.explain.rules import (
     sizing,
     symbol,
 )
-from npulab.env.explain.rules.base import MAX_HITS, NOTE, LogFacts, Rule, RuleHit
+from npulab.env.explain.rules.base import MAX_HITS, LogFacts, Rule, RuleHit, note_mark
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
@@ -196,9 +196,10 @@ class RuleScanner:
 
 def _merge(family: Finding, reached: Finding) -> None:
     """Add a rule's reading of the line to the catalog's finding of the same family."""
-    note = reached.fix.partition(NOTE)[2]
+    mark = note_mark()
+    note = reached.fix.partition(mark)[2]
     if note and note not in family.fix:
-        family.fix = f"{family.fix}{NOTE}{note}"
+        family.fix = f"{family.fix}{mark}{note}"
     family.rule = family.rule or reached.rule
     for source in reached.sources:
         if source not in family.sources:

@@ -7,13 +7,13 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from npulab.core.i18n import language, t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env.explain.catalog import load_catalog, tidy
 from npulab.env.explain.matcher import Evidence, Finding
 
 RULES_PATH = DATA_DIR / "explain_rules.yaml"
 MAX_HITS = 3  # lines kept per rule
-NOTE = " 本条日志："  # joins a family's fix and a rule's reading of the line
 
 
 @functools.cache
@@ -53,6 +53,16 @@ class Rule:
     warnings: bool = False  # reads WARNING-level lines too (a documented warning the user acts on)
 
 
+def note_mark() -> str:
+    """What joins a family's fix and a rule's reading of the line (" 本条日志：", " In this log: ")."""
+    return t("explain.rule.note_mark")
+
+
+def sentence(text: str) -> str:
+    """English starts a sentence with a capital letter (a data file's ``install_en`` is a clause); Chinese is left as it is."""
+    return text[:1].upper() + text[1:] if language() == "en" else text
+
+
 def evidence(hits: list[RuleHit]) -> list[Evidence]:
     return [Evidence(h.line, h.text) for h in hits]
 
@@ -65,7 +75,7 @@ def rule_finding(rule: str, title: str, cause: str, fix: str, hits: list[RuleHit
     if family:
         entry = next((e for e in load_catalog() if e.id == family), None)
         if entry is not None:
-            fix_text = entry.fix + (f"{NOTE}{note}" if note else "")
+            fix_text = entry.fix + (f"{note_mark()}{note}" if note else "")
             return Finding(entry.id, entry.title, [], entry.cause, fix_text, evidence(hits),
                            list(dict.fromkeys([*entry.sources, *sources])), entry.priority, entry.casebook,
                            kind="family", rule=rule)

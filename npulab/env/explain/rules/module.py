@@ -12,7 +12,7 @@ import re
 from npulab.core.i18n import t
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules import packages
-from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
+from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data, sentence
 
 NAME = "missing_module"
 _NO_MODULE = re.compile(r"No module named ['\"]?([A-Za-z_][\w.]*)")
@@ -73,14 +73,12 @@ def _command(module: str, required: str | None, moved: str | None, missing: bool
     top = module.partition(".")[0]
     pip = pip_name(top)
     if moved:
-        return f"报错说它已挪走（the module moved）：改为从 `{moved}` 导入（import it from {moved}）。"
+        return t("explain.module.moved", moved=moved)
     if missing:
-        return f"安装（install）：`pip install {pip}`（导入名 `{top}`，PyPI 包名 `{pip}`）。"
+        return t("explain.module.install", pip=pip, top=top)
     if required:
-        return (f"按报错里调用方要求的版本安装（install the version the caller requires）："
-                f"`pip install '{pip}{required}'`（比要求旧就是升级 upgrade，比要求新就是降级 downgrade）。")
-    return (f"查版本（版本）：`pip show {pip}`；调用方比它新就升级（upgrade）：`pip install -U {pip}`；"
-            f"调用方要求更旧的版本就降级（downgrade）：`pip install '{pip}==<调用方要求的版本>'`。")
+        return t("explain.module.required", pip=pip, required=required)
+    return t("explain.module.versions", pip=pip)
 
 
 def _explain(module: str, name: str | None, shadowed: bool = False, required: str | None = None,
@@ -88,37 +86,31 @@ def _explain(module: str, name: str | None, shadowed: bool = False, required: st
     """Title, cause, fix and the linked catalog family for one missing module or name."""
     top, _, rest = module.partition(".")
     pkg = packages.for_module(module)
-    who = pkg.name if pkg else f"提供 `{top}` 的发行包"
-    install = pkg.install if pkg else (f"装提供 `{top}` 的发行包（包名可能与模块名不同，例如 PyPI 上的 torch-npu 提供 torch_npu）")
-    same_python = "并确认 `python -m pip show <包名>` 查到的与运行时用的是同一个 Python 环境"
+    who = pkg.name if pkg else t("explain.module.provider", top=top)
+    install = pkg.install if pkg else t("explain.module.provider_install", top=top)
+    same_python = t("explain.module.same_python")
     if name and shadowed:  # "(unknown location)": Python found a directory named like the package, not the package
-        return (f"同名目录挡住了 {top}",
-                f"报错说 `{module}` 来自 “unknown location”：Python 导入到的 `{top}` 没有 `__file__`，是一个普通目录"
-                f"（命名空间包），不是装好的 {who}。最常见的原因是当前工作目录（或 PYTHONPATH 里的某个目录）下有一个叫 `{top}` 的文件夹，"
-                f"例如源码仓库或在容器根目录下运行时的同名目录，它排在 site-packages 前面，挡住了真正的包。",
-                f"换到其他目录（不含 `{top}/` 文件夹的工作目录）再运行，或把那个同名目录改名、从 PYTHONPATH 去掉；"
-                f"用 `python -c \"import {top}; print({top}.__path__, getattr({top}, '__file__', None))\"` 看导入到的是哪里。"
-                + t("explain.rule.leftover_directory", top=top, pip=pip_name(top)), None)
+        return (t("explain.module.shadowed.title", top=top), t("explain.module.shadowed.cause", module=module, top=top, who=who),
+                t("explain.module.shadowed.fix", top=top) + t("explain.rule.leftover_directory", top=top, pip=pip_name(top)),
+                None)
     if name:
         stack = set(rules_data()["symbol"]["stack"])  # torch, torch_npu, CANN…: the version table's family
-        return (f"{module} 里没有 {name}",
-                f"`{module}` 能导入，但里面没有 `{name}`：装的 {who} 版本与使用它的代码要求的不一致（这个名字在别的版本里才有、改了名或删了）。",
-                f"按使用方的安装说明装它要求的 {who} 版本：{install}。{_command(module, required, moved, False)}",
+        return (t("explain.module.name.title", module=module, name=name),
+                t("explain.module.name.cause", module=module, name=name, who=who),
+                t("explain.module.name.fix", who=who, install=install, command=_command(module, required, moved, False)),
                 rules_data()["symbol"]["family"] if pkg and pkg.id in stack else None)
     last = module.rsplit(".", 1)[-1]
     if rest and _COMPILED.match(last):
-        return (f"缺少编译扩展 {module}",
-                f"`{module}` 是 `{top}` 编译出的扩展模块。最常见的原因：在 `{top}` 的源码目录里运行，当前目录下的 `{top}/` 源码文件夹"
-                f"（没有编译好的扩展）挡住了装好的包；其次是源码编译没有完成或装坏了。",
-                f"换到源码目录之外的其他目录再运行（或从 PYTHONPATH 里去掉源码树）；仍然报错就重装：{install}。", None)
+        return (t("explain.module.compiled.title", module=module), t("explain.module.compiled.cause", module=module, top=top),
+                t("explain.module.compiled.fix", install=install), None)
     if rest:
-        return (f"{top} 里没有子模块 {rest}",
-                f"`{top}` 装了，但它没有子模块 `{rest}`：装的 {who} 版本与导入它的代码不配套（新版本加了或挪了这个模块），或安装不完整。",
-                f"按导入方要求的版本重装 {who}：装的比导入方旧（新版本才加了这个模块）就升级，比它新（模块被挪走）就装回它要求的版本；"
-                f"{install}；{same_python}。{_command(module, required, moved, False)}", pkg.family if pkg else None)
-    return (f"缺少 Python 模块 {module}",
-            f"当前 Python 环境里没有 `{module}`：{who}没装，或装在了另一个环境里。",
-            f"{install}；{same_python}。{_command(module, required, None, True)}", pkg.family if pkg else None)
+        return (t("explain.module.submodule.title", top=top, rest=rest),
+                t("explain.module.submodule.cause", top=top, rest=rest, who=who),
+                t("explain.module.submodule.fix", who=who, install=install, same_python=same_python,
+                  command=_command(module, required, moved, False)), pkg.family if pkg else None)
+    return (t("explain.module.missing.title", module=module), t("explain.module.missing.cause", module=module, who=who),
+            sentence(t("explain.module.missing.fix", install=install, same_python=same_python,
+                        command=_command(module, required, None, True))), pkg.family if pkg else None)
 
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
@@ -127,7 +119,7 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
                                          first.get("required"), first.get("moved"))
     pkg = packages.for_module(first["module"])
     sources = [*rules_data()["module"]["sources"], *(pkg.sources if pkg else ())]
-    return rule_finding(NAME, title, cause, fix, hits, sources, family=family, note=f"{title}。{fix}")
+    return rule_finding(NAME, title, cause, fix, hits, sources, family=family, note=t("explain.rule.note", title=title, fix=fix))
 
 
 RULE = Rule(NAME, (b"no module named", b"cannot import name", b"has no attribute", b"not found in your environment",

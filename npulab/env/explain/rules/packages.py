@@ -1,5 +1,6 @@
 """The package index of the Ascend stacks (npulab/data/ascend_packages.yaml): which package ships a Python module, a
-shared library or a C/C++ symbol, and how that package is installed."""
+shared library or a C/C++ symbol, and how that package is installed (its name and installation in the reader's
+language: the ``_en`` twins)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from npulab.core.i18n import localized
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env.explain.catalog import tidy
 
@@ -35,7 +37,7 @@ def index() -> dict:
 
 def package(package_id: str) -> Package:
     raw = index()["packages"][package_id]
-    return Package(package_id, raw["name"], tidy(raw["install"]), raw.get("family"), tuple(raw["sources"]),
+    return Package(package_id, localized(raw, "name"), tidy(localized(raw, "install")), raw.get("family"), tuple(raw["sources"]),
                    raw.get("wheel"))
 
 
