@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import re
 
+from npulab.core.i18n import t
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules import packages
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
@@ -78,11 +79,9 @@ def read(line: str) -> dict | None:
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     advice = list(dict.fromkeys(a for h in hits for a in h.facts["advice"]))[:MAX_CLAUSES]
-    quoted = "；".join(f"“{a}”" for a in advice)
-    return rule_finding(
-        NAME, "报错信息自己给出的做法（原文）",
-        "这条报错的原文里写着怎么处理：写报错的人知道它的成因，先照原文做。",
-        f"先按报错原文的建议做：{quoted}。", hits, rules_data()["advice"]["sources"])
+    quoted = t("explain.separator").join(f"“{a}”" for a in advice)  # the message's own words, quoted as they are
+    return rule_finding(NAME, t("explain.advice.title"), t("explain.advice.cause"),
+                        t("explain.advice.fix", quoted=quoted), hits, rules_data()["advice"]["sources"])
 
 
 RULE = Rule(NAME, (b"please", b"try", b"should", b"solution", b"suggest", b"consider", b"make sure", b"you can",

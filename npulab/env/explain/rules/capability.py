@@ -9,9 +9,10 @@ from __future__ import annotations
 import functools
 import re
 
+from npulab.core.i18n import language, localized, t
 from npulab.env.explain.catalog import tidy
 from npulab.env.explain.matcher import Finding
-from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
+from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data, sentence
 
 NAME = "unsupported_capability"
 SAYS_UNSUPPORTED = re.compile(r"(?i)\b(?:not\s+supported|unsupported|unsupport|not\s+support|do(?:es)?\s*n[o']t\s+support|"
@@ -61,25 +62,30 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     data = rules_data()["capability"]
     sources = list(data["kinds"]["version"]["sources"])
     kind = data["kinds"][hit["kind"]]
-    on = f"（在 {hit['on']} 上）" if hit.get("on") else ""
+    label = localized(kind, "label")
+    on = t("explain.capability.on", chip=hit["on"]) if hit.get("on") else ""
     if hit.get("where"):  # "X is only supported on A, B or C": X exists, but not on this device
-        said = f"{kind['label']} `{hit['what']}` 只在 {hit['where']} 上受支持，这里的设备不在其中"
+        said = t("explain.capability.only_on", label=label, what=hit["what"], where=hit["where"])
     elif hit.get("only"):
-        said = f"只支持 {kind['label']} `{hit['what']}`"
+        said = t("explain.capability.only", label=label, what=hit["what"])
     else:
-        said = f"{kind['label']} `{hit['what']}` 不被支持"
-    title = f"能力不匹配：{said.replace('`', '')}{on}"
-    cause = (f"报错行说{said}{on}。这是能力不匹配，不是环境没装好：改环境变量不能解决，"
-             f"要换成支持的{kind['label']}，或换用支持它的版本或硬件。")
-    fix = tidy(kind["alternatives"])
+        said = t("explain.capability.unsupported", label=label, what=hit["what"])
+    title = sentence(t("explain.capability.title", said=said.replace("`", ""), on=on))
+    cause = t("explain.capability.cause", said=said, on=on, label=label)
+    fix = tidy(localized(kind, "alternatives"))
     for special in kind.get("specific", ()):  # a documented NPU counterpart of the named feature
         if re.search(special["match"], hit["what"] or ""):
-            fix = f"{tidy(special['alternative'])}{fix}"
+            fix = f"{tidy(localized(special, 'alternative'))}{_space()}{fix}"
             sources = [*special["sources"], *sources]
             break
     family = kind.get("family") or (kind.get("family_on_chip") if hit.get("on") else None)
     return rule_finding(NAME, title, cause, fix, hits, [*kind["sources"], *sources], family=family,
-                        note=f"{said}{on}。")
+                        note=t("explain.capability.note", said=said, on=on))
+
+
+def _space() -> str:
+    """Between two English sentences a space (Chinese joins them directly)."""
+    return " " if language() == "en" else ""
 
 
 RULE = Rule(NAME, (b"support", b"not implemented", "不支持".encode()), read, finding)

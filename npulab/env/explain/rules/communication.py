@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from npulab.core.i18n import localized, t
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.root import rank
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
@@ -38,8 +39,9 @@ def read(line: str) -> dict | None:
 
 def _setting_text(name: str) -> str:
     s = hccl_setting(name)
-    default = f"默认 {s['default']} {s['unit']}".strip()
-    return f"`{name}`（{s['what']}；{default}；{s['when']}）"
+    default = t("explain.communication.default", value=s["default"], unit=s["unit"]).strip()
+    return t("explain.communication.setting", name=name, what=localized(s, "what"), default=default,
+             when=localized(s, "when"))
 
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
@@ -47,18 +49,17 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     kinds = [h.facts["what"] for h in hits]
     if "connect" in kinds or "exec" in kinds:
         names = [n for n in data["settings"] if ("CONNECT" in n) == ("connect" in kinds) or ("exec" in kinds and "EXEC" in n)]
-        note = "超时发生在" + ("建链（各 rank 互相连接）" if "connect" in kinds else "执行同步（各 rank 等彼此进入同一个集合通信）") + \
-               "阶段，对应的设置：" + "；".join(_setting_text(n) for n in names) + "。"
+        settings = t("explain.separator").join(_setting_text(n) for n in names)
+        note = (t("explain.communication.connect", settings=settings) if "connect" in kinds
+                else t("explain.communication.exec", settings=settings))
         sources = [*data["sources"], *(hccl_setting(n)["source_url"] for n in names)]
-        return rule_finding(NAME, "集合通信超时", note, note, hits, sources, family=data["family"], note=note)
+        return rule_finding(NAME, t("explain.communication.title"), note, note, hits, sources, family=data["family"], note=note)
     sync = data["sync_setting"]
     # a device synchronisation that times out is, in the logs users post, most often a rank waiting in a collective
     # (CANN's own "Stream synchronize timeout" solution names the network): the hccl_timeout family, with the
     # synchronisation's own setting and the stuck-operator check as its note
-    note = (f"等 Device 上的任务完成（synchronize）超时：某个算子卡住、Device 出错，或某个 rank 的集合通信在等别人。"
-            f"先看同一时间 plog 与 Device 日志里最早的 [ERROR]，用 `ASCEND_LAUNCH_BLOCKING=1` 定位卡住的算子；确实需要更长的等待时设置 "
-            f"`{sync['name']}`（{sync['what']}）；多卡时按集合通信超时排查（HCCL_EXEC_TIMEOUT）。")
-    found = rule_finding(NAME, "设备同步超时", note, note, hits, [sync["source"], *data["sources"]],
+    note = t("explain.communication.sync", name=sync["name"], what=localized(sync, "what"))
+    found = rule_finding(NAME, t("explain.communication.sync_title"), note, note, hits, [sync["source"], *data["sources"]],
                          family=data["family"], note=note)
     found.priority = SYNC_PRIORITY  # a consequence: any other family the log shows (an AI Core fault) comes first
     return found

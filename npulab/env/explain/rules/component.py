@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import re
 
+from npulab.core.i18n import localized, t
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
 
@@ -33,7 +34,8 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     wanted = hits[0].facts["id"]
     data = next(c for c, _ in _components() if c["id"] == wanted)
     same = [h for h in hits if h.facts["id"] == wanted]
-    found = rule_finding(NAME, f"出错的组件：{data['label']}", data["cause"], data["fix"], same, data["sources"])
+    found = rule_finding(NAME, t("explain.component.title", label=localized(data, "label")), localized(data, "cause"),
+                         localized(data, "fix"), same, data["sources"])
     if data.get("summary"):
         found.category = SUMMARY
     return found

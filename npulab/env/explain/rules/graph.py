@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from npulab.core.i18n import localized, t
 from npulab.env.explain.catalog import tidy
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
@@ -32,13 +33,14 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     data = rules_data()["graph"]
     op = next((h.facts["op"] for h in hits if h.facts["op"]), None)
     seen = [f for f in FRAMEWORK_ORDER if f in facts.frameworks] or ["acl", "torch"]
-    steps = [tidy(data["fallbacks"][f]).rstrip("。") for f in seen]
+    fallbacks = localized(data, "fallbacks")
+    steps = [tidy(fallbacks[f]).rstrip("。.") for f in seen]
     if op:
-        steps.append(data["find_op"].format(op=f"`{op}`").rstrip("。"))
-    title = "图模式 / 图捕获失败" + (f"：{op}" if op else "")
-    cause = ("图模式先把模型捕获或编译成一张图再执行；捕获或编译时遇到不能进图的操作" + (f"（{op}）" if op else "") +
-             "就会失败，而逐个算子执行（eager）通常不受影响。")
-    return rule_finding(NAME, title, cause, "；".join(steps) + "。", hits, data["sources"])
+        steps.append(localized(data, "find_op").format(op=f"`{op}`").rstrip("。."))
+    title = t("explain.graph.title_op", op=op) if op else t("explain.graph.title")
+    cause = t("explain.graph.cause", op=t("explain.graph.op", op=op) if op else "")
+    return rule_finding(NAME, title, cause, t("explain.graph.fix", steps=t("explain.separator").join(steps)), hits,
+                        data["sources"])
 
 
 RULE = Rule(NAME, (b"captur", b"graph", b"dynamo", b"call_function", b"unsupportedoperator", b"torchair",

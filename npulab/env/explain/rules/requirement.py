@@ -58,13 +58,11 @@ def _name(req: str) -> str:
 def _resolver(hits: list[RuleHit]) -> tuple[str, str, str, set[str]]:
     """pip's resolver gave up: the requirements that cannot all hold ("A depends on X", "B depends on Y")."""
     pins = [h.facts for h in hits if h.facts["kind"] == "depends"]
-    said = "；".join(f"`{p['who']}` 要求 `{p['wants']}`" for p in pins) or "报错下方 “The conflict is caused by” 列出的要求"
-    title = "pip 的依赖解析失败：要求互相冲突"
-    cause = (f"pip 找不到同时满足所有要求的版本组合：{said}。这些要求对同一个包（常是 torch）给出了不同的版本或变体"
-             "（例如 `torch==2.1.0` 与 torch-npu 要求的 `torch==2.1.0+cpu`），任何一个版本都不能同时满足。")
-    fix = ("按 pip 文档处理依赖冲突：放宽或去掉其中一方的版本固定；昇腾环境里更稳妥的是分开安装——先按 Ascend 文档装好彼此配套的 "
-           "torch 与 torch-npu，再用 `pip install --no-deps <包>`（源码安装用 `pip install --no-deps -e .`）装这个包，"
-           "最后 `pip check` 列出还缺的依赖并逐个补装。")
+    said = (t("explain.separator").join(t("explain.requirement.pin", who=p["who"], wants=p["wants"]) for p in pins)
+            or t("explain.requirement.listed"))
+    title = t("explain.requirement.resolver.title")
+    cause = t("explain.requirement.resolver.cause", said=said)
+    fix = t("explain.requirement.resolver.fix")
     return title, cause, fix, {_name(p["wants"]) for p in pins} | {_name(p["who"]) for p in pins}
 
 
@@ -81,24 +79,21 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
         involved = {pkg.lower(), who.lower()}
     elif first["kind"] == "conflict":
         wanted, who = first["wants"], first["who"]
-        has = f"环境里装的是 `{first['has']}`" if first["has"] else "环境里没有装它"
-        title = f"{who} 要求 {wanted}"
-        cause = f"pip 报告的依赖冲突：`{who}` 要求 `{wanted}`，{has}；两者一起装进同一个环境，运行时行为不确定（导入失败、符号找不到）。"
-        fix = (f"装成 `{who}` 要求的版本：`pip install '{wanted}'`，或换一个与已装版本配套的 `{who}`；"
-               "torch、torch_npu、vLLM-Ascend 这类一起发布的包按各自文档的配套表整组对齐，不要只升级其中一个。")
+        has = t("explain.requirement.has", has=first["has"]) if first["has"] else t("explain.requirement.not_installed")
+        title = t("explain.requirement.conflict.title", who=who, wanted=wanted)
+        cause = t("explain.requirement.conflict.cause", who=who, wanted=wanted, has=has)
+        fix = t("explain.requirement.conflict.fix", who=who, wanted=wanted)
         involved = {_name(wanted), who.lower()}
     else:
         who, py, platform = first["who"], first["python"], first["platform"]
-        title = f"{who} 的 wheel 与这台机器不符"
-        cause = (f"wheel 文件名里的标签说明它是为 Python {py}、平台 `{platform}` 构建的；当前的 Python 版本或 CPU 架构"
-                 "（`python -V`、`uname -m`）与标签不一致，pip 就拒绝安装。")
-        fix = (f"下载与当前环境一致的 wheel（`python -V` 对应 cp 标签，`uname -m` 是 x86_64 还是 aarch64），"
-               f"或换成 Python {py} 的环境再装。")
+        title = t("explain.requirement.wheel.title", who=who)
+        cause = t("explain.requirement.wheel.cause", python=py, platform=platform)
+        fix = t("explain.requirement.wheel.fix", python=py)
         involved = {who.lower()}
     stack = {s.lower() for s in data["stack"]}
     runtime = first["kind"] not in ("resolver", "depends")  # a resolver's refusal installs nothing: no mismatch yet
     return rule_finding(NAME, title, cause, fix, hits, data["sources"],
-                        family=data["family"] if runtime and involved & stack else None, note=f"{cause}{fix}")
+                        family=data["family"] if runtime and involved & stack else None, note=t("explain.rule.note_pair", cause=cause, fix=fix))
 
 
 RULE = Rule(NAME, (b" requires ", b"not a supported wheel", b"conflicting dependencies", b" depends on "), read, finding)

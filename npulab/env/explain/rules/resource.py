@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from npulab.core.i18n import localized, t
 from npulab.env.explain.catalog import tidy
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
@@ -25,7 +26,8 @@ def read(line: str) -> dict | None:
         word = next((w for w in kinds[kind]["words"] if w in lower), None)
         if word and (kind != "workspace" or _WORKSPACE_SHORT.search(line)):
             m = _NUMBERS.search(line)
-            numbers = f"需要 {m.group(1)} {m.group(2) or ''}，可用 {m.group(3)} {m.group(4) or m.group(2) or ''}".strip() if m else ""
+            numbers = t("explain.resource.numbers", need=m.group(1), unit=m.group(2) or "", have=m.group(3),
+                        have_unit=m.group(4) or m.group(2) or "").strip() if m else ""
             return {"kind": kind, "numbers": numbers, "focus": word}
     return None
 
@@ -33,11 +35,12 @@ def read(line: str) -> dict | None:
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     hit = min((h.facts for h in hits), key=lambda f: ORDER.index(f["kind"]))
     kind = rules_data()["resource"]["kinds"][hit["kind"]]
-    amounts = f"（{hit['numbers']}）" if hit["numbers"] else ""
-    cause = f"{kind['label']}不够用{amounts}：这次计算要的内存超过了它的容量。"
-    fix = tidy(kind["knob"])
-    return rule_finding(NAME, f"{kind['label']}不够用", cause, fix, hits, kind["sources"], family=kind.get("family"),
-                        note=f"{kind['label']}不够用{amounts}：{fix}")
+    label = localized(kind, "label")
+    amounts = t("explain.resource.amounts", numbers=hit["numbers"]) if hit["numbers"] else ""
+    cause = t("explain.resource.cause", label=label, amounts=amounts)
+    fix = tidy(localized(kind, "knob"))
+    return rule_finding(NAME, t("explain.resource.title", label=label), cause, fix, hits, kind["sources"],
+                        family=kind.get("family"), note=t("explain.resource.note", label=label, amounts=amounts, fix=fix))
 
 
 RULE = Rule(NAME, (b"ub ", b"unified buffer", b"workspace", b"memory", b"alloc", b"mem size", b"host memory"),

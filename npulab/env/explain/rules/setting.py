@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.root import rank
@@ -32,11 +33,12 @@ def _families() -> re.Pattern:
 
 
 @functools.cache
-def _purposes() -> dict[str, str]:
-    out: dict[str, str] = {}
+def _purposes() -> dict[str, dict]:
+    """Each variable of cann_stack.yaml's env_vars → its record (``purpose``, and the English twin ``purpose_en``)."""
+    out: dict[str, dict] = {}
     for item in load_yaml(DATA_DIR / "cann_stack.yaml").get("env_vars", []) or []:
         for name in str(item.get("name", "")).split("、"):
-            out[name.strip()] = item.get("purpose", "")
+            out[name.strip()] = item
     return out
 
 
@@ -60,18 +62,17 @@ def _path(path: str) -> tuple[str, str, str]:
         who = data["relative_path"]
     else:
         who = data["other_path"]
-    return (f"路径不存在：{path}",
-            f"程序要打开 `{path}`，但这个路径不存在（或当前用户无权访问）。{who['cause']}",
-            f"`ls -l {path}` 确认它在不在；{who['fix']}")
+    return (t("explain.setting.path.title", path=path),
+            t("explain.setting.path.cause", path=path, why=localized(who, "cause")),
+            t("explain.setting.path.fix", path=path, fix=localized(who, "fix")))
 
 
 def _variable(var: str) -> tuple[str, str, str]:
-    purpose = _purposes().get(var)
-    what = f"它的用途：{purpose}。" if purpose else ""
-    return (f"环境变量 {var} 的设置有问题",
-            f"报错点名了环境变量 `{var}`：它的值不合法、与实际环境不符，或该设的时候没有设。{what}",
-            f"`env | grep {var}` 看进程里的实际值（多进程、容器、Ray 的 worker 里要在各自的进程中看）；按文档列出的取值改正，"
-            f"或 `unset {var}` 回到默认值再试：{rules_data()['setting']['variable_docs']}")
+    record = _purposes().get(var)
+    purpose = (localized(record, "purpose") if record.get("purpose") else "") if record else None
+    what = t("explain.setting.purpose", purpose=purpose) if purpose else ""
+    return (t("explain.setting.variable.title", variable=var), t("explain.setting.variable.cause", variable=var, what=what),
+            t("explain.setting.variable.fix", variable=var, docs=localized(rules_data()["setting"], "variable_docs")))
 
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
