@@ -130,3 +130,69 @@ def test_the_command_line_in_english():
     missing = subprocess.run([sys.executable, "-m", "npulab", "explain", str(REPO / "no-such.log")],
                              capture_output=True, env=env, timeout=120)
     assert missing.returncode == 2 and "not found" in missing.stderr.decode()
+
+
+# --- the general rules in English (issue 37, the older rules of rounds 1–4 and the joiners) ---
+# Quoted log text may stay Chinese, and only that: a finding's text in English is checked after removing what it
+# copies from the log verbatim — the root error line the generic finding names (``report.root_error.text``) and each
+# piece quoted between “ and ” whose content is in the log itself (the message's own advice). Whatever Chinese is
+# left is npulab's own words, and there must be none.
+_QUOTED = re.compile(r"“([^”]*)”")
+
+
+def _own_words(text: str, report: ex.Report, log: str) -> str:
+    """``text`` without the log's own words it quotes."""
+    if report.root_error is not None:
+        text = text.replace(report.root_error.text, "")
+    return _QUOTED.sub(lambda m: "" if m.group(1) and m.group(1) in log else m.group(0), text)
+
+
+@pytest.mark.parametrize("folder", ["explain_dev_2026_12b", "explain_heldout"])
+def test_every_finding_of_two_development_sets_is_english(monkeypatch, folder):
+    """Every log of two development sets, explained in English: no Chinese in any finding's title, cause or fix
+    outside the log lines it quotes; the same findings as in Chinese."""
+    logs = sorted((REPO / "tests" / "data" / folder).rglob("*.log"))
+    assert len(logs) >= 20
+    chinese = {log.name: ex.explain_file(log).categories for log in logs}
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    left, rules_seen = [], set()
+    for log in logs:
+        report = ex.explain_file(log)
+        assert report.categories == chinese[log.name], log.name
+        text = "\n".join(ex.decode_line(raw) for raw in ex.clean(log.read_bytes()).split(b"\n"))
+        for f in report.findings:
+            rules_seen.add(f.rule or f.category)
+            left += [(log.name, f.category, part) for part in ("title", "cause", "fix")
+                     if CJK.search(_own_words(getattr(f, part), report, text))]
+    assert left == []
+    assert len(rules_seen) >= 6, "the sets exercise several rules"
+
+
+def test_the_older_rules_speak_english(monkeypatch):
+    """One line per older rule: the English finding names the line's own nouns, and its Chinese twin is unchanged."""
+    lines = {
+        "python_exception": ("import torch_npu\nTypeError: forward() got an unexpected keyword argument 'block_size'\n",
+                             "A call does not fit the function's signature: forward()", "keyword argument `block_size`"),
+        "missing_module": ("import torch_npu\nModuleNotFoundError: No module named 'vllm_ascend'\n",
+                           "The Python module vllm_ascend is missing", "pip install vllm-ascend"),
+        "missing_library": ("import torch_npu\nOSError: libfoo.so.1: cannot open shared object file: No such file or "
+                            "directory\n", "The shared library libfoo.so.1 cannot be found", "LD_LIBRARY_PATH"),
+        "requirement": ("import torch_npu\nfoo-bar 1.0 has requirement x, torchvision 0.20.1 requires torch==2.5.1, "
+                        "but you have torch 2.4.0 which is incompatible.\n", None, "torch==2.5.1"),
+        "resource_limit": ("import torch_npu\nERROR: ub overflow, requires 300000 bits while 196608 bits available\n",
+                           "Not enough on-chip Unified Buffer (UB)", "300000 bits"),
+        "graph_capture": ("import torch_npu\nRuntimeError: aclgraph capture failed at op call_function aten.nonzero\n",
+                          "Graph mode / graph capture failed: aten.nonzero", "run without capture (eager) first"),
+    }
+    for rule, (log, title, phrase) in lines.items():
+        zh = next(f for f in ex.explain_text(log).findings if f.rule == rule)
+        monkeypatch.setenv("NPULAB_LANG", "en")
+        en = next(f for f in ex.explain_text(log).findings if f.rule == rule)
+        monkeypatch.delenv("NPULAB_LANG")
+        monkeypatch.setenv("NPULAB_LANG", "zh")
+        again = next(f for f in ex.explain_text(log).findings if f.rule == rule)
+        assert (again.title, again.cause, again.fix) == (zh.title, zh.cause, zh.fix) and CJK.search(zh.title + zh.fix)
+        for part in (en.title, en.cause, en.fix):
+            assert not CJK.search(part), (rule, part)
+        assert title is None or en.title == title, (rule, en.title)
+        assert phrase in en.title + en.cause + en.fix, (rule, phrase)
