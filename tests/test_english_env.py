@@ -222,7 +222,9 @@ def test_versions_cli_in_english(en, capsys):
     assert capsys.readouterr().out.startswith("✓ 课程推荐的组合（没有给出 CANN 版本时）\n    CANN 9.1.0 + PyTorch 2.12.0")
 
 
-def test_freshness_errors_in_english(en, capsys):
+def test_freshness_errors_in_english(en, capsys, monkeypatch):
+    # --index-url is handed on through NPULAB_PYPI_URL in this process: set here, so that it is undone afterwards
+    monkeypatch.setenv("NPULAB_PYPI_URL", "https://pypi.org")
     assert main(["freshness", "--index-url", "ftp://x"]) == 2
     assert english(capsys.readouterr().err).startswith("Error: --index-url must start with http:// or https://")
     assert main(["freshness", "--package", "left-pad"]) == 2
