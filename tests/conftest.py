@@ -27,3 +27,10 @@ def _chinese_npulab(monkeypatch):
     """The unit tests read npulab's Chinese messages (npulab.core.i18n); a test of English sets NPULAB_LANG=en itself.
     Set per test, not for the process: the notebooks that nbval runs must choose their own language."""
     monkeypatch.setenv("NPULAB_LANG", "zh")
+
+
+@pytest.fixture
+def en(monkeypatch):
+    """npulab in English for one test (the tests of issue 37); the monkeypatch, for more settings of the same test."""
+    monkeypatch.setenv("NPULAB_LANG", "en")
+    return monkeypatch

@@ -5,28 +5,15 @@ NPULAB_LANG=zh they are the Chinese they were."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-import pytest
+from english_checks import no_cjk
 
 from npulab.__main__ import main
 from npulab.env import cann_install, doctor
 from npulab.testing.synthetic_cann import make_synthetic_install
 
-CJK = re.compile(r"[\u4e00-\u9fff]")
 CPU = {"numpy": "1.26.4", "torch": "2.13.0+cpu", "mindspore": "2.10.0", "torch-npu": None}
-
-
-@pytest.fixture
-def en(monkeypatch):
-    monkeypatch.setenv("NPULAB_LANG", "en")
-    return monkeypatch
-
-
-def english(text: str) -> str:
-    assert CJK.search(text) is None, text
-    return text
 
 
 def _broken(tmp_path: Path) -> Path:
@@ -57,11 +44,11 @@ def _diagnose(tmp_path: Path, root: Path, environ=None) -> dict:
 def test_problems_of_a_broken_install_are_english(en, tmp_path):
     root = _broken(tmp_path)
     report = cann_install.describe(root)
-    problems = [english(p) for p in report.all_problems]
+    problems = [no_cjk(p) for p in report.all_problems]
     assert any(p.startswith("set_env.sh not found (looked for: ") and ", " in p for p in problems), problems
     assert any("says 8.1.0" in p and "says 8.0.0: the two version files disagree" in p for p in problems), problems
     assert f"{root / 'driver'} exists but has no version.info" in problems
-    line = english(cann_install.summary_line({"ASCEND_HOME_PATH": str(root / "ascend-toolkit" / "latest")}))
+    line = no_cjk(cann_install.summary_line({"ASCEND_HOME_PATH": str(root / "ascend-toolkit" / "latest")}))
     assert line == f"8.1.0 (ascend-toolkit layout, {root / 'ascend-toolkit' / 'latest'}, 3 problem(s))"
 
 
@@ -71,21 +58,21 @@ def test_odd_version_files_and_layouts_are_english(en, tmp_path):
         info.write_bytes(b"\x00\x01")
     for cfg in root.rglob("version.cfg"):
         cfg.write_text("runtime_running_version=[1:banana]\n")
-    problems = [english(p) for p in cann_install.describe(root).all_problems]
+    problems = [no_cjk(p) for p in cann_install.describe(root).all_problems]
     assert any(p.endswith("holds binary content, not a version file in text form") for p in problems), problems
     assert any(p.startswith("the version 'banana' in ") and p.endswith("is not recognised") for p in problems)
     assert "no readable version file: the version 8.0.0 is only inferred from the directory name" in problems
     hdk = make_synthetic_install(tmp_path / "Hdk", "cann", "8.5.0")
     for info in hdk.rglob("ascend_toolkit_install.info"):
         info.write_text("version=24.1.0.3\n")
-    problems = [english(p) for p in cann_install.describe(hdk).all_problems]
+    problems = [no_cjk(p) for p in cann_install.describe(hdk).all_problems]
     assert any(p.startswith("the version 24.1.0.3 does not look like a CANN release number: ") for p in problems)
     new = make_synthetic_install(tmp_path / "New", "cann", "8.5.0")
-    assert english(cann_install.summary_line({"ASCEND_HOME_PATH": str(new / "cann")})) == \
+    assert no_cjk(cann_install.summary_line({"ASCEND_HOME_PATH": str(new / "cann")})) == \
         f"8.5.0 (cann/ layout, CANN 8.5 onwards, {new / 'cann'})"
     bare = tmp_path / "Bare"
     (bare / "ascend-toolkit").mkdir(parents=True)
-    assert english(cann_install.describe(bare).all_problems[0]) == \
+    assert no_cjk(cann_install.describe(bare).all_problems[0]) == \
         f"{bare / 'ascend-toolkit'} has neither latest nor a version directory"
 
 
@@ -104,12 +91,12 @@ def test_doctor_on_a_broken_cann_prints_no_chinese(en, tmp_path, capsys):
     checks = _diagnose(tmp_path, root)
     assert checks["cann_install"].status == "fail"
     assert "is a dangling link (to 9.9.9, which does not exist): the install is incomplete or was removed" in \
-        english(checks["cann_install"].message)
-    english(doctor.render(list(checks.values())))
+        no_cjk(checks["cann_install"].message)
+    no_cjk(doctor.render(list(checks.values())))
     broken = _broken(tmp_path / "b")
-    english(doctor.render(list(_diagnose(tmp_path, broken, {"ASCEND_HOME_PATH": "/gone"}).values())))
+    no_cjk(doctor.render(list(_diagnose(tmp_path, broken, {"ASCEND_HOME_PATH": "/gone"}).values())))
     code = main(["doctor", "--ascend-root", str(broken), "--probe-timeout", "0"])
-    out = english(capsys.readouterr().out)
+    out = no_cjk(capsys.readouterr().out)
     assert "set_env.sh not found" in out and code in (0, 1)
 
 

@@ -3,13 +3,10 @@ language: English with NPULAB_LANG=en, the Chinese unchanged with zh."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from english_checks import CJK
 
 from npulab.__main__ import TOOLS, main
-
-CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def test_tool_list_in_english(monkeypatch, capsys):

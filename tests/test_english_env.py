@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from english_checks import CJK, no_cjk
 
 from npulab.__main__ import main
 from npulab.core.paths import DATA_DIR, load_yaml
@@ -18,19 +19,7 @@ from npulab.env.compatibility import check_alignment
 from npulab.hw import chips as chip_table
 from npulab.testing.synthetic_cann import loaded_environ, make_synthetic_install
 
-CJK = re.compile(r"[\u4e00-\u9fff]")
 CPU = {"numpy": "1.26.4", "torch": "2.13.0+cpu", "mindspore": "2.10.0", "torch-npu": None}
-
-
-@pytest.fixture
-def en(monkeypatch):
-    monkeypatch.setenv("NPULAB_LANG", "en")
-    return monkeypatch
-
-
-def english(text: str) -> str:
-    assert CJK.search(text) is None, text
-    return text
 
 
 def _usage_error(err: str) -> str:
@@ -51,7 +40,7 @@ def _diagnose(tmp_path: Path, root: Path | None = None, environ=None, versions=N
 def test_doctor_cli_speaks_english_with_the_same_exit_code(en, tmp_path, capsys):
     (tmp_path / "Ascend").mkdir()
     code = main(["doctor", "--ascend-root", str(tmp_path / "Ascend"), "--probe-timeout", "0"])
-    out = english(capsys.readouterr().out)
+    out = no_cjk(capsys.readouterr().out)
     assert code == 0
     assert out.startswith("Ascend NPU course environment check")
     for phrase in ("the course runs in CPU mode", "Legend: ✓ passed", "python -m npulab explain <log file>",
@@ -69,7 +58,7 @@ def test_doctor_findings_and_fixes_on_an_ascend_host_are_english(en, tmp_path):
     env = {**loaded_environ(root), "ASCEND_RT_VISIBLE_DEVICES": "4,5,6,7"}
     checks = {c.id: c for c in _diagnose(tmp_path, root, env, {"torch-npu": "2.1.0.post13", "protobuf": "6.31.1"}, dev,
                                          probe_timeout=0)}
-    text = english(doctor.render(list(checks.values())))
+    text = no_cjk(doctor.render(list(checks.values())))
     assert "Found 8 NPU device nodes: davinci0" in text
     assert "npu:0 → logical ID 4, npu:1 → logical ID 5" in checks["visible_devices"].message
     assert "Driver 24.1.0.3 is older than HDK" in checks["driver"].message and "25.0.X" in checks["driver"].fix
@@ -78,10 +67,10 @@ def test_doctor_findings_and_fixes_on_an_ascend_host_are_english(en, tmp_path):
     assert "Fix: " in text and "failed" in text
     not_loaded = {c.id: c for c in _diagnose(tmp_path, root, {}, {"attrs": None})}
     # the detail in brackets lists cann_install's own problem texts (another area's module), so only the frame here
-    assert english(not_loaded["cann_env"].message.split(" (")[0]) == \
+    assert no_cjk(not_loaded["cann_env"].message.split(" (")[0]) == \
         "CANN was found, but this process has not loaded its environment"
     assert not_loaded["cann_env"].fix == f"Run this in the same shell that starts Python/Jupyter: source {root}/cann/set_env.sh"
-    assert "GEInitialize failed" in english(not_loaded["cann_python_deps"].message + not_loaded["cann_python_deps"].fix)
+    assert "GEInitialize failed" in no_cjk(not_loaded["cann_python_deps"].message + not_loaded["cann_python_deps"].fix)
 
 
 @pytest.mark.parametrize("value, status, phrase", [
@@ -90,14 +79,14 @@ def test_doctor_findings_and_fixes_on_an_ascend_host_are_english(en, tmp_path):
 ])
 def test_visible_devices_in_english(en, tmp_path, value, status, phrase):
     check = {c.id: c for c in _diagnose(tmp_path, environ={"ASCEND_RT_VISIBLE_DEVICES": value})}["visible_devices"]
-    assert check.status == status and phrase in english(check.message + " " + check.fix)
+    assert check.status == status and phrase in no_cjk(check.message + " " + check.fix)
     with pytest.raises(ValueError, match="npu:2 does not exist"):
         visible_devices.index_to_device_id("4,5", 2)
 
 
 def test_doctor_stack_prints_the_english_twins_of_stacks_yaml(en, capsys):
     code = main(["doctor", "--stack", "vllm-ascend"])
-    out = english(capsys.readouterr().out)
+    out = no_cjk(capsys.readouterr().out)
     assert code == 1  # this venv is not vLLM-Ascend's
     for phrase in ("Stack vllm-ascend: vLLM-Ascend 0.23.0 (the inference service of chapter 06, lesson 5)",
                    "Installed → required", "not installed (vllm-ascend requires ==0.23.0)",
@@ -105,26 +94,26 @@ def test_doctor_stack_prints_the_english_twins_of_stacks_yaml(en, capsys):
                    "CANN loaded by this process: "):
         assert phrase in out, phrase
     assert main(["doctor", "--stack", "course", "--json"]) == 1
-    document = json.loads(english(capsys.readouterr().out))
+    document = json.loads(no_cjk(capsys.readouterr().out))
     assert document["outside_pypi"][0]["where"].startswith("the Ascend community download page https://")
     assert not any(key.endswith("_en") for entry in document["outside_pypi"] for key in entry)
 
 
 def test_stack_tables_and_alignment_in_english(en):
     for name in stack_check.stacks():
-        english(stack_check.stack_data.table(name).text())
+        no_cjk(stack_check.stack_data.table(name).text())
     result = check_alignment(torch="2.12.0", torch_npu="2.12.0", cann="8.0.0", python="3.11.7")
-    assert result.status == "warn" and "Not an official pair" in english(result.message + result.fix)
+    assert result.status == "warn" and "Not an official pair" in no_cjk(result.message + result.fix)
     unlisted = check_alignment(torch="2.12.0", torch_npu="2.12.0rc1", cann=None, python="3.11.7")
-    assert "not in the official compatibility table (the README of branch v2.12.0-26.1.0" in english(unlisted.message)
+    assert "not in the official compatibility table (the README of branch v2.12.0-26.1.0" in no_cjk(unlisted.message)
 
 
 def test_doctor_usage_errors_in_english(en, capsys):
     assert main(["doctor", "--ascend-root", "/definitely/not/here"]) == 2
-    assert english(_usage_error(capsys.readouterr().err)) == \
+    assert no_cjk(_usage_error(capsys.readouterr().err)) == \
         "the directory given to --ascend-root does not exist: /definitely/not/here"
     assert main(["doctor", "--stack", "nosuch"]) == 2
-    assert "There is no stack named 'nosuch'" in english(_usage_error(capsys.readouterr().err))
+    assert "There is no stack named 'nosuch'" in no_cjk(_usage_error(capsys.readouterr().err))
 
 
 def test_doctor_chinese_is_unchanged(monkeypatch, tmp_path, capsys):
@@ -166,7 +155,7 @@ def test_chips_table_in_english(en, capsys):
 @pytest.mark.parametrize("name", ["910B4", "310P3", "Ascend910B4"])
 def test_one_chip_in_english(en, capsys, name):
     assert main(["chips", name]) == 0
-    out = english(capsys.readouterr().out)
+    out = no_cjk(capsys.readouterr().out)
     assert "Value" in out and "Source / formula" in out and "reported" in out
     if name.endswith("910B4"):
         assert out.startswith("910B4 (Ascend910B4): Atlas A2 (Ascend 910B); mainly inference")
@@ -174,19 +163,19 @@ def test_one_chip_in_english(en, capsys, name):
         assert "(cube_cores = 20, edge = 16, mhz = 1500 MHz)" in out
         assert "32 B/cycle (unit unconfirmed)" in out and "not published" in out
     assert main(["chips", name, "--json"]) == 0
-    document = json.loads(english(capsys.readouterr().out))
+    document = json.loads(no_cjk(capsys.readouterr().out))
     assert document["figures"]["cube_cores"]["unit"] == "" and document["figures"]["cube_cores"]["kind"] == "reported"
 
 
 def test_chip_errors_and_probe_in_english(en, capsys):
     assert main(["chips", "nosuch"]) == 2
-    assert "The chip table has no 'nosuch'" in english(_usage_error(capsys.readouterr().err))
-    assert english(chip_probe.identify(smi_name="910B3").describe()) == \
+    assert "The chip table has no 'nosuch'" in no_cjk(_usage_error(capsys.readouterr().err))
+    assert no_cjk(chip_probe.identify(smi_name="910B3").describe()) == \
         "This machine's chip: 910B3 (npu-smi info -t board) → 910B3 in the chip table, Atlas A2 (Ascend 910B), " \
         "training and inference."
-    assert "Computed for the chip you chose, A3" in english(chip_probe.lesson_chip("A3", {}).describe())
+    assert "Computed for the chip you chose, A3" in no_cjk(chip_probe.lesson_chip("A3", {}).describe())
     status, message, _ = chip_probe.chip_check({"NPULAB_CHIP": "910B4"}, has_npu=False)
-    assert status == "skip" and "Note: NPULAB_CHIP=910B4" in english(message)
+    assert status == "skip" and "Note: NPULAB_CHIP=910B4" in no_cjk(message)
     with pytest.raises(chip_table.NotApplicable, match="plans training"):
         chip_table.get_chip("310P3").check_training("llm-plan")
 
@@ -208,14 +197,14 @@ def test_chips_chinese_is_unchanged(monkeypatch, capsys):
 
 def test_versions_cli_in_english(en, capsys):
     assert main(["versions", "--cann", "9.1.0", "--driver", "25.5.0", "--chip", "310P3"]) == 0
-    out = english(capsys.readouterr().out)
+    out = no_cjk(capsys.readouterr().out)
     for phrase in ("Chip 310P3 (Ascend310P3)", "BF16: not supported", "CANN 9.1.0 and the driver (HDK)",
                    "HDK released with CANN 9.1.0: 26.0.RC1", "Driver 25.5.0: marked compatible (Y)",
                    "torch_npu 2.12.0 + PyTorch 2.12.0 (active), Python 3.10, 3.11", "retrieved 2026-11-29",
                    "$ pip install mindspore==2.10.0"):
         assert phrase in out, phrase
     assert main(["versions", "--cann", "garbage"]) == 2
-    assert "unrecognised CANN version 'garbage'" in english(_usage_error(capsys.readouterr().err))
+    assert "unrecognised CANN version 'garbage'" in no_cjk(_usage_error(capsys.readouterr().err))
     monkeypatch = en
     monkeypatch.setenv("NPULAB_LANG", "zh")
     assert main(["versions"]) == 0
@@ -226,11 +215,11 @@ def test_freshness_errors_in_english(en, capsys, monkeypatch):
     # --index-url is handed on through NPULAB_PYPI_URL in this process: set here, so that it is undone afterwards
     monkeypatch.setenv("NPULAB_PYPI_URL", "https://pypi.org")
     assert main(["freshness", "--index-url", "ftp://x"]) == 2
-    assert english(capsys.readouterr().err).startswith("Error: --index-url must start with http:// or https://")
+    assert no_cjk(capsys.readouterr().err).startswith("Error: --index-url must start with http:// or https://")
     assert main(["freshness", "--package", "left-pad"]) == 2
-    assert "the course neither pins nor names these packages: left-pad" in english(capsys.readouterr().err)
+    assert "the course neither pins nor names these packages: left-pad" in no_cjk(capsys.readouterr().err)
     assert main(["freshness", "--index-url", "http://127.0.0.1:9"]) == 2  # nothing listens on the discard port
-    err = english(capsys.readouterr().err)
+    err = no_cjk(capsys.readouterr().err)
     assert "PyPI cannot be queried (cannot reach http://127.0.0.1:9/pypi/" in err
 
 
@@ -241,10 +230,10 @@ def test_cann_stack_diagram_and_mindspore_verdict_in_english(en):
     from npulab.env import cann_stack, mindspore_cann
 
     ax = cann_stack.draw(highlight=["ge"])
-    texts = [english(x.get_text()) for x in ax.texts] + [english(ax.get_title())]
+    texts = [no_cjk(x.get_text()) for x in ax.texts] + [no_cjk(ax.get_title())]
     assert "GE graph engine (Graph Engine)" in texts and "Counterpart in the CUDA ecosystem" in texts
     assert texts[-1] == "The CANN software stack: 7 software layers + hardware (bottom up)"
-    assert cann_stack.layer("hccl").cuda == "NCCL" and english(cann_stack.layer("ge").package).startswith("CANN Toolkit")
+    assert cann_stack.layer("hccl").cuda == "NCCL" and no_cjk(cann_stack.layer("ge").package).startswith("CANN Toolkit")
     check = mindspore_cann.from_data("2.10.0")
-    assert english(mindspore_cann.verdict(check, "9.1.0")).startswith("CANN 9.1.0: accepted by MindSpore 2.10.0")
-    assert "8.2, 8.3, 8.5, 9.0, 9.1" in english(mindspore_cann.verdict(check, "7.0.0"))
+    assert no_cjk(mindspore_cann.verdict(check, "9.1.0")).startswith("CANN 9.1.0: accepted by MindSpore 2.10.0")
+    assert "8.2, 8.3, 8.5, 9.0, 9.1" in no_cjk(mindspore_cann.verdict(check, "7.0.0"))

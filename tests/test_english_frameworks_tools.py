@@ -8,9 +8,9 @@ CLI on a small Chrome trace, the compile verdict and figures, the MindSpore API 
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
+from english_checks import CJK, no_cjk
 
 from npulab.ascend_tools import atc, dmi, profiler_output
 from npulab.ascend_tools import smi as smi_pkg
@@ -20,24 +20,12 @@ from npulab.core.timing import StepTimes, Timing
 from npulab.pytorch import compile as cc
 from npulab.pytorch import msprobe_cpu, precision, profile_trace, train
 
-CJK = re.compile(r"[\u4e00-\u9fff]")
 CPU = Device("cpu", "test cpu")
-
-
-@pytest.fixture
-def english(monkeypatch):
-    monkeypatch.setenv("NPULAB_LANG", "en")
 
 
 @pytest.fixture
 def chinese(monkeypatch):
     monkeypatch.setenv("NPULAB_LANG", "zh")
-
-
-def no_cjk(text: str) -> str:
-    found = CJK.search(text)
-    assert found is None, f"Chinese in English output near: {text[max(0, found.start() - 60):found.start() + 40]!r}"
-    return text
 
 
 def _chrome_trace() -> dict:
@@ -60,7 +48,7 @@ def _chrome_trace() -> dict:
 # --- npu-smi: views, triage, report, CLI ---------------------------------------------------------------------------
 
 
-def test_smi_views_are_english(english):
+def test_smi_views_are_english(en):
     info = smi_pkg.parse_info(samples.text("info_910b3_8card_24.1.rc1.txt"))
     text = no_cjk(render.info_text(info))
     assert "8 NPUs, 8 chips (910B3), 0 processes" in text
@@ -81,7 +69,7 @@ def test_smi_views_are_english(english):
         smi_pkg.parse("hello world")
 
 
-def test_smi_triage_and_report_are_english(english, tmp_path):
+def test_smi_triage_and_report_are_english(en, tmp_path):
     findings = (triage.health_findings(smi_pkg.parse_health(samples.text("health_910_23.0.5.txt")), "card")
                 + triage.health_findings({"health_status": "Warning", "error_code": "8C", "npu_id": 1, "chip_id": 0})
                 + triage.ecc_findings({"npu_id": 0, "hbm_double_bit_error_count": 2, "hbm_single_bit_error_count": 10**6})
@@ -96,7 +84,7 @@ def test_smi_triage_and_report_are_english(english, tmp_path):
     assert "no npu-smi on PATH" in md and "## Steps" in md
 
 
-def test_smi_cli_is_english(english, tmp_path, capsys):
+def test_smi_cli_is_english(en, tmp_path, capsys):
     from npulab.__main__ import main
 
     sample = samples.path("info_a3_8npu_16die_25.2.1.txt")
@@ -116,7 +104,7 @@ def test_smi_cli_is_english(english, tmp_path, capsys):
 # --- atc, ascend-dmi, profiler output, trace CLI -------------------------------------------------------------------
 
 
-def test_atc_command_reasons_and_errors_are_english(english):
+def test_atc_command_reasons_and_errors_are_english(en):
     cmd = atc.command("resnet50.pb", soc_version="Ascend910B3", input_shape="x:1,224,224,3", input_format="NHWC",
                       output="resnet50.om")
     text = no_cjk(cmd.explain())
@@ -136,7 +124,7 @@ def test_atc_command_reasons_and_errors_are_english(english):
     assert value == "force_fp16" and "must_keep_origin_dtype" in no_cjk(why)
 
 
-def test_dmi_and_profiler_output_errors_are_english(english, tmp_path):
+def test_dmi_and_profiler_output_errors_are_english(en, tmp_path):
     with pytest.raises(ValueError, match="appears only in the seed article") as err:
         dmi.diagnosis_command(["p2p"])
     no_cjk(str(err.value))
@@ -152,7 +140,7 @@ def test_dmi_and_profiler_output_errors_are_english(english, tmp_path):
     assert "no ASCEND_PROFILER_OUTPUT folder" in no_cjk(str(err.value))
 
 
-def test_trace_cli_and_timeline_are_english(english, tmp_path, capsys):
+def test_trace_cli_and_timeline_are_english(en, tmp_path, capsys):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -183,7 +171,7 @@ def _times(first, times):
     return StepTimes("x", None, first, Timing(tuple(times), 2, "cpu"))
 
 
-def test_compile_verdict_and_figures_are_english(english):
+def test_compile_verdict_and_figures_are_english(en):
     faster = cc.CompileComparison(_times(0.05, [0.010] * 3), _times(2.004, [0.004] * 3))
     sentence = str(faster.verdict())
     assert sentence.startswith("The compiled step is faster: eager / compiled = 2.50")
@@ -198,7 +186,7 @@ def test_compile_verdict_and_figures_are_english(english):
         cc.bucket_size(100, [8, 16])
 
 
-def test_training_figures_and_tables_are_english(english):
+def test_training_figures_and_tables_are_english(en):
     flop = train.training_flop_per_image(64)
     assert flop.label == "ResNet-50 training FLOP/image (64×64)" and not CJK.search(flop.note)
     mfu = train.mfu(100.0, train.training_flop_per_image(224), 300.0)
@@ -218,7 +206,7 @@ def test_training_figures_and_tables_are_english(english):
 # --- MindSpore helpers ---------------------------------------------------------------------------------------------
 
 
-def test_mindspore_pairs_and_timing_are_english(english):
+def test_mindspore_pairs_and_timing_are_english(en):
     pytest.importorskip("mindspore")
     from npulab.mindspore import api_pairs as ms_pairs
     from npulab.mindspore import timing as ms_timing

@@ -1,13 +1,12 @@
 """The HCCL settings table and the CANN stack tables in English (issue 37): hccl_settings.yaml and cann_stack.yaml keep
 an English twin (``<field>_en``) beside every printed Chinese field; with NPULAB_LANG=zh the table is the Chinese it was."""
 
-import re
+
+from english_checks import CJK
 
 from npulab.core.i18n import localized
 from npulab.env import cann_stack
 from npulab.pytorch import distributed
-
-CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def test_hccl_table_in_english(monkeypatch):

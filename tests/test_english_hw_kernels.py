@@ -9,6 +9,7 @@ import warnings
 import matplotlib
 import numpy as np
 import pytest
+from english_checks import no_cjk
 
 matplotlib.use("Agg")
 
@@ -18,18 +19,6 @@ from npulab.hw import collectives, cube, davinci, formats, interconnect, rooflin
 from npulab.kernels import kernel_paths, triton_launch  # noqa: E402
 from npulab.kernels.ascendc import CostModel, ReluTiling, emulator, plan_tiling, plot_timeline, run_relu, schedule  # noqa: E402
 from npulab.kernels.ascendc.errors import AscendCError  # noqa: E402
-
-CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture
-def english(monkeypatch):
-    monkeypatch.setenv("NPULAB_LANG", "en")
-
-
-def no_cjk(text: str) -> str:
-    assert CJK.search(text) is None, text
-    return text
 
 
 def texts_of(ax) -> str:
@@ -50,7 +39,7 @@ def timing(seconds) -> Timing:
     return Timing(tuple(seconds), 1, "cpu")
 
 
-def test_roofline_in_english(english):
+def test_roofline_in_english(en):
     import matplotlib.pyplot as plt
 
     machines = roofline.machines()
@@ -77,7 +66,7 @@ def test_roofline_in_english(english):
     plt.close("all")
 
 
-def test_davinci_and_interconnect_in_english(english):
+def test_davinci_and_interconnect_in_english(en):
     import matplotlib.pyplot as plt
 
     from npulab.ascend_tools.smi.topo import parse_topo
@@ -98,7 +87,7 @@ def test_davinci_and_interconnect_in_english(english):
     plt.close("all")
 
 
-def test_model_errors_in_english(english):
+def test_model_errors_in_english(en):
     assert no_cjk(message(formats.nz_shape, (3,))) == (
         "the ND array [..., M, N] needs at least 2 dimensions; got the 1-dimensional shape (3,)")
     assert "got complex64" in no_cjk(message(formats.nz_shape, (3, 4), "complex64"))
@@ -120,7 +109,7 @@ def test_model_errors_in_english(english):
     assert float(out[0, 0]) == 32.0 and plan.instructions == 8
 
 
-def test_benchmark_words_in_english(english, capsys):
+def test_benchmark_words_in_english(en, capsys):
     results = [matmul.MatmulResult(n, "float32", timing([n / 1e4, n / 1e4 * 1.01, n / 1e4 * 0.99]))
                for n in (64, 128, 256)]
     assert no_cjk(results[0].figure().label) == "matmul 64×64 (float32) throughput"
@@ -148,7 +137,7 @@ def test_benchmark_words_in_english(english, capsys):
     assert "The bus bandwidth at 2097152 B, 1.200 GB/s" in seen
 
 
-def test_bench_commands_in_english(english, capsys):
+def test_bench_commands_in_english(en, capsys):
     from npulab.__main__ import main
 
     assert main(["bench", "matmul", "--sizes", "32,64", "--repeats", "2", "--device", "cpu"]) == 0
@@ -159,7 +148,7 @@ def test_bench_commands_in_english(english, capsys):
     assert "--nproc must be ≥ 2 (a collective needs at least two processes); got 1" in capsys.readouterr().err
 
 
-def test_triton_launch_report_in_english(english):
+def test_triton_launch_report_in_english(en):
     report = triton_launch.check_launch(triton_launch.vector_add_launch(10**8, 16))
     text = no_cjk(report.describe())
     assert text.startswith("vector_add: grid (6250000,) = 6250000 programs; on Ascend910B3, counted against 40 Vector cores")
@@ -173,7 +162,7 @@ def test_triton_launch_report_in_english(english):
     assert "not among them" in no_cjk(message(triton_launch.target_for, "310P3"))
 
 
-def test_kernel_paths_in_english(english):
+def test_kernel_paths_in_english(en):
     import matplotlib.pyplot as plt
 
     text = no_cjk(kernel_paths.table(("name", "on_npu", "effort", "sources")))
@@ -186,7 +175,7 @@ def test_kernel_paths_in_english(english):
     assert kernel_paths.check() == []
 
 
-def test_ascendc_in_english(english):
+def test_ascendc_in_english(en):
     import matplotlib.pyplot as plt
 
     tiling = plan_tiling(100000, "float32", core_num=8)

@@ -5,10 +5,10 @@ npulab does (NPULAB_LANG=en), with the same numbers; Chinese stays what it was."
 from __future__ import annotations
 
 import json
-import re
 import warnings
 
 import pytest
+from english_checks import CJK, no_cjk
 
 from npulab.core import comparison, i18n, peaks, plotting, provenance, verdicts
 from npulab.core.comparison import FASTER, NOISY, SAME, SLOWER, VERDICT_KEY, Comparison
@@ -21,19 +21,7 @@ from npulab.course import verdict_audit
 from npulab.course.measuring import measuring_lessons
 from npulab.course.run_claims import run_time_text, stale_lessons, sync_lessons
 
-CJK = re.compile(r"[\u4e00-\u9fff]")
 REST = [1.0, 1.1, 0.9, 1.05, 1.0]
-
-
-@pytest.fixture
-def en(monkeypatch):
-    monkeypatch.setenv("NPULAB_LANG", "en")
-    return monkeypatch
-
-
-def english(text: str) -> str:
-    assert CJK.search(text) is None, text
-    return text
 
 
 class Quiet:
@@ -52,64 +40,64 @@ def interleaved(verdict: str, low: float, high: float, rounds: int = 10, seconds
 
 
 def test_interleaved_comparison_sentences(en):
-    assert english(interleaved(FASTER, 1.8, 2.3).sentence("loop", "vectorised")) == (
+    assert no_cjk(interleaved(FASTER, 1.8, 2.3).sentence("loop", "vectorised")) == (
         "vectorised is faster: about 2.00× (10 interleaved rounds (6.3 s in all), median per-round time ratio "
         "loop/vectorised 2.00, ~90% confidence interval 1.80–2.30).")
-    assert english(interleaved(SLOWER, 0.3, 0.5).sentence("a", "b")).startswith("b is slower, not faster: about 0.50×")
-    assert "within ±10% of each other" in english(interleaved(SAME, 0.95, 1.05).sentence("a", "b"))
-    busy = english(interleaved(NOISY, 0.5, 1.6, rounds=3, seconds=0.5).sentence("a", "b"))
+    assert no_cjk(interleaved(SLOWER, 0.3, 0.5).sentence("a", "b")).startswith("b is slower, not faster: about 0.50×")
+    assert "within ±10% of each other" in no_cjk(interleaved(SAME, 0.95, 1.05).sentence("a", "b"))
+    busy = no_cjk(interleaved(NOISY, 0.5, 1.6, rounds=3, seconds=0.5).sentence("a", "b"))
     assert "too busy" in busy and "only 3 rounds fitted in the budget, and a verdict needs at least 5" in busy
     assert "3 interleaved rounds (500 ms in all)" in busy and "0.50–1.60" in busy
-    assert "the interval crosses the ±10% line" in english(interleaved(NOISY, 0.5, 1.6).sentence("a", "b"))
+    assert "the interval crosses the ±10% line" in no_cjk(interleaved(NOISY, 0.5, 1.6).sentence("a", "b"))
 
 
 def test_default_words_and_too_few_repeats(en):
     v = comparison.verdict("demo", 2.0, 1.8, 2.2, a="loop", b="vectorised")
-    assert english(v.text) == "vectorised is faster: median loop/vectorised 2.00 (loop/vectorised: ~90% confidence interval 1.80–2.20)."
-    assert english(comparison.verdict("d", 0.5, 0.4, 0.6).text).startswith("B is slower: median B/A 2.00")
-    assert "no verdict on which is faster" in english(comparison.verdict("d", 1.0, 0.5, 1.6).text)
-    few = english(comparison.between("few", [1.0, 1.1], [2.0, 2.1], a="x", b="y").text)
+    assert no_cjk(v.text) == "vectorised is faster: median loop/vectorised 2.00 (loop/vectorised: ~90% confidence interval 1.80–2.20)."
+    assert no_cjk(comparison.verdict("d", 0.5, 0.4, 0.6).text).startswith("B is slower: median B/A 2.00")
+    assert "no verdict on which is faster" in no_cjk(comparison.verdict("d", 1.0, 0.5, 1.6).text)
+    few = no_cjk(comparison.between("few", [1.0, 1.1], [2.0, 2.1], a="x", b="y").text)
     assert few.startswith("Too few repeats of x and y (at least 3 are needed)")
 
 
 def test_the_course_claims(en):
     slow = verdicts.cold_start(3.0, REST)
-    assert slow.verdict == FASTER and english(slow.text) == (
+    assert slow.verdict == FASTER and no_cjk(slow.text) == (
         "Against the median of the other 5 runs, the first run was slower: 3.0× "
         "(the first run/the other 5 runs: ~90% confidence interval 2.73–3.33).")
-    assert "was faster, not slower" in english(verdicts.cold_start(0.3, REST).text)
-    assert "is within ±20%" in english(verdicts.cold_start(1.0, REST).text)
-    assert "vary too much" in english(verdicts.cold_start(1.5, [0.5, 3.0, 1.0, 2.0, 0.2]).text)
+    assert "was faster, not slower" in no_cjk(verdicts.cold_start(0.3, REST).text)
+    assert "is within ±20%" in no_cjk(verdicts.cold_start(1.0, REST).text)
+    assert "vary too much" in no_cjk(verdicts.cold_start(1.5, [0.5, 3.0, 1.0, 2.0, 0.2]).text)
     for accelerator in (True, False):
         for verdict, low, high in ((FASTER, 1.8, 2.3), (SLOWER, 0.3, 0.5), (SAME, 0.98, 1.02), (NOISY, 0.5, 1.6)):
             v = verdicts.sync_cost(interleaved(verdict, low, high), accelerator)
-            assert v.a == "unsynchronised" and v.b == "synchronised" and f"{low:.2f}–{high:.2f}" in english(v.text)
+            assert v.a == "unsynchronised" and v.b == "synchronised" and f"{low:.2f}–{high:.2f}" in no_cjk(v.text)
     assert "mostly measures the launch" in verdicts.sync_cost(interleaved(SLOWER, 0.3, 0.5), True).text
     assert "On a CPU both do the same thing" in verdicts.sync_cost(interleaved(FASTER, 1.8, 2.3), False).text
     base = [1.0, 1.01, 0.99, 1.0, 1.0]
-    step = english(verdicts.batch_step(4, [2.0] * 5, base).text)
+    step = no_cjk(verdicts.batch_step(4, [2.0] * 5, base).text)
     assert step.startswith("Per step, batch 4 takes 2.00× as long as batch 1") and "4 ÷ 2.00 = 2.00×" in step
-    assert "cannot be a real difference" in english(verdicts.batch_step(4, [0.5] * 5, base).text)
-    assert "lies on the ideal line" in english(verdicts.batch_step(4, [1.0] * 5, base).text)
+    assert "cannot be a real difference" in no_cjk(verdicts.batch_step(4, [0.5] * 5, base).text)
+    assert "lies on the ideal line" in no_cjk(verdicts.batch_step(4, [1.0] * 5, base).text)
 
 
 def test_same_direction_under_load_and_window(en):
     faster = comparison.verdict("a", 2, 1.5, 2.5, a="x", b="y")
     slower = comparison.verdict("b", 0.5, 0.4, 0.6, a="x", b="y")
     noisy = comparison.verdict("c", 1, 0.5, 1.6)
-    assert english(verdicts.same_direction(faster, faster, "one convolution", "the step")).startswith(
+    assert no_cjk(verdicts.same_direction(faster, faster, "one convolution", "the step")).startswith(
         "The verdicts on one convolution and on the step point the same way (y is faster in both)")
-    assert "point opposite ways" in english(verdicts.same_direction(faster, slower, "p", "w"))
-    assert "does not say which side is faster" in english(verdicts.same_direction(noisy, faster, "p", "w"))
+    assert "point opposite ways" in no_cjk(verdicts.same_direction(faster, slower, "p", "w"))
+    assert "does not say which side is faster" in no_cjk(verdicts.same_direction(noisy, faster, "p", "w"))
     loaded = verdicts.under_load(faster, Busy(), Busy(), Quiet())
-    assert loaded.verdict == NOISY and english(loaded.text).startswith(
+    assert loaded.verdict == NOISY and no_cjk(loaded.text).startswith(
         "Other work shared the CPU while this was measured (1-minute load average 3.10, above 2 cores)")
     assert "1.50–2.50" in loaded.text
     assert verdicts.under_load(faster, Quiet()) is faster
     for accelerator in (True, False):
         for steps in ([1.0] * 5, [2.0, 2.1, 1.9, 2.0, 2.0], [0.5] * 5):
             v = verdicts.window_steps("fp32", 1.0, steps, Quiet(), accelerator)
-            assert v.a == "window steps (fp32)" and v.b == "synchronised steps" and english(v.text)
+            assert v.a == "window steps (fp32)" and v.b == "synchronised steps" and no_cjk(v.text)
     cpu = verdicts.window_steps("fp32", 1.0, [0.5] * 5, Quiet(), False).text
     assert cpu.startswith("The synchronised steps are faster: median window steps (fp32)/synchronised steps 2.00")
     assert cpu.endswith("not from the cost of synchronising.")
@@ -117,12 +105,12 @@ def test_same_direction_under_load_and_window(en):
 
 def test_timings_and_their_errors(en):
     t = Timing((0.001, 0.0012, 0.0011), 3, "cpu", "matmul")
-    assert english(str(t)) == "matmul @ cpu: median 1.100 ms (runs 3, warm-up 3, spread 18%)"
+    assert no_cjk(str(t)) == "matmul @ cpu: median 1.100 ms (runs 3, warm-up 3, spread 18%)"
     fig = t.figure()
-    assert fig.label == "matmul" and fig.origin == "this machine, cpu" and english(fig.note) == "median; runs 3, warm-up 3, spread 18%"
+    assert fig.label == "matmul" and fig.origin == "this machine, cpu" and no_cjk(fig.note) == "median; runs 3, warm-up 3, spread 18%"
     assert Timing((0.002,), 1, "cpu").figure().label == "median"
     rate = t.rate_figure("throughput", 2e9, "GFLOP/s", 1e9)
-    assert rate.value == 1818.0 and english(rate.note) == "work 2e+09 ÷ median 0.0011 s (runs 3, warm-up 3)"
+    assert rate.value == 1818.0 and no_cjk(rate.note) == "work 2e+09 ÷ median 0.0011 s (runs 3, warm-up 3)"
     assert "median" in str(benchmark(lambda: None, warmup=0, repeats=2))
     for call, words in ((lambda: benchmark(lambda: 0, repeats=0), "repeats must be ≥ 1"),
                         (lambda: time_steps(lambda: 0, sync=lambda: 0, warmup=0), "warmup must be at least 1"),
@@ -133,16 +121,16 @@ def test_timings_and_their_errors(en):
                         (lambda: provenance.evaluate("a.b", a=1), "contains Attribute")):
         with pytest.raises(ValueError) as err:
             call()
-        assert words in english(str(err.value))
+        assert words in no_cjk(str(err.value))
     with pytest.raises(KeyError, match="no reported figure 'no.such'"):
         provenance.reported("no.such")
 
 
 def test_figure_table_and_reported_figures(en):
     speedup = provenance.reported("seed.hello.speedup")
-    assert speedup.value == 164.6 and english(speedup.label) == "ratio of the two above (CPU time / NPU time)"
-    assert english(speedup.origin).startswith("Huawei NPU programming primer") and "; hardware: 8 × Ascend 910B3" in speedup.origin
-    assert "; versions: CANN 8.0.1" in speedup.origin and "single timings" in english(speedup.note)
+    assert speedup.value == 164.6 and no_cjk(speedup.label) == "ratio of the two above (CPU time / NPU time)"
+    assert no_cjk(speedup.origin).startswith("Huawei NPU programming primer") and "; hardware: 8 × Ascend 910B3" in speedup.origin
+    assert "; versions: CANN 8.0.1" in speedup.origin and "single timings" in no_cjk(speedup.note)
     assert provenance.reported("triton_ascend.coredim_max").unit == ""
     assert provenance.reported("qwen3_32b.params_b").formatted() == "32.8 ×10⁹"
     every = [provenance.reported(k) for k in provenance.figure_entries() if not k.startswith(("chip.", "ini."))]
@@ -150,10 +138,10 @@ def test_figure_table_and_reported_figures(en):
     derived = provenance.derive("speed-up", "t_cpu / t_npu", "×", t_cpu=351.01, t_npu=2.13)
     assert derived.value == 164.8 and derived.origin == "t_cpu / t_npu (t_cpu = 351.01, t_npu = 2.13)"
     table = provenance.FigureTable([provenance.measured("median", 1.5, "ms", "cpu"), derived, speedup], "Figures")
-    text = english(table.text())
+    text = no_cjk(table.text())
     assert text.splitlines()[1].split() == ["Value", "Kind", "Meaning", "Source", "/", "device", "/", "formula", "Note"]
     assert "measured" in text and "derived" in text and "see note [1]" in text and "Sources:" in text
-    assert "<th>Source / device / formula</th>" in english(table._repr_html_())
+    assert "<th>Source / device / formula</th>" in no_cjk(table._repr_html_())
     assert [k.label for k in provenance.Kind] == ["measured", "recorded", "reported", "derived"]
     assert provenance.Kind.MEASURED.value == "实测", "the enum's value stays the Chinese name"
 
@@ -164,8 +152,8 @@ def test_cpu_peak_is_worded_in_english(en, monkeypatch):
     monkeypatch.setattr(peaks.os, "sched_getaffinity", lambda _: {0}, raising=False)
     peak = peaks.fp32_peak(pick_device("cpu"))
     assert peak.value == pytest.approx(83.2) and peak.label == "CPU FP32 theoretical peak"
-    assert english(peak.note).startswith("cores is the number of physical cores; assumes two FMA pipelines")
-    assert "cores = 1, ghz = 2.6, flop_per_cycle = 32" in english(peak.origin)
+    assert no_cjk(peak.note).startswith("cores is the number of physical cores; assumes two FMA pipelines")
+    assert "cores = 1, ghz = 2.6, flop_per_cycle = 32" in no_cjk(peak.origin)
 
 
 def test_notebook_errors_and_plot_warning(en, tmp_path):
@@ -183,7 +171,7 @@ def test_notebook_errors_and_plot_warning(en, tmp_path):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         plotting.use_course_style()
-    message = english(str(caught[0].message))
+    message = no_cjk(str(caught[0].message))
     assert message.startswith("No Chinese font found") and "sudo apt-get install -y fonts-noto-cjk" in message
 
 

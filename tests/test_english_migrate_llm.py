@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from english_checks import no_cjk
 
 from npulab import migrate
 from npulab.__main__ import main
@@ -15,7 +16,6 @@ from npulab.llm import decoder, kv_cache
 from npulab.migrate import api_map, display, strategy
 from npulab.migrate.effort import costs
 
-CJK = re.compile(r"[\u4e00-\u9fff]")
 EXAMPLE = REPO_ROOT / "chapters" / "03_pytorch_npu" / "examples" / "train_cuda.py"
 SNIPPET = """\
 import os, subprocess, torch
@@ -34,11 +34,6 @@ ANSWERS = ["framework=pytorch", "stage=stable", "latency=normal"]
 
 
 @pytest.fixture
-def english(monkeypatch):
-    monkeypatch.setenv("NPULAB_LANG", "en")
-
-
-@pytest.fixture
 def project(tmp_path):
     (tmp_path / "train_cuda.py").write_text(EXAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
     (tmp_path / "snip.py").write_text(SNIPPET, encoding="utf-8")
@@ -48,13 +43,7 @@ def project(tmp_path):
     return tmp_path
 
 
-def no_cjk(text: str) -> str:
-    found = CJK.search(text)
-    assert found is None, text[max(0, found.start() - 80):found.start() + 80]
-    return text
-
-
-def test_migrate_report_in_english(english, project, capsys):
+def test_migrate_report_in_english(en, project, capsys):
     assert main(["migrate", str(project)]) == 0
     out = no_cjk(capsys.readouterr().out)
     for phrase in ("auto-fixable", "needs review", "no NPU path yet", "device string 'cuda' points to CUDA",
@@ -67,7 +56,7 @@ def test_migrate_report_in_english(english, project, capsys):
     assert re.search(r"At run time transfer_to_npu handles \d+ of these, \d+ in part, and \d+ not at all", out)
 
 
-def test_migrate_json_diff_write_in_english(english, project, capsys):
+def test_migrate_json_diff_write_in_english(en, project, capsys):
     assert main(["migrate", str(project), "--json"]) == 0
     doc = json.loads(no_cjk(capsys.readouterr().out))
     assert doc["effort"]["scenario"]["seed_estimate"] == "1–2 months" and doc["effort"]["counts"]["blocker"] == 2
@@ -80,7 +69,7 @@ def test_migrate_json_diff_write_in_english(english, project, capsys):
     assert "no such path: /no/such/path" in capsys.readouterr().err
 
 
-def test_notebook_table_and_effort_in_english(english, project):
+def test_notebook_table_and_effort_in_english(en, project):
     result = migrate.scan([project])
     table = display.findings_table(result)
     text = no_cjk(table.text() + table._repr_html_())
@@ -92,7 +81,7 @@ def test_notebook_table_and_effort_in_english(english, project):
     assert "depends on transformer_engine" in effort["scenario"]["reasons"]
 
 
-def test_cost_table_and_corrections_in_english(english):
+def test_cost_table_and_corrections_in_english(en):
     table = costs()
     no_cjk(json.dumps({k: table[k] for k in ("note", "scenarios", "corrections")}, ensure_ascii=False))
     rows = {r["id"]: r for r in table["scenarios"]}
@@ -128,7 +117,7 @@ def english_twins(node):
     return None
 
 
-def test_strategy_in_english(english, project, capsys):
+def test_strategy_in_english(en, project, capsys):
     assert main(["strategy", "--list"]) == 0
     out = no_cjk(capsys.readouterr().out)
     assert "framework: Which framework is the training or inference code built on?" in out
@@ -146,7 +135,7 @@ def test_strategy_in_english(english, project, capsys):
         strategy.assess({"framework": "pytorch"})
 
 
-def test_api_map_in_english(english):
+def test_api_map_in_english(en):
     table = api_map.table()
     no_cjk(table.text())
     assert table.headers == ["Purpose", "CUDA", "Ascend NPU", "Source"]
@@ -154,7 +143,7 @@ def test_api_map_in_english(english):
             "the seed article's 10 pairs"] in table.rows
 
 
-def test_llm_plan_in_english(english, capsys):
+def test_llm_plan_in_english(en, capsys):
     assert main(["llm-plan", "Llama-3.1-8B", "--batch", "8", "--context", "4096"]) == 0
     out = no_cjk(capsys.readouterr().out)
     for phrase in ("Llama-3.1-8B (GQA) on 1 × 910B3:", "usable per card (HBM × utilisation): 54.86 GiB (derived;",
@@ -168,7 +157,7 @@ def test_llm_plan_in_english(english, capsys):
     assert "no config 'no-such-model': give the path of a config.json" in capsys.readouterr().err
 
 
-def test_planner_figures_and_errors_in_english(english):
+def test_planner_figures_and_errors_in_english(en):
     cfg = json.loads((DATA_DIR / "llm_configs" / "DeepSeek-V3.json").read_text(encoding="utf-8"))
     assert kv_cache.kv_formula(cfg) == "61 layers × (512 + 64) × 2 B = 70,272 B/token"
     cards, fig = kv_cache.cards_needed(cfg, tp=8, tokens=8 * 4096)

@@ -2,15 +2,13 @@
 language (``<temporary folder>``, ``<临时目录>``: site.path_tmp, as the site's own path scrubbing writes it), and the
 refusals come from the catalogue (npulab/data/messages/scratch.yaml)."""
 
-import re
 
 import pytest
+from english_checks import CJK
 
 from npulab.core import scratch
 from npulab.site.language import EN, ZH
 from npulab.site.paths import path_replacements, scrub_paths
-
-CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture(autouse=True)

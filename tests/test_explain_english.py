@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from english_checks import CJK
 
 from npulab.core.paths import load_yaml
 from npulab.env import explain as ex
 from npulab.env.explain import catalog, codes
 
 REPO = Path(__file__).resolve().parent.parent
-CJK = re.compile(r"[\u4e00-\u9fff]")
 PLACEHOLDER = re.compile(r"{\w+}")
 # lines of the text report that quote the log itself (a Chinese log line may stay Chinese there)
 QUOTED = re.compile(r"^(?:     line \d+: |Root error line: line \d+: )")

@@ -3,14 +3,13 @@ false-positive guard, its English text, and linear time on pathological lines.""
 
 from __future__ import annotations
 
-import re
 import time
 
 import pytest
+from english_checks import CJK
 
 from npulab.env import explain as ex
 
-CJK = re.compile(r"[\u4e00-\u9fff]")
 DEVICE_STRING = ("RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, meta, hpu, mtia, privateuseone device "
                  "type at start of device string: npu")
 BUFFSIZE = ("EZ1008: Failed to execute operator MoeDispatch. Reason: Failed to execute tiling function.\n"

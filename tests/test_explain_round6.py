@@ -4,12 +4,12 @@ error lines; English text and linear time."""
 
 from __future__ import annotations
 
-import re
 import time
+
+from english_checks import CJK
 
 from npulab.env import explain as ex
 
-CJK = re.compile(r"[\u4e00-\u9fff]")
 SUBPROCESS = ('Traceback (most recent call last):\n'
               '  File "/work/app/mytool/utils/device.py", line 197, in get_versions\n'
               '    result = subprocess.run(["npu-smi", "info", "-i", "1"], check=True)\n'
