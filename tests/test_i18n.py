@@ -152,3 +152,12 @@ def test_localized_field_falls_back_to_chinese(monkeypatch):
     assert i18n.localized(record, "note", "en") == "只有中文"
     monkeypatch.setenv("NPULAB_LANG", "en")
     assert i18n.localized(record, "what") == "matrix multiplication"
+
+
+def test_in_language_swaps_twins_through_a_tree_and_drops_them():
+    tree = {"title": "迁移", "title_en": "Migration", "rows": [{"label": "甲", "label_en": "A", "days": [0, 1]}],
+            "only_zh": "只有中文", "orphan_en": "kept: no Chinese field of that name"}
+    assert i18n.in_language(tree, "en") == {"title": "Migration", "rows": [{"label": "A", "days": [0, 1]}],
+                                            "only_zh": "只有中文", "orphan_en": "kept: no Chinese field of that name"}
+    assert i18n.in_language(tree, "zh") == {"title": "迁移", "rows": [{"label": "甲", "days": [0, 1]}],
+                                            "only_zh": "只有中文", "orphan_en": "kept: no Chinese field of that name"}

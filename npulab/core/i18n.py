@@ -83,3 +83,19 @@ def localized(record: dict, field: str, lang: str | None = None):
     if (lang or language()) == "en" and record.get(f"{field}_en") is not None:
         return record[f"{field}_en"]
     return record[field]
+
+
+def in_language(node, lang: str | None = None):
+    """A data file's ``node`` (mapping, list or value) with every field that has an English twin (``<field>_en``)
+    given in the reader's language, and without the twins: what :func:`localized` does for one field, for a tree."""
+    english = (lang or language()) == "en"
+
+    def walk(part):
+        if isinstance(part, dict):
+            return {k: walk(part[f"{k}_en"] if english and part.get(f"{k}_en") is not None else v)
+                    for k, v in part.items() if not (k.endswith("_en") and k[:-3] in part)}
+        if isinstance(part, list):
+            return [walk(v) for v in part]
+        return part
+
+    return walk(node)

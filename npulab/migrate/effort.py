@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from npulab.core.i18n import localized, t
+from npulab.core.i18n import in_language, t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.migrate import tables
 from npulab.migrate.model import AUTO, MANUAL, SEVERITIES, severity_name
@@ -13,21 +13,11 @@ COSTS_FILE = DATA_DIR / "migration_costs.yaml"
 KERNEL_RULES = {"cuda-source", "cpp-extension"}
 
 
-def _in_language(record: dict, fields: tuple[str, ...], lang: str | None) -> dict:
-    """``record`` with each of ``fields`` replaced by its English twin (``<field>_en``) where the reader reads English."""
-    twins = {f"{f}_en" for f in fields}
-    return {k: (localized(record, k, lang) if k in fields else v) for k, v in record.items() if k not in twins}
-
-
 def costs(lang: str | None = None) -> dict:
     """The cost table (scenarios from the least to the most work, thresholds, corrections), its texts in the
     reader's language (``lang``, default :func:`npulab.core.i18n.language`): the seed article's estimates and the
     course's corrections, with their English twins from the same file."""
-    table = _in_language(load_yaml(COSTS_FILE), ("note", "source_section"), lang)
-    table["scenarios"] = [_in_language(row, ("seed_row", "label", "seed_estimate", "triggers"), lang)
-                          for row in table["scenarios"]]
-    table["corrections"] = [_in_language(c, ("seed", "course"), lang) for c in table["corrections"]]
-    return table
+    return in_language(load_yaml(COSTS_FILE), lang)
 
 
 def _triggered(result) -> dict[str, list[str]]:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from npulab.core.cli import EXIT_OK, UsageError
-from npulab.core.i18n import language, t
+from npulab.core.i18n import in_language, t
 from npulab.core.paths import DATA_DIR, load_yaml
 
 TREE_FILE = DATA_DIR / "migration_tree.yaml"
@@ -28,21 +28,10 @@ class StrategyError(ValueError):
     """Answers that do not fit the tree (unknown question or option, a question on the path left open)."""
 
 
-def _in_language(node, english: bool):
-    """``node`` (the tree or a part of it) with every field that has an English twin (``<field>_en``) in the
-    reader's language, and without the twins."""
-    if isinstance(node, dict):
-        return {k: _in_language(node[f"{k}_en"] if english and f"{k}_en" in node else v, english)
-                for k, v in node.items() if not (k.endswith("_en") and k[:-3] in node)}
-    if isinstance(node, list):
-        return [_in_language(v, english) for v in node]
-    return node
-
-
 def tree(lang: str | None = None) -> dict:
     """The decision tree as loaded from its data file, its texts in the reader's language (``lang``, default
     :func:`npulab.core.i18n.language`)."""
-    return _in_language(load_yaml(TREE_FILE), (lang or language()) == "en")
+    return in_language(load_yaml(TREE_FILE), lang)
 
 
 def _costs() -> dict:
