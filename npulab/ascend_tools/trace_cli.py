@@ -110,7 +110,7 @@ def _print_ascend(s: dict) -> None:
 
 
 def build_parser(subparsers, name: str) -> None:
-    parser = subparsers.add_parser(name, help="汇总 profiler 结果：Chrome trace 或 ASCEND_PROFILER_OUTPUT",
+    parser = subparsers.add_parser(name, help=t(f"cli.tool.{name}"),
                                    description=__doc__.splitlines()[0])
     parser.add_argument("path", help="Chrome trace 文件（.json），或 torch_npu.profiler 的结果目录")
     parser.add_argument("--top", type=int, default=10, help="每张表显示的行数（默认 10）")

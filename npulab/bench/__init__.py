@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
+from npulab.core.i18n import t
+
 # name -> (module, one-line Chinese help)
 BENCHMARKS = {
     "matmul": ("npulab.bench.matmul", "矩阵乘法吞吐（按数据类型与尺寸扫描）"),
@@ -27,7 +29,7 @@ def available() -> dict[str, tuple[str, str]]:
 
 
 def build_parser(subparsers, name: str) -> None:
-    parser = subparsers.add_parser(name, help="课程的基准测试", description="预热、同步、重复、取中位数的基准测试。")
+    parser = subparsers.add_parser(name, help=t(f"cli.tool.{name}"), description="预热、同步、重复、取中位数的基准测试。")
     benches = parser.add_subparsers(dest="benchmark", metavar="<benchmark>", parser_class=type(parser))
     benches.required = True
     for bench_name, (module_name, help_text) in available().items():

@@ -12,10 +12,11 @@ Every tool module exposes ``build_parser(subparsers)`` (adds its sub-command) an
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 from typing import NoReturn
 
-from npulab.core.i18n import language, t
+from npulab.core.i18n import gettext, language, t
 
 EXIT_OK = 0
 EXIT_FAIL = 1
@@ -27,13 +28,27 @@ class UsageError(Exception):
 
 
 class _CourseHelpFormatter(argparse.HelpFormatter):
+    """Usage prefix, help texts, descriptions and epilogs in the reader's language (help texts: i18n.gettext)."""
+
     def add_usage(self, usage, actions, groups, prefix=None):
         return super().add_usage(usage, actions, groups, t("cli.usage") if prefix is None else prefix)
 
+    def _get_help_string(self, action):
+        return gettext(action.help)
+
+    def _format_text(self, text):
+        return super()._format_text(gettext(text))
+
+    def _metavar_formatter(self, action, default_metavar):
+        if isinstance(action.metavar, str):
+            action = copy.copy(action)
+            action.metavar = gettext(action.metavar)
+        return super()._metavar_formatter(action, default_metavar)
+
 
 class CourseArgumentParser(argparse.ArgumentParser):
-    """ArgumentParser whose frame (usage, section titles, errors) is in the reader's language; usage errors exit
-    with code 2. The tools' own help texts are Chinese."""
+    """ArgumentParser whose frame (usage, section titles, errors) and help texts are in the reader's language; usage
+    errors exit with code 2."""
 
     def __init__(self, *args, **kwargs):
         add_help = kwargs.pop("add_help", True)

@@ -11,6 +11,11 @@
 
 :func:`t` gives a catalogue entry in that language. The catalogue is one table kept in several files by concern
 (``npulab/data/messages/*.yaml``, each ``key: {zh: …, en: …}``); a key defined in two files is an error.
+
+The tools' command-line help texts follow the gettext model instead: the Chinese text stays beside its argument in the
+code and is its own message id; ``npulab/data/messages/help/*.yaml`` (lists of ``{zh: …, en: …}``, one file per
+tool) give the English, and :func:`gettext` looks it up. A Chinese text without an English entry is shown as it is;
+``tests/test_english_cli_help.py`` fails on any such text and on entries no parser uses any more.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from npulab.core.paths import DATA_DIR, REPO_ROOT, load_yaml
 
 LANGUAGES = ("zh", "en")
 CATALOGUE = DATA_DIR / "messages"
+HELP_TEXTS = CATALOGUE / "help"
 
 
 def _code(value: str | None) -> str | None:
@@ -99,3 +105,23 @@ def in_language(node, lang: str | None = None):
         return part
 
     return walk(node)
+
+
+@functools.cache
+def help_texts() -> dict[str, str]:
+    """Chinese help text -> its English (``npulab/data/messages/help/*.yaml``); a text given twice is an error."""
+    table: dict[str, str] = {}
+    for part in sorted(HELP_TEXTS.glob("*.yaml")):
+        for entry in load_yaml(part) or []:
+            if entry["zh"] in table:
+                raise ValueError(f"help text translated twice ({part.name}): {entry['zh']}")
+            table[entry["zh"]] = entry["en"]
+    return table
+
+
+def gettext(text: str | None, lang: str | None = None) -> str | None:
+    """A Chinese source text (its own message id) in the reader's language: its English entry for an English reader
+    when there is one, else the text unchanged."""
+    if not text or (lang or language()) != "en":
+        return text
+    return help_texts().get(text, text)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, UsageError
+from npulab.core.i18n import t
 from npulab.core.paths import REPO_ROOT
 
 EDITION_DIR = "en"
@@ -402,11 +403,10 @@ def english_toc_text(root: Path = REPO_ROOT) -> str:
 def build_parser(subparsers, name: str) -> None:
     """Add the ``edition`` sub-command."""
     parser = subparsers.add_parser(
-        name, help="英文版：由中文笔记本同步代码单元（sync），检查两个版本是否一致（check）",
+        name, help=t(f"cli.tool.{name}"),
         description="英文版（en/…）与中文原页“一份代码，两份文字”。sync 从中文笔记本复制代码单元、标签与输出，保留已有"
                     "英文 Markdown，并列出待翻译或已过期的单元；check 报告两版之间的每个不一致。"
-                    "退出码：0 完成/一致，1 有不一致，2 用法错误。 (English edition: sync code from the Chinese "
-                    "notebooks; check parity. Exit codes: 0 ok, 1 violations, 2 usage.)")
+                    "退出码：0 完成/一致，1 有不一致，2 用法错误。")
     parser.add_argument("action", choices=["sync", "check", "toc"],
                         help="sync：同步；check：检查；toc：按中文目录与已有的英文页面写出 en/_toc.yml")
     parser.add_argument("paths", nargs="*", metavar="PATH",

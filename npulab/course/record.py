@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, UsageError
+from npulab.core.i18n import t
 from npulab.core.notebook_cells import is_npu_cell, iter_notebooks, read
 
 RECORD_KEY = "npu_recording"
@@ -80,7 +81,7 @@ def record(path: Path, stamp: dict[str, str], execute: Callable = execute_all_ce
 
 def build_parser(subparsers, name: str) -> None:
     parser = subparsers.add_parser(
-        name, help="在昇腾主机上运行笔记本并保存 NPU 单元的真实输出",
+        name, help=t(f"cli.tool.{name}"),
         description="在昇腾 NPU 上执行笔记本，只保留 npu 单元的输出，并在元数据中记录设备与版本。",
     )
     parser.add_argument("paths", nargs="*", help="笔记本或目录（默认：chapters/ 与 notebooks/）")

@@ -534,7 +534,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def build_parser(subparsers, name: str) -> None:
     """Add the ``doctor`` sub-command."""
-    parser = subparsers.add_parser(name, help="检查 Python、框架、CANN、驱动与 NPU 环境",
+    parser = subparsers.add_parser(name, help=t(f"cli.tool.{name}"),
                                    description="检查课程环境并给出修复建议。没有 NPU 的机器上，与 NPU 相关的项会被跳过。")
     _add_arguments(parser)
     parser.set_defaults(run=run)

@@ -171,7 +171,7 @@ def state_text(state: str) -> str:
 def build_parser(subparsers, name: str) -> None:
     """Add the ``freshness`` sub-command."""
     parser = subparsers.add_parser(
-        name, help="对照 PyPI：课程钉住或提到的包是否已有更新的发布",
+        name, help=t(f"cli.tool.{name}"),
         description="向 PyPI 的 JSON API 查询课程钉住或提到的每个包的最新正式版，与课程数据表知道的最新版本对比。"
                     "退出码：0 都是最新，1 课程落后，2 连不上 PyPI 或用法错误。")
     parser.add_argument("--json", action="store_true", help="以 JSON 输出")

@@ -177,7 +177,7 @@ def has_ipykernel(python: Path, timeout: float = 60.0) -> bool:
 def build_parser(subparsers, name: str) -> None:
     """Add the ``kernelspec`` sub-command."""
     parser = subparsers.add_parser(
-        name, help="为一个软件栈写 Jupyter 内核：启动时先 source 该栈自己的 CANN set_env.sh",
+        name, help=t(f"cli.tool.{name}"),
         description="两套 CANN 并存时，每个栈一个内核：内核启动脚本先去掉服务器已加载的 CANN 路径，再 source 该栈的 "
                     "set_env.sh，然后运行该栈 venv 里的 ipykernel。")
     parser.add_argument("--stack", required=True, help="软件栈名（npulab/data/stacks.yaml，例如 triton-ascend）")

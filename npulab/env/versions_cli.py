@@ -159,7 +159,7 @@ def render(sections: list[Section]) -> str:
 
 
 def build_parser(subparsers, name: str) -> None:
-    parser = subparsers.add_parser(name, help="由芯片、驱动与 CANN 版本查该装的 PyTorch/torch_npu/MindSpore 版本与安装命令",
+    parser = subparsers.add_parser(name, help=t(f"cli.tool.{name}"),
                                    description=__doc__.splitlines()[0])
     parser.add_argument("--cann", default="", help="CANN 版本（例如 8.0.0、9.1.0）；省略时给出课程推荐的组合")
     parser.add_argument("--driver", default="", help="驱动版本（npu-smi info 第一行的 Version，例如 24.1.rc1）")

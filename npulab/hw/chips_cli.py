@@ -18,7 +18,7 @@ from npulab.hw import chips as chip_table
 
 
 def build_parser(subparsers, name: str) -> None:
-    parser = subparsers.add_parser(name, help="昇腾芯片对照表：核数、频率、内存、缓冲、峰值与出处",
+    parser = subparsers.add_parser(name, help=t(f"cli.tool.{name}"),
                                    description=__doc__.splitlines()[0])
     parser.add_argument("name", nargs="?", help=f"芯片名（{'、'.join(chip_table.chips())}，或 CANN SoC 名）；省略时列出全部")
     parser.add_argument("--json", action="store_true", help="输出 JSON")

@@ -303,7 +303,7 @@ _SHAPES = {"add": ("n",), "softmax": ("rows", "cols"), "matmul": ("m", "n", "k")
 
 def build_parser(subparsers, name: str) -> None:
     parser = subparsers.add_parser(
-        name, help="检查本课程的 Triton 核函数在昇腾芯片（默认 910B3）上的启动配置",
+        name, help=t(f"cli.tool.{name}"),
         description="检查 vector_add / triton_softmax / triton_matmul 的一次启动在昇腾芯片（默认 910B3）上是否合适"
                     "（grid 与物理核数、coreDim 上限、UB 与双缓冲、对齐、Cube 块）。发现错误或警告时退出码为 1。")
     parser.add_argument("kernel", choices=sorted(_SHAPES), help="add：元素数 N；softmax：行数 列数；matmul：M N K")

@@ -8,6 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, CourseArgumentParser
+from npulab.core.i18n import t
 from npulab.core.notebook_cells import NotebookError, find_notebooks, parse_notebook
 from npulab.core.paths import REPO_ROOT
 from npulab.lint.context import Context
@@ -27,7 +28,7 @@ def _shown(path: Path) -> str:
 def build_parser(subparsers, name: str) -> CourseArgumentParser:
     """Add the ``lint-npu`` sub-command."""
     parser = subparsers.add_parser(
-        name, help="静态检查笔记本中的 NPU 单元（语法、名字、调用签名、环境变量、命令行参数、版本特性、叶子单元）",
+        name, help=t(f"cli.tool.{name}"),
         description="检查带 npu 标签的单元：能否解析、用到的 torch_npu / torch.npu 名字在钉住的 torch_npu 版本里"
                     "是否存在、MindSpore 名字在钉住的 MindSpore 里是否存在、调用 torch_npu、torch、MindSpore 等的参数个数"
                     "（缺少必需参数、多给位置参数）与关键字是否符合发布包里的签名、枚举参数（如 device_target、mode）的取值"

@@ -39,7 +39,7 @@ def load_config(name_or_path: str) -> dict:
 
 
 def build_parser(subparsers, name: str) -> None:
-    parser = subparsers.add_parser(name, help="由 config.json 计算 KV cache 与 910B 等卡上的部署规划",
+    parser = subparsers.add_parser(name, help=t(f"cli.tool.{name}"),
                                    description=__doc__.splitlines()[0])
     parser.add_argument("config", help=f"config.json 的路径，或 {'、'.join(shipped_configs())}")
     parser.add_argument("--card", default="910B3", help=f"卡型（{'、'.join(kv_cache.CARDS)}；默认 910B3）")

@@ -17,7 +17,7 @@ from npulab.core.i18n import t
 def build_parser(subparsers, name: str):
     """Add the ``migrate`` sub-command."""
     parser = subparsers.add_parser(
-        name, help="扫描 CUDA 代码，列出迁移到昇腾 NPU 要处理的每一处（可生成并应用改写）",
+        name, help=t(f"cli.tool.{name}"),
         description="用 Python 的 ast 扫描 .py 文件、.ipynb 笔记本的代码单元、shell 脚本和 .cu 源文件（文件夹递归），"
                     "报告每一处 CUDA 专用用法及其严重程度：可自动改写 / 需人工判断 / 暂无 NPU 路径。"
                     "退出码：0 扫描完成（无论有无发现），1 --write 写入失败，2 用法错误。")

@@ -369,7 +369,7 @@ def _parse_answers(items: list[str]) -> dict[str, str]:
 
 
 def build_parser(subparsers, name: str) -> None:
-    parser = subparsers.add_parser(name, help="GPU → NPU 迁移决策：结论、风险与工作量",
+    parser = subparsers.add_parser(name, help=t(f"cli.tool.{name}"),
                                    description="GPU → NPU 迁移决策（第 06 章的决策树）：回答问题或扫描代码，得到结论、风险与工作量。")
     parser.add_argument("--answer", action="append", default=[], metavar="问题=选项", help="回答一个问题（可重复）")
     parser.add_argument("--scan", action="append", default=[], metavar="PATH",

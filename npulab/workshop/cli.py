@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from npulab.core.i18n import t
 from npulab.core.paths import REPO_ROOT
 from npulab.workshop import (
     SOLUTIONS_PREFIX,
@@ -43,8 +44,8 @@ def _run_agenda(args) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from None
     if args.json:
-        rows = [{"clock": c, "item": t, "minutes": m, "path": s.path if s else None,
-                 "run": s.run_label() if s else None} for c, t, m, s in result.rows]
+        rows = [{"clock": c, "item": item, "minutes": m, "path": s.path if s else None,
+                 "run": s.run_label() if s else None} for c, item, m, s in result.rows]
         print(json.dumps({"rows": rows, "skipped": [{"path": s.path, "reason": why} for s, why in result.skipped],
                           "assumed": result.assumed, "used_min": result.used_min}, ensure_ascii=False, indent=1))
     else:
@@ -119,7 +120,7 @@ def build_parser(subparsers, name: str) -> None:
     """Add ``workshop`` with its sub-commands ``preflight``, ``agenda``, ``times`` and ``public-toc``."""
     from npulab.core.cli import CourseArgumentParser
 
-    parser = subparsers.add_parser(name, help="工作坊：课前检查每个座位、生成议程",
+    parser = subparsers.add_parser(name, help=t(f"cli.tool.{name}"),
                                    description="在共享昇腾服务器上办工作坊的辅助工具。")
     inner = parser.add_subparsers(dest="workshop_tool", metavar="<command>", parser_class=CourseArgumentParser)
     inner.required = True

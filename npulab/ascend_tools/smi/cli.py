@@ -101,7 +101,7 @@ def run_report(args) -> int:
 
 
 def build_parser(subparsers, name: str) -> None:
-    parser = subparsers.add_parser(name, help="解析 npu-smi 输出、采样监控、生成诊断快照",
+    parser = subparsers.add_parser(name, help=t(f"cli.tool.{name}"),
                                    description="读懂 npu-smi：解析保存的输出（任何机器），或在昇腾主机上采样与诊断。")
     subs = parser.add_subparsers(dest="smi_command", metavar="<command>", parser_class=type(parser))
     subs.required = True

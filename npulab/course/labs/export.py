@@ -83,7 +83,7 @@ def export_all(check_only: bool = False) -> list[Path]:
 
 def build_parser(subparsers, name: str) -> None:
     parser = subparsers.add_parser(
-        name, help="由参考答案笔记本生成练习笔记本",
+        name, help=t(f"cli.tool.{name}"),
         description="由 notebooks/solutions/*_solution.ipynb 生成 notebooks/ 下的练习版本。",
     )
     parser.add_argument("--check", action="store_true", help="只检查练习版本是否与参考答案同步，不写文件")
