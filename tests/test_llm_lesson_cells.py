@@ -8,6 +8,7 @@ IPython would expand them (``{name}`` from the cell's variables), without runnin
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -185,3 +186,18 @@ def test_unpublished_memory_falls_back_and_fp16_parts_are_labelled_fp16(monkeypa
     ns, shown = _run_planning(monkeypatch, "310P3")
     assert ns["card"].key == "310P3" and ns["p8"].kv_dtype == "float16"
     assert "FP16 权重" in shown["a127e672"].headers and "FP16" in shown["b5ec6b69"].title
+
+
+@pytest.mark.parametrize("book", ["", "en"])
+def test_the_note_on_ring_latency_quotes_the_tables_numbers(book):
+    """The note after the tensor-parallel tables (cell ca301a69, both editions) quotes derived numbers: 2L AllReduces
+    per step and the ring's latency term 2L · 2(t−1) at TP 8, from the models' own config.json (the table's formula)."""
+    lesson = REPO_ROOT / book / "chapters" / "06_advanced" / "05_llm_on_ascend.ipynb"
+    (note,) = ["".join(c["source"]) for c in json.loads(lesson.read_text(encoding="utf-8"))["cells"]
+               if c.get("id") == "ca301a69"]
+    layers = [json.loads((REPO_ROOT / "npulab" / "data" / "llm_configs" / f"{model}.json").read_text())
+              ["num_hidden_layers"] for model in ("Llama-3.1-8B", "Qwen3-32B")]
+    numbers = [int(n) for n in re.findall(r"(?<![\d.])\d+(?![\d.])", note)]
+    calls, ring = [2 * n for n in layers], [2 * n * 2 * (8 - 1) for n in layers]
+    assert calls == numbers[numbers.index(calls[0]):][:2], (calls, numbers)
+    assert ring == numbers[numbers.index(ring[0]):][:2], (ring, numbers)
