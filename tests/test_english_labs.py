@@ -429,6 +429,7 @@ CASES = [
     ("06", "bias_gelu", "no", False, "bias_gelu(x, bias)"),
     ("06", "fullmesh", {"ring": 896, "mesh": 128}, True, "worst case"),
     ("06", "fullmesh", {"ring": 448, "mesh": 64}, False, "2 AllReduces"),
+    ("06", "fullmesh", {"ring": 448, "mesh": 128}, False, "2(t−1) steps"),
     ("06", "fullmesh", {"ring": 1, "mesh": 2}, False, "latency term of one step"),
     ("06", "fullmesh", {"ring": ..., "mesh": 128}, None, "still ...."),
     ("06", "fullmesh", [896, 128], False, "multiples of α"),

@@ -168,4 +168,6 @@ def test_fullmesh_latency_term(capsys):
     assert lab.check("fullmesh", {"ring": 896, "mesh": 128})
     assert not lab.check("fullmesh", {"ring": 448, "mesh": 64})
     assert "2 次 AllReduce" in capsys.readouterr().out
+    assert not lab.check("fullmesh", {"ring": 448, "mesh": 128})  # the AllReduces right, t−1 steps each
+    assert "2(t−1) 步" in capsys.readouterr().out
     assert lab.check("fullmesh", {"ring": ..., "mesh": 128}) is False and lab.results["fullmesh"] is None

@@ -218,9 +218,11 @@ def _check_fullmesh(answer) -> tuple[bool | None, str]:
     got = {k: answer[k] for k in ("ring", "mesh")}
     if got == {"ring": ring, "mesh": mesh}:
         return True, t("lab06.fullmesh.right")
-    if got.get("ring") == layers * 2 * (tp - 1) or got.get("mesh") == layers * 2:
+    # half the ring's term comes from either slip (one AllReduce per layer, or t−1 steps per AllReduce); the mesh
+    # answer tells which: half the mesh's term too means the AllReduces per layer were miscounted
+    if got.get("mesh") == layers * 2:
         return False, t("lab06.fullmesh.per_layer")
-    if got.get("ring") == 2 * layers * (tp - 1):
+    if got.get("ring") == ring // 2:
         return False, t("lab06.fullmesh.ring_steps")
     return False, t("lab06.fullmesh.other")
 
