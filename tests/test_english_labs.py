@@ -307,8 +307,8 @@ CASES = [
     ("03", "memory", _step_bytes, True, "Adam's two states"),
     ("03", "memory", lambda: _step_bytes() / 2**20, False, "MiB or MB"),
     ("03", "memory", lambda: _step_bytes("optimizer_state"), False, "optimizer state is missing"),
-    # without the gradients it is also within 0.5 % of "half of Adam's state missing", which the check tests first
-    ("03", "memory", lambda: _step_bytes("gradients"), False, "How many states does Adam keep"),
+    # without the gradients it is the same number as Adam with one state: one hint names both
+    ("03", "memory", lambda: _step_bytes("gradients"), False, "did you leave out the gradients, or count only one of Adam's states"),
     ("03", "memory", lambda: _step_bytes("activations"), False, "activations are missing"),
     ("03", "memory", 1, False, "term by term"),
     ("03", "memory", "big", False, "of bytes"),

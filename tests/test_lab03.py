@@ -56,3 +56,18 @@ def test_host_bound(lenient, capsys):
     assert "微秒" in capsys.readouterr().out
     assert not lab.check("host_bound", {"host_ms": 30, "host_bound": False})
     assert lab.check("host_bound", {"host_ms": 30.0, "host_bound": True})
+
+
+def test_memory_hints_name_the_missing_part(lenient, capsys):
+    from npulab.pytorch.compile import mlp_step_memory
+
+    m = mlp_step_memory(**lab03.MEMORY_CASE, optimizer="adam")
+    lab = lab03.make_lab()
+    assert lab.check("memory", m.total)
+    for answer, hint in ((m.total - m.gradients, "漏了梯度，还是只算了 Adam 的一份状态"),
+                         (m.total - m.optimizer_state / 2, "漏了梯度，还是只算了 Adam 的一份状态"),
+                         (m.total - m.optimizer_state, "少了优化器状态"), (m.total - m.activations, "少了激活"),
+                         (m.total / 2**20, "MiB 或 MB")):
+        capsys.readouterr()
+        assert not lab.check("memory", answer)
+        assert hint in capsys.readouterr().out, answer
