@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from npulab.core.i18n import localized, t
+from npulab.core.i18n import language, localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.lint.signatures import Signature, SourceTree, _class_member, _top_level
 from npulab.lint.words import code, either, guess_end, joined
@@ -287,8 +287,8 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
 
 def checked_by_definition(tree: SourceTree, definition: str) -> dict[str, Allowed]:
     """What a function (or a class's constructor and the methods it reads its attributes in) accepts, by its own
-    validation code; cached per definition."""
-    key = (id(tree), definition)
+    validation code; cached per definition (and language: the sources named in its sentences are words too)."""
+    key = (id(tree), definition, language())
     if key not in _CHECKED:
         _CHECKED[key] = _checked(tree, definition)
     return _CHECKED[key]
@@ -328,7 +328,7 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
 def dispatched(tree: SourceTree, spec: dict) -> dict[str, tuple[str, dict[str, Allowed]]]:
     """keyword -> (setter, what its validation accepts) for a ``**kwargs`` function that hands each keyword to a
     setter through a table (``_Context.setters = {'mode': set_mode, …}``): the setters' own checks, read once."""
-    key = (id(tree), spec["table"])
+    key = (id(tree), spec["table"], language())
     if key in _CHECKED:
         return _CHECKED[key]
     parts = spec["table"].split(".")

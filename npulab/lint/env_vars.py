@@ -16,8 +16,8 @@ from pathlib import Path
 
 from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
-from npulab.lint.words import code, guess_end
 from npulab.env.pypi import version_key
+from npulab.lint.words import code, guess_end
 
 TABLE = DATA_DIR / "env_vars.yaml"
 _NAME = rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
