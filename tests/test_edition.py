@@ -51,7 +51,7 @@ def test_english_pages_carry_no_chinese_prose():
             assert len(re.findall(r"[\u4e00-\u9fff]", prose)) <= 8, (en.name, cell.id, prose[:200])
 
 
-def test_cli_check_passes_on_the_repository(capsys):
+def test_cli_check_passes_on_the_repository(capsys, en):
     assert main(["edition", "check"]) == 0
     assert "pages in parity" in capsys.readouterr().out
 
@@ -83,10 +83,10 @@ def test_sync_copies_code_and_lists_untranslated_cells(tmp_path):
     assert twin.cells[1].source == "print(1)" and twin.cells[1].metadata["tags"] == ["npu", "skip-execution"]
     assert twin.metadata["course"] == {"minutes": 5} and twin.metadata["edition"]["language"] == "en"
     assert (en.parent / "examples").is_symlink(), "folders beside a lesson are linked beside its twin"
-    assert edition.check(zh, en) == ["[c00] 未翻译（missing translation）", "[c02] 未翻译（missing translation）"]
+    assert edition.check(zh, en) == ["[c00] 未翻译", "[c02] 未翻译"]
 
 
-def test_sync_never_links_a_folder_of_pages_nor_writes_through_a_link(tmp_path):
+def test_sync_never_links_a_folder_of_pages_nor_writes_through_a_link(tmp_path, en):
     """notebooks/solutions holds pages of its own: linking it beside a lab's twin would let the next sync of a
     solution write its English twin into the Chinese folder."""
     zh, en = _book(tmp_path)
@@ -113,10 +113,10 @@ def test_translated_cells_survive_sync_and_go_stale_when_the_chinese_changes(tmp
     nb.cells[2].source = "## 小结（改）"
     nbformat.write(nb, zh)
     assert [(t.cell, t.reason) for t in edition.sync(zh, en, tmp_path)] == [("c02", "stale")]
-    assert edition.check(zh, en) == ["[c02] 中文已改，译文过期（stale translation）"]
+    assert edition.check(zh, en) == ["[c02] 中文已改，译文过期"]
 
 
-def test_check_finds_code_tag_order_and_lost_links(tmp_path):
+def test_check_finds_code_tag_order_and_lost_links(tmp_path, en):
     zh, en = _book(tmp_path)
     edition.sync(zh, en, tmp_path)
     edition.apply_translation(en, {"c00": "# Title (link and code dropped)", "c02": "## Summary"}, tmp_path)
@@ -131,7 +131,7 @@ def test_check_finds_code_tag_order_and_lost_links(tmp_path):
     assert "cell ids/order/types differ" in edition.check(zh, en)[0]
 
 
-def test_english_cell_in_a_code_slot_is_refused(tmp_path):
+def test_english_cell_in_a_code_slot_is_refused(tmp_path, en):
     zh, en = _book(tmp_path)
     edition.sync(zh, en, tmp_path)
     with pytest.raises(UsageError, match="code cells come from the Chinese source"):
@@ -144,11 +144,11 @@ def test_markdown_page_stamp(tmp_path):
     zh.write_text("# 一章\n\n[实验](../lab.ipynb)\n", encoding="utf-8")
     en = tmp_path / "en" / "ch" / "index.md"
     assert [t.reason for t in edition.sync(zh, en, tmp_path)] == ["new"]
-    assert edition.check(zh, en) == ["未翻译（missing translation）"]
+    assert edition.check(zh, en) == ["未翻译"]
     edition.apply_translation(en, {"page": "# A chapter\n\n[Lab](../lab.ipynb)\n"}, tmp_path)
     assert edition.check(zh, en) == [] and edition.sync(zh, en, tmp_path) == []
     zh.write_text("# 一章（新）\n", encoding="utf-8")
-    assert edition.check(zh, en) == ["中文已改，译文过期（stale translation）"]
+    assert edition.check(zh, en) == ["中文已改，译文过期"]
 
 
 # --- bad input: exit code 2 with a message, never a traceback -----------------------------------------------------
@@ -172,7 +172,7 @@ def test_missing_action_is_a_usage_error(capsys):
     assert "缺少必需参数" in capsys.readouterr().err
 
 
-def test_check_exit_code_1_on_a_violation(tmp_path, monkeypatch, capsys):
+def test_check_exit_code_1_on_a_violation(tmp_path, monkeypatch, capsys, en):
     zh, en = _book(tmp_path)
     edition.sync(zh, en, tmp_path)
     monkeypatch.setattr(edition, "REPO_ROOT", tmp_path)
@@ -195,7 +195,7 @@ def test_translated_quizzes_are_in_parity():
         assert quiz.validate(en) == []
 
 
-def test_quiz_parity_finds_stale_and_keyed_translations(tmp_path, monkeypatch):
+def test_quiz_parity_finds_stale_and_keyed_translations(tmp_path, monkeypatch, en):
     data = yaml.safe_load(quiz.path_for("04").read_text(encoding="utf-8"))
     data["questions"][0]["prompt"] += "（改）"
     data["questions"][1]["en"]["answer"] = 0
@@ -223,9 +223,9 @@ def test_exercise_checks_are_part_of_parity():
     assert edition.exercise_parity(zh_nb, en_nb) == []
     cell = next(c for c in en_nb.cells if "## Exercises" in c.source)
     cell.source = cell.source.replace('scan_source("import tensorrt\\n")', 'scan_source("import tensorrt")')
-    assert edition.exercise_parity(zh_nb, en_nb) == ["参考答案的代码与中文版不同（exercise answer code differs）"]
+    assert edition.exercise_parity(zh_nb, en_nb) == ["参考答案的代码与中文版不同"]
     cell.source = cell.source.replace("## Exercises", "## Practice")
-    assert "exercise section missing" in edition.exercise_parity(zh_nb, en_nb)[0]
+    assert "练习部分缺失或多出" in edition.exercise_parity(zh_nb, en_nb)[0]
 
 
 def test_english_toc_is_the_chinese_toc_of_the_translated_pages():
@@ -249,7 +249,7 @@ def test_english_toc_is_the_chinese_toc_of_the_translated_pages():
     assert listed | {toc["root"]} == pages, (listed | {toc["root"]}) ^ pages
 
 
-def test_english_toc_keeps_translated_sections_of_an_untranslated_chapter(tmp_path):
+def test_english_toc_keeps_translated_sections_of_an_untranslated_chapter(tmp_path, en):
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nparts:\n  - caption: 课程\n    chapters:\n"
                                        "      - file: ch/index\n        sections:\n          - file: ch/a\n"
                                        "          - file: ch/b\n", encoding="utf-8")

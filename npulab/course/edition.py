@@ -53,7 +53,7 @@ def source_hash(text: str) -> str:
 def is_english(path: Path, root: Path = REPO_ROOT) -> bool:
     """Whether ``path`` lies in the English edition (``en/…``)."""
     if not _inside(path, root):
-        raise UsageError(f"{path} 不在课程仓库 {root} 之内（not inside the course repository）")
+        raise UsageError(t("edition.outside_repo", path=path, root=root))
     return path.resolve().relative_to(root.resolve()).parts[:1] == (EDITION_DIR,)
 
 
@@ -63,7 +63,7 @@ def twin(path: Path, root: Path = REPO_ROOT) -> Path:
     try:
         rel = path.relative_to(root.resolve())
     except ValueError:
-        raise UsageError(f"{path} 不在课程仓库 {root} 之内（not inside the course repository）") from None
+        raise UsageError(t("edition.outside_repo", path=path, root=root)) from None
     if rel.parts[:1] == (EDITION_DIR,):
         return root / Path(*rel.parts[1:])
     return root / EDITION_DIR / rel
@@ -76,23 +76,23 @@ def pairs(paths: list[str] | None, root: Path = REPO_ROOT) -> list[tuple[Path, P
         path = Path(raw)
         path = path if path.is_absolute() else (Path.cwd() / path)
         if not _inside(path, root):
-            raise UsageError(f"{raw} 不在课程仓库 {root} 之内（not inside the course repository）")
+            raise UsageError(t("edition.outside_repo", path=raw, root=root))
         if path.is_dir():
             book = book_pages(root)
             found += [p for p in sorted(path.rglob("*"))
                       if p.suffix in PAGE_SUFFIXES and p.resolve() == p.absolute() and _book_key(p, root) in book]
         elif path.suffix not in PAGE_SUFFIXES:
-            raise UsageError(f"{raw} 不是 .ipynb 或 .md 页面（not a notebook or Markdown page）")
+            raise UsageError(t("edition.not_a_page", path=raw))
         elif not path.exists() and not (_inside(path, root) and is_english(path, root)
                                         and twin(path, root).exists()):
-            raise UsageError(f"找不到 {raw}（no such page）")
+            raise UsageError(t("edition.no_such_page", path=raw))
         else:
             found.append(path)
     out: dict[Path, tuple[Path, Path]] = {}
     for page in found:
         zh, en = (twin(page, root), page.resolve()) if is_english(page, root) else (page.resolve(), twin(page, root))
         if not zh.exists():
-            raise UsageError(f"{en.relative_to(root)} 没有中文原页 {zh.relative_to(root)}（no Chinese source）")
+            raise UsageError(t("edition.no_chinese_source", en=en.relative_to(root), zh=zh.relative_to(root)))
         out[zh] = (zh, en)
     return list(out.values())
 
@@ -141,7 +141,7 @@ class Todo:
     reason: str
 
     def line(self) -> str:
-        label = {"new": "待翻译（new）", "stale": "中文已改，译文过期（stale）"}[self.reason]
+        label = {"new": t("edition.todo.new"), "stale": t("edition.todo.stale")}[self.reason]
         return f"{self.page} [{self.cell}] {label}"
 
 
@@ -214,7 +214,7 @@ def _holds_pages(folder: Path, root: Path, book: set[str]) -> bool:
 def _refuse_outside_edition(en: Path, root: Path) -> None:
     """A twin is written only inside en/ itself, never through a link into the Chinese book."""
     if not en.parent.resolve().is_relative_to((root / EDITION_DIR).resolve()):
-        raise UsageError(f"{en} 不在 {EDITION_DIR}/ 之内（经链接指向中文页面），拒绝写入（refusing to write outside {EDITION_DIR}/）")
+        raise UsageError(t("edition.refuse_outside", path=en, folder=EDITION_DIR))
 
 
 def _relative(target: Path, start: Path) -> Path:
@@ -234,7 +234,7 @@ def sync(zh: Path, en: Path, root: Path = REPO_ROOT) -> list[Todo]:
     zh_nb = nbformat.read(zh, as_version=4)
     missing = [i for i, c in enumerate(zh_nb.cells) if not c.get("id")]
     if missing:
-        raise UsageError(f"{zh.relative_to(root)} 的第 {missing[0] + 1} 个单元没有 id（cell without an id）")
+        raise UsageError(t("edition.no_cell_id", path=zh.relative_to(root), cell=missing[0] + 1))
     en_nb = nbformat.read(en, as_version=4) if en.exists() else None
     new, todo = sync_notebook(zh_nb, en_nb)
     en.parent.mkdir(parents=True, exist_ok=True)
@@ -261,10 +261,10 @@ def text_parity(zh_text: str, en_text: str) -> list[str]:
     problems = []
     lost_code = sorted(set(_code_spans(zh_text)) - set(_code_spans(en_text)))
     if lost_code:
-        problems.append("少了行内代码（inline code missing）: " + ", ".join(f"`{s}`" for s in lost_code[:5]))
+        problems.append(t("edition.code_missing", spans=", ".join(f"`{s}`" for s in lost_code[:5])))
     lost_links = sorted(set(_links(zh_text)) - set(_links(en_text)))
     if lost_links:
-        problems.append("少了链接或引用（links missing）: " + ", ".join(lost_links[:5]))
+        problems.append(t("edition.links_missing", links=", ".join(lost_links[:5])))
     return problems
 
 
@@ -274,29 +274,29 @@ def check_notebook(zh_nb, en_nb) -> list[str]:
     zh_ids = [(c.get("id"), c.cell_type) for c in zh_nb.cells]
     en_ids = [(c.get("id"), c.cell_type) for c in en_nb.cells]
     if zh_ids != en_ids:
-        problems.append("单元的 id、顺序或类型与中文版不同（cell ids/order/types differ）：先运行 edition sync")
+        problems.append(t("edition.cells_differ"))
         return problems
     zh_meta = {k: v for k, v in zh_nb.metadata.items() if k != "edition"}
     en_meta = {k: v for k, v in en_nb.metadata.items() if k != "edition"}
     if zh_meta != en_meta:
-        problems.append("笔记本元数据与中文版不同（notebook metadata differs）")
+        problems.append(t("edition.metadata_differs"))
     for zh_cell, en_cell in zip(zh_nb.cells, en_nb.cells, strict=True):
         where = f"[{zh_cell.get('id')}]"
         if zh_cell.cell_type == "code":
             for part in ("source", "metadata", "outputs"):
                 if zh_cell.get(part) != en_cell.get(part):
-                    problems.append(f"{where} 代码单元的 {part} 与中文版不同（code cell {part} differs）")
+                    problems.append(t("edition.code_differs", where=where, part=part))
             continue
         recorded = en_cell.metadata.get("translation", {}).get("source_hash")
         if not recorded:
-            problems.append(f"{where} 未翻译（missing translation）")
+            problems.append(t("edition.untranslated_at", where=where))
         elif recorded != source_hash(zh_cell.source):
-            problems.append(f"{where} 中文已改，译文过期（stale translation）")
+            problems.append(t("edition.stale_at", where=where))
         else:
             problems += [f"{where} {p}" for p in text_parity(zh_cell.source, en_cell.source)]
         zh_tags, en_tags = zh_cell.metadata.get("tags", []), en_cell.metadata.get("tags", [])
         if zh_tags != en_tags:
-            problems.append(f"{where} 标签与中文版不同（tags differ）")
+            problems.append(t("edition.tags_differ", where=where))
     return problems + exercise_parity(zh_nb, en_nb)
 
 
@@ -309,26 +309,26 @@ def exercise_parity(zh_nb, en_nb) -> list[str]:
     if zh_sec is None and en_sec is None:
         return []
     if zh_sec is None or en_sec is None:
-        return ["练习部分缺失或多出（exercise section missing: ## Exercises / :::{admonition} Solutions）"]
+        return [t("edition.exercise_missing")]
     problems = []
     if zh_sec.answer_code != en_sec.answer_code:
-        problems.append("参考答案的代码与中文版不同（exercise answer code differs）")
+        problems.append(t("edition.answer_differs"))
     if sorted(zh_sec.calls()) != sorted(en_sec.calls()) or sorted(zh_sec.imports()) != sorted(en_sec.imports()):
-        problems.append("练习检查的调用或导入与中文版不同（exercise calls/imports differ）")
+        problems.append(t("edition.exercise_calls_differ"))
     return problems
 
 
 def check(zh: Path, en: Path) -> list[str]:
     """Parity violations of one page pair."""
     if not en.exists():
-        return ["没有英文版（no English twin）"]
+        return [t("edition.no_twin")]
     if zh.suffix == ".md":
         zh_text, en_text = zh.read_text(encoding="utf-8"), en.read_text(encoding="utf-8")
         match = _MD_STAMP.match(en_text)
         if not match:
-            return ["未翻译（missing translation）"]
+            return [t("edition.untranslated")]
         if match.group(1) != source_hash(zh_text):
-            return ["中文已改，译文过期（stale translation）"]
+            return [t("edition.stale")]
         return text_parity(zh_text, en_text[match.end():])
     import nbformat
 
@@ -387,7 +387,7 @@ def english_toc(root: Path = REPO_ROOT) -> dict:
     for part in toc.get("parts", []):
         caption = part.get("caption", "")
         if caption not in PART_CAPTIONS:
-            raise UsageError(f"_toc.yml 的部分“{caption}”没有英文标题：加到 edition.PART_CAPTIONS（no English caption）")
+            raise UsageError(t("edition.no_caption", caption=caption))
         chapters = entries(part.get("chapters", []))
         if chapters:
             parts.append({"caption": PART_CAPTIONS[caption], "chapters": chapters})
@@ -422,27 +422,27 @@ def run(args) -> int:
         try:
             text = english_toc_text()
         except UsageError as err:
-            print(f"错误：{err}", file=sys.stderr)
+            print(t("edition.error", error=err), file=sys.stderr)
             return EXIT_USAGE
         (REPO_ROOT / EDITION_DIR / "_toc.yml").write_text(text, encoding="utf-8")
-        print(f"已写出 {EDITION_DIR}/_toc.yml（wrote {EDITION_DIR}/_toc.yml）。")
+        print(t("edition.wrote_toc", folder=EDITION_DIR))
         return EXIT_OK
     try:
         todo_pairs = pairs(args.paths)
     except UsageError as err:
-        print(f"错误：{err}", file=sys.stderr)
+        print(t("edition.error", error=err), file=sys.stderr)
         return EXIT_USAGE
     if not todo_pairs:
-        print("没有找到英文版页面（no English pages found）。", file=sys.stderr)
+        print(t("edition.no_pages"), file=sys.stderr)
         return EXIT_USAGE
     if args.action == "sync":
         todos: list[Todo] = []
         for zh, en in todo_pairs:
             todos += sync(zh, en)
-        print(f"已同步 {len(todo_pairs)} 个页面（synced {len(todo_pairs)} pages）。")
+        print(t("edition.synced", count=len(todo_pairs)))
         for item in todos:
             print("  " + item.line())
-        print(f"待翻译 {len(todos)} 处（{len(todos)} to translate）。" if todos else "全部已翻译（all translated）。")
+        print(t("edition.to_translate", count=len(todos)) if todos else t("edition.all_translated"))
         return EXIT_OK
     bad = 0
     for zh, en in todo_pairs:
@@ -453,12 +453,11 @@ def run(args) -> int:
         missing = cache_misses([en for _, en in todo_pairs], Path(args.cache))
         for en in missing:
             bad += 1
-            print(f"{en.relative_to(REPO_ROOT)}: 执行缓存里没有它的输出（not in the execution cache {args.cache}）："
-                  "先运行 make test 或 make book")
+            print(t("edition.not_cached", path=en.relative_to(REPO_ROOT), cache=args.cache))
     if bad:
-        print(f"共 {bad} 处不一致（{bad} parity violations）。先运行 python -m npulab edition sync，再翻译列出的单元。")
+        print(t("edition.violations", count=bad))
         return EXIT_FAIL
-    print(f"{len(todo_pairs)} 个页面与中文版一致（{len(todo_pairs)} pages in parity）。")
+    print(t("edition.in_parity", count=len(todo_pairs)))
     return EXIT_OK
 
 
@@ -476,7 +475,7 @@ def apply_translation(en: Path, texts: dict[str, str], root: Path = REPO_ROOT) -
     for cell in en_nb.cells:
         if cell.get("id") in texts:
             if cell.cell_type == "code":
-                raise UsageError(f"[{cell.id}] 是代码单元：代码只从中文版同步（code cells come from the Chinese source）")
+                raise UsageError(t("edition.code_cell", cell=cell.id))
             cell.source = texts[cell.id].strip()
             mark_translated(cell, zh_cells[cell.id].source)
     nbformat.write(en_nb, en)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from npulab.core.i18n import t
 from npulab.course import quiz as quiz_module
 from npulab.course.edition import source_hash, text_parity
 
@@ -42,28 +43,28 @@ def problems(chapter: str | int) -> list[str]:
     top = data.get("en") or {}
     found = []
     if not str(top.get("title", "")).strip():
-        found.append("缺少英文标题 en.title（missing English title）")
+        found.append(t("edition.quiz.no_title"))
     elif top.get("source_hash") != source_hash(str(data["title"])):
-        found.append("标题的中文已改，译文过期（stale title）")
+        found.append(t("edition.quiz.stale_title"))
     for raw in data["questions"]:
         where = f"{raw['id']}:"
         en = raw.get("en")
         if not isinstance(en, dict):
-            found.append(f"{where} 未翻译（missing translation）")
+            found.append(t("edition.untranslated_at", where=where))
             continue
         missing = [f for f in TEXT_FIELDS if f not in en and (f != "options" or raw.get("options"))]
         if missing:
-            found.append(f"{where} 英文缺少 {', '.join(missing)}（missing English fields）")
+            found.append(t("edition.quiz.missing_fields", where=where, fields=", ".join(missing)))
             continue
         if en.get("source_hash") != source_hash(chinese_words(raw)):
-            found.append(f"{where} 中文已改，译文过期（stale translation）")
+            found.append(t("edition.stale_at", where=where))
         if len(en.get("options", ())) != len(raw.get("options", ())):
-            found.append(f"{where} 英文选项数与中文不同（option count differs）")
+            found.append(t("edition.quiz.option_count", where=where))
         if re.search(r"[\u4e00-\u9fff]", str(raw.get("unit", ""))) and not str(en.get("unit", "")).strip():
-            found.append(f"{where} 单位是中文词，英文版缺少 en.unit（missing English unit）")
+            found.append(t("edition.quiz.no_unit", where=where))
         extra = set(en) - {*TEXT_FIELDS, "unit", "source_hash"}
         if extra:
-            found.append(f"{where} en 里只能有文字，不能有 {', '.join(sorted(extra))}（keys are shared, not translated）")
+            found.append(t("edition.quiz.shared_keys", where=where, keys=", ".join(sorted(extra))))
         pairs = [(raw["prompt"], en["prompt"]), (raw["explanation"], en["explanation"]),
                  *zip(raw.get("options", ()), en.get("options", ()), strict=False)]
         for zh_text, en_text in pairs:
@@ -76,5 +77,5 @@ def english(chapter: str | int) -> quiz_module.Quiz:
     translation is complete and current."""
     wrong = problems(chapter)
     if wrong:
-        raise quiz_module.QuizError(f"第 {chapter} 章小测的英文版不完整（English quiz incomplete）：" + "；".join(wrong))
+        raise quiz_module.QuizError(t("edition.quiz.incomplete", chapter=chapter, problems=t("edition.quiz.separator").join(wrong)))
     return quiz_module.with_english_words(chapter)

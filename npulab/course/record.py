@@ -28,7 +28,7 @@ def ascend_environment() -> dict[str, str]:
 
     device = pick_device("npu")
     if device.kind != "npu":
-        raise UsageError("没有可用的昇腾 NPU：录制只能在装有 CANN 且 NPU 可用的昇腾主机上进行。")
+        raise UsageError(t("record.no_npu"))
     info = cann_install.locate() or cann_install.describe()
     return {
         "device": device.name,
@@ -91,7 +91,7 @@ def build_parser(subparsers, name: str) -> None:
 def run(args) -> int:
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
-        raise UsageError(f"路径不存在：{', '.join(missing)}")
+        raise UsageError(t("record.missing", paths=", ".join(missing)))
     stamp = ascend_environment()
     failed = 0
     for path in iter_notebooks(args.paths or None):
@@ -102,5 +102,5 @@ def run(args) -> int:
             print(f"✗ {path}: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")
             continue
         if kept:
-            print(f"✓ {path}: 保存了 {kept} 个 NPU 单元的输出（{stamp['device']}，CANN {stamp['cann']}）")
+            print(t("record.kept", path=path, count=kept, device=stamp["device"], cann=stamp["cann"]))
     return EXIT_FAIL if failed else EXIT_OK

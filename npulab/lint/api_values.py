@@ -17,8 +17,10 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from npulab.core.i18n import language, localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.lint.signatures import Signature, SourceTree, _class_member, _top_level
+from npulab.lint.words import code, either, guess_end, joined
 
 RULES = DATA_DIR / "api_values.yaml"
 _MISSING = object()
@@ -58,9 +60,9 @@ def allowed(tree: SourceTree, rule: dict) -> Allowed | None:
             return value
         if not value:
             return None
-        source = f"{where} 的 {what}"
+        source = t("lint.of", where=where, what=what)
         if rule.get("keys_are_values") and isinstance(value, dict):
-            return Allowed(tuple(value), None, {}, source + "（的键）")
+            return Allowed(tuple(value), None, {}, t("lint.source_keys", source=source))
         flags = {"open_keys": bool(rule.get("open_keys")), "as_text": bool(rule.get("compare_as_text"))}
         if isinstance(value, dict):
             keys = {k: tuple(v) if isinstance(v, (list, tuple)) else None for k, v in value.items()}
@@ -71,14 +73,14 @@ def allowed(tree: SourceTree, rule: dict) -> Allowed | None:
         consts = {name: tree.constant(spec["module"], name) for name in spec["names"]}
         if any(v is None for v in consts.values()):
             return None
-        return Allowed(tuple(consts.values()), None, consts, rule["source"])
+        return Allowed(tuple(consts.values()), None, consts, localized(rule, "source"))
     if "from_docstring" in rule:
         func = tree.function(rule["from_docstring"]["function"])
         values = _docstring_list(func, rule["parameter"]) if func is not None else None
         if values is None:
             return None
-        return Allowed(tuple(values), None, {}, f"{where} 的 {rule['from_docstring']['function']} 文档字符串")
-    return Allowed(tuple(rule["values"]), None, {}, rule["source"])
+        return Allowed(tuple(values), None, {}, t("lint.docstring", where=where, function=rule["from_docstring"]["function"]))
+    return Allowed(tuple(rule["values"]), None, {}, localized(rule, "source"))
 
 
 def _source_literal(tree: SourceTree, spec: dict, argument: str) -> tuple:
@@ -91,12 +93,12 @@ def _source_literal(tree: SourceTree, spec: dict, argument: str) -> tuple:
     if func is None:
         return None, ""
     if "variable" in spec:
-        return _local_literal(func, spec["variable"]), f"{spec['function']}（{spec['variable']}）"
+        return _local_literal(func, spec["variable"]), t("lint.paren", text=spec["function"], inner=spec["variable"])
     checked = validations(tree, _module_of(tree, spec["function"]), func, {argument: argument},
-                          f"{tree.package} {tree.version} 的 {spec['function']}")
+                          t("lint.of", where=f"{tree.package} {tree.version}", what=spec["function"]))
     if argument in checked:
         return checked[argument], ""
-    return _tested_literal(func, argument), f"{spec['function']} 对 {argument} 的校验"
+    return _tested_literal(func, argument), t("lint.check_of", function=spec["function"], argument=argument)
 
 
 def _tested_literal(func: ast.FunctionDef, argument: str):
@@ -255,29 +257,29 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
                             not isinstance(e, ast.Constant) for e in elts) else None
                         constants = {label.rsplit(".", 1)[-1]: v for label, v in zip(labels, values, strict=True)} \
                             if labels else {}
-                        out[param] = Allowed(tuple(values), None, constants, f"{where} 的校验", labels=labels)
+                        out[param] = Allowed(tuple(values), None, constants, t("lint.validation", where=where), labels=labels)
                 elif (each := _each_in(test, names)) and each[0] not in out:  # not all(v in (A, B) for v in self._x)
                     values = resolve_literal(tree, module, each[1])
                     if isinstance(values, list) and values and None not in values:
-                        out[each[0]] = Allowed(tuple(values), None, {}, f"{where} 的校验")
+                        out[each[0]] = Allowed(tuple(values), None, {}, t("lint.validation", where=where))
                 elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call) \
                         and ast.unparse(test.operand.func) == "isinstance" and len(test.operand.args) == 2 \
                         and (param := names.get(ast.unparse(test.operand.args[0]))):
                     kinds = test.operand.args[1].elts if isinstance(test.operand.args[1], ast.Tuple) else [test.operand.args[1]]
                     types = tuple(_TYPES.get(k.id) for k in kinds if isinstance(k, ast.Name))
                     if types and len(types) == len(kinds) and None not in types:
-                        out.setdefault(param, Allowed(None, None, {}, f"{where} 的校验", types=types))
+                        out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=where), types=types))
                 elif isinstance(test, ast.Call) and ast.unparse(test.func).endswith("check_str_by_regular") \
                         and len(test.args) >= 2 and (param := names.get(ast.unparse(test.args[0]))):
                     pattern = resolve_literal(tree, module, test.args[1])
                     if isinstance(pattern, str):
-                        out.setdefault(param, Allowed(None, None, {}, f"{where} 的校验", pattern=pattern))
+                        out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=where), pattern=pattern))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and depth == 0 \
                 and (param := names.get(ast.unparse(node.args[0]))):
             helper = _top_level(tree.tree(module), node.func.id)
             if isinstance(helper, ast.FunctionDef) and helper.args.args:
                 inner = validations(tree, module, helper, {helper.args.args[0].arg: param},
-                                    f"{where}（{node.func.id}）", depth + 1)
+                                    t("lint.paren", text=where, inner=node.func.id), depth + 1)
                 for key, value in inner.items():
                     out.setdefault(key, value)
     return out
@@ -285,8 +287,8 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
 
 def checked_by_definition(tree: SourceTree, definition: str) -> dict[str, Allowed]:
     """What a function (or a class's constructor and the methods it reads its attributes in) accepts, by its own
-    validation code; cached per definition."""
-    key = (id(tree), definition)
+    validation code; cached per definition (and language: the sources named in its sentences are words too)."""
+    key = (id(tree), definition, language())
     if key not in _CHECKED:
         _CHECKED[key] = _checked(tree, definition)
     return _CHECKED[key]
@@ -296,7 +298,7 @@ _CHECKED: dict = {}
 
 
 def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
-    where = f"{tree.package} {tree.version} 的 {definition}"
+    where = t("lint.of", where=f"{tree.package} {tree.version}", what=definition)
     func = tree.function(definition)
     if func is not None:
         rebound = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -326,7 +328,7 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
 def dispatched(tree: SourceTree, spec: dict) -> dict[str, tuple[str, dict[str, Allowed]]]:
     """keyword -> (setter, what its validation accepts) for a ``**kwargs`` function that hands each keyword to a
     setter through a table (``_Context.setters = {'mode': set_mode, …}``): the setters' own checks, read once."""
-    key = (id(tree), spec["table"])
+    key = (id(tree), spec["table"], language())
     if key in _CHECKED:
         return _CHECKED[key]
     parts = spec["table"].split(".")
@@ -342,7 +344,7 @@ def dispatched(tree: SourceTree, spec: dict) -> dict[str, tuple[str, dict[str, A
         func = tree.function(f"{spec['class']}.{method}") if isinstance(k, ast.Constant) and method else None
         if func is not None and len(func.args.args) > 1:
             param = func.args.args[1].arg
-            where = f"{tree.package} {tree.version} 的 {spec['class']}.{method}"
+            where = t("lint.of", where=f"{tree.package} {tree.version}", what=f"{spec['class']}.{method}")
             checked = validations(tree, spec["class"].rsplit(".", 1)[0], func, {param: param}, where)
             if param in checked:
                 out[k.value] = (method, checked[param])
@@ -380,7 +382,7 @@ def _value(node: ast.expr, allowed: Allowed):
 
 
 def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
-    """Chinese sentences for each value of ``node`` that the parameter does not accept."""
+    """Sentences (lint.value.*) for each value of ``node`` that the parameter does not accept."""
     out = []
     if allowed.keys is not None:
         if not isinstance(node, ast.Dict):
@@ -390,7 +392,7 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
                 continue
             if key.value not in allowed.keys:
                 if not allowed.open_keys:
-                    out.append(_sentence(f"`{parameter}` 的键", key.value, tuple(allowed.keys), allowed.source))
+                    out.append(_sentence(t("lint.keys_of_parameter", parameter=parameter), key.value, tuple(allowed.keys), allowed.source))
                 continue
             choices = allowed.keys[key.value]
             given = str(value.value) if allowed.as_text and isinstance(value, ast.Constant) else \
@@ -403,12 +405,13 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
         return []
     if allowed.types is not None:
         if isinstance(node, ast.Constant) and not isinstance(value, allowed.types):
-            wanted = " 或 ".join(t.__name__ for t in allowed.types)
-            return [f"`{parameter}` 应为 {wanted}，这里是 {type(value).__name__} {value!r}（{allowed.source}）。"]
+            return [t("lint.value.type", parameter=parameter, wanted=either(k.__name__ for k in allowed.types),
+                        type=type(value).__name__, value=repr(value), source=allowed.source)]
         return []
     if allowed.pattern is not None:
         if isinstance(value, str) and re.match(allowed.pattern, value, re.ASCII) is None:
-            return [f"`{parameter}` 不接受 {value!r}：它须匹配正则 `{allowed.pattern}`（{allowed.source}）。"]
+            return [t("lint.value.pattern", parameter=parameter, value=repr(value), pattern=allowed.pattern,
+                        source=allowed.source)]
         return []
     if isinstance(value, tuple) and value[:1] == ("constant",):
         names = tuple(allowed.constants)
@@ -416,19 +419,21 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
     if value not in allowed.values:
         if allowed.labels:
             named = [label for label in allowed.labels if label.rsplit(".", 1)[-1] == str(value)]
-            listed = "、".join(f"{label}（{v!r}）" for label, v in zip(allowed.labels, allowed.values, strict=True))
-            return [f"`{parameter}` 不接受 {value!r}：可取 {listed}（{allowed.source}）"
-                    + (f"；是不是 `{named[0]}`？" if named else "。")]
+            listed = joined(t("lint.paren", text=label, inner=repr(v))
+                            for label, v in zip(allowed.labels, allowed.values, strict=True))
+            return [t("lint.value.not_accepted", what=f"`{parameter}`", value=repr(value), listed=listed,
+                        source=allowed.source) + guess_end(code(named[:1]))]
         return [_sentence(f"`{parameter}`", value, allowed.values, allowed.source)]
     return []
 
 
 def _sentence(what: str, value, choices: tuple, source: str, constant: bool = False) -> str:
     shown = value if constant else repr(value)
-    listed = "、".join(str(c) if constant else repr(c) for c in choices)
+    listed = joined(str(c) if constant else repr(c) for c in choices)
     same_case = [c for c in choices if str(c).lower() == str(value).lower()]  # 'ascend' -> 'Ascend'
     guess = [str(c) for c in same_case] or difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.5)
-    return (f"{what} 不接受 {shown}：可取 {listed}（{source}）" + (f"；是不是 {guess[0]!r}？" if guess else "。"))
+    return (t("lint.value.not_accepted", what=what, value=shown, listed=listed, source=source)
+            + guess_end(repr(guess[0]) if guess else None))
 
 
 # --- types a validation decorator declares ------------------------------------------------------------------
@@ -468,10 +473,10 @@ def type_problems(call: ast.Call, sig: Signature | None, types: dict[str, tuple[
         else:
             continue
         if not isinstance(value, accepted):
-            wanted = " 或 ".join(t.__name__ for t in accepted)
             shown = repr(value) if isinstance(node, ast.Constant) else ast.unparse(node)[:40]
-            out.append((parameter, f"`{parameter}` 应为 {wanted}，这里是 {type(value).__name__} {shown}（{where} 的 @args_type_check，"
-                       f"运行时抛 TypeError）。"))
+            out.append((parameter, t("lint.value.args_type_check", parameter=parameter,
+                                       wanted=either(k.__name__ for k in accepted), type=type(value).__name__,
+                                       value=shown, where=where)))
     return out
 
 
@@ -540,8 +545,8 @@ def annotation_problems(call: ast.Call, sig: Signature | None, func: ast.Functio
             continue
         given = type(node.value).__name__
         if not _ACCEPTS[given] & accepted:
-            out.append((arg.arg, f"`{arg.arg}` 的类型应为 {ast.unparse(arg.annotation)}，这里是 {given} {node.value!r}"
-                                 f"（{where} 的类型注解）。"))
+            out.append((arg.arg, t("lint.value.annotation", parameter=arg.arg, annotation=ast.unparse(arg.annotation),
+                                     type=given, value=repr(node.value), where=where)))
     return out
 
 

@@ -16,9 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
 from npulab.lint import api_values
 from npulab.lint.signatures import NameNotFound, Signature, SourceTree
+from npulab.lint.words import code, guess_end
 from npulab.pytorch.torch_npu_names import dotted_parts
 
 CHECKED_ROOTS = ("torch_npu", "torchair", "npugraph_ex", "msprobe", "mindspore", "triton", "torch")
@@ -115,7 +117,7 @@ def _fits(sigs: list[Signature], call: ast.Call) -> tuple[bool, str]:
             return True, ""
         problems.append((problem, sig))
     # of several overloads, the one that takes this many positional arguments says what is wrong
-    problems.sort(key=lambda p: p[0].startswith("最多接受"))
+    problems.sort(key=lambda p: positional > len(p[1].positional) and not p[1].varargs)  # "takes at most N"
     return False, problems[0][0]
 
 
@@ -126,7 +128,8 @@ def check_call(tree: SourceTree, full: str, call: ast.Call) -> tuple[str | None,
     except NameNotFound as err:  # lint-npu's name checks report unknown names (torch_npu's index, names_in_cell)
         if tree.package == "torch_npu" or (err.certain and tree.names_checked):
             return None, None, []
-        return None, Uncheckable(tree.package, full, f"在 {tree.package} {tree.version} 的源码里找不到这个名字（运行时才有的属性？）"), []
+        return None, Uncheckable(tree.package, full, t("lint.uncheckable.not_found", package=tree.package,
+                                                      version=tree.version)), []
     for other in tree.alternates(full):  # a patched definition that replaces this one at run time
         try:
             sigs = (sigs or []) + (tree.resolve(other)[1] or [])
@@ -164,9 +167,10 @@ def _unknown(source: SourceTree, written: str, err: NameNotFound, line: int) -> 
     homes = sorted((m for m in source.sources if m.endswith("." + name) and m != err.dotted
                     and not any(p.startswith("_") for p in m.split("."))), key=len)[:2]  # a module elsewhere
     return CallFinding(line, written, "unknown-name", (
-        f"第 {line} 行：`{written}` 不存在——{source.package} {source.version} 的 `{module}` 中没有 `{name}`"
-        + (f"；模块 {'、'.join(f'`{h}`' for h in homes)} 才是（请从那里导入）" if homes else "")
-        + (f"；是不是 {'、'.join(f'`{g}`' for g in guesses)}？" if guesses and not homes else "。")))
+        t("lint.call.unknown_name", line=line, written=written, package=source.package, version=source.version,
+          module=module, name=name)
+        + (t("lint.call.module_home", homes=code(homes)) if homes else "")
+        + guess_end(code(guesses) if not homes else None)))
 
 
 def _tensor_names(tree: ast.Module, aliases: dict[str, str], source: SourceTree, skip: set[str]) -> set[str]:
@@ -216,24 +220,24 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
             if kw.arg and kw.arg not in accepted:
                 guess = difflib.get_close_matches(kw.arg, accepted, n=2, cutoff=0.6)
                 out.append(CallFinding(line, written, "call-signature", (
-                    f"第 {line} 行：调用 `{written}` 用了它不接受的关键字 `{kw.arg}`——{source.package} {source.version} "
-                    f"的 {definition} 只接受 {len(accepted)} 个关键字（由它自己的校验代码得出，列在 "
-                    "npulab/data/mindspore_api.json）" + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))))
+                    t("lint.call.runtime_keyword", line=line, written=written, keyword=kw.arg, package=source.package,
+                      version=source.version, definition=definition, count=len(accepted))
+                    + guess_end(code(guess)))))
     sig = sigs[0] if sigs else None
     func = source.function(definition)
     types = api_values.declared_types(func) if func is not None else {}
     typed = api_values.type_problems(call, sig, types, f"{source.package} {source.version} {definition}")
     for _, problem in typed:  # the decorator runs first: a wrong type is what the learner would see
-        out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
+        out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
     done = {p for p, _ in typed}
     init = func or source.function(f"{definition}.__init__")
     warned = api_values.warned_keywords(init) if init is not None else {}
     for kw in call.keywords:
         if kw.arg in warned:
             done.add(kw.arg)
-            out.append(CallFinding(line, written, "call-signature", (
-                f"第 {line} 行：调用 `{written}` 用了关键字 `{kw.arg}`——{source.package} {source.version} 的 {definition} "
-                f"只为提示而保留它，传入就会警告：“{warned[kw.arg]}”（PyTorch 1.x 的写法；请改用它提示的参数）。")))
+            out.append(CallFinding(line, written, "call-signature", t(
+                "lint.call.warned_keyword", line=line, written=written, keyword=kw.arg, package=source.package,
+                version=source.version, definition=definition, warning=warned[kw.arg])))
     # torch's annotations are its documented types (torch_npu's are not kept up, but a str is never a bool)
     if init is not None:
         where = f"{source.package} {source.version} {definition}"
@@ -244,7 +248,7 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
         annotated = [(p, m) for p, m in (found[0] if found else {}).items() if all(p in f for f in found)]  # all refuse
         for parameter, problem in annotated:
             done.add(parameter)
-            out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
+            out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
     rules = api_values.rules_for(definition)
     checks = [(rule["parameter"], api_values.allowed(source, rule)) for rule in rules if "parameter" in rule]
     for rule in (r for r in rules if "dispatch" in r):  # set_context(**kwargs): each keyword's setter checks it
@@ -257,7 +261,7 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
             continue
         done.add(parameter)
         for problem in api_values.problems(node, parameter, allowed):
-            out.append(CallFinding(line, written, "argument-value", f"第 {line} 行：调用 `{written}` 时，{problem}"))
+            out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
     return out
 
 
@@ -302,9 +306,9 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
                 if parts and parts[0] in aliases and aliases[parts[0]].split(".")[0] in ("torch", "torch_npu") \
                         and parts[0] not in skip:
                     written = ".".join(parts)
-                    found.append(CallFinding(node.lineno, written, "argument-value", (
-                        f"第 {node.lineno} 行：给 `{written}` 赋了字符串 {node.value.value!r}——这是布尔开关，非空字符串"
-                        f"都为真（'False' 也会打开它）；请写 {node.value.value.capitalize()}。")))
+                    found.append(CallFinding(node.lineno, written, "argument-value", t(
+                        "lint.call.string_switch", line=node.lineno, written=written, value=repr(node.value.value),
+                        fix=node.value.value.capitalize())))
     for node in ast.walk(tree):  # settings that a __setattr__ ignores: torch.npu.config.allow_internal_fromat = False
         parts = dotted_parts(node) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) else None
         if not parts or len(parts) < 3 or parts[0] not in aliases or parts[0] in skip:
@@ -316,9 +320,9 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
             written = ".".join(parts)
             guess = difflib.get_close_matches(parts[-1], sorted(known[1]), n=2, cutoff=0.6)
             found.append(CallFinding(node.lineno, written, "unknown-name", (
-                f"第 {node.lineno} 行：给 `{written}` 赋值不起作用——{source.package} {source.version} 中 "
-                f"`{'.'.join(parts[:-1])}`（{known[0]}）的 __setattr__ 只处理 {'、'.join(f'`{n}`' for n in sorted(known[1]))}，"
-                "其他名字被默默忽略" + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))))
+                t("lint.call.ignored_setting", line=node.lineno, written=written, package=source.package,
+                  version=source.version, owner=".".join(parts[:-1]), definition=known[0], known=code(sorted(known[1])))
+                + guess_end(code(guess)))))
     for line, written, full, call in calls(tree, aliases):
         if written.split(".")[0] in skip:
             continue
@@ -335,10 +339,11 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
             names = sorted({n for s in sigs for n in s.positional + s.keyword_only})
             bad = [k.arg for k in call.keywords if k.arg and k.arg not in names]
             guess = difflib.get_close_matches(bad[0], names, n=2, cutoff=0.5) if bad else []
-            shown = "；".join(f"{written}{s.text()}" for s in sigs[:3])
+            shown = t("lint.semicolon").join(f"{written}{s.text()}" for s in sigs[:3])
             found.append(CallFinding(line, written, "call-signature", (
-                f"第 {line} 行：调用 `{written}` {problem}——{source.package} {source.version} 中它的参数是 {shown}"
-                + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))))
+                t("lint.call.signature", line=line, written=written, problem=problem, package=source.package,
+                  version=source.version, signatures=shown)
+                + guess_end(code(guess)))))
         elif written not in reported and not reported & {ast.unparse(n) for n in ast.walk(call) if isinstance(n, ast.Attribute)}:
             found += _value_findings(source, full, written, call, sigs, line)  # (an unknown name in it is reported)
     mindspore = sources("mindspore") if any(v.split(".")[0] == "mindspore" for v in aliases.values()) else None
@@ -349,7 +354,6 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
                 reported.add(written)
                 guess = difflib.get_close_matches(attr, members, n=2, cutoff=0.6)
                 found.append(CallFinding(line, written, "unknown-name", (
-                    f"第 {line} 行：`{written}` 不存在——mindspore {mindspore.version} 的 Tensor 没有属性 `{attr}`"
-                    "（npulab/data/mindspore_api.json，由 scripts/extract_mindspore_api.py 从安装的发布包读出）"
-                    + (f"；是不是 {'、'.join(f'`{g}`' for g in guess)}？" if guess else "。"))))
+                    t("lint.call.tensor_attribute", line=line, written=written, version=mindspore.version, name=attr)
+                    + guess_end(code(guess)))))
     return sorted(found, key=lambda f: f.line), unchecked

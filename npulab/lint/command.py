@@ -65,7 +65,7 @@ def run(args) -> int:
         try:
             nb = parse_notebook(path.read_bytes())
         except OSError as err:
-            errors.append({"path": _shown(path), "message": f"读不到文件（{err.strerror}）"})
+            errors.append({"path": _shown(path), "message": t("lint.report.unreadable", error=err.strerror)})
             continue
         except NotebookError as err:
             errors.append({"path": _shown(path), "message": str(err)})
@@ -84,19 +84,20 @@ def run(args) -> int:
                          ensure_ascii=False, indent=2))
     else:
         for error in errors:
-            print(f"错误：{error['path']}：{error['message']}", file=sys.stderr)
+            print(t("lint.report.error", path=error["path"], message=error["message"]), file=sys.stderr)
         for f in findings:
-            where = f"第 {f.cell} 个代码单元（id {f.cell_id or '无'}）：" if f.cell else f"（id {f.cell_id or '无'}）"
-            print(f"{f.path}：{where}{f.message}")
+            cell_id = f.cell_id or t("lint.report.no_id")
+            where = t("lint.report.cell", cell=f.cell, id=cell_id) if f.cell else t("lint.report.markdown", id=cell_id)
+            print(t("lint.report.finding", path=f.path, where=where, message=f.message))
         if unchecked:
-            print(f"无法核对签名的调用（{len(unchecked)} 个；发布的源码里没有它们的 Python 定义）：")
+            print(t("lint.report.unchecked", count=len(unchecked)))
             for u in unchecked:
-                print(f"  {u.name}：{u.reason}")
+                print(t("lint.report.unchecked_call", name=u.name, reason=u.reason))
         if context.unnamed_stacks:
-            print(f"没有用 `# stack: 名字` 声明环境的栈专用 npu 单元（{len(context.unnamed_stacks)} 个；"
-                  "按课程默认版本核对，见 npulab/data/stacks.yaml）：")
+            print(t("lint.report.unnamed_stacks", count=len(context.unnamed_stacks)))
             for where, number, cell_id, needs in context.unnamed_stacks:
-                print(f"  {where} 第 {number} 个代码单元（id {cell_id or '无'}）：看起来需要 {needs}")
-        verdict = f"发现 {len(findings)} 个问题" if findings else "未发现问题"
-        print(f"lint-npu：检查了 {scanned} 个笔记本中的 {cells} 个 npu 单元（torch_npu {version}），{verdict}。")
+                print(t("lint.report.unnamed_stack", path=where, cell=number, id=cell_id or t("lint.report.no_id"),
+                        needs=needs))
+        verdict = t("lint.report.found", count=len(findings)) if findings else t("lint.report.clean")
+        print(t("lint.report.summary", scanned=scanned, cells=cells, version=version, verdict=verdict))
     return EXIT_USAGE if errors else EXIT_FAIL if findings else EXIT_OK

@@ -21,8 +21,10 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.lint import value_grammar
+from npulab.lint.words import code, guess_end, joined
 
 FLAGS_FILE = DATA_DIR / "cli_flags.json"
 TOOLS_FILE = DATA_DIR / "cli_tools.yaml"
@@ -66,12 +68,13 @@ class Tables:
                 tree = self._sources(root)
                 parsed = tree.tree(module) if hasattr(tree, "tree") else None
                 if parsed is not None:
-                    where = f"{tree.package} {tree.version} {module.replace('.', '/')}.py 的 add_argument"
+                    where = t("lint.flag.add_argument", package=tree.package, version=tree.version,
+                              file=f"{module.replace('.', '/')}.py")
                     found = {flag: (spec, where) for flag, spec in argparse_values(parsed).items()}
             table = self.other.get("values", {}).get(tool, {})
             for flag, spec in table.get("flags", {}).items():
                 for name in [flag, *spec.get("aliases", [])]:
-                    found[name] = (spec, table["source"])
+                    found[name] = (spec, localized(table, "source"))
             self._values[tool] = found
         return self._values[tool]
 
@@ -126,7 +129,7 @@ def value_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
         why = value_grammar.problem(value, spec)
         if why:
             shown = f"{flag}={value}" if flag.startswith("--") else f"{flag} {value}"
-            problems.append(f"`{tool} {shown}`：这个参数{why}（{where}）。")
+            problems.append(t("lint.flag.bad_value", command=f"{tool} {shown}", why=why, where=where))
     return problems
 
 
@@ -230,7 +233,7 @@ def _takes_value(tok: str) -> bool:
 
 
 def check_command(argv: list[str], tables: Tables) -> list[str]:
-    """Problems of one simple command (a Chinese sentence each); [] for commands no table covers."""
+    """Problems of one simple command (a sentence each, in the reader's language); [] for commands no table covers."""
     tool = argv[0].rsplit("/", 1)[-1]
     args = argv[1:]
     if tool in ("python", "python3", "PYVAR") and args:
@@ -257,31 +260,31 @@ def check_command(argv: list[str], tables: Tables) -> list[str]:
 
                 feature = flag_feature(tool, flag)
                 if feature and feature.get("replacement"):
-                    problems.append(f"`{label}` {entry['version']} 没有参数 `{flag}`：{feature['note']}（{feature['source']}）。")
+                    problems.append(t("lint.flag.renamed", tool=label, version=entry["version"], flag=flag,
+                                      note=localized(feature, "note"), source=localized(feature, "source")))
                     continue
                 guess = difflib.get_close_matches(shown, sorted(known), n=2, cutoff=0.7)
-                problems.append(f"`{label}` 没有参数 `{flag}`（{entry['package']} {entry['version']} 的参数定义，"
-                                f"npulab/data/cli_flags.json）" + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))
+                problems.append(t("lint.flag.unknown", tool=label, flag=flag, package=entry["package"],
+                                  version=entry["version"]) + guess_end(code(guess)))
         return problems + value_problems(tool, own, tables)
     other = tables.other["tools"].get(tool)
     if other is None:
         scripts = tables.other["MindSpeed-LLM"]["scripts"]
         if tool in scripts:
-            return _check_flags(tool, args, set(scripts[tool]["flags"]), scripts[tool]["source"])
+            return _check_flags(tool, args, set(scripts[tool]["flags"]), localized(scripts[tool], "source"))
         if tool == "convert_ckpt.py" or (tool.endswith(".py") and tool.startswith(("convert_", "preprocess_"))):
-            return [f"MindSpeed-LLM 脚本 `{tool}` 不在课程的数据表里（npulab/data/cli_tools.yaml 只核对过 "
-                    f"{'、'.join(scripts)}）：请对照 MindSpeed-LLM {tables.other['MindSpeed-LLM']['version']} 核对后补进表。"]
+            return [t("lint.flag.unknown_script", tool=tool, scripts=joined(scripts),
+                      version=tables.other["MindSpeed-LLM"]["version"])]
         return []
     own = _until_positional(args) if other.get("stop_at_positional") else args
     if other.get("subcommands") and own and not own[0].startswith("-") and own[0] not in other["subcommands"]:
-        return [f"`{tool}` 没有子命令 `{own[0]}`（{other['source']}）。"]
-    problems = _check_flags(tool, own, set(other["flags"]), other["source"]) + value_problems(tool, own, tables)
+        return [t("lint.flag.no_subcommand", tool=tool, subcommand=own[0], source=localized(other, "source"))]
+    problems = _check_flags(tool, own, set(other["flags"]), localized(other, "source")) + value_problems(tool, own, tables)
     if tool == "npu-smi" and "-t" in own:
         value = own[own.index("-t") + 1] if own.index("-t") + 1 < len(own) else ""
         if value and value not in tables.smi_types:
             guess = difflib.get_close_matches(value, sorted(tables.smi_types), n=2, cutoff=0.6)
-            problems.append(f"`npu-smi info -t {value}`：没有这个查询类型（npulab/data/npu_smi_queries.yaml）"
-                            + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))
+            problems.append(t("lint.flag.smi_query", value=value) + guess_end(code(guess)))
     return problems
 
 
@@ -290,8 +293,7 @@ def _check_flags(tool: str, args: list[str], known: set[str], source: str) -> li
     for flag in _flags(args):
         if flag not in known:
             guess = difflib.get_close_matches(flag, sorted(known), n=2, cutoff=0.7)
-            problems.append(f"`{tool}` 的参数 `{flag}` 不在课程的数据表里（{source}）"
-                            + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))
+            problems.append(t("lint.flag.not_in_table", tool=tool, flag=flag, source=source) + guess_end(code(guess)))
     return problems
 
 
@@ -299,7 +301,8 @@ def _check_script(path: str, tables: Tables) -> list[str]:
     entry = tables.other["MindSpeed-LLM"]["shell_scripts"]
     relative = path.split("MindSpeed-LLM/", 1)[-1]
     if relative.startswith(tuple(entry["prefixes"])) and relative not in entry["known"]:
-        return [f"MindSpeed-LLM 里没有核对过脚本 `{relative}`（{entry['source']}；已知的有 {'、'.join(entry['known'])}）。"]
+        return [t("lint.flag.unchecked_script", script=relative, source=localized(entry, "source"),
+                  known=joined(entry["known"]))]
     return []
 
 

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR, REPO_ROOT
 from npulab.lint import command_flags, env_vars, features, signatures
 from npulab.lint.calls import Uncheckable
@@ -80,7 +81,8 @@ class Context:
             elif root in INSTALLED:
                 package, dist, files = INSTALLED[root]
                 pins = tuple(p for f in files if (p := requirement_pin(dist, f)))
-                tree = signatures.installed_tree(package, dist, pins) if pins else f"{files[0]} 没有钉 {dist}"
+                tree = signatures.installed_tree(package, dist, pins) if pins else \
+                    t("lint.tree.no_pin", file=files[0], distribution=dist)
                 if isinstance(tree, signatures.SourceTree):
                     tree.names_checked = root in NAMES_CHECKED
                 self._trees[root] = tree

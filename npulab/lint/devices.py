@@ -9,9 +9,11 @@ import difflib
 import re
 from functools import cache
 
+from npulab.core.i18n import localized, t
 from npulab.core.paths import load_yaml
 from npulab.lint.api_values import RULES
 from npulab.lint.calls import canonical
+from npulab.lint.words import code, guess_end, joined
 from npulab.pytorch.torch_npu_names import dotted_parts
 
 _DEVICE = re.compile(r"([A-Za-z_]+)(?::(0|[1-9][0-9]*))?")
@@ -25,7 +27,7 @@ def table() -> dict:
 
 
 def problem(text: str) -> str | None:
-    """Why ``text`` is not a device string c10 parses, in Chinese; None when it is."""
+    """Why ``text`` is not a device string c10 parses (in the reader's language); None when it is."""
     types = table()["types"]
     found = _DEVICE.fullmatch(text)
     kind = text.split(":", 1)[0].strip()
@@ -35,10 +37,13 @@ def problem(text: str) -> str | None:
         glued = re.fullmatch(r"([A-Za-z_]+?)([0-9]+)", kind)  # npu0 -> npu:0
         guess = [f"{glued.group(1)}:{glued.group(2)}"] if glued and glued.group(1) in types else \
             difflib.get_close_matches(kind.lower(), types, n=1, cutoff=0.5)
-        return (f"设备类型 `{kind}` 不存在（可用：{'、'.join(types)}；{table()['source']}）"
-                + (f"；是不是 `{guess[0]}`？" if guess else "。"))
-    return (f"设备串 `{text}` 不合法：应为 `{kind}` 或 `{kind}:<编号>`，编号是不带空格、符号和前导零的非负整数"
-            f"（{table()['source']}）。")
+        return (t("lint.device.unknown_type", kind=kind, types=joined(types), source=_source())
+                + guess_end(code(guess[:1])))
+    return t("lint.device.bad_string", text=text, kind=kind, source=_source())
+
+
+def _source() -> str:
+    return localized(table(), "source")
 
 
 def _literal(node: ast.expr | None) -> str | None:
@@ -62,19 +67,18 @@ def findings(tree: ast.Module, aliases: dict[str, str]) -> list[tuple[int, str, 
             values += node.args[:1] + [kw.value for kw in node.keywords if kw.arg == "device"]
         if full == "torch.device" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) \
                 and not isinstance(node.args[1].value, int):
-            out.append((node.lineno, written, f"第 {node.lineno} 行：调用 `{written}` 时，设备编号应为非负整数，"
-                                              f"这里是 {node.args[1].value!r}（{table()['source']}）。"))
+            out.append((node.lineno, written, t("lint.device.index", line=node.lineno, written=written,
+                                                value=repr(node.args[1].value), source=_source())))
         for value in values:
             text = _literal(value)
             if text is not None and (why := problem(text)):
-                out.append((node.lineno, written, f"第 {node.lineno} 行：调用 `{written}` 时，{why}"))
+                out.append((node.lineno, written, t("lint.line_call", line=node.lineno, written=written, problem=why)))
         kinds = [kw.value for kw in node.keywords if kw.arg == "device_type" and full.split(".")[0] in _ROOTS]
         if full in ("torch.autocast", "torch.amp.autocast") and node.args:
             kinds.append(node.args[0])
         for value in kinds:  # a device TYPE: torch.autocast(device_type="npu"), not "npu:0"
             text = _literal(value)
             if text is not None and text not in table()["types"]:
-                why = problem(text) or (f"`device_type` 只要设备类型（如 `{text.split(':')[0]}`），不带编号"
-                                        f"（{table()['source']}）。")
-                out.append((node.lineno, written, f"第 {node.lineno} 行：调用 `{written}` 时，{why}"))
+                why = problem(text) or t("lint.device.type_only", kind=text.split(":")[0], source=_source())
+                out.append((node.lineno, written, t("lint.line_call", line=node.lineno, written=written, problem=why)))
     return out

@@ -12,6 +12,8 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from npulab.core.i18n import t
+
 _PLACEHOLDER = re.compile(r"[{}$<>`]|\.\.\.|…")
 _SHELL_SET = re.compile(r"(?:^|[\s;&|(])(?:export\s+)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=(\"[^\"]*\"|'[^']*'|[^\s;&|)]*)")
 _MAGIC = re.compile(r"^\s*%(?:env|set_env)\s+([A-Za-z_][A-Za-z0-9_]*)(?:=|\s+)(.*?)\s*$")
@@ -137,12 +139,10 @@ def checkable(value: str) -> bool:
 
 def type_message(setting: Setting) -> str:
     """The finding's sentence for a value that is not a string: os.environ (and subprocess's env) refuse it."""
-    return (f"第 {setting.line} 行：环境变量 `{setting.name}` 的值写成了 {setting.python_type} {setting.value}，"
-            f"但环境变量的值必须是字符串：os.environ 运行时抛 TypeError（str expected, not {setting.python_type}）；"
-            f"请写成 '{setting.value if setting.python_type != 'bool' else int(setting.value == 'True')}'。")
+    return t("lint.env.not_a_string", line=setting.line, name=setting.name, type=setting.python_type,
+             value=setting.value, fix=setting.value if setting.python_type != "bool" else int(setting.value == "True"))
 
 
 def message(setting: Setting, why: str, source: str) -> str:
     """The finding's sentence."""
-    return (f"第 {setting.line} 行：环境变量 `{setting.name}` 设成了 `{setting.value}`，但它{why}"
-            f"（{source}）。")
+    return t("lint.env.bad_value", line=setting.line, name=setting.name, value=setting.value, why=why, source=source)

@@ -14,8 +14,10 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env.pypi import version_key
+from npulab.lint.words import code, guess_end
 
 TABLE = DATA_DIR / "env_vars.yaml"
 _NAME = rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
@@ -74,9 +76,9 @@ def documented(name: str, cann: str, data: dict) -> tuple[bool, str]:
             return True, ""
         since, until = var["since"], var.get("until")
         if version_key(cann) < version_key(since):
-            return False, f"CANN {since} 起才有（{var['source']}），课程教的是 CANN {cann}"
+            return False, t("lint.env.since", since=since, source=localized(var, "source"), cann=cann)
         if until and version_key(cann) > version_key(until):
-            return False, f"CANN {until} 之后已不再有（{var['source']}）"
+            return False, t("lint.env.until", until=until, source=localized(var, "source"))
         return True, ""
     return False, ""
 
@@ -157,6 +159,5 @@ class EnvChecker:
         known = {v["name"] for v in self.data["variables"]} | {t for t in self.tokens()
                                                                if is_checked(t, self.data["families"])}
         guesses = difflib.get_close_matches(name, sorted(known), n=2, cutoff=0.8)
-        reason = why or (f"torch_npu {torch_npu} 的安装包（Python 源码与 .so 字符串）里没有它，"
-                         f"CANN {self.cann} 的环境变量表（npulab/data/env_vars.yaml）里也没有")
-        return f"环境变量 `{name}` 对所教的版本未知：{reason}" + (f"；是不是 `{'`、`'.join(guesses)}`？" if guesses else "。")
+        reason = why or t("lint.env.nowhere", torch_npu=torch_npu, cann=self.cann)
+        return t("lint.env.unknown", name=name, reason=reason) + guess_end(code(guesses))

@@ -12,6 +12,7 @@ one says what it would print. The convention (docs/DECISIONS.md):
 
 from __future__ import annotations
 
+from npulab.core.i18n import t
 from npulab.core.notebook_cells import cell_magic, cell_source, code_cells, is_npu_cell
 
 EXPECTED = "预期"
@@ -41,13 +42,12 @@ def label(text: str) -> str:
 
 
 def problem(source: str) -> str | None:
-    """Why an ``npu`` cell's ``%%npu`` line is not acceptable, in Chinese; None when it is."""
+    """Why an ``npu`` cell's ``%%npu`` line is not acceptable (in the reader's language); None when it is."""
     text = description(source)
     if text is None:
         return None  # a %%bash or plain npu cell: the skip notice and its text are not this check's business
     if len(text) < MIN_CHARS:
-        return ("`%%npu` 后面没有写这个单元会打印什么：请写 `%%npu 预期……（依据：……）`，"
-                "描述来自公开文档或公开输出，不要编造输出")
+        return t("lint.bare_npu")
     return None
 
 

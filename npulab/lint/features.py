@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 
+from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env.pypi import version_key
 
@@ -89,14 +90,14 @@ def outside(feature: dict, version: str | None) -> bool:
 
 def message(feature: dict, version: str) -> str:
     if feature.get("since") is None and not feature.get("until"):
-        when = "还没有进入任何发布版本（只在 master）"
+        when = t("lint.feature.unreleased")
     elif feature.get("until") and version_key(version) > version_key(feature["until"]):
-        when = f"在 {feature['since_text']} 起已移除"
+        when = t("lint.feature.removed", since=localized(feature, "since_text"))
     else:
-        when = f"从 {feature['package']} {feature['since']} 起才有"
+        when = t("lint.feature.since", package=feature["package"], since=feature["since"])
     shown = f"{feature['name']}={'/'.join(feature['values'])}" if feature["kind"] == "env_value" else feature["name"]
-    return (f"`{shown}` {when}，而本单元针对的是 {feature['package']} {version}"
-            f"（{feature['source']}）。")
+    return t("lint.feature.newer", name=shown, when=when, package=feature["package"], version=version,
+             source=localized(feature, "source"))
 
 
 def code_uses(tree: ast.Module | None, env_names: dict[str, list[str]], source: str) -> list[tuple[int, dict]]:

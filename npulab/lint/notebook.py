@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from npulab.core.i18n import localized, t
 from npulab.core.notebook_cells import cell_source, code_cells, is_npu_cell, python_source
 from npulab.lint import (
     calls,
@@ -25,6 +26,7 @@ from npulab.lint import (
     value_grammar,
 )
 from npulab.lint.context import Context
+from npulab.lint.words import code, guess_end, joined
 from npulab.pytorch.torch_npu_names import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts
 
 STANDARD = {"torch": "torch", PACKAGE: PACKAGE, **TOP_LEVEL}  # what these names mean before any import
@@ -135,9 +137,8 @@ def check_undefined(nb: dict, path: str = "") -> list[Finding]:
         for name in sorted(used - defined - known - set(STANDARD)):
             guess = difflib.get_close_matches(name, sorted(defined | known), n=2, cutoff=0.8)
             if guess:
-                findings.append(Finding(path, number, cell.get("id"), "undefined-name", name, (
-                    f"读取了 `{name}`，但这本笔记本没有任何代码单元定义或导入它，在 NPU 上运行到这里会 NameError；"
-                    f"是不是 {'、'.join(f'`{g}`' for g in guess)}？")))
+                findings.append(Finding(path, number, cell.get("id"), "undefined-name", name,
+                                        t("lint.notebook.undefined", name=name, guesses=code(guess))))
     return findings
 
 
@@ -157,9 +158,8 @@ def check_leaves(nb: dict, path: str = "") -> list[Finding]:
                 npu_only.setdefault(name, number)
             continue
         for name in sorted(used & npu_only.keys()):
-            findings.append(Finding(path, number, cell.get("id"), "leaf", name, (
-                f"读取了 `{name}`，它只在第 {npu_only[name]} 个代码单元（npu 单元）里定义；没有 NPU 时这些单元不运行，"
-                f"这里会 NameError。请在非 npu 单元里也定义它，或把本单元也标为 npu。")))
+            findings.append(Finding(path, number, cell.get("id"), "leaf", name,
+                                    t("lint.notebook.leaf", name=name, cell=npu_only[name])))
     return findings
 
 
@@ -183,7 +183,7 @@ def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "",
         except SyntaxError as err:
             if npu:
                 findings.append(Finding(path, number, cell.get("id"), "syntax-error", "",
-                                        f"第 {err.lineno} 行有语法错误：{err.msg}"))
+                                        t("lint.notebook.syntax", line=err.lineno, error=err.msg)))
             continue
         if tree is not None:
             names = list(_imports(tree, aliases))  # consumed for every cell: imports anywhere set the aliases
@@ -215,8 +215,7 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
     if npu and not stack and (needs := features.stack_hint(source)):
         context.unnamed_stacks.append((path, number, cell.get("id"), needs))
     if stack and stack not in features.stacks():
-        add("unknown-stack", stack, f"`# stack: {stack}` 不是 npulab/data/stacks.yaml 里的栈（有："
-            f"{'、'.join(features.stacks())}）。")
+        add("unknown-stack", stack, t("lint.notebook.unknown_stack", stack=stack, stacks=joined(features.stacks())))
         stack = None
     targets = features.targets(stack) if stack else context.course_targets()
     env_set: dict[str, list[str]] = {}
@@ -250,7 +249,7 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
             seen.add(use.name)
             problem = context.env().problem(use.name, context.torch_npu_version)
             if problem:
-                add("env-unknown", use.name, f"第 {use.line} 行：{problem}")
+                add("env-unknown", use.name, t("lint.at_line", line=use.line, message=problem))
     settings = (env_values.python_settings(tree) if tree is not None else []) + env_values.magic_settings(source) \
         + env_values.shell_settings(commands)
     for setting in dict.fromkeys(s for s in settings if s.python_type != "str"):
@@ -269,7 +268,7 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
             for _line, written, kind, message in options.findings(tree, imported, tree_npu):
                 add(kind, written, message)
     for problem in command_flags.check_text(commands, context.tables()):
-        add("cli-flag", problem.command, f"第 {problem.line} 行：{problem.message}")
+        add("cli-flag", problem.command, t("lint.at_line", line=problem.line, message=problem.message))
     if npu:
         for _, feature in features.code_uses(tree, env_set, source):
             version = targets.get(feature["package"])
@@ -284,7 +283,7 @@ def _value_problems(context: Context, settings: list[env_values.Setting]):
     for setting in dict.fromkeys(settings):
         spec = grammars.get(setting.name)
         if spec and env_values.checkable(setting.value) and (why := value_grammar.problem(setting.value, spec)):
-            yield setting, why, spec["source"]
+            yield setting, why, localized(spec, "source")
 
 
 def _markdown_checks(context: Context, nb: dict, path: str) -> list[Finding]:
@@ -295,10 +294,10 @@ def _markdown_checks(context: Context, nb: dict, path: str) -> list[Finding]:
         if not isinstance(cell, dict) or cell.get("cell_type") != "markdown":
             continue
         text = cell_source(cell)
-        where = f"第 {index} 个单元（Markdown）"
+        where = t("lint.notebook.markdown_cell", index=index)
         blocks = command_flags.markdown_shell_blocks(text)
         for problem in command_flags.check_text(blocks, context.tables()):
-            out.append(Finding(path, 0, cell.get("id"), "cli-flag", problem.command, f"{where}第 {problem.line} 行：{problem.message}"))
+            out.append(Finding(path, 0, cell.get("id"), "cli-flag", problem.command, where + t("lint.at_line", line=problem.line, message=problem.message)))
         for setting, why, source in _value_problems(context, env_values.shell_settings(blocks)):
             out.append(Finding(path, 0, cell.get("id"), "env-value", setting.name,
                                where + env_values.message(setting, why, source)))
@@ -308,11 +307,11 @@ def _markdown_checks(context: Context, nb: dict, path: str) -> list[Finding]:
                 seen.add(use.name)
                 problem = context.env().problem(use.name, context.torch_npu_version)
                 if problem:
-                    out.append(Finding(path, 0, cell.get("id"), "env-unknown", use.name, f"{where}第 {use.line} 行：{problem}"))
+                    out.append(Finding(path, 0, cell.get("id"), "env-unknown", use.name, where + t("lint.at_line", line=use.line, message=problem)))
         for feature in features.unstated_since(text, course):
-            out.append(Finding(path, 0, cell.get("id"), "since-unstated", feature["name"], (
-                f"{where}提到 `{feature['name']}`，但课程钉住的版本没有它，同一单元里也没写它从哪个版本起有"
-                f"（应写出“{feature['since_text']}”；{feature['source']}）。")))
+            out.append(Finding(path, 0, cell.get("id"), "since-unstated", feature["name"], t(
+                "lint.notebook.since_unstated", index=index, name=feature["name"],
+                since=localized(feature, "since_text"), source=localized(feature, "source"))))
     return out
 
 
@@ -391,11 +390,13 @@ def _check_name(index: Callable[[], SymbolIndex], line: int, written: str, dotte
     if cut <= 0:
         return []  # the missing part is in an imported alias: its import line reports it
     shown_prefix = ".".join(shown[:cut])
-    where = f"`{shown_prefix}`" + (f"（{missing.prefix}）" if shown_prefix != missing.prefix else "")
-    guesses = "、".join(f"`{shown_prefix}.{s}`" for s in missing.suggestions)
+    where = t("lint.paren", text=f"`{shown_prefix}`", inner=missing.prefix) if shown_prefix != missing.prefix \
+        else f"`{shown_prefix}`"
+    guesses = code(f"{shown_prefix}.{s}" for s in missing.suggestions)
     homes = [_public(h) for h in index().elsewhere(missing.name) if not h.startswith(missing.prefix + ".")] \
         if not missing.name.startswith("_") else []
-    message = (f"第 {line} 行：`{written}` 不存在——torch_npu {index().version} 的 {where}中没有 `{missing.name}`"
-               + (f"；它在 {'、'.join(f'`{h}`' for h in homes)}（请从那里导入）" if homes else "")
-               + (f"；是不是 {guesses}？" if guesses and not homes else "。"))
+    message = (t("lint.name.unknown", line=line, written=written, version=index().version, where=where,
+                 name=missing.name)
+               + (t("lint.name.home", homes=code(homes)) if homes else "")
+               + guess_end(guesses if not homes else None))
     return [Finding(path, number, cell.get("id"), "unknown-name", written, message)]

@@ -9,9 +9,11 @@ from __future__ import annotations
 import ast
 import difflib
 
+from npulab.core.i18n import t
 from npulab.lint.api_values import _MISSING, _binding, resolve_literal
 from npulab.lint.calls import canonical
 from npulab.lint.signatures import SourceTree, _class_member
+from npulab.lint.words import code, guess_end, joined
 from npulab.pytorch.torch_npu_names import TOP_LEVEL, dotted_parts
 
 BASE = "NpuBaseConfig"  # torchair/configs/_option_base.py: __setattr__ raises for an option __init__ did not create
@@ -79,9 +81,9 @@ def findings(tree: ast.Module, aliases: dict[str, str], source: SourceTree) -> l
                 if _is_config(cls):
                     guess = difflib.get_close_matches(attr, sorted(options), n=2, cutoff=0.6)
                     out.append((node.lineno, written, "unknown-name", (
-                        f"第 {node.lineno} 行：`{written}`：{cls.name} 没有选项 `{attr}`，赋值时抛 ValueError"
-                        f"（{source.package} {source.version} 的 {module}.{cls.name}.__init__ 只建了 "
-                        f"{'、'.join(sorted(options))}）" + (f"；是不是 `{'`、`'.join(guess)}`？" if guess else "。"))))
+                        t("lint.option.unknown", line=node.lineno, written=written, cls=cls.name, name=attr,
+                          package=source.package, version=source.version, module=module, options=joined(sorted(options)))
+                        + guess_end(code(guess)))))
                 break
             where, call = options[attr]
             maker = ast.unparse(call.func).rsplit(".", 1)[-1]
@@ -100,20 +102,20 @@ def _value_problem(node: ast.Assign, written: str, maker: str, call: ast.Call, m
     value = node.value.value if isinstance(node.value, ast.Constant) else _MISSING
     if value is _MISSING:
         return []
-    where = f"{source.package} {source.version} 的 {owner}.__init__"
+    where = t("lint.of", where=f"{source.package} {source.version}", what=f"{owner}.__init__")
     if maker == "OptionValue" and len(call.args) > 1:
         allowed = resolve_literal(source, module, call.args[1])
         if isinstance(allowed, list) and value not in allowed:
-            shown = "、".join(repr(a) for a in allowed)
+            shown = joined(repr(a) for a in allowed)
             guess = difflib.get_close_matches(str(value), [str(a) for a in allowed], n=1, cutoff=0.5)
             return [(node.lineno, written, "argument-value", (
-                f"第 {node.lineno} 行：`{written}` 不接受 {value!r}：OptionValue 只接受 {shown}，赋值时抛 ValueError"
-                f"（{where}）" + (f"；是不是 {guess[0]!r}？" if guess else "。")))]
+                t("lint.option.value", line=node.lineno, written=written, value=repr(value), allowed=shown, where=where)
+                + guess_end(repr(guess[0]) if guess else None)))]
     if maker == "IntRangeValue" and len(call.args) > 2:
         low, high = (resolve_literal(source, module, a) for a in call.args[1:3])
         if not isinstance(value, int) or isinstance(value, bool) or \
                 (isinstance(low, int) and value < low) or (isinstance(high, int) and value > high):
             return [(node.lineno, written, "argument-value", (
-                f"第 {node.lineno} 行：`{written}` 不接受 {value!r}：应为 [{low}, {high}] 内的整数，赋值时抛 ValueError"
-                f"（{where}）。"))]
+                t("lint.option.range", line=node.lineno, written=written, value=repr(value), low=low, high=high,
+                  where=where)))]
     return []

@@ -27,6 +27,7 @@ from functools import cache
 from importlib import metadata, util
 from pathlib import Path
 
+from npulab.core.i18n import t
 from npulab.pytorch.torch_npu_names import dotted_parts
 
 FORMAT = 1
@@ -59,20 +60,20 @@ class Signature:
         before any ``*x``), ``keywords`` the named ones; ``more_positional`` / ``more_keywords`` say that a ``*x`` /
         ``**x`` splat may add any number more, so only what they cannot change is checked."""
         if positional > len(self.positional) and not self.varargs:
-            return f"最多接受 {len(self.positional)} 个位置参数，这里给了 {positional} 个"
+            return t("lint.signature.too_many", most=len(self.positional), given=positional)
         names = set(self.positional[self.posonly:]) | set(self.keyword_only)
         for kw in keywords:
             if kw not in names and not self.varkw:
-                return f"没有名为 `{kw}` 的参数"
+                return t("lint.signature.no_such_keyword", keyword=kw)
             if kw in self.positional[:positional]:
-                return f"参数 `{kw}` 既按位置又按关键字给出"
+                return t("lint.signature.given_twice", keyword=kw)
         if not more_keywords:
             given = set(keywords)
             missing = [] if more_positional else \
                 [n for n in self.positional[positional:self.required] if n not in given or n in self.positional[:self.posonly]]
             missing += [n for n in self.keyword_required if n not in given]
             if missing:
-                return f"缺少必需的参数 {'、'.join(f'`{n}`' for n in missing)}"
+                return t("lint.signature.missing", names=t("lint.sep").join(f"`{n}`" for n in missing))
         return None
 
     def text(self) -> str:
@@ -181,7 +182,7 @@ class SourceTree:
     def resolve(self, dotted: str, depth: int = 0) -> tuple[str, list[Signature] | None]:
         """(what ``dotted`` is, its signatures); signatures None when not checkable. Raises KeyError when unknown."""
         if depth > 12:
-            return "循环导入", None
+            return t("lint.what.circular"), None
         parts = dotted.split(".")
         parent = ".".join(parts[:-1])
         if len(parts) > 1 and parent in self.sources and self.tree(parent) is not None:
@@ -194,11 +195,11 @@ class SourceTree:
                 rest = parts[cut:]
                 break
         else:
-            return "包外", None
+            return t("lint.what.outside"), None
         if rest and f"{module}.{rest[0]}" in self.extensions:
-            return "C 扩展", None
+            return t("lint.what.c_extension"), None
         if not rest:
-            return "模块", None
+            return t("lint.what.module"), None
         return self._lookup(module, rest, depth)
 
     def definition(self, dotted: str) -> str:
@@ -292,12 +293,12 @@ class SourceTree:
     def _lookup(self, module: str, rest: list[str], depth: int) -> tuple[str, list[Signature] | None]:
         tree = self.tree(module)
         if tree is None:
-            return "无法解析的源文件", None
+            return t("lint.what.unparsable"), None
         name = rest[0]
         found = _top_level(tree, name)
         if found is None:
             if module == self.package and name in self.schemas and len(rest) == 1:
-                return "算子 schema", self.schemas[name]
+                return t("lint.what.schema"), self.schemas[name]
             certain = True
             for node in _flat(tree.body):  # star imports
                 if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
@@ -314,9 +315,9 @@ class SourceTree:
             if f"{module}.{name}" in self.sources:
                 return self.resolve(f"{module}.{'.'.join(rest)}", depth + 1)
             if any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body):
-                return "模块级 __getattr__", None
+                return t("lint.what.module_getattr"), None
             if name in _declared_all(tree):
-                return "在 __all__ 中声明、运行时才定义", None
+                return t("lint.what.declared_all"), None
             certain = certain and module not in self.stub_modules  # a .pyi stub may leave names out
             raise NameNotFound(f"{module}.{name}", certain and not _dynamic_names(self.sources[module]))
         if isinstance(found, ast.ImportFrom):
@@ -324,22 +325,22 @@ class SourceTree:
             alias = next(a for a in found.names if (a.asname or a.name) == name)
             target = f"{source}.{alias.name}" + ("." + ".".join(rest[1:]) if rest[1:] else "")
             if target.split(".")[0] not in self.roots():
-                return "包外（重新导出）", None
+                return t("lint.what.reexport"), None
             return self.resolve(target, depth + 1)
         if isinstance(found, ast.Import):
-            return "模块别名", None
+            return t("lint.what.module_alias"), None
         if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self._defined_at = ".".join([module, *rest[:2]]) if isinstance(found, ast.ClassDef) else f"{module}.{name}"
         if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if len(rest) > 1:
-                return "函数的属性", None
+                return t("lint.what.function_attribute"), None
             if module == self.package and name in self.schemas:
-                return "Python 函数", [s for s in [from_def(found)] if s] + self.schemas[name] or None
+                return t("lint.what.function"), [s for s in [from_def(found)] if s] + self.schemas[name] or None
             overloads = _overloads(tree.body, name)
             if overloads:  # typing.overload variants (the .pyi stubs of C functions): a call fits one of them
-                return "重载", overloads
+                return t("lint.what.overloads"), overloads
             sig = from_def(found, preserves=lambda deco: self._preserves(module, deco))
-            return ("Python 函数", [sig]) if sig else ("装饰器改写的函数", None)
+            return (t("lint.what.function"), [sig]) if sig else (t("lint.what.decorated_function"), None)
         if isinstance(found, ast.ClassDef):
             if len(rest) == 1:
                 return self._class_init(module, found, depth)
@@ -347,35 +348,35 @@ class SourceTree:
                 method = _class_member(found, rest[1])
                 if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                         (overloads := _overloads(found.body, rest[1], drop_first=True)):
-                    return "类的方法（重载）", overloads
+                    return t("lint.what.method_overloads"), overloads
                 if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
                     sig = from_def(method, drop_first=not static, preserves=lambda deco: self._preserves(module, deco))
-                    return ("类的方法（按类调用）", [sig]) if sig else ("装饰器改写的方法", None)
-            return "类的成员", None
+                    return (t("lint.what.method"), [sig]) if sig else (t("lint.what.decorated_method"), None)
+            return t("lint.what.member"), None
         if module == self.package and name in self.schemas and len(rest) == 1:
-            return "算子 schema", self.schemas[name]
+            return t("lint.what.schema"), self.schemas[name]
         documented = _documented_alias(found)
         if documented and len(rest) == 1 and documented.split(".")[0] in self.roots():
             return self.resolve(documented, depth + 1)  # linear = _add_docstr(torch._C._nn.linear, "...")
-        return "赋值得到的对象", None
+        return t("lint.what.assigned"), None
 
     def _class_init(self, module: str, cls: ast.ClassDef, depth: int) -> tuple[str, list[Signature] | None]:
         init = _class_member(cls, "__init__")
         if isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                 (overloads := _overloads(cls.body, "__init__", drop_first=True)):
-            return "类（重载的 __init__）", overloads
+            return t("lint.what.class_overloads"), overloads
         if isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
             sig = from_def(init, drop_first=True, preserves=lambda deco: self._preserves(module, deco))
-            return ("类", [sig]) if sig else ("装饰器改写的 __init__", None)
+            return (t("lint.what.class"), [sig]) if sig else (t("lint.what.decorated_init"), None)
         if any((getattr(d, "id", None) or getattr(d, "attr", None)) == "dataclass" or
                (isinstance(d, ast.Call) and (getattr(d.func, "id", None) or getattr(d.func, "attr", None)) == "dataclass")
                for d in cls.decorator_list):
             fields = [s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
             return "dataclass", [Signature(fields, 0, origin="def")]
         if cls.bases or cls.keywords:
-            return "继承来的 __init__", None
-        return "类", [Signature([], 0, origin="def")]
+            return t("lint.what.inherited_init"), None
+        return t("lint.what.class"), [Signature([], 0, origin="def")]
 
     def _preserves(self, module: str, deco: ast.expr) -> bool:
         """Whether a decorator of these sources hands the caller's ``*args, **kwargs`` on to the function unchanged
@@ -624,17 +625,17 @@ class _Files(dict):
 
 def installed_tree(package: str, distribution: str, pinned: str | tuple[str, ...]) -> SourceTree | str:
     """The installed package's sources (``.py``; ``.pyi`` stubs of C extensions where no ``.py`` exists) when its
-    version is ``pinned`` (or one of them; a local label such as ``+cpu`` aside); otherwise a Chinese reason string."""
+    version is ``pinned`` (or one of them; a local label such as ``+cpu`` aside); otherwise the reason, a string."""
     pins = (pinned,) if isinstance(pinned, str) else pinned
     try:
         version = metadata.version(distribution)
     except metadata.PackageNotFoundError:
-        return f"{distribution} 未安装"
+        return t("lint.tree.not_installed", distribution=distribution)
     if version.split("+")[0] not in pins:
-        return f"已安装的 {distribution} 是 {version}，不是课程钉住的 {' 或 '.join(pins)}"
+        return t("lint.tree.other_version", distribution=distribution, version=version, pins=t("lint.or").join(pins))
     spec = util.find_spec(package) if "." not in package else None
     if spec is None or not spec.submodule_search_locations:
-        return f"找不到 {package} 的源文件"
+        return t("lint.tree.no_sources", package=package)
     root = Path(list(spec.submodule_search_locations)[0])
     sources, packages, extensions, stubs = _Files(), set(), set(), {}
     for folder, _, files in os.walk(root):

@@ -1,0 +1,258 @@
+"""lint-npu in English (issue 37): the planted errors of the linter's own tests — the fixture notebooks
+(tests/lint/lint_npu_fixtures) and the value cases (tests/data/lint_values_dev, tests/data/lint_values_heldout) —
+give findings with no Chinese in them and the same facts as the Chinese run: kinds, cells, line numbers, the names
+in backticks, versions and guesses. Together they use every ``lint.`` catalogue entry except the few listed in
+NOT_PLANTED, each with the reason no planted error reaches it."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+from english_checks import CJK, no_cjk
+
+from npulab.core import i18n
+from npulab.core.paths import REPO_ROOT, load_yaml
+from npulab.lint import command, signatures
+from npulab.lint.context import Context
+from npulab.lint.notebook import check_notebook
+from npulab.pytorch.torch_npu_names import pinned_index, pinned_version
+
+TESTS = Path(__file__).parent
+FIXTURES = sorted((TESTS / "lint" / "lint_npu_fixtures").glob("*.ipynb"))
+DEV = load_yaml(TESTS / "data" / "lint_values_dev" / "cases.yaml")["cases"]
+_spec = importlib.util.spec_from_file_location("lint_frameworks", TESTS / "lint" / "test_lint_frameworks.py")
+FRAMEWORKS = importlib.util.module_from_spec(_spec)
+sys.path.insert(0, str(TESTS / "lint"))  # it imports its neighbour notebook_trees
+_spec.loader.exec_module(FRAMEWORKS)  # its PLANTED framework errors and the notebook it puts each in
+HELDOUT = yaml.safe_load((TESTS / "data" / "lint_values_heldout" / "cases.yaml").read_text(encoding="utf-8"))["cases"]
+
+# Keys no planted error reaches, and why; a key that a planted error comes to use must leave this list.
+NOT_PLANTED = {
+    "lint.what.unparsable": "a released source file that does not parse",
+    "lint.what.module_getattr": "a call into a module that defines __getattr__, none in the planted cells",
+    "lint.what.declared_all": "a name in __all__ defined only at run time, none called by the planted cells",
+    "lint.what.reexport": "a re-export from another package, none called by the planted cells",
+    "lint.what.module_alias": "a call through `import x` inside a package module",
+    "lint.what.function_attribute": "a call of a function's attribute",
+    "lint.what.decorated_function": "a function whose decorator hides its signature",
+    "lint.what.decorated_method": "a method whose decorator hides its signature",
+    "lint.what.decorated_init": "an __init__ whose decorator hides its signature",
+    "lint.what.member": "a class member that is not a method",
+    "lint.what.method_overloads": "a method with overloads",
+    "lint.what.c_extension": "a call into a C extension module",
+    "lint.what.method": "a method called on its class (Class.method(obj, …)), none in the planted cells",
+    "lint.tree.not_installed": "the pinned frameworks are installed here (the tests skip without them)",
+    "lint.tree.other_version": "the installed frameworks are the pinned ones",
+    "lint.tree.no_sources": "an installed package without sources",
+    "lint.tree.no_pin": "a requirements file that does not pin a framework",
+    "lint.report.unreadable": "a notebook the operating system refuses to read",
+    "lint.uncheckable.not_found": "a name missing from the sources of a package whose names are not checked",
+    "lint.env.since": "no variable of npulab/data/env_vars.yaml is newer than the course's CANN",
+    "lint.env.until": "no variable of npulab/data/env_vars.yaml was removed before the course's CANN",
+    "lint.feature.removed": "the one removed feature (swift --train_type) is reported by its flag (lint.flag.renamed)",
+    "lint.feature.unreleased": "the one unreleased feature (a MindSpore method) is not outside the course's pins",
+    "lint.option.range": "an IntRangeValue torchair option, none set by the planted cells",
+    "lint.value.type": "an isinstance check in a released function's own validation code, none hit by the cells",
+}
+
+
+def _notebook(code: str) -> dict:
+    """One planted cell after a setup cell, as tests/lint/test_lint_values.py builds it."""
+    setup = "a = b = x = q = k = v = g = net = gen = model = None"
+    first = "" if code.startswith("%%bash") else "%%npu 预期：打印结果（依据：本测试）\n"
+    return {"cells": [{"cell_type": "code", "id": "setup", "metadata": {}, "source": setup},
+                      {"cell_type": "code", "id": "c", "metadata": {"tags": ["npu", "skip-execution"]},
+                       "source": first + code}]}
+
+
+TORCHAIR = "import torch\nimport torch_npu\nimport torchair\nconfig = torchair.CompilerConfig()\n"
+
+# one extra planted cell for the findings neither the fixtures nor the value cases hold
+EXTRA = {
+    "bare-npu": {"cells": [{"cell_type": "code", "id": "c", "metadata": {"tags": ["npu", "skip-execution"]},
+                            "source": "%%npu\nimport torch_npu"}]},
+    "leaf": {"cells": [{"cell_type": "code", "id": "n", "metadata": {"tags": ["npu", "skip-execution"]},
+                        "source": "%%npu 预期：打印结果（依据：本测试）\nresult = 1"},
+                       {"cell_type": "code", "id": "p", "metadata": {}, "source": "print(result)"}]},
+    "syntax": _notebook("def (:\n"),
+    "stack": _notebook("# stack: no-such-stack\nimport torch"),
+    "torch-npu-name": _notebook("import torch_npu\ntorch_npu.npu.synchronise()"),
+    "switch": _notebook("import torch\nimport torch_npu\ntorch.npu.matmul.allow_hf32 = 'False'"),
+    "device-type": _notebook("import torch\nwith torch.autocast(device_type='npu:0'):\n    pass\n"
+                             "d = torch.device('npu', '0')"),
+    "torchair-value": _notebook(TORCHAIR + "config.mode = 'reduce_overhead'"),
+    "torchair-option": _notebook(TORCHAIR + "config.experimental_config.frozen_paramter = True"),
+    "env-types": _notebook("import os\nos.environ['HCCL_CONNECT_TIMEOUT'] = 600\nos.environ['MASTER_ADDR'] = 'eth0'\n"
+                           "os.environ['HCCL_IF_IP'] = '10.0.0.x'\nos.environ['HCCL_SOCKET_IFNAME'] = '10.0.0.1'\n"
+                           "os.environ['TP_SOCKET_IFNAME'] = '-'\nos.environ['HCCL_SOCKET_IFNAME'] = 'eth0,,eth1'\n"
+                           "os.environ['PYTORCH_NPU_ALLOC_CONF'] = 'expandable_segments: True'\n"
+                           "os.environ['MASTER_ADDR'] = '-bad'\nos.environ['HCCL_EXEC_TIMEOUT'] = 'x'\n"
+                           "os.environ['CPU_AFFINITY_CONF'] = '1, force:1'\n"
+                           "os.environ['PYTORCH_NPU_ALLOC_CONF'] = 'garbage_collection_threshold:abc'"),
+    "given-twice": _notebook("import torch\ny = torch.nn.functional.relu(x, input=x)"),
+    "module-home": _notebook("from mindspore.ops import mint"),
+    "tools": _notebook("!npu-smi infoo\n!msprof --bogus-flag=1 ./app\n!python convert_ckpt_x.py --a 1\n"
+                       "!bash MindSpeed-LLM/examples/mcore/llama2/unknown_script.sh"),
+    "markdown": {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {},
+                            "source": "```bash\nexport ASCEND_LAUNCH_BLOCKING=true\nexport HCCL_CONECT_TIMEOUT=600\n"
+                                      "vllm serve m --max-model-length 8\n```\n\nSet `TORCH_NPU_FALLBACK_CPU_DISABLE=1`.\n"}]},
+}
+
+
+def _facts(message: str) -> tuple[Counter, set]:
+    """What a finding must say in both languages: its code spans (names, flags, values, guesses), each as often,
+    and its numbers (lines, versions, counts, bounds)."""
+    spans = [s for s in re.findall(r"`([^`]+)`", message) if not CJK.search(s)]  # `npu:<编号>`: a placeholder
+    return Counter(spans), set(re.findall(r"\d+(?:\.\d+)*", re.sub(r"`[^`]+`", " ", message)))
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """Every planted notebook linted in Chinese and in English (a fresh context per language), with the catalogue
+    keys the English run used."""
+    from npulab.core.cli import UsageError
+
+    try:
+        index = pinned_index()
+    except UsageError as err:
+        pytest.skip(f"torch_npu wheel neither cached nor downloadable here: {err}")
+    notebooks = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in FIXTURES}
+    notebooks |= {f"dev:{c['id']}": _notebook(c["code"]) for c in DEV}
+    notebooks |= {f"heldout:{c['id']}": _notebook(c["planted"]) for c in HELDOUT}
+    notebooks |= {f"frameworks:{p[0]}": FRAMEWORKS._notebook(p[1]) for p in FRAMEWORKS.PLANTED}
+    notebooks |= {f"extra:{name}": nb for name, nb in EXTRA.items()}
+    used: set[str] = set()
+    out = {}
+    original = i18n.t
+
+    def spy(key, language=None, **fields):
+        used.add(key)
+        return original(key, language, **fields)
+
+    with pytest.MonkeyPatch.context() as mp:
+        for lang in ("zh", "en"):
+            mp.setenv("NPULAB_LANG", lang)
+            context = Context(pinned_version(REPO_ROOT / "requirements-npu.txt"))
+            if not isinstance(context.sources("mindspore"), signatures.SourceTree):
+                pytest.skip(f"MindSpore sources not available: {context.sources('mindspore')}")
+            if lang == "en":
+                for module in _lint_modules():
+                    mp.setattr(module, "t", spy)
+            out[lang] = {name: check_notebook(nb, lambda: index, f"{name}.ipynb", context)[0]
+                         for name, nb in notebooks.items()}
+            if lang == "en":  # the report's lines, from the command itself
+                folder = Path(tempfile.mkdtemp())
+                markdown = {"cells": [{**EXTRA["markdown"]["cells"][0], "id": None}], "metadata": {},
+                            "nbformat": 4, "nbformat_minor": 5}
+                (folder / "markdown.ipynb").write_text(json.dumps(markdown), encoding="utf-8")
+                (folder / "clean.ipynb").write_text(json.dumps({**_notebook("import torch"), "metadata": {},
+                                                                "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+                for paths in ([*FIXTURES, folder / "markdown.ipynb", Path("/nonexistent")], [folder / "clean.ipynb"]):
+                    args = argparse.Namespace(paths=paths, json=False, torch_npu_version=None, cache_dir=None)
+                    with contextlib.redirect_stdout(io.StringIO()) as report, contextlib.redirect_stderr(io.StringIO()):
+                        command.run(args)
+                    no_cjk(report.getvalue())
+                shutil.rmtree(folder)
+            out[f"{lang}_unchecked"] = sorted(context.unchecked, key=lambda u: (u.package, u.name))
+    return out["zh"], out["en"], out["en_unchecked"], used
+
+
+def _lint_modules():
+    import importlib
+    import pkgutil
+
+    import npulab.lint
+
+    return [m for m in (importlib.import_module(f"npulab.lint.{i.name}") for i in pkgutil.iter_modules(npulab.lint.__path__))
+            if getattr(m, "t", None) is i18n.t]
+
+
+def test_every_finding_is_english_with_the_same_facts(runs):
+    zh, en, _, _ = runs
+    total = 0
+    for name in zh:
+        assert [(f.kind, f.cell, f.cell_id, f.name) for f in en[name]] == \
+               [(f.kind, f.cell, f.cell_id, f.name) for f in zh[name]], name
+        for z, e in zip(zh[name], en[name], strict=True):
+            if CJK.search(z.name or ""):
+                continue  # a name the cell itself wrote in Chinese
+            no_cjk(e.message)
+            (zh_spans, zh_numbers), (en_spans, en_numbers) = _facts(z.message), _facts(e.message)
+            assert not zh_spans - en_spans and en_numbers >= zh_numbers, (name, z.message, e.message)
+            total += 1
+    assert total >= 60  # the fixtures' 15 findings and the value cases' planted errors
+
+
+def test_the_fixture_kinds_and_facts_in_english(runs):
+    _, en, unchecked, _ = runs
+    kinds = {f.kind for name in en for f in en[name]}
+    assert kinds >= {"call-signature", "argument-value", "env-unknown", "env-value", "cli-flag", "feature-version",
+                     "unknown-name", "bare-npu", "leaf", "syntax-error", "unknown-stack", "since-unstated"}
+    msgs = {f.cell_id: f.message for f in en["misspelt_cann_variable"]}
+    assert msgs["c0"].startswith("line 5: the environment variable `HCCL_CONECT_TIMEOUT` is unknown")
+    assert "did you mean `HCCL_CONNECT_TIMEOUT`, `HCCL_EXEC_TIMEOUT`?" in msgs["c0"]
+    assert "torch_npu 2.12.0" in msgs["c0"]
+    swift = next(f.message for f in en["tool_flag_unknown"] if f.cell_id == "c1")
+    assert swift == ("line 2: `swift` 4.6.0 has no flag `--train_type`: renamed --tuner_type in v4.0.0; v4.1.0 removed "
+                     "the old name (unknown arguments raise ValueError: remaining_argv) (modelscope/ms-swift v4.1.0 "
+                     "swift/pipelines/base.py (alias removed; unknown arguments raise ValueError: remaining_argv)).")
+    keyword = next(f.message for f in en["wrong_keyword_torch_npu"] if f.cell_id == "c1")
+    assert keyword.startswith("line 5: `torch.npu.set_compile_mode` has no parameter named `jit_compiles`; in torch_npu ")
+    assert keyword.endswith("did you mean `jit_compile`?")
+    for u in unchecked:
+        no_cjk(u.reason)
+
+
+def test_every_lint_key_is_used_by_a_planted_error(runs):
+    *_, used = runs
+    keys = {k for k in i18n.catalogue() if k.startswith("lint.")}
+    assert set(NOT_PLANTED) <= keys
+    assert sorted(set(NOT_PLANTED) & used) == []  # a key a planted error now reaches leaves NOT_PLANTED
+    assert sorted(keys - set(NOT_PLANTED) - used) == []
+
+
+def test_every_lint_entry_is_english_and_keeps_its_fields():
+    for key, words in i18n.catalogue().items():
+        if key.startswith("lint."):
+            no_cjk(words["en"])
+            assert sorted(re.findall(r"{(\w+)}", words["zh"])) == sorted(re.findall(r"{(\w+)}", words["en"])), key
+
+
+def _cli(*args: str, lang: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in __import__("os").environ.items() if k != "NPULAB_LANG"} | {"NPULAB_LANG": lang}
+    return subprocess.run([sys.executable, "-m", "npulab", "lint-npu", *args], capture_output=True, text=True,
+                          cwd=REPO_ROOT, env=env, timeout=300)
+
+
+def test_cli_report_in_english_and_in_chinese():
+    fixtures = str(TESTS / "lint" / "lint_npu_fixtures")
+    en = _cli(fixtures, "/nonexistent", lang="en")
+    zh = _cli(fixtures, "/nonexistent", lang="zh")
+    assert en.returncode == zh.returncode == 2
+    no_cjk(en.stdout + en.stderr)
+    assert "error: /nonexistent: no such path" in en.stderr and "错误：/nonexistent：" in zh.stderr
+    assert re.search(r"^lint-npu: checked 23 npu cells in 6 notebooks \(torch_npu [\d.]+\) and found 15 problems\.$",
+                     en.stdout, re.M)
+    assert re.search(r"^lint-npu：检查了 6 个笔记本中的 23 个 npu 单元（torch_npu [\d.]+），发现 15 个问题。$", zh.stdout, re.M)
+    assert "code cell 2 (id c1): line 3: `npu-smi info -t memeory`: there is no such query type" in en.stdout
+    assert "Stack-specific npu cells that do not name their environment with `# stack: NAME` (3;" in en.stdout
+    assert "Calls whose signature cannot be checked (1;" in en.stdout
+    assert len(en.stdout.splitlines()) == len(zh.stdout.splitlines())
+    clean = _cli(str(TESTS / "lint" / "lint_npu_fixtures" / "npu_smi_query_type.ipynb"), "--json", lang="en")
+    data = json.loads(clean.stdout)
+    assert set(data) == {"torch_npu_version", "files_scanned", "cells_checked", "findings", "errors", "not_checkable",
+                         "stack_not_named"}
+    no_cjk(" ".join(f["message"] for f in data["findings"]))
