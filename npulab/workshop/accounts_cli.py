@@ -11,6 +11,7 @@ import grp
 import os
 
 from npulab.core.cli import UsageError
+from npulab.core.i18n import t
 from npulab.core.paths import REPO_ROOT
 from npulab.workshop import access, accounts, device_access, hub_secrets, sealed, tls
 from npulab.workshop.settings import WorkshopSettings
@@ -18,7 +19,7 @@ from npulab.workshop.settings import WorkshopSettings
 
 def _need_root() -> None:
     if os.geteuid() != 0:
-        raise UsageError("须以 root 运行（账号、ACL 与 root 专用的密码文件都需要 root）")
+        raise UsageError(t("workshop.tools.accounts.need_root"))
 
 
 def _settings() -> WorkshopSettings:
@@ -36,9 +37,9 @@ def _passwords(args) -> int:
     except hub_secrets.SecretsError as err:
         print(err)
         return 1
-    print(f"{'已生成' if created else '已有'}密码文件 {path}（只有 root 可读；hub 启动时读取它）")
-    print(f"  学员共用密码：{passwords['participants']}")
-    print(f"  讲师（{_settings().admin}）密码：{passwords['instructor']}")
+    print(t("workshop.tools.accounts.passwords_new", path=path) if created else t("workshop.tools.accounts.passwords_old", path=path))
+    print(t("workshop.tools.accounts.participants_password", password=passwords["participants"]))
+    print(t("workshop.tools.accounts.instructor_password", admin=_settings().admin, password=passwords["instructor"]))
     return 0
 
 
@@ -46,15 +47,15 @@ def _certificate(args) -> int:
     _need_root()
     settings = _settings()
     if not (settings.ssl_cert and settings.ssl_key):
-        raise UsageError("先设置 WORKSHOP_SSL_CERT 与 WORKSHOP_SSL_KEY（证书与私钥的路径；hub 读同样的变量）")
+        raise UsageError(t("workshop.tools.accounts.need_cert_paths"))
     if settings.ssl_cert.is_file() and settings.ssl_key.is_file():
-        print(f"已有证书 {settings.ssl_cert}（SHA-256 指纹 {tls.fingerprint(settings.ssl_cert)}），不改动")
+        print(t("workshop.tools.accounts.cert_exists", cert=settings.ssl_cert, fingerprint=tls.fingerprint(settings.ssl_cert)))
         return 0
     names = [*args.host, *tls.host_names()]
     digest = tls.make_self_signed(settings.ssl_cert, settings.ssl_key, list(dict.fromkeys(names)), days=args.days)
-    print(f"已生成自签名证书 {settings.ssl_cert}（私钥 {settings.ssl_key}，0600），{args.days} 天有效，"
-          f"适用于：{'、'.join(dict.fromkeys(names))}")
-    print(f"SHA-256 指纹：{digest}\n浏览器第一次会提示证书不受信任：请学员核对这个指纹后再继续")
+    print(t("workshop.tools.accounts.cert_made", cert=settings.ssl_cert, private_key=settings.ssl_key, days=args.days,
+            names=t("workshop.tools.list_sep").join(dict.fromkeys(names))))
+    print(t("workshop.tools.accounts.cert_fingerprint", fingerprint=digest))
     return 0
 
 
@@ -64,24 +65,24 @@ def _allow_python(args) -> int:
     changed = access.grant_access(access.python_paths(), gid)
     left = access.blocked(access.python_paths(), gid)
     for path in changed:
-        print(f"已允许工作坊组（{accounts.GROUP}）使用 {path}")
+        print(t("workshop.tools.accounts.python_allowed", group=accounts.GROUP, path=path))
     if left:
-        print("仍然无法使用：\n" + access.describe(left))
+        print(t("workshop.tools.accounts.python_blocked", details=access.describe(left)))
         return 1
     if not changed:
-        print(f"课程的 Python 已可被工作坊组（{accounts.GROUP}）使用，无需改动")
+        print(t("workshop.tools.accounts.python_ok", group=accounts.GROUP))
     return 0
 
 
 def _seal(args) -> int:
     _need_root()
     for path in sealed.seal(REPO_ROOT):
-        print(f"已关闭 {path}：只有属主可读（学员账号读不到）")
+        print(t("workshop.tools.accounts.sealed", path=path))
     left = sealed.unsealed(REPO_ROOT, accounts.ensure_group())
     if left:
-        print("仍可被学员账号读取：" + "、".join(map(str, left)))
+        print(t("workshop.tools.accounts.still_open", paths=t("workshop.tools.list_sep").join(map(str, left))))
         return 1
-    print("参考答案、讲师指南、生成的网站与 git 历史：学员账号都读不到")
+    print(t("workshop.tools.accounts.all_sealed"))
     return 0
 
 
@@ -91,19 +92,19 @@ def _create(args) -> int:
 
     roster = _settings().roster
     if roster is None:
-        raise UsageError("没有名单：设置 WORKSHOP_ROSTER（预先创建的账号来自名单）")
+        raise UsageError(t("workshop.tools.accounts.no_roster"))
     groups = device_access.account_groups(device_access.check_mode(os.environ.get("WORKSHOP_DEVICE_ACCESS", "group")))
     for name in read_roster(roster):
         entry = accounts.ensure_account(name, groups=groups)
-        print(f"{name} → {entry.pw_name}（{entry.pw_dir}，0700）")
+        print(t("workshop.tools.accounts.created", name=name, account=entry.pw_name, home=entry.pw_dir))
     return 0
 
 
 def _list(args) -> int:
     found = accounts.workshop_accounts()
     for entry in found:
-        print(f"{entry.pw_name}  uid {entry.pw_uid}  {entry.pw_dir}")
-    print(f"共 {len(found)} 个工作坊账号")
+        print(t("workshop.tools.accounts.listed", account=entry.pw_name, uid=entry.pw_uid, home=entry.pw_dir))
+    print(t("workshop.tools.accounts.count", count=len(found)))
     return 0
 
 
@@ -113,16 +114,17 @@ def _remove(args) -> int:
     for entry in found:
         device_access.revoke_user(entry.pw_uid, args.dev_dir)
         accounts.remove_account(entry)
-        print(f"已删除 {entry.pw_name} 及其主目录 {entry.pw_dir}")
+        print(t("workshop.tools.accounts.removed", account=entry.pw_name, home=entry.pw_dir))
     try:
         gid = grp.getgrnam(accounts.GROUP).gr_gid
     except KeyError:
         gid = None
     if gid is not None:
         for path in access.revoke_access(access.python_paths(), gid):
-            print(f"已收回工作坊组在 {path} 上的权限")
+            print(t("workshop.tools.accounts.revoked", path=path))
         accounts.remove_group()
-    print(f"共删除 {len(found)} 个账号" + ("，以及工作坊组" if gid is not None else ""))
+    print(t("workshop.tools.accounts.removed_count", count=len(found))
+          + (t("workshop.tools.accounts.removed_group") if gid is not None else ""))
     return 0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -9,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from npulab.core.i18n import language, t
 from npulab.core.notebook_cells import iter_notebooks, read
 from npulab.core.paths import DATA_DIR, REPO_ROOT
 
@@ -20,6 +22,36 @@ MINUTES_PER_EXERCISE = 5      # assumption: one short exercise item in a lesson'
 MINUTES_PER_LAB_CHECK = 6     # assumption: one lab question (read, write a few lines, run the check)
 MINUTES_PER_QUIZ_QUESTION = 1
 DESIGN_RUN_MINUTES = 1.0      # DESIGN.md: every notebook runs in about one minute on a 2-core CPU (used when unmeasured)
+# the agenda rows of a pause: these Chinese words are the rows' ids (Plan.used_min reads them); text and --json show them
+# in the reader's language (shown_item)
+BREAK, LUNCH = "休息", "午休"
+
+
+def shown_item(item: str, session: Session | None) -> str:
+    """A row's item as the reader sees it: a pause in the reader's language, a block's title as it is."""
+    if session is None and item == BREAK:
+        return t("workshop.tools.agenda.break")
+    if session is None and item == LUNCH:
+        return t("workshop.tools.agenda.lunch")
+    return item
+
+
+@functools.cache
+def english_title(path: str) -> str | None:
+    """The title of a block in the English edition: the heading of ``en/<path>``, or the ``en:`` title of a chapter's
+    quiz (``notebooks/quizzes.ipynb#03``); None where the English edition has none."""
+    quiz_chapter = re.search(r"quizzes\.ipynb#(\d\d)$", path)
+    if quiz_chapter:
+        from npulab.course import quiz
+
+        english = quiz.with_english_words(quiz_chapter.group(1))
+        return english.title if english.language == "en" else None
+    twin = REPO_ROOT / "en" / path
+    if not twin.is_file():
+        return None
+    from npulab.course.book_toc import title
+
+    return title(twin)
 
 
 @dataclass(frozen=True)
@@ -54,10 +86,15 @@ class Session:
     def run_label(self) -> str:
         """How long the notebook's cells take, and on what."""
         if self.npu_run_s is not None:
-            return f"NPU 录制 {self.npu_run_s:.0f} s"
+            return t("workshop.tools.agenda.run_npu", seconds=self.npu_run_s)
         if self.run_s is not None:
-            return f"CPU 实测 {self.run_s:.0f} s（不含 NPU 单元）"
-        return "未实测" if self.kind != "quiz" else "—"
+            return t("workshop.tools.agenda.run_cpu", seconds=self.run_s)
+        return t("workshop.tools.agenda.run_none") if self.kind != "quiz" else "—"
+
+    @property
+    def heading(self) -> str:
+        """The title in the reader's language: for an English reader the English edition's title where it has one."""
+        return (english_title(self.path) or self.title) if language() == "en" else self.title
 
 
 def load_times(path: Path | str = TIMES_FILE) -> dict:
@@ -177,25 +214,29 @@ class Plan:
 
     @property
     def used_min(self) -> int:
-        return sum(r[2] for r in self.rows if r[1] != "午休")
+        return sum(r[2] for r in self.rows if r[1] != LUNCH)
 
     def text(self) -> str:
         """The timetable as text for a terminal, with what did not fit and where the numbers come from."""
         lines = []
         for clock, item, minutes, session in self.rows:
-            where = f"  （{session.path}；{session.run_label()}）" if session else ""
-            lines.append(f"{clock}  {minutes:>3} 分钟  {item}{where}")
+            where = t("workshop.tools.agenda.where", path=session.path, run=session.run_label()) if session else ""
+            lines.append(t("workshop.tools.agenda.row", clock=clock, minutes=minutes, item=shown_item(item, session),
+                           where=where))
         lessons = sum(r[2] for r in self.rows if r[3] is not None)
         pauses = self.used_min - lessons
-        lines.append(f"合计 {self.used_min} 分钟（课程 {lessons} + 休息 {pauses}），预算 {self.budget_min} 分钟，"
-                     f"剩余 {self.budget_min - self.used_min} 分钟")
+        if math.isinf(self.budget_min):
+            lines.append(t("workshop.tools.agenda.total_unlimited", used=self.used_min, lessons=lessons, pauses=pauses))
+        else:
+            lines.append(t("workshop.tools.agenda.total", used=self.used_min, lessons=lessons, pauses=pauses,
+                           budget=self.budget_min, left=self.budget_min - self.used_min))
         if self.skipped:
-            lines.append("排不下：")
-            lines += [f"  - {s.title}（{s.planned_min} 分钟）：{why}" for s, why in self.skipped]
+            lines.append(t("workshop.tools.agenda.skipped"))
+            lines += [t("workshop.tools.agenda.skipped_item", title=s.heading, minutes=s.planned_min, why=why)
+                      for s, why in self.skipped]
         if self.assumed:
-            lines.append("假定学员已学过（所选章节之外的先修）：" + "、".join(self.assumed))
-        lines.append("用时：每节的 course.minutes（实验索引和实验笔记本开头写的是同一个数）；小测按每题 1 分钟。"
-                     "运行时间：CPU 实测不含 NPU 单元（它们在 CPU 上跳过），NPU 录制来自 make record-npu。")
+            lines.append(t("workshop.tools.agenda.assumed", paths=t("workshop.tools.list_sep").join(self.assumed)))
+        lines.append(t("workshop.tools.agenda.basis"))
         return "\n".join(lines)
 
 
@@ -213,34 +254,34 @@ def plan(sessions: list[Session], budget_min: int, *, start: str = "09:00", brea
     that starts after that many minutes.
     """
     if not re.fullmatch(r"\d{1,2}:\d\d", start):
-        raise ValueError(f"开始时间应写成 时:分，例如 09:00；收到 {start!r}")
+        raise ValueError(t("workshop.tools.agenda.bad_start", start=repr(start)))
     hours, minutes = map(int, start.split(":"))
     clock, rows, skipped = hours * 60 + minutes, [], []
     since_break = used = 0
     lunched = lunch_after is None
-    titles = {s.path: s.title for s in sessions}
+    titles = {s.path: s.heading for s in sessions}
     left_out: set[str] = set()
     for s in sessions:
         missing = [r for r in s.requires if r in left_out]
         if missing:
-            skipped.append((s, f"先修「{titles[missing[0]]}」没有排进"))
+            skipped.append((s, t("workshop.tools.agenda.prerequisite_left_out", title=titles[missing[0]])))
             left_out.add(s.path)
             continue
         pause, pause_min = None, 0
         if not lunched and used >= lunch_after:
-            pause, pause_min = "午休", lunch_min
+            pause, pause_min = LUNCH, lunch_min
         elif since_break > 0 and since_break + s.planned_min > break_every:
-            pause, pause_min = "休息", break_min
-        counted = pause_min if pause == "休息" else 0
+            pause, pause_min = BREAK, break_min
+        counted = pause_min if pause == BREAK else 0
         if used + counted + s.planned_min > budget_min:
-            skipped.append((s, f"时间不够（需要 {s.planned_min + counted} 分钟，只剩 {budget_min - used} 分钟）"))
+            skipped.append((s, t("workshop.tools.agenda.no_time", needed=s.planned_min + counted, left=budget_min - used)))
             left_out.add(s.path)
             continue
         if pause:
             rows.append((_stamp(clock), pause, pause_min, None))
             clock, since_break, used = clock + pause_min, 0, used + counted
-            lunched = lunched or pause == "午休"
-        rows.append((_stamp(clock), s.title, s.planned_min, s))
+            lunched = lunched or pause == LUNCH
+        rows.append((_stamp(clock), s.heading, s.planned_min, s))
         clock, since_break, used = clock + s.planned_min, since_break + s.planned_min, used + s.planned_min
     inside = {s.path for s in sessions}
     assumed = sorted({r for s in sessions for r in s.requires if r not in inside})
@@ -266,8 +307,9 @@ def times_from_cache(cache_dir: Path | str) -> dict[str, float]:
     return out
 
 
-def machine_description() -> str:
-    """CPU model and core count of this machine (for the label of measured times)."""
+def machine_description(lang: str = "zh") -> str:
+    """CPU model and core count of this machine (for the label of measured times; Chinese unless ``lang`` says
+    otherwise: the label is data, written into ``notebook_times.yaml``)."""
     import platform
 
     model = platform.processor() or platform.machine()
@@ -278,4 +320,4 @@ def machine_description() -> str:
                 break
     except OSError:
         pass
-    return f"{model}，{os.cpu_count()} 核"
+    return t("workshop.tools.agenda.machine", lang, model=model, cores=os.cpu_count())

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import yaml
 
+from npulab.core.i18n import t
 from npulab.core.paths import REPO_ROOT
 from npulab.workshop.seat_sizes import (
     DEFAULT_CHIPS,
@@ -58,7 +59,9 @@ def base_image() -> str:
 
 
 def profile(size: SeatSize, plugin: str, chip: str) -> dict | None:
-    """One ``profileList`` entry (KubeSpawner's ``profile_list`` format); None for a slice on a chip without templates."""
+    """One ``profileList`` entry (KubeSpawner's ``profile_list`` format); None for a slice on a chip without templates.
+    Chinese whatever npulab's language: participants read it on the hub's spawn page, and the values files are
+    generated once for everyone (tests/workshop/test_k8s_values.py checks them)."""
     if size.slice and slice_template(plugin, chip) is None:
         return None
     limits = resource_limits(size, plugin, chip)
@@ -147,10 +150,10 @@ def run(args) -> int:
     roster = None
     if args.roster:
         if not Path(args.roster).is_file():
-            raise UsageError(f"找不到名单文件 {args.roster}")
+            raise UsageError(t("workshop.tools.k8s.no_roster", path=args.roster))
         roster = read_roster(args.roster)
         if len(set(roster)) != len(roster):
-            raise UsageError(str(RosterError("名单中有重复的用户（按 JupyterHub 的规则转为小写后）")))
+            raise UsageError(str(RosterError(t("workshop.tools.seats.duplicates"))))
     try:
         text = render(args.plugin, args.chip, roster=roster)
     except ValueError as err:
@@ -161,7 +164,8 @@ def run(args) -> int:
     out = Path(args.output or values_path(args.plugin))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
-    print(f"已写出 {out}（设备插件 {args.plugin}，芯片 {args.chip or DEFAULT_CHIPS[args.plugin]}，chart {CHART} {CHART_VERSION}）")
+    print(t("workshop.tools.k8s.written", output=out, plugin=args.plugin, chip=args.chip or DEFAULT_CHIPS[args.plugin],
+            chart=CHART, version=CHART_VERSION))
     return 0
 
 

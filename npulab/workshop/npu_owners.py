@@ -13,6 +13,7 @@ from pathlib import Path
 
 from npulab.ascend_tools.smi.info import SmiInfo
 from npulab.core.display import Table
+from npulab.core.i18n import t
 
 ACCOUNT_PREFIX = "jupyter-"
 
@@ -38,15 +39,16 @@ def owners_table(info: SmiInfo, seats: Mapping[str, int],
         user = account[len(ACCOUNT_PREFIX):] if account and account.startswith(ACCOUNT_PREFIX) else None
         seat = seats.get(user) if user else None
         if user is None:
-            verdict = "不是学员账号（讲师、系统或 hub 自己的进程）" if account else "进程已退出"
+            verdict = t("workshop.tools.owners.not_participant") if account else t("workshop.tools.owners.gone")
         elif seat is None:
-            verdict = "这位学员没有座位"
+            verdict = t("workshop.tools.owners.no_seat")
             wrong.append(user)
         elif seat != p.npu_id:
-            verdict = f"错卡：座位在 NPU {seat}"
+            verdict = t("workshop.tools.owners.wrong_card", seat=seat)
             wrong.append(user)
         else:
-            verdict = "在自己的卡上"
+            verdict = t("workshop.tools.owners.own_card")
         rows.append((p.npu_id, p.pid, p.name or "?", account or "—", user or "—", "—" if seat is None else seat, verdict))
-    title = "NPU 上的进程与学员（npu-smi 进程表 → 进程属主 → jupyter-<名字>）"
-    return Table(("NPU", "PID", "进程", "账号", "学员", "座位的 NPU", "判断"), rows, title), wrong
+    head = ("NPU", "PID", t("workshop.tools.owners.head_process"), t("workshop.tools.owners.head_account"),
+            t("workshop.tools.owners.head_user"), t("workshop.tools.owners.head_seat"), t("workshop.tools.owners.head_verdict"))
+    return Table(head, rows, t("workshop.tools.owners.title")), wrong

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from npulab.core.display import Table
+from npulab.core.i18n import t
 from npulab.workshop.mode import PORTS_PER_SEAT, seat_port
 from npulab.workshop.seats import RosterError, SeatError, SeatPool, read_roster
 from npulab.workshop.settings import WorkshopSettings
@@ -20,25 +21,28 @@ from npulab.workshop.settings import WorkshopSettings
 def seat_table(pool: SeatPool) -> Table:
     """The seat map as a course table: participant, NPU, private ports, on the roster or not."""
     roster = set(pool.roster)
+    on_roster, off_roster = t("workshop.tools.seats.yes"), t("workshop.tools.seats.not_on_roster")
     rows = [(e.user, e.device, f"{seat_port(e.index)}–{seat_port(e.index) + PORTS_PER_SEAT - 1}",
-             ("是" if e.user in roster else "否（不在名单中：测试登录或已从名单删除？）") if pool.roster else "—")
+             (on_roster if e.user in roster else off_roster) if pool.roster else "—")
             for e in pool.entries()]
-    rows += [(u, "—", "—", "是（超出容量，未分到座位）") for u in pool.overflow if u not in pool.seats()]
-    load = "，".join(f"NPU {d}: {n}/{pool.per_device}" for d, n in pool.load().items())
-    return Table(("学员", "NPU", "端口", "在名单中"), rows, f"座位表（{len(pool.entries())}/{pool.capacity} 个座位已分配；{load}）")
+    rows += [(u, "—", "—", t("workshop.tools.seats.overflow")) for u in pool.overflow if u not in pool.seats()]
+    load = t("workshop.tools.seats.load_sep").join(t("workshop.tools.seats.load", device=d, taken=n, per_device=pool.per_device)
+                                                   for d, n in pool.load().items())
+    head = (t("workshop.tools.seats.head_user"), "NPU", t("workshop.tools.seats.head_ports"), t("workshop.tools.seats.head_roster"))
+    return Table(head, rows, t("workshop.tools.seats.title", taken=len(pool.entries()), capacity=pool.capacity, load=load))
 
 
 def open_pool(settings: WorkshopSettings) -> SeatPool:
-    """The hub's seat pool from the settings (UsageError in Chinese when they cannot be used)."""
+    """The hub's seat pool from the settings (UsageError, in npulab's language, when they cannot be used)."""
     from npulab.core.cli import UsageError
 
     roster = []
     if settings.roster is not None:
         if not settings.roster.is_file():
-            raise UsageError(f"找不到名单文件 {settings.roster}（WORKSHOP_ROSTER）")
+            raise UsageError(t("workshop.tools.seats.no_roster_file", path=settings.roster))
         roster = read_roster(settings.roster)
     if not settings.seats_file.is_file():
-        raise UsageError(f"找不到座位文件 {settings.seats_file}：hub 还没有启动过，或 WORKSHOP_STATE_DIR 指向了别处")
+        raise UsageError(t("workshop.tools.seats.no_seats_file", path=settings.seats_file))
     try:
         return SeatPool(settings.npus, settings.per_npu, roster=roster, state_file=settings.seats_file)
     except RosterError as err:
@@ -50,9 +54,9 @@ def settings_mismatch(pool: SeatPool) -> list[str]:
     from collections import Counter
 
     per_card = Counter(e.device for e in pool.entries())
-    problems = [f"NPU {d} 上有 {n} 个座位，但它不在 WORKSHOP_NPUS（{','.join(map(str, pool.devices))}）里"
+    problems = [t("workshop.tools.seats.off_pool", device=d, count=n, devices=",".join(map(str, pool.devices)))
                 for d, n in sorted(per_card.items()) if d not in pool.devices]
-    problems += [f"NPU {d} 上坐了 {n} 人，多于 WORKSHOP_PER_NPU={pool.per_device}"
+    problems += [t("workshop.tools.seats.over_share", device=d, count=n, per_device=pool.per_device)
                  for d, n in sorted(per_card.items()) if d in pool.devices and n > pool.per_device]
     return problems
 
@@ -64,18 +68,17 @@ def _who(args, pool: SeatPool) -> int:
     from npulab.workshop.preflight import read_smi
 
     if args.smi_file and not Path(args.smi_file).is_file():
-        raise UsageError(f"找不到 npu-smi 输出文件 {args.smi_file}")
+        raise UsageError(t("workshop.tools.seats.no_smi_file", path=args.smi_file))
     info, source = read_smi(args.smi_file)
     if info is None:
-        print(f"读不到 npu-smi 的进程表：{source}")
+        print(t("workshop.tools.seats.no_smi", source=source))
         return 1
     table, wrong = owners_table(info, pool.seats())
     print(table.text())
     if wrong:
-        print(f"不在自己卡上的学员：{'、'.join(wrong)}。先让他重启内核（通常是代码里写死了设备号或改了 "
-              f"ASCEND_RT_VISIBLE_DEVICES）；仍不行就 kill 那个 PID，或用 seats move 换座位。")
+        print(t("workshop.tools.seats.wrong_cards", names=t("workshop.tools.list_sep").join(wrong)))
         return 1
-    print("每个学员进程都在自己的卡上。" if table.rows else f"NPU 上没有进程（{source}）。")
+    print(t("workshop.tools.seats.all_own_cards") if table.rows else t("workshop.tools.seats.no_processes", source=source))
     return 0
 
 
@@ -95,11 +98,11 @@ def run(args) -> int:
     pool = open_pool(settings)
     mismatch = settings_mismatch(pool)
     if mismatch:
-        raise UsageError("座位表与当前的 WORKSHOP_* 设置不一致（export 与 hub 启动时相同的变量后再运行）：" + "；".join(mismatch))
+        raise UsageError(t("workshop.tools.seats.mismatch", problems=t("workshop.tools.seats.mismatch_sep").join(mismatch)))
     unset = [k for k in ("WORKSHOP_NPUS", "WORKSHOP_PER_NPU") if not env.get(k)]
     if unset:
-        print(f"注意：没有设置 {'、'.join(unset)}，容量按默认值计算（{len(pool.devices)} 张 NPU × 每张 {pool.per_device} 人）；"
-              "hub 启动时用了别的值，下面的容量就不准", file=sys.stderr)
+        print(t("workshop.tools.seats.defaults", names=t("workshop.tools.list_sep").join(unset), npus=len(pool.devices),
+                per_device=pool.per_device), file=sys.stderr)
     if args.seats_command == "list":
         if args.json:
             print(json.dumps([e.__dict__ | {"port": seat_port(e.index)} for e in pool.entries()], ensure_ascii=False, indent=1))
@@ -112,25 +115,25 @@ def run(args) -> int:
         try:
             e = pool.release(args.name)
         except KeyError:
-            raise UsageError(f"{args.name} 没有座位（seats list 列出已分配的座位）") from None
-        print(f"已释放 {e.user} 在 NPU {e.device} 上的座位。若其服务器仍在运行，请在 hub 管理页停止它。")
+            raise UsageError(t("workshop.tools.seats.no_seat", name=args.name)) from None
+        print(t("workshop.tools.seats.freed", user=e.user, device=e.device))
         return 0
     if args.seats_command == "move":
         try:
             e = pool.move(args.name, args.npu)
         except KeyError:
-            raise UsageError(f"{args.name} 没有座位（seats list 列出已分配的座位）") from None
+            raise UsageError(t("workshop.tools.seats.no_seat", name=args.name)) from None
         except ValueError as err:
             raise UsageError(str(err)) from None
         except SeatError as err:
-            print(f"未移动：{err}")
+            print(t("workshop.tools.seats.not_moved", reason=err))
             return 1
-        print(f"已把 {e.user} 移到 NPU {e.device}。请在 hub 管理页停止并重新启动其服务器，新的卡才会生效。")
+        print(t("workshop.tools.seats.moved", user=e.user, device=e.device))
         return 0
     if not args.yes:
-        raise UsageError("seats reset 会释放所有座位并按名单重新分配：确认无误后加 --yes")
+        raise UsageError(t("workshop.tools.seats.reset_confirm"))
     freed = pool.reset()
-    print(f"已释放 {freed} 个座位，按名单重新分配了 {len(pool.entries())} 个。正在运行的服务器要重新启动才会用到新座位。")
+    print(t("workshop.tools.seats.reset_done", freed=freed, seated=len(pool.entries())))
     return 0
 
 

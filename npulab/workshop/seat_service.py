@@ -23,19 +23,31 @@ from urllib.parse import urlparse
 
 from tornado import web
 
+from npulab.core.i18n import t
 from npulab.workshop.seats import SeatPool
 
 SERVICE_NAME = "seats"
 
+# the page is the instructor's (admins only), in npulab's language: the hub process's NPULAB_LANG or locale
 PAGE = """<!doctype html>
-<html lang="zh-CN"><head><meta charset="utf-8"><title>座位表 · 工作坊</title>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>
 <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #999;padding:.3em .6em}}
 caption{{font-weight:bold;margin-bottom:.5em}}</style></head>
-<body><h1>工作坊座位表</h1>{table}
-<p>每行一位学员：分到的 NPU（<code>npu-smi info</code> 的 NPU 编号）和私有端口。释放、移动座位：在服务器上运行
-<code>python -m npulab workshop seats free 名字</code> 或 <code>seats move 名字 NPU</code>，然后在
-<a href="{hub}admin">管理页</a>停止并重新启动该学员的服务器。</p>
+<body><h1>{heading}</h1>{table}
+<p>{help}</p>
 <p>{stale}</p></body></html>"""
+
+
+def page(pool: SeatPool, hub_prefix: str) -> str:
+    """The seat page: the seat table, how to free or move a seat, who holds a seat without being on the roster."""
+    from npulab.workshop.seat_commands import seat_table
+
+    stale = pool.stale()
+    names = html.escape(t("workshop.tools.list_sep").join(stale))
+    return PAGE.format(lang=t("workshop.tools.seat_page.lang"), title=t("workshop.tools.seat_page.title"),
+                       heading=t("workshop.tools.seat_page.heading"), table=seat_table(pool)._repr_html_(),
+                       help=t("workshop.tools.seat_page.help", hub=html.escape(hub_prefix)),
+                       stale=t("workshop.tools.seat_page.stale", names=names) if stale else "")
 
 
 @functools.cache
@@ -44,7 +56,7 @@ def handlers() -> tuple[type, type]:
     from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 
     class SeatsHandler(HubOAuthenticated, web.RequestHandler):
-        """GET: the seat table in Chinese, for a hub user allowed to access this service."""
+        """GET: the seat page, for a hub user allowed to access this service."""
 
         def initialize(self, pool: Callable[[], SeatPool], hub_prefix: str = "/hub/", hub_auth=None) -> None:
             self.pool = pool
@@ -54,13 +66,8 @@ def handlers() -> tuple[type, type]:
 
         @web.authenticated
         def get(self) -> None:
-            from npulab.workshop.seat_commands import seat_table
-
-            pool = self.pool()
-            stale = pool.stale()
-            note = f"不在名单中但占着座位：{html.escape('、'.join(stale))}（测试登录？用 seats free 释放）" if stale else ""
             self.set_header("Content-Type", "text/html; charset=utf-8")
-            self.write(PAGE.format(table=seat_table(pool)._repr_html_(), hub=html.escape(self.hub_prefix), stale=note))
+            self.write(page(self.pool(), self.hub_prefix))
 
     return SeatsHandler, HubOAuthCallbackHandler
 
@@ -83,7 +90,7 @@ class _Starting(web.RequestHandler):
 
     def get(self) -> None:
         self.write('<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="3">'
-                   "<p>座位表服务正在启动，几秒后自动刷新。</p>")
+                   f"<p>{t('workshop.tools.seat_page.starting')}</p>")
 
 
 def main() -> None:

@@ -19,6 +19,7 @@ from functools import cache
 
 import yaml
 
+from npulab.core.i18n import language, t
 from npulab.core.paths import DATA_DIR
 from npulab.workshop.cann_env import VISIBLE_ENV
 from npulab.workshop.mode import seat_variables
@@ -37,13 +38,26 @@ MEM_LIMIT_GB, CPU_LIMIT = 16, 4  # a seat's ceiling, as WORKSHOP_MEM_LIMIT / WOR
 
 @dataclass(frozen=True)
 class SeatSize:
-    """One seat size: how many NPUs (a slice counts as one device the seat sees) and what it is for."""
+    """One seat size: how many NPUs (a slice counts as one device the seat sees) and what it is for.
+
+    ``title`` and ``purpose`` are Chinese: the hub's profile page shows them to participants (``k8s.profile``);
+    ``title_en``/``purpose_en`` are their English twins, for the instructor's tools (``label``, ``use``)."""
 
     key: str
     title: str
     npus: int
     slice: bool = False  # a part of one NPU: vNPU on Kubernetes, a time-shared card on one server
     purpose: str = ""
+    title_en: str = ""
+    purpose_en: str = ""
+
+    def label(self, lang: str | None = None) -> str:
+        """The title in npulab's language (``lang``, default :func:`npulab.core.i18n.language`)."""
+        return self.title_en if (lang or language()) == "en" and self.title_en else self.title
+
+    def use(self, lang: str | None = None) -> str:
+        """What the size is for, in npulab's language."""
+        return self.purpose_en if (lang or language()) == "en" and self.purpose_en else self.purpose
 
     @property
     def devices(self) -> tuple[int, ...]:
@@ -52,10 +66,17 @@ class SeatSize:
 
 
 SEAT_SIZES = (
-    SeatSize("cpu", "CPU 座位（不用 NPU）", 0, purpose="只做 CPU 就能跑的课：每节课都有 CPU 路径"),
-    SeatSize("vnpu", "vNPU 座位（一张 NPU 的一份）", 1, slice=True, purpose="入门与单卡的课：Hello NPU、算子、PyTorch 迁移"),
-    SeatSize("npu", "整卡座位（一张 NPU）", 1, purpose="性能、profiling、大模型推理这些要整卡的课"),
-    SeatSize("node8", "八卡座位（同一节点的 8 张 NPU）", 8, purpose="第 06 章多卡 HCCL 的课：8 个进程在一台机器的 8 张卡上"),
+    SeatSize("cpu", "CPU 座位（不用 NPU）", 0, purpose="只做 CPU 就能跑的课：每节课都有 CPU 路径",
+             title_en="CPU seat (no NPU)", purpose_en="only the lessons that run on CPU: every lesson has a CPU path"),
+    SeatSize("vnpu", "vNPU 座位（一张 NPU 的一份）", 1, slice=True, purpose="入门与单卡的课：Hello NPU、算子、PyTorch 迁移",
+             title_en="vNPU seat (a share of one NPU)",
+             purpose_en="the introductory and single-card lessons: Hello NPU, operators, PyTorch migration"),
+    SeatSize("npu", "整卡座位（一张 NPU）", 1, purpose="性能、profiling、大模型推理这些要整卡的课",
+             title_en="whole-card seat (one NPU)",
+             purpose_en="the lessons that need a whole card: performance, profiling, LLM inference"),
+    SeatSize("node8", "八卡座位（同一节点的 8 张 NPU）", 8, purpose="第 06 章多卡 HCCL 的课：8 个进程在一台机器的 8 张卡上",
+             title_en="eight-card seat (8 NPUs of one node)",
+             purpose_en="the multi-card HCCL lessons of chapter 06: 8 processes on the 8 cards of one machine"),
 )
 SIZES = {s.key: s for s in SEAT_SIZES}
 
@@ -90,13 +111,14 @@ def templates_data() -> dict:
 
 
 def chip_entry(plugin: str, chip: str) -> dict:
-    """The data of ``chip`` under ``plugin`` (ValueError, Chinese, naming what is known)."""
+    """The data of ``chip`` under ``plugin`` (ValueError, in npulab's language, naming what is known)."""
     plugins = templates_data()["plugins"]
+    sep = t("workshop.tools.list_sep")
     if plugin not in plugins:
-        raise ValueError(f"设备插件只能是 {'、'.join(PLUGINS)}，收到 {plugin!r}")
+        raise ValueError(t("workshop.tools.sizes.bad_plugin", plugins=sep.join(PLUGINS), given=repr(plugin)))
     chips = plugins[plugin]["chips"]
     if chip not in chips:
-        raise ValueError(f"{plugin} 的数据里没有芯片 {chip!r}（有：{'、'.join(chips)}）")
+        raise ValueError(t("workshop.tools.sizes.unknown_chip", plugin=plugin, chip=repr(chip), known=sep.join(chips)))
     return chips[chip]
 
 
@@ -122,7 +144,7 @@ def resource_limits(size: SeatSize, plugin: str, chip: str) -> dict[str, str]:
         return {entry["whole"]: str(size.npus)}
     template = slice_template(plugin, chip)
     if template is None:
-        raise ValueError(f"{plugin} 没有为 {chip} 提供 vNPU 模板：vNPU 座位在这种芯片上只能是整卡（见 {TEMPLATES_FILE.name}）")
+        raise ValueError(t("workshop.tools.sizes.no_templates", plugin=plugin, chip=chip, file=TEMPLATES_FILE.name))
     spec = entry["templates"][template]
     if plugin == "hami":
         return {entry["whole"]: "1", entry["memory_resource"]: str(spec["memory_mb"])}

@@ -16,15 +16,19 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from npulab.core.i18n import t
+
 STATE_VERSION = 2
 
 
 class RosterError(ValueError):
-    """A roster that cannot be seated on the devices given (the message says why, in Chinese)."""
+    """A roster that cannot be seated on the devices given (the message says why, in npulab's language)."""
 
 
 class SeatError(RuntimeError):
-    """A participant who cannot be given a seat (the pool is full); the message is shown to them, in Chinese."""
+    """A participant who cannot be given a seat (the pool is full). The refusal of ``SeatPool.entry`` is shown to the
+    participant on the hub's Chinese pages, so it stays Chinese; ``SeatPool.move``'s is the instructor's, in npulab's
+    language."""
 
 
 def normalize_username(name: str, username_map: Mapping[str, str] | None = None) -> str:
@@ -52,11 +56,11 @@ def read_roster(path: Path | str, username_map: Mapping[str, str] | None = None)
 
 def _check_pool(devices: list[int], per_device: int) -> None:
     if per_device < 1:
-        raise RosterError(f"每张 NPU 的学员数须 ≥ 1，收到 {per_device}")
+        raise RosterError(t("workshop.tools.seats.per_device", per_device=per_device))
     if not devices:
-        raise RosterError("设备池为空：至少给出一张 NPU 的编号")
+        raise RosterError(t("workshop.tools.seats.no_devices"))
     if len(set(devices)) != len(devices) or any(d < 0 for d in devices):
-        raise RosterError(f"设备编号须为不重复的非负整数，收到 {devices}")
+        raise RosterError(t("workshop.tools.seats.bad_devices", devices=devices))
 
 
 def _least_loaded(load: Mapping[int, int], devices: list[int], per_device: int) -> int | None:
@@ -73,11 +77,11 @@ def assign_devices(users: list[str], devices: list[int], per_device: int = 1) ->
     _check_pool(devices, per_device)
     duplicates = sorted({u for u in users if users.count(u) > 1})
     if duplicates:
-        raise RosterError(f"名单中有重复的用户（按 JupyterHub 的规则转为小写后）：{', '.join(duplicates)}")
+        raise RosterError(t("workshop.tools.seats.duplicates_named", names=", ".join(duplicates)))
     capacity = len(devices) * per_device
     if len(users) > capacity:
-        raise RosterError(f"{len(users)} 位学员超出容量：{len(devices)} 张 NPU × 每张 {per_device} 人 = {capacity}；"
-                          f"用 --per-npu {-(-len(users) // len(devices))} 让每张卡多坐几人")
+        raise RosterError(t("workshop.tools.seats.over_capacity", users=len(users), npus=len(devices),
+                            per_device=per_device, capacity=capacity, needed=-(-len(users) // len(devices))))
     return {user: devices[i % len(devices)] for i, user in enumerate(users)}
 
 
@@ -113,7 +117,7 @@ class SeatPool:
         self.roster = [normalize_username(u, self.username_map) for u in roster]
         duplicates = sorted({u for u in self.roster if self.roster.count(u) > 1})
         if duplicates:
-            raise RosterError(f"名单中有重复的用户（按 JupyterHub 的规则转为小写后）：{', '.join(duplicates)}")
+            raise RosterError(t("workshop.tools.seats.duplicates_named", names=", ".join(duplicates)))
         self.state_file = Path(state_file) if state_file else None
         self._memory: dict[str, dict] = {u: dict(s) for u, s in (seated or {}).items()}  # without a state file
         self._lock = threading.Lock()
@@ -223,13 +227,13 @@ class SeatPool:
         user = normalize_username(user, self.username_map)
         device = int(device)
         if device not in self.devices:
-            raise ValueError(f"NPU {device} 不在设备池 {self.devices} 里")
+            raise ValueError(t("workshop.tools.seats.not_in_pool", device=device, devices=self.devices))
         with self._state() as seats:
             if user not in seats:
                 raise KeyError(user)
             taken = sum(1 for u, s in seats.items() if s["device"] == device and u != user)
             if taken >= self.per_device:
-                raise SeatError(f"NPU {device} 已坐满（每张 {self.per_device} 人）：先用 seats free 或 seats move 腾出座位")
+                raise SeatError(t("workshop.tools.seats.card_full", device=device, per_device=self.per_device))
             seats[user]["device"] = device
             seat = seats[user]
         return SeatEntry(user, seat["device"], seat["index"])
