@@ -166,6 +166,10 @@ def test_times_public_toc_and_check_public_in_english(en, tmp_path, capsys):
     assert code == 0 and no_cjk(out).strip() == f"Wrote {tmp_path / 'toc.yml'} (without notebooks/solutions/)"
     code, _, err = _run(capsys, ["workshop", "check-public", str(tmp_path)])
     assert code == 2 and "is not a built website (no index.html)" in no_cjk(err)
+    (tmp_path / "index.html").write_text("<html></html>", encoding="utf-8")
+    (tmp_path / "page.html").write_text('<a href="notebooks/solutions/lab_solution.html">x</a>', encoding="utf-8")
+    code, out, err = _run(capsys, ["workshop", "check-public", str(tmp_path)])
+    assert code == 1 and "page.html (links to a solution)" in no_cjk(out + err)
 
 
 def test_chinese_unchanged(tmp_path, monkeypatch, capsys):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from npulab.core.i18n import t
+
 SOLUTIONS_PREFIX = "notebooks/solutions/"
 
 
@@ -46,5 +48,5 @@ def solution_leaks(site: Path | str) -> list[str]:
         if "solutions/" in rel or "_solution" in path.name:
             found.append(rel)
         elif path.suffix == ".html" and link.search(path.read_text(encoding="utf-8", errors="replace")):
-            found.append(f"{rel}（链接到参考答案）")
+            found.append(t("workshop.tools.check_public.links_to_solution", page=rel))
     return found
