@@ -8,6 +8,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from npulab.core.i18n import t
+
 VISIBLE_ENV = "ASCEND_RT_VISIBLE_DEVICES"
 # Variables CANN's set_env.sh exports (CANN environment-variable reference; npulab.env.cann_install writes the same list into
 # its synthetic installs). Used when the hub itself was started with CANN loaded and no set_env.sh is named.
@@ -36,7 +38,8 @@ def _env_dump(script: str, base: Mapping[str, str], timeout: float) -> dict[str,
     done = subprocess.run(["bash", "--noprofile", "--norc", "-c", script + "\nenv -0"], capture_output=True,
                           env=dict(base), timeout=timeout, check=False)
     if done.returncode != 0:
-        raise RuntimeError(done.stderr.decode(errors="replace").strip() or f"bash 退出码 {done.returncode}")
+        raise RuntimeError(done.stderr.decode(errors="replace").strip()
+                           or t("workshop.checks.cann_env.bash_exit", code=done.returncode))
     pairs = (item.split("=", 1) for item in done.stdout.decode(errors="replace").split("\0") if "=" in item)
     return dict(pairs)
 
@@ -52,7 +55,7 @@ def read_set_env(set_env: Path | str | Sequence[Path | str], base: Mapping[str, 
     scripts = [Path(set_env)] if isinstance(set_env, (str, Path)) else [Path(p) for p in set_env]
     for path in scripts:
         if not path.is_file():
-            raise FileNotFoundError(f"找不到 CANN 的环境脚本：{path}")
+            raise FileNotFoundError(t("workshop.checks.cann_env.script_missing", path=path))
     base = dict(clean_base() if base is None else base)
     before = _env_dump(":", base, timeout)
     sources = "\n".join(f"source {shlex.quote(str(p))} >/dev/null 2>&1 || exit 3" for p in scripts)
@@ -93,19 +96,19 @@ def find_nnal_set_env(cann_set_env: Path | str, environ: Mapping[str, str] | Non
 
 def load_cann(environ: Mapping[str, str] | None = None, venv_bin: Path | str | None = None,
               home: Path | str | None = None) -> tuple[list[Path], dict[str, str], str]:
-    """(scripts read, variables they set, a Chinese log line) for the hub; no script: ([], {}, a warning)."""
+    """(scripts read, variables they set, a log line in the reader's language) for the hub; no script: ([], {}, a
+    warning)."""
     env = os.environ if environ is None else environ
     cann = find_set_env(env, home)
     if cann is None:
-        return [], {}, ("警告：找不到 CANN 的 set_env.sh（查过 WORKSHOP_CANN_SET_ENV、已加载的 ASCEND_HOME_PATH、"
-                        "/usr/local/Ascend 与 ~/Ascend）：学员的内核里没有任何 CANN 变量，NPU 单元都会失败。"
-                        "用 WORKSHOP_CANN_SET_ENV=…/set_env.sh 指明它")
+        return [], {}, t("workshop.checks.cann_env.not_found")
     scripts = [cann, *find_nnal_set_env(cann, env)]
     variables = read_set_env(scripts, base=clean_base(venv_bin))
+    named = t("workshop.checks.list_sep").join(map(str, scripts))
     if not variables:
-        return scripts, {}, f"警告：{'、'.join(map(str, scripts))} 没有设置任何变量：学员的内核里没有 CANN 变量"
-    return scripts, variables, (f"CANN 环境：在干净的环境（env -i）里读取了 {'、'.join(map(str, scripts))}，"
-                                f"把 {len(variables)} 个变量传给每个座位（{', '.join(sorted(variables))}）")
+        return scripts, {}, t("workshop.checks.cann_env.empty", scripts=named)
+    return scripts, variables, t("workshop.checks.cann_env.loaded", scripts=named, count=len(variables),
+                                 names=", ".join(sorted(variables)))
 
 
 def inherited_cann_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -19,6 +19,7 @@ from pathlib import Path
 import yaml
 
 from npulab.core.display import Table
+from npulab.core.i18n import t
 from npulab.workshop.seat_sizes import (
     DEFAULT_CHIPS,
     SEAT_SIZES,
@@ -32,6 +33,15 @@ from npulab.workshop.seat_sizes import (
 
 HAMI_CONFIGMAP = ("kube-system", "hami-scheduler-device")
 HAMI_REGISTER = "hami.io/node-register-"
+_SIZE_TITLES = {"cpu": lambda: t("workshop.checks.k8s.size.cpu"), "vnpu": lambda: t("workshop.checks.k8s.size.vnpu"),
+                "npu": lambda: t("workshop.checks.k8s.size.npu"), "node8": lambda: t("workshop.checks.k8s.size.node8")}
+
+
+def size_title(size: SeatSize) -> str:
+    """A seat size's title in the reader's language (the Chinese is ``SeatSize.title`` itself)."""
+    return _SIZE_TITLES[size.key]()
+
+
 _UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "m": 1e-3}
 
 
@@ -39,7 +49,7 @@ def quantity(text) -> float:
     """A Kubernetes quantity as a number ("63500m" → 63.5, "16Gi" → 17179869184, "8" → 8)."""
     match = re.fullmatch(r"([0-9.]+)([A-Za-z]*)", str(text).strip())
     if not match or (match.group(2) and match.group(2) not in _UNITS):
-        raise ValueError(f"无法解析的数量 {text!r}")
+        raise ValueError(t("workshop.checks.k8s.quantity", text=repr(text)))
     return float(match.group(1)) * _UNITS.get(match.group(2), 1)
 
 
@@ -72,17 +82,21 @@ class ClusterReport:
         return self.capacity >= self.participants
 
     def table(self) -> Table:
-        rows = [(n.name, n.offer, *(n.seats[s.key] for s in SEAT_SIZES), "；".join(n.notes) or "—") for n in self.nodes]
-        rows.append(("合计", "—", *(sum(n.seats[s.key] for n in self.nodes) for s in SEAT_SIZES), "—"))
-        return Table(("节点", "提供的资源", *(f"{s.key} 座位" for s in SEAT_SIZES), "说明"), rows,
-                     f"集群课前检查（数据：{self.source}）：每个节点能放下的各种座位数（每列单独计算，不能相加）")
+        sep = t("workshop.checks.clause_sep")
+        rows = [(n.name, n.offer, *(n.seats[s.key] for s in SEAT_SIZES), sep.join(n.notes) or "—") for n in self.nodes]
+        rows.append((t("workshop.checks.k8s.total"), "—", *(sum(n.seats[s.key] for n in self.nodes) for s in SEAT_SIZES),
+                     "—"))
+        return Table((t("workshop.checks.k8s.col.node"), t("workshop.checks.k8s.col.offer"),
+                      *(t("workshop.checks.k8s.col.seats", size=s.key) for s in SEAT_SIZES),
+                      t("workshop.checks.k8s.col.notes")), rows, t("workshop.checks.k8s.title", source=self.source))
 
     def render(self) -> str:
         lines = [self.table().text(), ""]
         lines += [f"! {w}" for w in self.warnings]
-        verdict = "够用" if self.fits else f"不够：还差 {self.participants - self.capacity} 个"
-        lines.append(f"名单 {self.participants} 人，座位规格 {self.size.key}（{self.size.title}）：集群可容纳 "
-                     f"{self.capacity} 人；{verdict}。")
+        verdict = (t("workshop.checks.k8s.fits") if self.fits
+                   else t("workshop.checks.k8s.short", missing=self.participants - self.capacity))
+        lines.append(t("workshop.checks.k8s.verdict", participants=self.participants, size=self.size.key,
+                       title=size_title(self.size), capacity=self.capacity, verdict=verdict))
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -135,18 +149,19 @@ def node_seats(node: dict, plugin: str, chip: str, hami_config: dict | None = No
         seats["npu"], seats["node8"] = cards, cards // 8
         template = slice_template(plugin, chip)
         vnpus = _device_seats(alloc, resource_limits(SIZES["vnpu"], plugin, chip)) if template else 0
-        offer = f"{whole}: {cards}" + (f"，vNPU {template}: {vnpus}" if template else "")
+        offer = f"{whole}: {cards}" + (t("workshop.checks.k8s.offer_vnpu", template=template, count=vnpus) if template else "")
+        fallback = t("workshop.checks.k8s.fallback")
         if not template:
-            notes.append(f"{chip} 没有 vNPU 模板（MindCluster 的模板表只列 910 与 310P）：vNPU 座位按整卡算（这些学员选「整卡座位」）")
+            notes.append(t("workshop.checks.k8s.no_template", chip=chip, fallback=fallback))
         elif vnpus == 0:
-            notes.append(f"没有切好的 {template}（先用 npu-smi 切分并重启插件）：vNPU 座位按整卡算（这些学员选「整卡座位」）")
+            notes.append(t("workshop.checks.k8s.not_cut", template=template, fallback=fallback))
         if vnpus and cards:
-            notes.append(f"vNPU 座位 = {vnpus} 个 {template} + {cards} 张没切的整卡（多出的学员选「整卡座位」）")
+            notes.append(t("workshop.checks.k8s.mixed", count=vnpus, template=template, cards=cards))
         seats["vnpu"] = vnpus + cards  # cut vNPUs and whole cards are separate resources under MindCluster
     for key in ("vnpu", "npu", "node8"):
         seats[key] = min(seats[key], _host_seats(node, SIZES[key]))
     if cards_whole == 0:
-        notes.append(f"没有可分配的 {whole}（设备插件没有运行，或资源名不同：kubectl describe node {name}）")
+        notes.append(t("workshop.checks.k8s.no_cards", whole=whole, name=name))
     return NodeSeats(name, offer, {s.key: seats[s.key] for s in SEAT_SIZES}, notes)
 
 
@@ -158,18 +173,20 @@ def _hami(node: dict, chip: str, allocatable: int, hami_config: dict | None, not
     chips = json.loads(raw) if raw else []
     healthy = [c for c in chips if c.get("health", True)]
     if len(healthy) < len(chips):
-        notes.append(f"{len(chips) - len(healthy)} 个芯片不健康（HAMi 的登记里 health=false）")
+        notes.append(t("workshop.checks.k8s.unhealthy", count=len(chips) - len(healthy)))
     per_chip = chips[0].get("count", 1) if chips else 1
     expected = len(healthy) * per_chip
     if chips and allocatable < expected:
-        notes.append(f"可分配的 {entry['whole']} 只有 {allocatable}，少于 {len(healthy)} 个健康芯片 × {per_chip} = {expected}")
+        notes.append(t("workshop.checks.k8s.short_alloc", whole=entry["whole"], allocatable=allocatable,
+                       healthy=len(healthy), per_chip=per_chip, expected=expected))
     templates = hami_templates(hami_config, chip)
     slice_name = slice_template("hami", chip)
     vnpu = 0
+    fallback = t("workshop.checks.k8s.fallback")
     if templates is None:
-        notes.append("读不到 HAMi 的模板配置（ConfigMap kube-system/hami-scheduler-device）：vNPU 座位按整卡算（这些学员选「整卡座位」）")
+        notes.append(t("workshop.checks.k8s.no_configmap", fallback=fallback))
     elif slice_name not in templates:
-        notes.append(f"HAMi 的配置里 {common} 没有模板 {slice_name}：vNPU 座位按整卡算（这些学员选「整卡座位」）")
+        notes.append(t("workshop.checks.k8s.no_slice", common=common, slice=slice_name, fallback=fallback))
     else:
         spec = templates[slice_name]
         for c in healthy:
@@ -179,9 +196,10 @@ def _hami(node: dict, chip: str, allocatable: int, hami_config: dict | None, not
         vnpu = min(vnpu, allocatable)
     cards = min(len(healthy), allocatable) if chips else 0
     if not chips and allocatable:
-        notes.append(f"节点没有 {HAMI_REGISTER}{common} 登记（HAMi 的调度器还看不到它的芯片）")
-    offer = (f"{len(healthy)}/{len(chips)} 个 {common}，{entry['whole']}: {allocatable}" +
-             (f"，模板 {slice_name}: {vnpu} 个" if vnpu else ""))
+        notes.append(t("workshop.checks.k8s.unregistered", annotation=HAMI_REGISTER + common))
+    offer = (t("workshop.checks.k8s.offer_hami", healthy=len(healthy), chips=len(chips), common=common,
+               whole=entry["whole"], allocatable=allocatable) +
+             (t("workshop.checks.k8s.offer_slices", slice=slice_name, count=vnpu) if vnpu else ""))
     return {"cards": cards, "vnpu": vnpu or cards}, offer
 
 
@@ -192,7 +210,7 @@ def cluster_report(nodes: list[dict], plugin: str, chip: str, size: SeatSize, pa
     report = ClusterReport(rows, size, participants, source)
     for s in SEAT_SIZES:
         if not any(r.seats[s.key] for r in rows):
-            report.warnings.append(f"没有节点放得下一个 {s.key} 座位（{s.title}）：这个规格的 profile 会一直 Pending")
+            report.warnings.append(t("workshop.checks.k8s.pending", size=s.key, title=size_title(s)))
     return report
 
 
@@ -201,7 +219,8 @@ def read_cluster(nodes_file: str | None, hami_file: str | None, plugin: str) -> 
     if nodes_file:
         nodes = json.loads(Path(nodes_file).read_text(encoding="utf-8")).get("items", [])
         hami = json.loads(Path(hami_file).read_text(encoding="utf-8")) if hami_file else None
-        return nodes, hami, f"文件 {nodes_file}" + (f" 与 {hami_file}" if hami_file else "")
+        also = t("workshop.checks.k8s.and_file", path=hami_file) if hami_file else ""
+        return nodes, hami, t("workshop.checks.k8s.files", nodes=nodes_file, hami=also)
     from kubernetes import client, config
 
     try:
@@ -209,7 +228,7 @@ def read_cluster(nodes_file: str | None, hami_file: str | None, plugin: str) -> 
         where = "kubeconfig"
     except config.ConfigException:
         config.load_incluster_config()
-        where = "集群内"
+        where = t("workshop.checks.k8s.in_cluster")
     api = client.CoreV1Api()
     nodes = json.loads(api.list_node(_preload_content=False).data).get("items", [])
     hami = None
@@ -219,7 +238,7 @@ def read_cluster(nodes_file: str | None, hami_file: str | None, plugin: str) -> 
                                                              _preload_content=False).data)
         except client.ApiException:
             hami = None
-    return nodes, hami, f"Kubernetes API（{where}）"
+    return nodes, hami, t("workshop.checks.k8s.api", where=where)
 
 
 def run(args) -> int:
@@ -229,7 +248,7 @@ def run(args) -> int:
 
     for path in (args.nodes_file, args.hami_config_file):
         if path and not Path(path).is_file():
-            raise UsageError(f"找不到文件 {path}")
+            raise UsageError(t("workshop.checks.k8s.file_missing", path=path))
     chip = args.chip or DEFAULT_CHIPS[args.plugin]
     try:
         chip_entry(args.plugin, chip)
@@ -237,17 +256,16 @@ def run(args) -> int:
         raise UsageError(str(err)) from None
     if args.roster:
         if not Path(args.roster).is_file():
-            raise UsageError(f"找不到名单文件 {args.roster}")
+            raise UsageError(t("workshop.checks.roster_missing", path=args.roster))
         participants = len(read_roster(args.roster))
     else:
         participants = args.seats if args.seats is not None else 0
     try:
         nodes, hami, source = read_cluster(args.nodes_file, args.hami_config_file, args.plugin)
     except (ValueError, json.JSONDecodeError) as err:
-        raise UsageError(f"读不了节点数据：{err}") from None
-    except Exception as err:  # no kubeconfig, no cluster: said in Chinese, not a traceback
-        print(f"连不上 Kubernetes API（{type(err).__name__}: {str(err)[:200]}）：检查 kubeconfig，或用 --nodes-file 读保存的 "
-              "kubectl get nodes -o json")
+        raise UsageError(t("workshop.checks.k8s.unreadable", error=err)) from None
+    except Exception as err:  # no kubeconfig, no cluster: said in words, not a traceback
+        print(t("workshop.checks.k8s.no_api", error=f"{type(err).__name__}: {str(err)[:200]}"))
         return 1
     report = cluster_report(nodes, args.plugin, chip, SIZES[args.size], participants, source, hami)
     print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2) if args.json else report.render())

@@ -3,7 +3,7 @@
 The workshop hub sets these variables in every participant's server (``workshop/jupyterhub_config.py``); outside
 a workshop none is set and ``current_seat()`` is None, so a cell runs as written. A cell that would take other
 seats' cards, a fixed port, ``pkill`` everyone's processes or ``pip install`` into the shared venv asks this module
-first and either uses the seat's own device and port or prints, in Chinese, why it is skipped here.
+first and either uses the seat's own device and port or prints, in the reader's language, why it is skipped here.
 
 >>> seat = current_seat({"NPULAB_WORKSHOP_SEAT": "alice", "NPULAB_SEAT_DEVICES": "3", "NPULAB_SEAT_PORT": "20030"})
 >>> seat.devices, seat.port(1)
@@ -15,6 +15,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from npulab.core.i18n import t
 
 SEAT_ENV = "NPULAB_WORKSHOP_SEAT"      # the participant's name: set on every workshop server
 DEVICES_ENV = "NPULAB_SEAT_DEVICES"    # the seat's logical NPU ids, comma-separated ("3" or "2,3")
@@ -34,7 +36,7 @@ class Seat:
     def port(self, offset: int = 0) -> int:
         """The seat's ``offset``-th private port (0 … PORTS_PER_SEAT - 1)."""
         if not 0 <= offset < PORTS_PER_SEAT:
-            raise ValueError(f"端口偏移须在 0 到 {PORTS_PER_SEAT - 1} 之间，收到 {offset}")
+            raise ValueError(t("workshop.checks.mode.port_offset", last=PORTS_PER_SEAT - 1, offset=offset))
         return self.first_port + offset
 
 
@@ -61,9 +63,10 @@ def current_seat(environ: Mapping[str, str] | None = None) -> Seat | None:
 
 def seat_line(seat: Seat) -> str:
     """What a participant reads in every lesson's first cell: their seat, their NPU, their ports."""
-    cards = (f"你的 NPU：{'、'.join(map(str, seat.devices))}（已设好 ASCEND_RT_VISIBLE_DEVICES，代码里用 npu:0 即可）"
-             if seat.devices else "这个座位没有 NPU（CPU 座位）")
-    return f"工作坊座位：{seat.user}；{cards}；私有端口 {seat.port(0)}–{seat.port(PORTS_PER_SEAT - 1)}"
+    cards = (t("workshop.checks.mode.your_npu", devices=t("workshop.checks.list_sep").join(map(str, seat.devices)))
+             if seat.devices else t("workshop.checks.mode.cpu_seat"))
+    return t("workshop.checks.mode.seat_line", user=seat.user, cards=cards, first=seat.port(0),
+             last=seat.port(PORTS_PER_SEAT - 1))
 
 
 def workshop_skip(reason: str, environ: Mapping[str, str] | None = None) -> bool:
@@ -71,11 +74,11 @@ def workshop_skip(reason: str, environ: Mapping[str, str] | None = None) -> bool
     seat = current_seat(environ)
     if seat is None:
         return False
-    print(f"工作坊模式（{seat.user}）：本单元不在共享服务器上运行——{reason}")
+    print(t("workshop.checks.mode.skip", user=seat.user, reason=reason))
     return True
 
 
-# --- helpers for the course's NPU cells (each prints why, in Chinese, when it changes or skips a command) --------
+# --- helpers for the course's NPU cells (each prints why, in the reader's language, when it changes or skips a command)
 
 
 def tool_device(default: int = 0, environ: Mapping[str, str] | None = None) -> int:
@@ -84,7 +87,7 @@ def tool_device(default: int = 0, environ: Mapping[str, str] | None = None) -> i
     if seat is None or not seat.devices:
         return default
     if seat.devices[0] != default:
-        print(f"工作坊模式（{seat.user}）：用你座位的 NPU {seat.devices[0]}，而不是原文的 NPU {default}")
+        print(t("workshop.checks.mode.tool_device", user=seat.user, mine=seat.devices[0], default=default))
     return seat.devices[0]
 
 
@@ -116,12 +119,13 @@ def seat_job(devices, min_cards: int = 1, environ: Mapping[str, str] | None = No
     if seat is None:
         return Job(devices)
     if len(seat.devices) < min_cards:
-        have = f"只有 {len(seat.devices)} 张（NPU {', '.join(map(str, seat.devices))}）" if seat.devices else "没有 NPU"
-        print(f"工作坊模式（{seat.user}）：本单元需要至少 {min_cards} 张 NPU，你的座位{have}，所以不运行——"
-              f"它会用到别人座位的卡。请看讲师的演示或本单元下面的说明。")
+        have = (t("workshop.checks.mode.only", count=len(seat.devices), devices=", ".join(map(str, seat.devices)))
+                if seat.devices else t("workshop.checks.mode.no_npu"))
+        print(t("workshop.checks.mode.too_few", user=seat.user, need=min_cards, have=have))
         return None
     mine = seat.devices[:len(devices)]
-    print(f"工作坊模式（{seat.user}）：用你座位的 NPU {', '.join(map(str, mine))}（原文：{', '.join(map(str, devices))}）")
+    print(t("workshop.checks.mode.job", user=seat.user, mine=", ".join(map(str, mine)),
+            original=", ".join(map(str, devices))))
     return Job(mine, seat)
 
 
@@ -135,5 +139,5 @@ def pip_target(environ: Mapping[str, str] | None = None) -> str | None:
 
     target = Path.home() / ".npulab" / "site-packages"
     target.mkdir(parents=True, exist_ok=True)
-    print(f"工作坊模式（{seat.user}）：包装进你自己的 {target}，不改动大家共用的课程环境")
+    print(t("workshop.checks.mode.pip", user=seat.user, target=target))
     return str(target)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from npulab.ascend_tools.smi.info import Chip, SmiInfo, parse_info
 from npulab.core.display import Table
+from npulab.core.i18n import t
 from npulab.workshop import accounts
 from npulab.workshop.hub_checks import HostCheck, hub_checks
 from npulab.workshop.seat_sizes import CORES_PER_SEAT, MEM_PER_SEAT_GB  # what one seat needs of its host
@@ -35,7 +36,8 @@ from npulab.workshop.seat_sizes import CORES_PER_SEAT, MEM_PER_SEAT_GB  # what o
 MAX_IDLE_AICORE_PCT = 5
 MAX_IDLE_MEMORY_FRACTION = 0.10
 DISK_PER_SEAT_GB = 2.0  # a participant's copy of the course is under 1 MB; this leaves room for outputs and caches
-STATUS_WORDS = {"ready": "就绪", "busy": "占用", "fault": "故障"}
+STATUS_WORDS = {"ready": lambda: t("workshop.checks.status.ready"), "busy": lambda: t("workshop.checks.status.busy"),
+                "fault": lambda: t("workshop.checks.status.fault")}  # a seat's status in the reader's language
 HOST_MARKS = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "-"}
 
 
@@ -83,18 +85,21 @@ class Preflight:
 
     def seat_table(self) -> Table:
         """The seats as a course table (HTML in a notebook, aligned text in a terminal)."""
+        sep = t("workshop.checks.clause_sep")
         rows = [(s.user, s.npu, s.health or "—", s.memory(), "—" if s.aicore_pct is None else f"{s.aicore_pct:g} %",
-                 len(s.processes), STATUS_WORDS[s.status], "；".join(s.notes) or "—") for s in self.seats]
-        return Table(("学员", "NPU", "健康", "显存已用 / 总量", "AI Core", "进程", "状态", "说明"), rows,
-                     f"工作坊课前检查（npu-smi 数据：{self.source or '未知'}）")
+                 len(s.processes), STATUS_WORDS[s.status](), sep.join(s.notes) or "—") for s in self.seats]
+        return Table((t("workshop.checks.col.user"), "NPU", t("workshop.checks.col.health"), t("workshop.checks.col.memory"),
+                      "AI Core", t("workshop.checks.col.processes"), t("workshop.checks.col.status"),
+                      t("workshop.checks.col.notes")), rows,
+                     t("workshop.checks.seat_title", source=self.source or t("workshop.checks.unknown")))
 
     def summary(self) -> str:
         """The host checks and a one-line verdict."""
-        lines = ["主机：" + ("" if self.host else "未检查")]
+        lines = [t("workshop.checks.host") if self.host else t("workshop.checks.host_unchecked")]
         lines += [f"  {HOST_MARKS[h.status]} {h.id}: {h.message}" for h in self.host]
         ready = sum(s.ready for s in self.seats)
-        verdict = "全部就绪" if self.ready else "未就绪：先处理上面标为占用、故障或 ✗ 的项"
-        return "\n".join(lines + ["", f"{ready}/{len(self.seats)} 个座位就绪；{verdict}。"])
+        verdict = t("workshop.checks.all_ready") if self.ready else t("workshop.checks.not_ready")
+        return "\n".join(lines + ["", t("workshop.checks.verdict", ready=ready, total=len(self.seats), verdict=verdict)])
 
     def render(self) -> str:
         """The whole report as text for a terminal: the seat table, the host checks, the verdict."""
@@ -124,9 +129,9 @@ def assess_seat(user: str, npu: int, info: SmiInfo, *, sharing: int = 1) -> Seat
     report = SeatReport(user, npu)
     chips = [c for c in info.chips if c.npu_id == npu]
     if not chips:
-        listed = ", ".join(map(str, info.npu_ids())) or "无"
+        listed = ", ".join(map(str, info.npu_ids())) or t("workshop.checks.none")
         report.status = "fault"
-        report.notes.append(f"npu-smi 没有列出 NPU {npu}（列出的是：{listed}）")
+        report.notes.append(t("workshop.checks.seat.not_listed", npu=npu, listed=listed))
         return report
     healths = [str(c.health) for c in chips if c.health]
     report.health = "/".join(dict.fromkeys(healths)) or None
@@ -139,27 +144,28 @@ def assess_seat(user: str, npu: int, info: SmiInfo, *, sharing: int = 1) -> Seat
     bad = [h for h in healths if h.upper() != "OK" and "WARNING" not in h.upper()]
     if bad:
         report.status = "fault"
-        report.notes.append(f"健康状态为 {bad[0]}：先用 npu-smi info -t health -i {npu} 查告警码，不要把学员分到这张卡")
+        report.notes.append(t("workshop.checks.seat.alarm", health=bad[0], npu=npu))
     elif any("WARNING" in h.upper() for h in healths):
-        report.notes.append("一般告警（Warning）：可以使用，课前再看一次是否消失")
+        report.notes.append(t("workshop.checks.seat.warning"))
     if not healths:
-        report.notes.append("表中没有健康列")
+        report.notes.append(t("workshop.checks.seat.no_health"))
     if report.status == "fault":
         return report
     if report.processes:
         report.status = "busy"
-        report.notes.append(f"已有 {len(report.processes)} 个进程在用这张卡：{'，'.join(report.processes)}")
+        report.notes.append(t("workshop.checks.seat.processes", count=len(report.processes),
+                              processes=t("workshop.checks.comma_sep").join(report.processes)))
     if report.aicore_pct is not None and report.aicore_pct > MAX_IDLE_AICORE_PCT:
         report.status = "busy"
-        report.notes.append(f"AI Core 占用 {report.aicore_pct:g} %（空闲卡应不超过 {MAX_IDLE_AICORE_PCT} %）")
+        report.notes.append(t("workshop.checks.seat.aicore", pct=report.aicore_pct, limit=MAX_IDLE_AICORE_PCT))
     used, total = report.memory_used_mb, report.memory_total_mb
     if used is not None and total and used / total > MAX_IDLE_MEMORY_FRACTION:
         report.status = "busy"
-        report.notes.append(f"显存已用 {used / total:.0%}（空闲卡应不超过 {MAX_IDLE_MEMORY_FRACTION:.0%}）")
+        report.notes.append(t("workshop.checks.seat.memory", used=used / total, limit=MAX_IDLE_MEMORY_FRACTION))
     if sharing > 1 and total:
-        report.notes.append(f"与另外 {sharing - 1} 人共用，每人约 {(total - (used or 0)) // sharing} MB")
+        report.notes.append(t("workshop.checks.seat.sharing", others=sharing - 1, each=(total - (used or 0)) // sharing))
     if not info.processes and not info.idle_npus:
-        report.notes.append("输出里没有进程表，无法确认没有进程")
+        report.notes.append(t("workshop.checks.seat.no_process_table"))
     return report
 
 
@@ -181,13 +187,17 @@ def doctor_check(diagnose: Callable[[], list] | None = None) -> HostCheck:
     checks = diagnose()
     failed = [c for c in checks if c.status == "fail"]
     warned = [c for c in checks if c.status == "warn"]
+    def listing(found):
+        return t("workshop.checks.clause_sep").join(t("workshop.checks.doctor.item", id=c.id, message=c.message)
+                                                    for c in found)
+
     if failed:
-        return HostCheck("doctor", "fail", "；".join(f"{c.id}：{c.message}" for c in failed)
-                         + "（详情：python -m npulab doctor）")
+        return HostCheck("doctor", "fail", listing(failed) + t("workshop.checks.doctor.details"))
     if warned:
-        return HostCheck("doctor", "warn", "；".join(f"{c.id}：{c.message}" for c in warned))
+        return HostCheck("doctor", "warn", listing(warned))
     skipped = sum(c.status == "skip" for c in checks)
-    return HostCheck("doctor", "ok", f"{len(checks) - skipped} 项通过" + (f"，{skipped} 项跳过" if skipped else ""))
+    return HostCheck("doctor", "ok", t("workshop.checks.doctor.passed", count=len(checks) - skipped)
+                     + (t("workshop.checks.doctor.skipped", count=skipped) if skipped else ""))
 
 
 def disk_check(path: Path | str, seats: int, per_seat_gb: float = DISK_PER_SEAT_GB) -> HostCheck:
@@ -198,8 +208,8 @@ def disk_check(path: Path | str, seats: int, per_seat_gb: float = DISK_PER_SEAT_
     free_gb = shutil.disk_usage(target).free / 1e9
     need = per_seat_gb * seats
     status = "ok" if free_gb >= need else "fail"
-    return HostCheck("disk", status, f"{target} 可用 {free_gb:.1f} GB，{seats} 个座位按每人 {per_seat_gb:g} GB 需要 "
-                                     f"{need:.1f} GB")
+    return HostCheck("disk", status, t("workshop.checks.disk", target=target, free=free_gb, seats=seats,
+                                       per_seat=per_seat_gb, need=need))
 
 
 def capacity_check(seats: int, *, cpu_only: bool, cores: int | None = None, memory_gb: float | None = None) -> HostCheck:
@@ -210,15 +220,15 @@ def capacity_check(seats: int, *, cpu_only: bool, cores: int | None = None, memo
     cores = (os.cpu_count() or 1) if cores is None else cores
     memory_gb = psutil.virtual_memory().total / 2**30 if memory_gb is None else memory_gb
     need_mem, need_cores = seats * MEM_PER_SEAT_GB, seats * CORES_PER_SEAT
-    facts = (f"本机 {cores} 个 CPU 核、{memory_gb:.0f} GiB 内存；{seats} 个座位按每人 {CORES_PER_SEAT} 核、"
-             f"{MEM_PER_SEAT_GB:g} GiB 需要 {need_cores} 核、{need_mem:g} GiB")
+    facts = t("workshop.checks.capacity.facts", cores=cores, memory=memory_gb, seats=seats, cores_per_seat=CORES_PER_SEAT,
+              mem_per_seat=MEM_PER_SEAT_GB, need_cores=need_cores, need_mem=need_mem)
     if memory_gb < need_mem:
-        return HostCheck("capacity", "fail", f"{facts}：内存不够，学员的内核会被系统杀掉。减少座位，或换更大的机器")
+        return HostCheck("capacity", "fail", t("workshop.checks.capacity.memory", facts=facts))
     if cores < need_cores:
         slower = need_cores / cores
         return HostCheck("capacity", "warn" if cpu_only or slower > 4 else "ok",
-                         f"{facts}：核数不够，大家同时运行时每节课约慢 {slower:.1f} 倍" +
-                         ("（整场只用 CPU：按这个倍数排议程，或减少座位）" if cpu_only else "（NPU 座位主要用 NPU，主机核数影响较小）"))
+                         t("workshop.checks.capacity.cores", facts=facts, slower=slower) +
+                         (t("workshop.checks.capacity.cpu_only") if cpu_only else t("workshop.checks.capacity.npu")))
     return HostCheck("capacity", "ok", facts)
 
 
@@ -228,23 +238,24 @@ def vnpu_check(per_npu: int, template_file: Path | str | None = None,
     (``npu-smi info -t template-info``: vNPU templates that cut AI Cores and memory, or none: whole cards only)."""
     from npulab.ascend_tools.smi.templates import parse_template_info
 
+    shared = t("workshop.checks.vnpu.shared", per_npu=per_npu)
     if template_file is not None:
-        text, source = Path(template_file).read_text(encoding="utf-8", errors="replace"), f"文件 {template_file}"
+        text = Path(template_file).read_text(encoding="utf-8", errors="replace")
+        source = t("workshop.checks.file", path=template_file)
     else:
         if runner is None:
             from npulab.ascend_tools.smi.runner import run as runner
         result = runner(["npu-smi", "info", "-t", "template-info"])
         text, source = (result.stdout + "\n" + result.stderr), "npu-smi info -t template-info"
         if result.returncode != 0 and not parse_template_info(text).unsupported:
-            return HostCheck("vnpu", "warn", f"每张 NPU {per_npu} 人分时共用，AI Core 与显存不隔离；读不到驱动的切分模板"
-                                             f"（{source} 退出码 {result.returncode}），按整卡共用")
+            return HostCheck("vnpu", "warn", t("workshop.checks.vnpu.unreadable", shared=shared, source=source,
+                                               code=result.returncode))
     info = parse_template_info(text)
-    shared = f"每张 NPU {per_npu} 人分时共用，AI Core 与显存不隔离"
     if info.unsupported or not info.templates:
-        why = info.unsupported or "输出里没有模板"
-        return HostCheck("vnpu", "warn", f"{shared}；驱动不提供算力切分模板（{source}：{why}），只能整卡或分时共用")
-    return HostCheck("vnpu", "warn", f"{shared}；驱动提供模板 {'、'.join(info.names)}（{source}）：要隔离就用集群路径的 "
-                                     "vNPU 座位（workshop/README.md「一台服务器还是集群」）")
+        why = info.unsupported or t("workshop.checks.vnpu.no_templates_why")
+        return HostCheck("vnpu", "warn", t("workshop.checks.vnpu.no_templates", shared=shared, source=source, why=why))
+    return HostCheck("vnpu", "warn", t("workshop.checks.vnpu.templates", shared=shared, source=source,
+                                       names=t("workshop.checks.list_sep").join(info.names)))
 
 
 def notebooks_check(paths: list[Path] | None = None) -> HostCheck:
@@ -260,31 +271,39 @@ def notebooks_check(paths: list[Path] | None = None) -> HostCheck:
         try:
             nbformat.validate(nbformat.read(path, as_version=4))
         except Exception as err:  # any unreadable notebook is reported, not raised
-            broken.append(f"{path.name}（{type(err).__name__}）")
+            broken.append(t("workshop.checks.notebooks.broken_item", name=path.name, error=type(err).__name__))
     try:
         spec = KernelSpecManager().get_kernel_spec("python3")
         kernel = spec.argv[0]
     except NoSuchKernel:
-        return HostCheck("notebooks", "fail", "没有名为 python3 的内核，笔记本无法运行（pip install ipykernel）")
+        return HostCheck("notebooks", "fail", t("workshop.checks.notebooks.no_kernel"))
     if broken:
-        return HostCheck("notebooks", "fail", f"{len(broken)} 个笔记本无法读取：{'，'.join(broken)}")
-    return HostCheck("notebooks", "ok", f"{len(notebooks)} 个笔记本格式有效；python3 内核：{kernel}")
+        return HostCheck("notebooks", "fail", t("workshop.checks.notebooks.broken", count=len(broken),
+                                                names=t("workshop.checks.comma_sep").join(broken)))
+    return HostCheck("notebooks", "ok", t("workshop.checks.notebooks.ok", count=len(notebooks), kernel=kernel))
 
 
 PROBE_MARK = "NPULAB_PREFLIGHT_PROBE "
-# appended to the notebook run for each seat: which NPUs the kernel sees, and one tensor operation on the first
+# appended to the notebook run for each seat: which NPUs the kernel sees, and one tensor operation on the first;
+# its reasons ({no_torch_npu}, {unavailable}) are filled in the reader's language by probe()
 PROBE = f"""import importlib.util as _u, json as _j, os as _o
-_n, _v, _why = 0, None, "没有安装 torch_npu"
+_n, _v, _why = 0, None, {{no_torch_npu!r}}
 try:
     if _u.find_spec("torch_npu"):
         import torch as _t, torch_npu  # noqa: F401
         _n = _t.npu.device_count() if _t.npu.is_available() else 0
         _v = float((_t.ones(4).npu() * 2).sum().cpu()) if _n else None
-        _why = "" if _n else "torch.npu.is_available() 为 False"
+        _why = "" if _n else {{unavailable!r}}
 except Exception as _e:
-    _n, _v, _why = 0, None, f"{{type(_e).__name__}}: {{_e}}"
-print({PROBE_MARK!r} + _j.dumps({{"visible": _o.environ.get("ASCEND_RT_VISIBLE_DEVICES"), "count": _n, "value": _v, "why": _why}}))
+    _n, _v, _why = 0, None, f"{{{{type(_e).__name__}}}}: {{{{_e}}}}"
+print({PROBE_MARK!r} + _j.dumps({{{{"visible": _o.environ.get("ASCEND_RT_VISIBLE_DEVICES"), "count": _n, "value": _v, "why": _why}}}}))
 """
+
+
+def probe() -> str:
+    """The probe's code, its reasons in the reader's language."""
+    return PROBE.format(no_torch_npu=t("workshop.checks.probe.no_torch_npu"),
+                        unavailable=t("workshop.checks.probe.unavailable"))
 
 
 def _probe_result(nb) -> dict | None:
@@ -306,7 +325,7 @@ def execute_check(notebook: Path | str, devices: list[int], cann_env: Mapping[st
     failures, seconds, proved = [], [], []
     for device in devices:
         nb = nbformat.read(path, as_version=4)
-        nb.cells.append(nbformat.v4.new_code_cell(PROBE))
+        nb.cells.append(nbformat.v4.new_code_cell(probe()))
         env = {**os.environ, **(cann_env or {}), "ASCEND_RT_VISIBLE_DEVICES": str(device)}
         old = dict(os.environ)
         os.environ.update(env)  # nbclient starts the kernel with this process's environment
@@ -316,22 +335,26 @@ def execute_check(notebook: Path | str, devices: list[int], cann_env: Mapping[st
                            resources={"metadata": {"path": str(path.parent)}}).execute()
             seconds.append(time.perf_counter() - start)
         except Exception as err:
-            failures.append(f"NPU {device}：{type(err).__name__}: {str(err).splitlines()[0][:160] if str(err) else ''}")
+            failures.append(t("workshop.checks.execute.error", device=device,
+                              error=f"{type(err).__name__}: {str(err).splitlines()[0][:160] if str(err) else ''}"))
             continue
         finally:
             os.environ.clear()
             os.environ.update(old)
-        probe = _probe_result(nb) or {"count": 0, "value": None, "why": "探针没有输出"}
-        if probe["count"] == 1 and probe["value"] == 8.0:
+        seen = _probe_result(nb) or {"count": 0, "value": None, "why": t("workshop.checks.probe.silent")}
+        if seen["count"] == 1 and seen["value"] == 8.0:
             proved.append(device)
         elif not cpu_only:
-            failures.append(f"NPU {device}：笔记本跑完了，但内核里{'看到 ' + str(probe['count']) + ' 张 NPU' if probe['count'] else '没有可用的 NPU'}"
-                            f"{'（' + probe['why'] + '）' if probe.get('why') else ''}")
+            saw = (t("workshop.checks.execute.saw", count=seen["count"]) if seen["count"]
+                   else t("workshop.checks.execute.saw_none"))
+            why = t("workshop.checks.execute.why", why=seen["why"]) if seen.get("why") else ""
+            failures.append(t("workshop.checks.execute.not_seen", device=device, seen=saw, why=why))
     if failures:
-        return HostCheck("execute", "fail", f"{path.name} 运行失败：{'；'.join(failures)}")
-    where = (f"在 NPU {', '.join(map(str, proved))} 上各运行一遍，每次内核只看到这一张卡并在上面算完一次张量运算"
-             if proved else f"以 CPU 模式运行 {len(devices)} 遍（本机没有可用的 NPU，没有证明任何一张卡）")
-    return HostCheck("execute", "ok", f"{path.name} {where}；最长 {max(seconds):.1f} s（实测）")
+        return HostCheck("execute", "fail", t("workshop.checks.execute.failed", name=path.name,
+                                              failures=t("workshop.checks.clause_sep").join(failures)))
+    where = (t("workshop.checks.execute.proved", npus=", ".join(map(str, proved)))
+             if proved else t("workshop.checks.execute.cpu", count=len(devices)))
+    return HostCheck("execute", "ok", t("workshop.checks.execute.ok", name=path.name, where=where, longest=max(seconds)))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -343,20 +366,20 @@ def read_smi(smi_file: Path | str | None = None, runner: Callable[[list[str]], o
     """The parsed ``npu-smi info`` table and where it came from; (None, reason) when there is none."""
     if smi_file is not None:
         text = Path(smi_file).read_text(encoding="utf-8", errors="replace")
-        source = f"文件 {smi_file}"
+        source = t("workshop.checks.file", path=smi_file)
     else:
         if runner is None:
             from npulab.ascend_tools.smi.runner import run as runner
         result = runner(["npu-smi", "info"])
         if result.returncode != 0:
-            return None, f"npu-smi info 没有成功（退出码 {result.returncode}）：{result.stderr.strip()[:200]}"
-        text, source = result.stdout, "本机 npu-smi info"
+            return None, t("workshop.checks.smi.failed", code=result.returncode, error=result.stderr.strip()[:200])
+        text, source = result.stdout, t("workshop.checks.smi.local")
     from npulab.ascend_tools.smi.common import SmiParseError
 
     try:
         return parse_info(text), source
     except SmiParseError as err:
-        return None, f"{source} 无法解析：{err}"
+        return None, t("workshop.checks.smi.unparsable", source=source, error=err)
 
 
 def preflight(seats: Mapping[str, int], info: SmiInfo | None, *, source: str = "", host: list[HostCheck] = (),
@@ -364,14 +387,15 @@ def preflight(seats: Mapping[str, int], info: SmiInfo | None, *, source: str = "
     """Seat reports for ``seats`` against ``info`` (every seat is a fault when there is no table), plus host checks.
     In a CPU-only workshop the seats are not judged by npu-smi."""
     if cpu_only:
-        reports = [SeatReport(u, n, notes=["CPU 模式：不使用 NPU"]) for u, n in seats.items()]
+        reports = [SeatReport(u, n, notes=[t("workshop.checks.seat.cpu_mode")]) for u, n in seats.items()]
     elif info is None:
-        reports = [SeatReport(u, n, status="fault", notes=[source or "没有 npu-smi 的输出"]) for u, n in seats.items()]
+        reports = [SeatReport(u, n, status="fault", notes=[source or t("workshop.checks.seat.no_smi")])
+                   for u, n in seats.items()]
     else:
         reports = assess_seats(seats, info)
         if info.partial:
             for r in reports:
-                r.notes.append("npu-smi 输出不完整")
+                r.notes.append(t("workshop.checks.seat.partial"))
     return Preflight(reports, list(host), source)
 
 
@@ -383,20 +407,20 @@ def _seats_from_args(args, settings) -> dict[str, int]:
     try:
         devices = [int(d) for d in args.npus.split(",") if d.strip()]
     except ValueError:
-        raise UsageError(f"--npus 应是逗号分隔的 NPU 编号，例如 0,1,2,3；收到 {args.npus!r}") from None
+        raise UsageError(t("workshop.checks.args.npus", value=repr(args.npus))) from None
     if args.roster:
         path = Path(args.roster)
         if not path.is_file():
-            raise UsageError(f"找不到名单文件 {args.roster}")
+            raise UsageError(t("workshop.checks.roster_missing", path=args.roster))
         users = read_roster(path)
     else:
         count = args.seats if args.seats is not None else len(devices) * args.per_npu
-        users = [f"座位{i + 1:02d}" for i in range(count)]
+        users = [t("workshop.checks.seat.placeholder", number=i + 1) for i in range(count)]
     capacity = len(devices) * args.per_npu
     if len(users) > capacity and devices:
         need = -(-len(users) // len(devices))
-        raise UsageError(f"{len(users)} 位学员超出容量：{len(devices)} 张 NPU × 每张 {args.per_npu} 人 = {capacity}；"
-                         f"用 --per-npu {need}（hub 里是 WORKSHOP_PER_NPU={need}）让每张卡坐 {need} 人，或加卡")
+        raise UsageError(t("workshop.checks.args.over_capacity", users=len(users), cards=len(devices),
+                           per_npu=args.per_npu, capacity=capacity, need=need))
     try:
         pool = SeatPool(devices, per_device=args.per_npu, seated=load_state(settings.seats_file))
         for user in users:
@@ -450,12 +474,12 @@ def run(args) -> int:
         raise UsageError(str(err)) from None
     seats = _seats_from_args(args, settings)
     if args.smi_file and not Path(args.smi_file).is_file():
-        raise UsageError(f"找不到 npu-smi 输出文件 {args.smi_file}")
+        raise UsageError(t("workshop.checks.args.smi_file", path=args.smi_file))
     if args.template_file and not Path(args.template_file).is_file():
-        raise UsageError(f"找不到模板信息文件 {args.template_file}")
+        raise UsageError(t("workshop.checks.args.template_file", path=args.template_file))
     if args.execute and not Path(args.execute).is_file():
-        raise UsageError(f"找不到笔记本 {args.execute}")
-    info, source = (None, "CPU 模式") if args.cpu_only else read_smi(args.smi_file)
+        raise UsageError(t("workshop.checks.args.notebook", path=args.execute))
+    info, source = (None, t("workshop.checks.smi.cpu_mode")) if args.cpu_only else read_smi(args.smi_file)
     host, cann_env = [], {}
     if not args.skip_hub:
 

@@ -6,11 +6,13 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
+from npulab.core.i18n import t
+
 PROXY = "configurable-http-proxy"
 
 
 class ProxyMissing(RuntimeError):
-    """No proxy (or no Node.js to run it); the message names the fix, in Chinese."""
+    """No proxy (or no Node.js to run it); the message names the fix, in the reader's language."""
 
 
 def find_proxy(workshop_dir: Path | str, environ: Mapping[str, str]) -> list[str]:
@@ -22,8 +24,7 @@ def find_proxy(workshop_dir: Path | str, environ: Mapping[str, str]) -> list[str
     else:
         command = shutil.which(PROXY, path=path)
         if command is None:
-            raise ProxyMissing(f"找不到 JupyterHub 的代理 {PROXY}（{local} 不存在，PATH 上也没有）：在课程目录运行 "
-                               "make workshop-deps（需要 nodejs 与 npm），它把固定版本装进 workshop/node_modules/")
+            raise ProxyMissing(t("workshop.checks.proxy.missing", proxy=PROXY, local=local))
     if shutil.which("node", path=path) is None:
-        raise ProxyMissing(f"找到了 {command}，但 PATH 上没有 node（Node.js）：先安装 nodejs（例如 apt install nodejs）")
+        raise ProxyMissing(t("workshop.checks.proxy.no_node", command=command))
     return [command]
