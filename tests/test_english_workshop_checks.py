@@ -325,17 +325,14 @@ def test_k8s_cli_errors_in_english(en, monkeypatch, capsys):
         "cannot reach the Kubernetes API (ConfigException: Service host/port is not set.)")
 
 
-def test_size_titles_are_the_seat_sizes_own_in_chinese(monkeypatch):
-    """The cluster report names a seat size by its title; the Chinese titles are seat_sizes.SEAT_SIZES' own."""
+def test_size_titles_are_the_seat_sizes_own(monkeypatch):
+    """The cluster report names a seat size by its own title (``SeatSize.label``): Chinese as in SEAT_SIZES, English
+    from its twin."""
     for size in SEAT_SIZES:
-        assert catalogue()[f"workshop.checks.k8s.size.{size.key}"]["zh"] == size.title
         monkeypatch.setenv("NPULAB_LANG", "zh")
-        assert kp.size_title(size) == size.title
+        assert size.label() == size.title
         monkeypatch.setenv("NPULAB_LANG", "en")
-        assert no_cjk(kp.size_title(size))
-
-
-# ----------------------------------------------------------------------------------------------- CANN, workshop mode
+        assert no_cjk(size.label()) == size.title_en
 
 
 def test_cann_log_lines_in_english(monkeypatch, tmp_path):

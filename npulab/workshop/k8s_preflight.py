@@ -33,15 +33,6 @@ from npulab.workshop.seat_sizes import (
 
 HAMI_CONFIGMAP = ("kube-system", "hami-scheduler-device")
 HAMI_REGISTER = "hami.io/node-register-"
-_SIZE_TITLES = {"cpu": lambda: t("workshop.checks.k8s.size.cpu"), "vnpu": lambda: t("workshop.checks.k8s.size.vnpu"),
-                "npu": lambda: t("workshop.checks.k8s.size.npu"), "node8": lambda: t("workshop.checks.k8s.size.node8")}
-
-
-def size_title(size: SeatSize) -> str:
-    """A seat size's title in the reader's language (the Chinese is ``SeatSize.title`` itself)."""
-    return _SIZE_TITLES[size.key]()
-
-
 _UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "m": 1e-3}
 
 
@@ -96,7 +87,7 @@ class ClusterReport:
         verdict = (t("workshop.checks.k8s.fits") if self.fits
                    else t("workshop.checks.k8s.short", missing=self.participants - self.capacity))
         lines.append(t("workshop.checks.k8s.verdict", participants=self.participants, size=self.size.key,
-                       title=size_title(self.size), capacity=self.capacity, verdict=verdict))
+                       title=self.size.label(), capacity=self.capacity, verdict=verdict))
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -210,7 +201,7 @@ def cluster_report(nodes: list[dict], plugin: str, chip: str, size: SeatSize, pa
     report = ClusterReport(rows, size, participants, source)
     for s in SEAT_SIZES:
         if not any(r.seats[s.key] for r in rows):
-            report.warnings.append(t("workshop.checks.k8s.pending", size=s.key, title=size_title(s)))
+            report.warnings.append(t("workshop.checks.k8s.pending", size=s.key, title=s.label()))
     return report
 
 
