@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from npulab.core.i18n import t
 from npulab.workshop import posix_acl
 from npulab.workshop.posix_acl import R, X
 
@@ -57,6 +58,6 @@ def revoke_access(paths: Iterable[Path | str], gid: int) -> list[Path]:
 
 
 def describe(missing: list[tuple[Path, int]]) -> str:
-    """One line per blocked path, in Chinese."""
-    words = {X: "进入（x）", R: "读取（r）", R | X: "读取并进入（r-x）"}
-    return "\n".join(f"  {p}：参加者账号无法{words.get(w, oct(w))}" for p, w in missing)
+    """One line per blocked path, in the reader's language."""
+    words = {X: t("workshop.tools.access.enter"), R: t("workshop.tools.access.read"), R | X: t("workshop.tools.access.read_enter")}
+    return "\n".join(t("workshop.tools.access.blocked", path=p, what=words.get(w, oct(w))) for p, w in missing)

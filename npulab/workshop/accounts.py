@@ -24,6 +24,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from npulab.core.i18n import t
+
 PREFIX = "jupyter-"
 GROUP = "jupyter-workshop"
 MARKER = "npulab workshop participant"
@@ -61,7 +63,8 @@ def account_name(hub_name: str) -> str:
 def _run(cmd: list[str]) -> None:
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise AccountError(f"{' '.join(cmd)} 失败（退出码 {done.returncode}）：{done.stderr.strip()}")
+        raise AccountError(t("workshop.tools.accounts.command_failed", command=" ".join(cmd), code=done.returncode,
+                               stderr=done.stderr.strip()))
 
 
 def ensure_group(name: str = GROUP) -> int:
@@ -90,8 +93,7 @@ def ensure_account(hub_name: str, groups: Iterable[str] = ()) -> pwd.struct_pass
                   "--groups", ",".join([GROUP, *extra]), name])
             entry = pwd.getpwnam(name)
         if not _marked(entry):
-            raise AccountError(f"系统里已有账号 {name}，但不是工作坊工具创建的：不会用它运行学员的服务器。"
-                               f"请换一个名单里的名字，或先处理这个账号")
+            raise AccountError(t("workshop.tools.accounts.foreign_account", name=name))
         home = Path(entry.pw_dir)
         home.mkdir(mode=0o700, exist_ok=True)
         os.chown(home, entry.pw_uid, entry.pw_gid)
@@ -135,7 +137,7 @@ def stop_processes(uid: int, wait_s: float = 5.0) -> int:
 def remove_account(entry: pwd.struct_passwd) -> None:
     """Stop the account's processes and delete it with its home (``userdel --remove``)."""
     if not _marked(entry):
-        raise AccountError(f"{entry.pw_name} 不是工作坊工具创建的账号，不删除")
+        raise AccountError(t("workshop.tools.accounts.not_ours", name=entry.pw_name))
     for _ in range(3):
         stop_processes(entry.pw_uid)
         done = subprocess.run(["userdel", "--remove", entry.pw_name], capture_output=True, text=True, check=False)
@@ -146,7 +148,7 @@ def remove_account(entry: pwd.struct_passwd) -> None:
                 shutil.rmtree(home, ignore_errors=True)
             return
         time.sleep(0.5)  # a process started between the two steps (exit 8: "user is currently used")
-    raise AccountError(f"删不掉账号 {entry.pw_name}：{done.stderr.strip()}")
+    raise AccountError(t("workshop.tools.accounts.cannot_delete", name=entry.pw_name, stderr=done.stderr.strip()))
 
 
 def _exists(name: str) -> bool:

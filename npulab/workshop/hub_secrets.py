@@ -14,6 +14,8 @@ import stat
 from collections.abc import MutableMapping
 from pathlib import Path
 
+from npulab.core.i18n import t
+
 PASSWORDS_FILE = "passwords"
 KEYS = ("participants", "instructor")
 MIN_LENGTH = {"participants": 8, "instructor": 32}
@@ -36,8 +38,8 @@ def check_private(path: Path | str) -> None:
     """Raise SecretsError when group or others may read ``path`` or it belongs to another user."""
     st = os.stat(path)
     if st.st_mode & 0o077 or st.st_uid != os.geteuid():
-        raise SecretsError(f"{path} 的权限是 {stat.filemode(st.st_mode)}（属主 uid {st.st_uid}）：其他账号能读到或不归"
-                           f"本用户所有。运行 chmod go= {path} 并确认属主")
+        raise SecretsError(t("workshop.tools.secrets.not_private", path=path, mode=stat.filemode(st.st_mode),
+                             uid=st.st_uid))
 
 
 def participant_password() -> str:
@@ -61,7 +63,7 @@ def read_passwords(path: Path | str) -> dict[str, str]:
     """The passwords in the file, checked: private, both present, long enough and different."""
     path = Path(path)
     if not path.is_file():
-        raise SecretsError(f"找不到密码文件 {path}：先运行 python -m npulab workshop accounts passwords")
+        raise SecretsError(t("workshop.tools.secrets.missing", path=path))
     check_private(path)
     found = {}
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -70,9 +72,9 @@ def read_passwords(path: Path | str) -> dict[str, str]:
             found[key.strip()] = value.strip()
     for key in KEYS:
         if len(found.get(key, "")) < MIN_LENGTH[key]:
-            raise SecretsError(f"{path} 里的 {key} 密码缺失或少于 {MIN_LENGTH[key]} 个字符")
+            raise SecretsError(t("workshop.tools.secrets.too_short", path=path, who=key, length=MIN_LENGTH[key]))
     if found["participants"] == found["instructor"]:
-        raise SecretsError(f"{path}：学员密码和讲师密码不能相同")
+        raise SecretsError(t("workshop.tools.secrets.same", path=path))
     return {k: found[k] for k in KEYS}
 
 
