@@ -57,7 +57,9 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
     b"acl graph")  # vLLM-Ascend's "Capturing ACL graphs" (ACL: the Ascend Computing Language runtime)
 # weaker evidence: "NPU" as a word ("input", "intel_npu" are not; "NPU上", "[NPU]" are) and MindSpore, which other
 # accelerators also run (Intel's NPU, MindSpore on GPU); it counts only in a log that shows no other accelerator
-_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9_])npus?(?![a-z0-9_])|mindspore")
+# ModelArts notebooks, whose home is /home/ma-user, are Huawei Cloud's, most of them on Ascend
+# … and an API named for the NPU ("enable_npu", "is_npu": a word that ends in "_npu")
+_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9])(?:[a-z][a-z0-9]*_)?npus?(?![a-z0-9_])|mindspore|/home/ma-user/")
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
 _NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
 # torch_npu's and the plugins' API and module names: npu_fusion_attention, transformers' npu_flash_attention, npu_format_cast
@@ -74,7 +76,9 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     b"openvino", b"intel_npu", b"vpux", b"ze_result", b"level zero", b"level_zero", b"npu_drv", b"npu_vcl",  # Intel's NPU
     b"metax", b"mx-smi", b"maca", b"cambricon", b"cnmon", b"musa")  # MetaX, Cambricon, Moore Threads
 # a tensor or an allocation on a CUDA device ("device='cuda:0'", "on device cuda:1"); never code such as .to("cuda:0")
-_FOREIGN_DEVICE = re.compile(rb"(?:device[ =]'?|on )cuda:\d")
+_FOREIGN_DEVICE = re.compile(rb"(?:device[ =]'?|on )cuda:\d|"
+                             # NVIDIA's data-centre and desktop cards named by model ("32GB V100", "RTX 4090")
+                             rb"(?<![a-z0-9_])(?:[vapb]100|[ah]800|h100|h200|l40s?|rtx ?\d{4}|gtx ?\d{3,4})(?![a-z0-9_])")
 # a CANN component's plog line at WARNING level that reports a time-out or an error turned into a warning
 _WARNING_NEEDLES = (b"timeout", b"time out", b"errtowarn", b"fail")  # searched in the lower-cased block
 _CANN_WARNING = re.compile(rb"^.{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)]*\):")

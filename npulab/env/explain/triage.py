@@ -36,6 +36,28 @@ _CONDITION = re.compile(r"(?i)\bfail(?:s|ed|ure)?\b[^.;:]*?\b(?:when|if|only whe
 # … and the command a subprocess ran (CalledProcessError: "Command '[...]' returned non-zero exit status N")
 _COMMAND = re.compile(r"Command '(.+?)' returned non-zero exit status (-?\d+)")
 MAX_VERSIONS = 4  # CANN's "Inner Error!" of each module (EE9999, EZ9999, EI9999 …)
+# … an option or argument the line says was not accepted ("Failed to parse provider option "npu_mem_limit"",
+# "invalid value for argument --x", "unrecognized option 'y'") …
+_OPTION = re.compile(r"(?i)\b(?:failed to parse|invalid|unknown|unrecognized|unsupported|bad)\s+(?:value\s+(?:for|of)\s+)?"
+                     r"(?:the\s+)?(?:provider\s+|config(?:uration)?\s+|session\s+)?(?:option|argument|parameter|flag)\s*[:=]?\s*"
+                     r"[\"'`]?(-{0,2}[A-Za-z_][\w.-]*)")
+# the framework whose native (C++) code raised a line that has no Python traceback: its logger's prefix, or the path
+# of its sources the message quotes ("[E:onnxruntime:…]", "(at /…/paddle/fluid/…)", "mindspore/ccsrc/…") → its pip name
+_NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxruntime[/\\](?:core|python)[/\\]"),
+            "onnxruntime", "onnxruntime-cann"),
+           (re.compile(r"[/\\]paddle[/\\](?:fluid|phi)[/\\]"), "paddle", "paddlepaddle"),
+           (re.compile(r"\bmindspore[/\\]ccsrc[/\\]"), "mindspore", "mindspore"))
+# a code whose documented meaning names the remedy by itself (AscendCL's aclInit: once per process)
+_REPEAT_INITIALIZE = "ACL_ERROR_REPEAT_INITIALIZE"
+
+
+def native_component(root: RootLine, strongest: list[RootLine]) -> tuple[str, str] | None:
+    """The framework whose C++ code the error lines quote (logger prefix or source path), with its pip name."""
+    for text in dict.fromkeys([root.text] + [r.text for r in strongest]):
+        for pattern, component, pip in _NATIVE:
+            if pattern.search(text):
+                return component, pip
+    return None
 
 
 def should_report(root: RootLine | None, codes: list[CodeHit], ascend_context: bool) -> bool:
@@ -60,6 +82,9 @@ def specifics(root: RootLine, strongest: list[RootLine], *, component: str | Non
     versions = list(dict.fromkeys("".join(m.groups()) for text in texts for m in _VERSION.finditer(text)))
     if versions:
         parts.append(t("explain.generic.fix_versions", versions=", ".join(versions[:MAX_VERSIONS])))
+    option = next((m for m in map(_OPTION.search, texts) if m), None)
+    if option:
+        parts.append(t("explain.generic.fix_option", option=option.group(1)))
     condition = next((m for m in map(_CONDITION.search, texts) if m), None)
     if condition:
         parts.append(t("explain.generic.fix_condition", condition=condition.group(1).strip()))
@@ -94,7 +119,9 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
             break
         evidence.setdefault(hit.line, Evidence(hit.line, hit.text))
     sources = list(dict.fromkeys(SOURCES + [h.info.source for h in codes]))
-    fix = specifics(root, strongest, component=component, pip=pip, call=call) + t("explain.generic.fix")
+    advice = t("explain.generic.repeat_initialize", code=_REPEAT_INITIALIZE) if any(
+        h.info.name == _REPEAT_INITIALIZE for h in codes) else ""
+    fix = advice + specifics(root, strongest, component=component, pip=pip, call=call) + t("explain.generic.fix")
     inner = next((h.info.code for h in codes if _INNER.match(h.info.code)), None)
     if inner and not families:  # CANN's own report of an internal fault, and nothing more specific was found
         fix = f"{fix}{t('explain.generic.inner_error', code=inner)}"

@@ -1,0 +1,72 @@
+"""Round 7 of issue 36's message-reading mechanisms, each on lines written here from the documented message shapes
+(never a log of a set): the Ascend libraries a linker or a reader cannot find, MindSpore's Ascend plugin that does
+not load, AscendCL's single-operator compile, a C extension built for an older Python and the runtime asking the
+driver for a feature, codes in ONNX Runtime's "CANN failure N" form with the advice their meaning gives, the
+framework whose C++ sources an error quotes, an option whose value was not accepted, a dotted class without an
+attribute, and NVIDIA cards named by model as another accelerator's machine."""
+
+from __future__ import annotations
+
+import pytest
+from english_checks import no_cjk
+
+from npulab.env import explain as ex
+
+
+@pytest.mark.parametrize("log, family", [
+    ("/usr/bin/ld: cannot find -lascendcl: No such file or directory\ncollect2: error: ld returned 1 exit status",
+     "env_not_loaded"),
+    ("CMake Error: libascendcl.so not found, set the environment first", "env_not_loaded"),
+    ("Load dynamic library: libmindspore_ascend.so.2 failed. libge_runner.so: cannot open shared object file",
+     "mindspore_target"),
+    ("[ERROR] CannCall: CANN failure 500001: ACL_ERROR_FAILURE ; expr=aclopCompileAndExecute(opname.c_str(), ...)",
+     "op_compile_failed"),
+    ("E40000: Compile op[Cast_12,] failed, oppath[/x/cast.py]", "op_compile_failed"),
+    ("[ascend] SystemError: PY_SSIZE_T_CLEAN macro must be defined for '#' formats", "version_mismatch"),
+    ("EE8888: Inner Error!\n  rtStreamCreateWithFlags execute failed, reason=[feature not support]", "version_mismatch"),
+])
+def test_documented_shapes_reach_their_family(log, family):
+    assert family in ex.explain_text(log).categories[:2]
+
+
+def test_warning_of_the_mindspore_plugin_is_no_finding():
+    log = "[WARNING] ME(1:1,MainProcess):2024 Load dynamic library: libmindspore_ascend.so.2 failed. libx.so: missing"
+    assert "mindspore_target" not in ex.explain_text(log).categories
+
+
+def test_python_c_extension_message_alone_is_not_an_ascend_case():
+    assert ex.explain_text("SystemError: PY_SSIZE_T_CLEAN macro must be defined for '#' formats").findings == []
+
+
+def test_onnxruntime_cann_failure_code_is_decoded_with_its_advice_and_component():
+    log = ("2025-01-01 [E:onnxruntime:Default, cann_call.cc:137 CannCall] CANN failure 100002: "
+           "ACL_ERROR_REPEAT_INITIALIZE ; NPU=0")
+    report = ex.explain_text(log)
+    assert [h.info.code for h in report.codes] == ["100002"]
+    fix = report.findings[-1].fix
+    assert "ACL_ERROR_REPEAT_INITIALIZE" in fix and "onnxruntime-cann" in fix
+
+
+def test_an_option_the_line_names_as_unparsable_is_named_in_the_fix():
+    log = "NPU error: Failed to parse provider option \"arena_size\": not a number"
+    assert "arena_size" in ex.explain_text(log).findings[-1].fix
+
+
+def test_a_dotted_class_without_an_attribute_names_the_attribute():
+    report = ex.explain_text("AttributeError: 'paddle.base.Config' object has no attribute 'enable_npu'")
+    found = next(f for f in report.findings if f.category == "python_exception")
+    assert "enable_npu" in found.fix and "paddle.base.Config" in found.fix
+
+
+@pytest.mark.parametrize("card", ["32GB V100", "an A100 80GB", "RTX 4090"])
+def test_nvidia_cards_by_model_are_another_accelerator(card):
+    log = f"ValueError: No available memory for the cache blocks. on my {card}"
+    assert ex.explain_text(log).findings == []
+
+
+def test_new_texts_are_english_in_english(en):
+    log = ("[E:onnxruntime:Default] CANN failure 100002: ACL_ERROR_REPEAT_INITIALIZE\n"
+           "NPU error: Failed to parse provider option \"arena_size\"\n"
+           "AttributeError: 'paddle.base.Config' object has no attribute 'enable_npu'")
+    for finding in ex.explain_text(log).findings:
+        no_cjk(finding.fix)
