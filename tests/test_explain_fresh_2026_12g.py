@@ -46,7 +46,7 @@ def test_no_regression_from_the_measurement():
     from explain_heldout_eval import evaluate
 
     rates = evaluate(FOLDER)["rates"]
-    assert rates["known"][0] >= 7 and rates["unanticipated"][0] >= 3, rates
+    assert rates["known"][0] >= 7 and rates["unanticipated"][0] >= 4, rates
     assert rates["healthy"][0] >= 23 and rates["silent"][0] <= 2, rates
 
 

@@ -70,3 +70,18 @@ def test_new_texts_are_english_in_english(en):
            "AttributeError: 'paddle.base.Config' object has no attribute 'enable_npu'")
     for finding in ex.explain_text(log).findings:
         no_cjk(finding.fix)
+
+
+def test_onnxruntime_cann_provider_is_a_component_with_its_documented_remedy():
+    log = ("EP Error /x/onnxruntime/core/providers/cann/cann_execution_provider_info.cc:40 FAIL : something\n"
+           "Falling back to ['CPUExecutionProvider'] and retrying.")
+    report = ex.explain_text(log)
+    found = next(f for f in report.findings if f.rule == "component")
+    assert "onnxruntime-cann" in found.fix and "npu_mem_limit" in found.fix
+
+
+def test_the_generic_fix_reads_the_whole_line_past_the_evidence():
+    filler = "x" * (ex.EVIDENCE_CHARS + 100)
+    log = f"NPU error: {filler} Failed to parse provider option \"arena_size\""
+    report = ex.explain_text(log)
+    assert "arena_size" not in report.root_error.text and "arena_size" in report.findings[-1].fix

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, shorten, standalone
 
 PER_RANK = 3  # candidates kept per rank
+WHOLE_CHARS = 2000  # of a candidate line, kept for the generic fix to read (an option or a version past the evidence)
 
 _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort",
                       "报错".encode(), "错误".encode(), "失败".encode(), b"traceback (most recent call last)",
@@ -118,6 +119,7 @@ class RootLine:
     line: int
     text: str
     rank: int
+    whole: str = ""  # the line as written (up to WHOLE_CHARS), for what it says past the shortened text
 
     def to_dict(self) -> dict:
         return {"line": self.line, "text": self.text, "rank": self.rank}
@@ -163,7 +165,7 @@ class RootFinder:
             r = rank(line)
             if r and len(self.candidates[r]) < PER_RANK:
                 number = first_line + block.count(b"\n", 0, start)
-                self.candidates[r].append(RootLine(number, shorten(line), r))
+                self.candidates[r].append(RootLine(number, shorten(line), r, line[:WHOLE_CHARS]))
                 if r == 3:
                     self._note_component(first_line, block, start, number)
                 if len(self.candidates[3]) >= PER_RANK:

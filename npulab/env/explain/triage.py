@@ -53,7 +53,7 @@ _REPEAT_INITIALIZE = "ACL_ERROR_REPEAT_INITIALIZE"
 
 def native_component(root: RootLine, strongest: list[RootLine]) -> tuple[str, str] | None:
     """The framework whose C++ code the error lines quote (logger prefix or source path), with its pip name."""
-    for text in dict.fromkeys([root.text] + [r.text for r in strongest]):
+    for text in dict.fromkeys([root.whole or root.text] + [r.whole or r.text for r in strongest]):
         for pattern, component, pip in _NATIVE:
             if pattern.search(text):
                 return component, pip
@@ -71,7 +71,7 @@ def specifics(root: RootLine, strongest: list[RootLine], *, component: str | Non
               call: tuple[str, str] | None = None) -> str:
     """What the error lines say about this error's own fix, before the generic steps: the command that failed, the
     versions and the condition the lines name, the call and the package that raised it (empty when none)."""
-    texts = list(dict.fromkeys([root.text] + [r.text for r in strongest]))
+    texts = list(dict.fromkeys([root.whole or root.text] + [r.whole or r.text for r in strongest]))
     parts = []
     command = next((m for m in map(_COMMAND.search, texts) if m), None)
     if command:
