@@ -85,3 +85,25 @@ def test_the_generic_fix_reads_the_whole_line_past_the_evidence():
     log = f"NPU error: {filler} Failed to parse provider option \"arena_size\""
     report = ex.explain_text(log)
     assert "arena_size" not in report.root_error.text and "arena_size" in report.findings[-1].fix
+
+
+@pytest.mark.parametrize("log, named", [
+    ("ERROR: Package 'vllm-ascend' requires a different Python: 3.8.10 not in '>=3.9'", ">=3.9"),
+    ("RuntimeError: torch_npu only supports Python 3.9, 3.10 and 3.11, but got 3.12", "3.9, 3.10 and 3.11"),
+    ("RuntimeError: [ascend] Python 3.12 is not supported by this release", "3.12"),
+])
+def test_a_python_version_requirement_is_named_in_the_fix(log, named):
+    assert named in ex.explain_text(log).findings[-1].fix
+
+
+def test_a_runtime_internal_error_code_gets_the_internal_error_advice():
+    report = ex.explain_text("RuntimeError: NPU function error: aclrtSynchronizeStream, error code is 507000")
+    assert "`507000`" in report.findings[-1].fix
+
+
+def test_python_and_internal_texts_are_english_in_english(en):
+    for log in ("RuntimeError: torch_npu only supports Python 3.9, 3.10 and 3.11, but got 3.12",
+                "RuntimeError: [ascend] Python 3.12 is not supported by this release",
+                "RuntimeError: NPU function error: aclrtSynchronizeStream, error code is 507000"):
+        for finding in ex.explain_text(log).findings:
+            no_cjk(finding.fix)

@@ -41,6 +41,13 @@ MAX_VERSIONS = 4  # CANN's "Inner Error!" of each module (EE9999, EZ9999, EI9999
 _OPTION = re.compile(r"(?i)\b(?:failed to parse|invalid|unknown|unrecognized|unsupported|bad)\s+(?:value\s+(?:for|of)\s+)?"
                      r"(?:the\s+)?(?:provider\s+|config(?:uration)?\s+|session\s+)?(?:option|argument|parameter|flag)\s*[:=]?\s*"
                      r"[\"'`]?(-{0,2}[A-Za-z_][\w.-]*)")
+# … the Python versions it requires ("requires a different Python: 3.8.10 not in '>=3.9'", "only supports Python 3.9,
+# 3.10 and 3.11", "requires python>=3.10", "Python 3.12 is not supported") …
+_PYTHON_NEEDS = (re.compile(r"(?i)requires a different Python:\s*\S+ not in ['\"]([^'\"]+)['\"]"),
+                 re.compile(r"(?i)\b(?:only )?supports? (?:only )?python\s*((?:\d\.\d+)(?:\s*(?:,|/|and|or)\s*\d\.\d+)*)"),
+                 re.compile(r"(?i)\brequires? python\s*((?:[<>=!~]=?\s*)?\d\.\d+[\w.*]*)"))
+_PYTHON_REFUSED = re.compile(r"(?i)\bpython\s*(?:version\s*)?(\d\.\d+)[\w.]*\s+is (?:not supported|unsupported)")
+_FIRST_VERSION = re.compile(r"\d\.\d+")
 # the framework whose native (C++) code raised a line that has no Python traceback: its logger's prefix, or the path
 # of its sources the message quotes ("[E:onnxruntime:…]", "(at /…/paddle/fluid/…)", "mindspore/ccsrc/…") → its pip name
 _NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxruntime[/\\](?:core|python)[/\\]"),
@@ -82,6 +89,12 @@ def specifics(root: RootLine, strongest: list[RootLine], *, component: str | Non
     versions = list(dict.fromkeys("".join(m.groups()) for text in texts for m in _VERSION.finditer(text)))
     if versions:
         parts.append(t("explain.generic.fix_versions", versions=", ".join(versions[:MAX_VERSIONS])))
+    needs = next((m.group(1).strip() for text in texts for p in _PYTHON_NEEDS for m in [p.search(text)] if m), None)
+    refused = next((m.group(1) for m in map(_PYTHON_REFUSED.search, texts) if m), None)
+    if needs:
+        parts.append(t("explain.generic.fix_python", needs=needs, example=_FIRST_VERSION.search(needs).group(0)))
+    elif refused:
+        parts.append(t("explain.generic.fix_python_refused", python=refused))
     option = next((m for m in map(_OPTION.search, texts) if m), None)
     if option:
         parts.append(t("explain.generic.fix_option", option=option.group(1)))
@@ -122,7 +135,7 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
     advice = t("explain.generic.repeat_initialize", code=_REPEAT_INITIALIZE) if any(
         h.info.name == _REPEAT_INITIALIZE for h in codes) else ""
     fix = advice + specifics(root, strongest, component=component, pip=pip, call=call) + t("explain.generic.fix")
-    inner = next((h.info.code for h in codes if _INNER.match(h.info.code)), None)
+    inner = next((h.info.code for h in codes if _INNER.match(h.info.code) or h.info.name.endswith("_INTERNAL_ERROR")), None)
     if inner and not families:  # CANN's own report of an internal fault, and nothing more specific was found
         fix = f"{fix}{t('explain.generic.inner_error', code=inner)}"
     return Finding(GENERIC, t("explain.generic.title"), [h.info.code for h in codes], "\n".join(parts), fix,
