@@ -107,3 +107,26 @@ def test_python_and_internal_texts_are_english_in_english(en):
                 "RuntimeError: NPU function error: aclrtSynchronizeStream, error code is 507000"):
         for finding in ex.explain_text(log).findings:
             no_cjk(finding.fix)
+
+
+@pytest.mark.parametrize("log, what", [
+    ("RuntimeError: libdemo.so was built for CANN 3.3.0, but the Ascend toolkit found is 5.0.4", "CANN 3.3.0"),
+    ("ImportError: this torch_npu extension was compiled against torch 2.1.0, found 2.3.1", "torch 2.1.0"),
+])
+def test_a_binary_built_for_another_release_is_a_version_mismatch_naming_it(log, what):
+    report = ex.explain_text(log)
+    assert report.categories[0] == "version_mismatch" and what in report.findings[-1].fix
+
+
+def test_built_for_without_ascend_evidence_is_no_ascend_family():
+    assert "version_mismatch" not in ex.explain_text("ImportError: x.so was compiled against torch 2.1.0").categories
+
+
+def test_an_error_said_in_words_of_not_finding_is_not_silent():
+    assert ex.explain_text("在昇腾 910B 上运行 torch_npu 程序时无法加载模型").categories == [ex.GENERIC]
+    assert ex.explain_text("torch_npu: unable to open the model file").categories == [ex.GENERIC]
+
+
+def test_built_for_text_is_english_in_english(en):
+    for finding in ex.explain_text("RuntimeError: libdemo.so was built for CANN 3.3.0 (Ascend)").findings:
+        no_cjk(finding.fix)

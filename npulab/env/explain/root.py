@@ -28,7 +28,9 @@ PER_RANK = 3  # candidates kept per rank
 WHOLE_CHARS = 2000  # of a candidate line, kept for the generic fix to read (an option or a version past the evidence)
 
 _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort",
-                      "报错".encode(), "错误".encode(), "失败".encode(), b"traceback (most recent call last)",
+                      "报错".encode(), "错误".encode(), "失败".encode(), "找不到".encode(), "未找到".encode(),
+                      "无法".encode(), "异常".encode(), "崩溃".encode(), b"cannot find", b"could not find",
+                      b"unable to", b"not found", b"traceback (most recent call last)",
                       b"killed", b"has no attribute", b"required positional argument", b"keyword argument",
                       b"positional argument", b"no module named")
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
@@ -39,6 +41,8 @@ _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Erro
 _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
 _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
 _WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)|报错|错误|失败|"
+                   # what cannot be found or done, in either language ("找不到 libascendcl", "无法加载", "unable to open")
+                   r"找不到|未找到|无法|异常|崩溃|(?i:\b(?:cannot|could not|couldn't|can't) find\b|\bunable to\b|\bnot found\b)|"
                    r"^\W*Traceback \(most recent call last\)|"  # a traceback whose exception line is cut off
                    r"^\W*(?:\[\d+\]\+?\s+)?Killed\b|"  # the shell's report of a SIGKILL
                    # a Python exception's message without its type (a title, a cut-off paste)

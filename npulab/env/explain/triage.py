@@ -48,6 +48,10 @@ _PYTHON_NEEDS = (re.compile(r"(?i)requires a different Python:\s*\S+ not in ['\"
                  re.compile(r"(?i)\brequires? python\s*((?:[<>=!~]=?\s*)?\d\.\d+[\w.*]*)"))
 _PYTHON_REFUSED = re.compile(r"(?i)\bpython\s*(?:version\s*)?(\d\.\d+)[\w.]*\s+is (?:not supported|unsupported)")
 _FIRST_VERSION = re.compile(r"\d\.\d+")
+# … the release of another component that a binary was built for ("compiled using NumPy 1.x", "built for CANN 3.3",
+# "compiled against torch 2.1.0") …
+_BUILT_FOR = re.compile(r"(?i)\b(?:compiled|built)\s+(?:against|with|for|using)\s+(?:the\s+)?([A-Za-z][\w.+-]*)\s*"
+                        r"(?:version\s*)?(v?\d+(?:\.(?:\d+|x))*[\w.+]*)")
 # the framework whose native (C++) code raised a line that has no Python traceback: its logger's prefix, or the path
 # of its sources the message quotes ("[E:onnxruntime:…]", "(at /…/paddle/fluid/…)", "mindspore/ccsrc/…") → its pip name
 _NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxruntime[/\\](?:core|python)[/\\]"),
@@ -95,6 +99,9 @@ def specifics(root: RootLine, strongest: list[RootLine], *, component: str | Non
         parts.append(t("explain.generic.fix_python", needs=needs, example=_FIRST_VERSION.search(needs).group(0)))
     elif refused:
         parts.append(t("explain.generic.fix_python_refused", python=refused))
+    built = next((m for m in map(_BUILT_FOR.search, texts) if m), None)
+    if built:
+        parts.append(t("explain.generic.fix_built_for", what=f"{built.group(1)} {built.group(2)}", name=built.group(1)))
     option = next((m for m in map(_OPTION.search, texts) if m), None)
     if option:
         parts.append(t("explain.generic.fix_option", option=option.group(1)))
