@@ -130,3 +130,19 @@ def test_an_error_said_in_words_of_not_finding_is_not_silent():
 def test_built_for_text_is_english_in_english(en):
     for finding in ex.explain_text("RuntimeError: libdemo.so was built for CANN 3.3.0 (Ascend)").findings:
         no_cjk(finding.fix)
+
+
+FALLBACK = ("/x/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:69: UserWarning: Specified provider "
+            "'CANNExecutionProvider' is not in available provider names.Available providers: 'CPUExecutionProvider'\n"
+            "  warnings.warn(\n")
+
+
+def test_the_cann_provider_missing_warning_is_not_silent():
+    report = ex.explain_text(FALLBACK)
+    assert report.categories == [ex.GENERIC] and "onnxruntime-cann" in report.findings[0].fix
+
+
+def test_the_fallback_text_is_english_in_english(en):
+    finding = ex.explain_text(FALLBACK).findings[0]
+    no_cjk(finding.cause)
+    no_cjk(finding.fix)

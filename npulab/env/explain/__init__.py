@@ -104,6 +104,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         root = RootLine(first_rule_line.line, first_rule_line.text, 1)
     if root is None and ascend and roots.warnings:  # the log ends in a CANN component's error-like warning
         root = roots.warnings[0]
+    if root is None and ascend and roots.fallbacks:  # … or in the warning that the NPU was given up for the CPU
+        root = roots.fallbacks[0]
     if should_report(root, codes, ascend):
         component = roots.components.get(root.line) or next(  # the last frame's package, or the module the line names
             (h.facts["module"].partition(".")[0] for h in rules.hits[module.NAME] if h.line == root.line), None)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, shorten, standalone
+from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, line_at, shorten, standalone
 
 PER_RANK = 3  # candidates kept per rank
 WHOLE_CHARS = 2000  # of a candidate line, kept for the generic fix to read (an option or a version past the evidence)
@@ -58,6 +58,7 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
     b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair",
     b"torch.npu", b"transfer_to_npu", b".npu()", b"npu_fusion", b"hwhiaiuser", b"op-plugin", b"op_plugin", b"aicpu",
     b"rank_table", b"atlas 800", b"atlas 300", b"atlas 900", b"nnal/",  # Ascend's APIs, user, plugins and products
+    b"cannexecutionprovider", b"onnxruntime-cann", b"providers_cann",  # ONNX Runtime's CANN execution provider
     "昇腾".encode(),
     b"acl graph")  # vLLM-Ascend's "Capturing ACL graphs" (ACL: the Ascend Computing Language runtime)
 # weaker evidence: "NPU" as a word ("input", "intel_npu" are not; "NPU上", "[NPU]" are) and MindSpore, which other
@@ -87,6 +88,8 @@ _FOREIGN_DEVICE = re.compile(rb"(?:device[ =]'?|on )cuda:\d|"
 # a CANN component's plog line at WARNING level that reports a time-out or an error turned into a warning
 _WARNING_NEEDLES = (b"timeout", b"time out", b"errtowarn", b"fail")  # searched in the lower-cased block
 _CANN_WARNING = re.compile(rb"^.{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)]*\):")
+# ONNX Runtime's warning that the CANN execution provider asked for is not in this build: the session runs on the CPU
+_FALLBACK_WARNING = re.compile(rb"Specified provider '\w*CANN\w*' is not in available provider names")
 # a Python traceback frame inside an installed package: File ".../site-packages/<package>/…"
 _FRAME = re.compile(rb'File "[^"\n]*[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]*)')
 # a frame in an unpacked release of a package, outside site-packages: File ".../verl-0.5.0/verl/workers/…"
@@ -124,6 +127,7 @@ class RootLine:
     text: str
     rank: int
     whole: str = ""  # the line as written (up to WHOLE_CHARS), for what it says past the shortened text
+    fallback: bool = False  # a warning that the NPU was given up for the CPU (no error line says so)
 
     def to_dict(self) -> dict:
         return {"line": self.line, "text": self.text, "rank": self.rank}
@@ -138,6 +142,7 @@ class RootFinder:
         self.weak_context = False  # "NPU" as a word, MindSpore: Ascend only when no other accelerator shows
         self.foreign_context = False  # another accelerator; looked for only until Ascend's own words are seen
         self.warnings: list[RootLine] = []  # CANN components' error-like warnings, earliest first
+        self.fallbacks: list[RootLine] = []  # a warning that the NPU's provider is missing and the CPU runs instead
         self.components: dict[int, str] = {}  # exception line → package of the traceback frame just above it
         self.calls: dict[int, tuple[str, str]] = {}  # exception line → (file, function) of the innermost frame of
         # the program or a package above it (Python's own library skipped)
@@ -161,6 +166,13 @@ class RootFinder:
                 if _CANN_WARNING.match(block, start, end):
                     self.warnings.append(RootLine(first_line + block.count(b"\n", 0, start),
                                                   shorten(decode_line(block[start:end])), 0))
+        if not self.fallbacks and b"provider names" in block:
+            m = _FALLBACK_WARNING.search(block)
+            if m:
+                s, e = line_at(block, m.start())
+                line = decode_line(block[s:e])
+                self.fallbacks.append(RootLine(first_line + block.count(b"\n", 0, s), shorten(line, "Specified provider"),
+                                               0, line[:WHOLE_CHARS], fallback=True))
         if len(self.candidates[3]) >= PER_RANK:
             return  # later lines cannot be earlier than the strongest ones already kept
         coded = tuple(m.start() for m in CODE_LITERAL.finditer(block) if standalone(block, m.start(), m.end()))

@@ -54,7 +54,8 @@ _BUILT_FOR = re.compile(r"(?i)\b(?:compiled|built)\s+(?:against|with|for|using)\
                         r"(?:version\s*)?(v?\d+(?:\.(?:\d+|x))*[\w.+]*)")
 # the framework whose native (C++) code raised a line that has no Python traceback: its logger's prefix, or the path
 # of its sources the message quotes ("[E:onnxruntime:…]", "(at /…/paddle/fluid/…)", "mindspore/ccsrc/…") → its pip name
-_NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxruntime[/\\](?:core|python)[/\\]"),
+_NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxruntime[/\\](?:core|python)[/\\]|"
+                        r"provider '\w*CANN\w*' is not in available provider names"),
             "onnxruntime", "onnxruntime-cann"),
            (re.compile(r"[/\\]paddle[/\\](?:fluid|phi)[/\\]"), "paddle", "paddlepaddle"),
            (re.compile(r"\bmindspore[/\\]ccsrc[/\\]"), "mindspore", "mindspore"))
@@ -119,7 +120,9 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
                     component: str | None = None, pip: str | None = None,
                     call: tuple[str, str] | None = None) -> Finding:
     """The generic finding: root error line first, the component it was raised in, the decoded codes, the steps."""
-    if root.rank == 0:  # no error line: a CANN component's warning that reports a time-out or a failure
+    if root.fallback:  # no error line: the warning that the NPU's execution provider is missing (the CPU runs)
+        parts = [t("explain.generic.fallback_root", line=root.line, text=root.text)]
+    elif root.rank == 0:  # no error line: a CANN component's warning that reports a time-out or a failure
         parts = [t("explain.generic.warning_root", line=root.line, text=root.text)]
     else:
         parts = [t("explain.generic.root", line=root.line, text=root.text)]
