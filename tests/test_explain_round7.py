@@ -146,3 +146,13 @@ def test_the_fallback_text_is_english_in_english(en):
     finding = ex.explain_text(FALLBACK).findings[0]
     no_cjk(finding.cause)
     no_cjk(finding.fix)
+
+
+@pytest.mark.parametrize("log, pip", [
+    ("RuntimeError: (PreconditionNotMet) aclnnAdd failed (at /paddle/backends/npu/kernels/add_kernel.cc:42) on NPU",
+     "paddle-custom-npu"),
+    ("ExternalError: ACL error, the error code is : 500002. (at /work/Paddle/paddle/fluid/operators/npu_op_runner.cc:1)",
+     "paddlepaddle"),
+])
+def test_the_framework_whose_cpp_sources_the_error_quotes_is_named(log, pip):
+    assert f"pip install -U {pip}" in ex.explain_text(log).findings[-1].fix

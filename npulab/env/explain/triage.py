@@ -57,6 +57,9 @@ _BUILT_FOR = re.compile(r"(?i)\b(?:compiled|built)\s+(?:against|with|for|using)\
 _NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxruntime[/\\](?:core|python)[/\\]|"
                         r"provider '\w*CANN\w*' is not in available provider names"),
             "onnxruntime", "onnxruntime-cann"),
+           # PaddleCustomDevice's Ascend backend (backends/npu/…), installed as paddle-custom-npu beside paddlepaddle
+           (re.compile(r"[/\\]backends[/\\]npu[/\\]|(?i:paddle[_-]custom[_-](?:device|npu)|PaddleCustomDevice)"),
+            "paddle-custom-npu", "paddle-custom-npu"),
            (re.compile(r"[/\\]paddle[/\\](?:fluid|phi)[/\\]"), "paddle", "paddlepaddle"),
            (re.compile(r"\bmindspore[/\\]ccsrc[/\\]"), "mindspore", "mindspore"))
 # a code whose documented meaning names the remedy by itself (AscendCL's aclInit: once per process)
