@@ -156,3 +156,10 @@ def test_the_fallback_text_is_english_in_english(en):
 ])
 def test_the_framework_whose_cpp_sources_the_error_quotes_is_named(log, pip):
     assert f"pip install -U {pip}" in ex.explain_text(log).findings[-1].fix
+
+
+@pytest.mark.parametrize("line", ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+                                  "RuntimeError: CUDA error: device-side assert triggered",
+                                  "RuntimeError: CUBLAS_STATUS_NOT_SUPPORTED when calling cublasGemmEx"])
+def test_cuda_runtime_failures_are_another_accelerator(line):
+    assert ex.explain_text(f"{line}\nValueError: No available memory for the cache blocks.").findings == []

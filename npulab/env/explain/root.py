@@ -77,6 +77,7 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     b"/usr/local/cuda", b"nvcc", b"cuda_home", b"cudnn version", b"nvidia a100", b"nvidia h100", b"tesla v100",
     b"tesla t4", b"nvidia rtx", b"rtx 30", b"rtx 40", b"nvidia/cuda:",  # the CUDA toolkit, NVIDIA's cards and images
     b"cuda stream", b"cudnn error", b"cudnn_status", b"cudafree", b"cudamalloc", b"cuda_driver", b"cuda driver version",
+    b"cuda out of memory", b"cuda error: ", b"cublas_status_", b"cudaerror", b"cudasuccess",  # CUDA's runtime failing
     b"device/gpu/", b"cuda_visible_devices=",  # CUDA's runtime at work, MindSpore's GPU plugin, a GPU launch line
     b"rocm", b"hipblas", b"hiperror", b"hip error", b"amdgpu", b"rocblas", b"miopen",  # AMD's ROCm/HIP
     b"openvino", b"intel_npu", b"vpux", b"ze_result", b"level zero", b"level_zero", b"npu_drv", b"npu_vcl",  # Intel's NPU
