@@ -41,12 +41,13 @@ def test_at_most_six_logs_per_repository():
 
 
 def test_no_regression_from_the_measurement():
-    """A floor, not the aim: what round 6 reached on this set when it was measured once (README)."""
+    """A floor, not the aim: what round 7 reached on this set, a development set since round 6 measured it once
+    (README: round 6 had 3/8 known, 2/12 fix named, 4/20 silent, 22/25 healthy)."""
     from explain_heldout_eval import evaluate
 
     rates = evaluate(FOLDER)["rates"]
-    assert rates["known"][0] >= 3 and rates["unanticipated"][0] >= 2, rates
-    assert rates["healthy"][0] >= 22 and rates["silent"][0] <= 4, rates
+    assert rates["known"][0] >= 7 and rates["unanticipated"][0] >= 4, rates
+    assert rates["healthy"][0] >= 23 and rates["silent"][0] <= 2, rates
 
 
 @pytest.mark.xfail(strict=True, reason="issue 36 aims not met on this set (round 6: 3/8 known, 2/12 fix named, "

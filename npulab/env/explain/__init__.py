@@ -48,7 +48,7 @@ from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Fi
 from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks
 from npulab.env.explain.root import RootFinder, RootLine
 from npulab.env.explain.rules import RULES, RuleScanner, device, module
-from npulab.env.explain.triage import generic_finding, should_report
+from npulab.env.explain.triage import generic_finding, native_component, should_report
 
 CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
 
@@ -104,11 +104,16 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         root = RootLine(first_rule_line.line, first_rule_line.text, 1)
     if root is None and ascend and roots.warnings:  # the log ends in a CANN component's error-like warning
         root = roots.warnings[0]
+    if root is None and ascend and roots.fallbacks:  # … or in the warning that the NPU was given up for the CPU
+        root = roots.fallbacks[0]
     if should_report(root, codes, ascend):
         component = roots.components.get(root.line) or next(  # the last frame's package, or the module the line names
             (h.facts["module"].partition(".")[0] for h in rules.hits[module.NAME] if h.line == root.line), None)
+        pip = module.pip_name(component) if component else None
+        if component is None:  # no Python frame: the framework whose C++ sources or logger the error lines quote
+            component, pip = native_component(root, roots.strongest()) or (None, None)
         findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings), component=component,
-                                        pip=module.pip_name(component) if component else None,
+                                        pip=pip,
                                         call=roots.calls.get(root.line) or next(iter(roots.calls.values()), None)))
     return Report(lines_read, findings, root, codes)
 

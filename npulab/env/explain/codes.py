@@ -39,8 +39,9 @@ _TORCH_NPU = re.compile(r"^ERR(\d{2})(\d{3})$")
 _ACL = re.compile(r"^[1-5]\d{5}$")
 _DCMI = re.compile(r"^-8\d{3}$")
 # in the log: CANN and torch_npu codes stand alone; numbers need an error context before them
-_NUMBER_NEEDLES = (b"code", b"errno", b"ret", b"result", b"failed", "错误码".encode(), "错误代码".encode())
-_NUMBER = re.compile(r"(?i:error[ _]?code(?:\s+is)?|errorcode|errcode|errno|ret(?:code|urn(?:ed)?)?|result|failed|错误代?码)"
+# "failure": ONNX Runtime's CANN provider writes "CANN failure 507013: ACL_ERROR_…"
+_NUMBER_NEEDLES = (b"code", b"errno", b"ret", b"result", b"failed", b"failure", "错误码".encode(), "错误代码".encode())
+_NUMBER = re.compile(r"(?i:error[ _]?code(?:\s+is)?|errorcode|errcode|errno|ret(?:code|urn(?:ed)?)?|result|failed|failure|错误代?码)"
                      r"\s*(?:is\s*|=\s*|:\s*|\[\s*)?(-?\d{1,6})(?!\d|\.\d)")  # a sentence's full stop may follow
 
 

@@ -22,12 +22,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, shorten, standalone
+from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, line_at, shorten, standalone
 
 PER_RANK = 3  # candidates kept per rank
+WHOLE_CHARS = 2000  # of a candidate line, kept for the generic fix to read (an option or a version past the evidence)
 
 _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped", b"segmentation fault", b"abort",
-                      "报错".encode(), "错误".encode(), "失败".encode(), b"traceback (most recent call last)",
+                      "报错".encode(), "错误".encode(), "失败".encode(), "找不到".encode(), "未找到".encode(),
+                      "无法".encode(), "异常".encode(), "崩溃".encode(), b"cannot find", b"could not find",
+                      b"unable to", b"not found", b"traceback (most recent call last)",
                       b"killed", b"has no attribute", b"required positional argument", b"keyword argument",
                       b"positional argument", b"no module named")
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
@@ -38,6 +41,8 @@ _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Erro
 _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
 _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
 _WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)|报错|错误|失败|"
+                   # what cannot be found or done, in either language ("找不到 libascendcl", "无法加载", "unable to open")
+                   r"找不到|未找到|无法|异常|崩溃|(?i:\b(?:cannot|could not|couldn't|can't) find\b|\bunable to\b|\bnot found\b)|"
                    r"^\W*Traceback \(most recent call last\)|"  # a traceback whose exception line is cut off
                    r"^\W*(?:\[\d+\]\+?\s+)?Killed\b|"  # the shell's report of a SIGKILL
                    # a Python exception's message without its type (a title, a cut-off paste)
@@ -53,11 +58,14 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
     b"mindspeed", b"mindie", b"msprobe", b"msprof", b"torchair",
     b"torch.npu", b"transfer_to_npu", b".npu()", b"npu_fusion", b"hwhiaiuser", b"op-plugin", b"op_plugin", b"aicpu",
     b"rank_table", b"atlas 800", b"atlas 300", b"atlas 900", b"nnal/",  # Ascend's APIs, user, plugins and products
+    b"cannexecutionprovider", b"onnxruntime-cann", b"providers_cann",  # ONNX Runtime's CANN execution provider
     "昇腾".encode(),
     b"acl graph")  # vLLM-Ascend's "Capturing ACL graphs" (ACL: the Ascend Computing Language runtime)
 # weaker evidence: "NPU" as a word ("input", "intel_npu" are not; "NPU上", "[NPU]" are) and MindSpore, which other
 # accelerators also run (Intel's NPU, MindSpore on GPU); it counts only in a log that shows no other accelerator
-_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9_])npus?(?![a-z0-9_])|mindspore")
+# ModelArts notebooks, whose home is /home/ma-user, are Huawei Cloud's, most of them on Ascend
+# … and an API named for the NPU ("enable_npu", "is_npu": a word that ends in "_npu")
+_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9])(?:[a-z][a-z0-9]*_)?npus?(?![a-z0-9_])|mindspore|/home/ma-user/")
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
 _NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
 # torch_npu's and the plugins' API and module names: npu_fusion_attention, transformers' npu_flash_attention, npu_format_cast
@@ -69,15 +77,20 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     b"/usr/local/cuda", b"nvcc", b"cuda_home", b"cudnn version", b"nvidia a100", b"nvidia h100", b"tesla v100",
     b"tesla t4", b"nvidia rtx", b"rtx 30", b"rtx 40", b"nvidia/cuda:",  # the CUDA toolkit, NVIDIA's cards and images
     b"cuda stream", b"cudnn error", b"cudnn_status", b"cudafree", b"cudamalloc", b"cuda_driver", b"cuda driver version",
+    b"cuda out of memory", b"cuda error: ", b"cublas_status_", b"cudaerror", b"cudasuccess",  # CUDA's runtime failing
     b"device/gpu/", b"cuda_visible_devices=",  # CUDA's runtime at work, MindSpore's GPU plugin, a GPU launch line
     b"rocm", b"hipblas", b"hiperror", b"hip error", b"amdgpu", b"rocblas", b"miopen",  # AMD's ROCm/HIP
     b"openvino", b"intel_npu", b"vpux", b"ze_result", b"level zero", b"level_zero", b"npu_drv", b"npu_vcl",  # Intel's NPU
     b"metax", b"mx-smi", b"maca", b"cambricon", b"cnmon", b"musa")  # MetaX, Cambricon, Moore Threads
 # a tensor or an allocation on a CUDA device ("device='cuda:0'", "on device cuda:1"); never code such as .to("cuda:0")
-_FOREIGN_DEVICE = re.compile(rb"(?:device[ =]'?|on )cuda:\d")
+_FOREIGN_DEVICE = re.compile(rb"(?:device[ =]'?|on )cuda:\d|"
+                             # NVIDIA's data-centre and desktop cards named by model ("32GB V100", "RTX 4090")
+                             rb"(?<![a-z0-9_])(?:[vapb]100|[ah]800|h100|h200|l40s?|rtx ?\d{4}|gtx ?\d{3,4})(?![a-z0-9_])")
 # a CANN component's plog line at WARNING level that reports a time-out or an error turned into a warning
 _WARNING_NEEDLES = (b"timeout", b"time out", b"errtowarn", b"fail")  # searched in the lower-cased block
 _CANN_WARNING = re.compile(rb"^.{0,40}\[WARNING\] [A-Z_]+\(\d+,[^)]*\):")
+# ONNX Runtime's warning that the CANN execution provider asked for is not in this build: the session runs on the CPU
+_FALLBACK_WARNING = re.compile(rb"Specified provider '\w*CANN\w*' is not in available provider names")
 # a Python traceback frame inside an installed package: File ".../site-packages/<package>/…"
 _FRAME = re.compile(rb'File "[^"\n]*[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w]*)')
 # a frame in an unpacked release of a package, outside site-packages: File ".../verl-0.5.0/verl/workers/…"
@@ -114,6 +127,8 @@ class RootLine:
     line: int
     text: str
     rank: int
+    whole: str = ""  # the line as written (up to WHOLE_CHARS), for what it says past the shortened text
+    fallback: bool = False  # a warning that the NPU was given up for the CPU (no error line says so)
 
     def to_dict(self) -> dict:
         return {"line": self.line, "text": self.text, "rank": self.rank}
@@ -128,6 +143,7 @@ class RootFinder:
         self.weak_context = False  # "NPU" as a word, MindSpore: Ascend only when no other accelerator shows
         self.foreign_context = False  # another accelerator; looked for only until Ascend's own words are seen
         self.warnings: list[RootLine] = []  # CANN components' error-like warnings, earliest first
+        self.fallbacks: list[RootLine] = []  # a warning that the NPU's provider is missing and the CPU runs instead
         self.components: dict[int, str] = {}  # exception line → package of the traceback frame just above it
         self.calls: dict[int, tuple[str, str]] = {}  # exception line → (file, function) of the innermost frame of
         # the program or a package above it (Python's own library skipped)
@@ -151,6 +167,13 @@ class RootFinder:
                 if _CANN_WARNING.match(block, start, end):
                     self.warnings.append(RootLine(first_line + block.count(b"\n", 0, start),
                                                   shorten(decode_line(block[start:end])), 0))
+        if not self.fallbacks and b"provider names" in block:
+            m = _FALLBACK_WARNING.search(block)
+            if m:
+                s, e = line_at(block, m.start())
+                line = decode_line(block[s:e])
+                self.fallbacks.append(RootLine(first_line + block.count(b"\n", 0, s), shorten(line, "Specified provider"),
+                                               0, line[:WHOLE_CHARS], fallback=True))
         if len(self.candidates[3]) >= PER_RANK:
             return  # later lines cannot be earlier than the strongest ones already kept
         coded = tuple(m.start() for m in CODE_LITERAL.finditer(block) if standalone(block, m.start(), m.end()))
@@ -159,7 +182,7 @@ class RootFinder:
             r = rank(line)
             if r and len(self.candidates[r]) < PER_RANK:
                 number = first_line + block.count(b"\n", 0, start)
-                self.candidates[r].append(RootLine(number, shorten(line), r))
+                self.candidates[r].append(RootLine(number, shorten(line), r, line[:WHOLE_CHARS]))
                 if r == 3:
                     self._note_component(first_line, block, start, number)
                 if len(self.candidates[3]) >= PER_RANK:

@@ -36,6 +36,43 @@ _CONDITION = re.compile(r"(?i)\bfail(?:s|ed|ure)?\b[^.;:]*?\b(?:when|if|only whe
 # … and the command a subprocess ran (CalledProcessError: "Command '[...]' returned non-zero exit status N")
 _COMMAND = re.compile(r"Command '(.+?)' returned non-zero exit status (-?\d+)")
 MAX_VERSIONS = 4  # CANN's "Inner Error!" of each module (EE9999, EZ9999, EI9999 …)
+# … an option or argument the line says was not accepted ("Failed to parse provider option "npu_mem_limit"",
+# "invalid value for argument --x", "unrecognized option 'y'") …
+_OPTION = re.compile(r"(?i)\b(?:failed to parse|invalid|unknown|unrecognized|unsupported|bad)\s+(?:value\s+(?:for|of)\s+)?"
+                     r"(?:the\s+)?(?:provider\s+|config(?:uration)?\s+|session\s+)?(?:option|argument|parameter|flag)\s*[:=]?\s*"
+                     r"[\"'`]?(-{0,2}[A-Za-z_][\w.-]*)")
+# … the Python versions it requires ("requires a different Python: 3.8.10 not in '>=3.9'", "only supports Python 3.9,
+# 3.10 and 3.11", "requires python>=3.10", "Python 3.12 is not supported") …
+_PYTHON_NEEDS = (re.compile(r"(?i)requires a different Python:\s*\S+ not in ['\"]([^'\"]+)['\"]"),
+                 re.compile(r"(?i)\b(?:only )?supports? (?:only )?python\s*((?:\d\.\d+)(?:\s*(?:,|/|and|or)\s*\d\.\d+)*)"),
+                 re.compile(r"(?i)\brequires? python\s*((?:[<>=!~]=?\s*)?\d\.\d+[\w.*]*)"))
+_PYTHON_REFUSED = re.compile(r"(?i)\bpython\s*(?:version\s*)?(\d\.\d+)[\w.]*\s+is (?:not supported|unsupported)")
+_FIRST_VERSION = re.compile(r"\d\.\d+")
+# … the release of another component that a binary was built for ("compiled using NumPy 1.x", "built for CANN 3.3",
+# "compiled against torch 2.1.0") …
+_BUILT_FOR = re.compile(r"(?i)\b(?:compiled|built)\s+(?:against|with|for|using)\s+(?:the\s+)?([A-Za-z][\w.+-]*)\s*"
+                        r"(?:version\s*)?(v?\d+(?:\.(?:\d+|x))*[\w.+]*)")
+# the framework whose native (C++) code raised a line that has no Python traceback: its logger's prefix, or the path
+# of its sources the message quotes ("[E:onnxruntime:…]", "(at /…/paddle/fluid/…)", "mindspore/ccsrc/…") → its pip name
+_NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxruntime[/\\](?:core|python)[/\\]|"
+                        r"provider '\w*CANN\w*' is not in available provider names"),
+            "onnxruntime", "onnxruntime-cann"),
+           # PaddleCustomDevice's Ascend backend (backends/npu/…), installed as paddle-custom-npu beside paddlepaddle
+           (re.compile(r"[/\\]backends[/\\]npu[/\\]|(?i:paddle[_-]custom[_-](?:device|npu)|PaddleCustomDevice)"),
+            "paddle-custom-npu", "paddle-custom-npu"),
+           (re.compile(r"[/\\]paddle[/\\](?:fluid|phi)[/\\]"), "paddle", "paddlepaddle"),
+           (re.compile(r"\bmindspore[/\\]ccsrc[/\\]"), "mindspore", "mindspore"))
+# a code whose documented meaning names the remedy by itself (AscendCL's aclInit: once per process)
+_REPEAT_INITIALIZE = "ACL_ERROR_REPEAT_INITIALIZE"
+
+
+def native_component(root: RootLine, strongest: list[RootLine]) -> tuple[str, str] | None:
+    """The framework whose C++ code the error lines quote (logger prefix or source path), with its pip name."""
+    for text in dict.fromkeys([root.whole or root.text] + [r.whole or r.text for r in strongest]):
+        for pattern, component, pip in _NATIVE:
+            if pattern.search(text):
+                return component, pip
+    return None
 
 
 def should_report(root: RootLine | None, codes: list[CodeHit], ascend_context: bool) -> bool:
@@ -49,7 +86,7 @@ def specifics(root: RootLine, strongest: list[RootLine], *, component: str | Non
               call: tuple[str, str] | None = None) -> str:
     """What the error lines say about this error's own fix, before the generic steps: the command that failed, the
     versions and the condition the lines name, the call and the package that raised it (empty when none)."""
-    texts = list(dict.fromkeys([root.text] + [r.text for r in strongest]))
+    texts = list(dict.fromkeys([root.whole or root.text] + [r.whole or r.text for r in strongest]))
     parts = []
     command = next((m for m in map(_COMMAND.search, texts) if m), None)
     if command:
@@ -60,6 +97,18 @@ def specifics(root: RootLine, strongest: list[RootLine], *, component: str | Non
     versions = list(dict.fromkeys("".join(m.groups()) for text in texts for m in _VERSION.finditer(text)))
     if versions:
         parts.append(t("explain.generic.fix_versions", versions=", ".join(versions[:MAX_VERSIONS])))
+    needs = next((m.group(1).strip() for text in texts for p in _PYTHON_NEEDS for m in [p.search(text)] if m), None)
+    refused = next((m.group(1) for m in map(_PYTHON_REFUSED.search, texts) if m), None)
+    if needs:
+        parts.append(t("explain.generic.fix_python", needs=needs, example=_FIRST_VERSION.search(needs).group(0)))
+    elif refused:
+        parts.append(t("explain.generic.fix_python_refused", python=refused))
+    built = next((m for m in map(_BUILT_FOR.search, texts) if m), None)
+    if built:
+        parts.append(t("explain.generic.fix_built_for", what=f"{built.group(1)} {built.group(2)}", name=built.group(1)))
+    option = next((m for m in map(_OPTION.search, texts) if m), None)
+    if option:
+        parts.append(t("explain.generic.fix_option", option=option.group(1)))
     condition = next((m for m in map(_CONDITION.search, texts) if m), None)
     if condition:
         parts.append(t("explain.generic.fix_condition", condition=condition.group(1).strip()))
@@ -74,7 +123,9 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
                     component: str | None = None, pip: str | None = None,
                     call: tuple[str, str] | None = None) -> Finding:
     """The generic finding: root error line first, the component it was raised in, the decoded codes, the steps."""
-    if root.rank == 0:  # no error line: a CANN component's warning that reports a time-out or a failure
+    if root.fallback:  # no error line: the warning that the NPU's execution provider is missing (the CPU runs)
+        parts = [t("explain.generic.fallback_root", line=root.line, text=root.text)]
+    elif root.rank == 0:  # no error line: a CANN component's warning that reports a time-out or a failure
         parts = [t("explain.generic.warning_root", line=root.line, text=root.text)]
     else:
         parts = [t("explain.generic.root", line=root.line, text=root.text)]
@@ -94,8 +145,10 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
             break
         evidence.setdefault(hit.line, Evidence(hit.line, hit.text))
     sources = list(dict.fromkeys(SOURCES + [h.info.source for h in codes]))
-    fix = specifics(root, strongest, component=component, pip=pip, call=call) + t("explain.generic.fix")
-    inner = next((h.info.code for h in codes if _INNER.match(h.info.code)), None)
+    advice = t("explain.generic.repeat_initialize", code=_REPEAT_INITIALIZE) if any(
+        h.info.name == _REPEAT_INITIALIZE for h in codes) else ""
+    fix = advice + specifics(root, strongest, component=component, pip=pip, call=call) + t("explain.generic.fix")
+    inner = next((h.info.code for h in codes if _INNER.match(h.info.code) or h.info.name.endswith("_INTERNAL_ERROR")), None)
     if inner and not families:  # CANN's own report of an internal fault, and nothing more specific was found
         fix = f"{fix}{t('explain.generic.inner_error', code=inner)}"
     return Finding(GENERIC, t("explain.generic.title"), [h.info.code for h in codes], "\n".join(parts), fix,

@@ -45,7 +45,9 @@ _MUST_GOT = re.compile(r"(?i)\b((?:the )?[\w.'-]+(?: [\w.'-]+){0,4}) (?:must|sho
                        r"(?:but (?:got|received|is|was)|not) (\S[^;]{0,60}?)(?=\.\s|\.$|\.\.|;|$)")
 _DEVICES = re.compile(r"Expected all tensors to be on the same device,? but found at least two devices,? ([\w:]+) and ([\w:]+)")
 _CONTIGUOUS = re.compile(r"(?i)(?:tensors?|input|\w+) (?:must|should|is required to) be contiguous|is not contiguous")
-_OBJECT_ATTRIBUTE = re.compile(r"['\"](\w+)['\"] object has no attribute ['\"](\w+)['\"]")
+# the class may be dotted ('paddle.fluid.libpaddle.AnalysisConfig'), and torch names an op namespace by two names
+# ("'_OpNamespace' '_C' object": an op that no loaded library registered)
+_OBJECT_ATTRIBUTE = re.compile(r"['\"]([\w.]+)['\"](?: ['\"][\w.]+['\"])? object has no attribute ['\"](\w+)['\"]")
 _KILLED = re.compile(r"^\W*(?:\[\d+\]\+?\s+)?Killed\b|Signal 9 \(SIGKILL\)|exitcode\s*:\s*-9\b|\bSIGKILL\b")
 _PORT = re.compile(r"(?i)address already in use|errno:? ?98\b|EADDRINUSE")
 _EXPECTED = re.compile(r"(?i)expected one of:?\s*(.{1,200}?),?\s+(?:but\s+)?got:?\s*['\"]?([^'\"\s,]+)")
@@ -186,7 +188,7 @@ def _attribute(hit: dict, facts: LogFacts) -> tuple[str, str, str]:
                 t("explain.exception.none.fix"))
     return (t("explain.exception.attribute.title", cls=cls, name=name),
             t("explain.exception.attribute.cause", cls=cls, name=name),
-            t("explain.exception.attribute.fix", cls=cls, pair=_pair(facts)))
+            t("explain.exception.attribute.fix", cls=cls, name=name, pair=_pair(facts)))
 
 
 def _killed(hit: dict) -> tuple[str, str, str]:
