@@ -75,7 +75,8 @@ class CatalogError(ValueError):
 
 _CJK = "\u3000-\u303f\u3400-\u9fff\uff00-\uffef"
 CJK = re.compile(f"[{_CJK}]")  # a Chinese character or full-width punctuation
-_FOLD_SPACE = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])|(?<=[，。；：、）」])\s+|\s+(?=[，。；：、（「])")
+# (?<!\s): a run of spaces is tried from its start only (from every space, a long run costs its length squared)
+_FOLD_SPACE = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])|(?<=[，。；：、）」])\s+|(?<!\s)\s+(?=[，。；：、（「])")
 
 
 # commands a catalog text names by a placeholder, so that they are written in one place (npulab.env.torch_install);

@@ -68,7 +68,7 @@ FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased
     "acl": (b"aclgraph", b"acl graph", b"npugraph", b"aclmdlri", b"capture mode", b"capture_begin"),
 }
 # what launchers put before every line of a process: vLLM's "(EngineCore pid=12) ", torchrun's "[rank3]: "
-_LAUNCHER = rb"(?:\((?:[\w.]+ ?)+pid=\d+\)|\[rank\d+\]:)"
+_LAUNCHER = rb"(?:\((?:[\w.]+ )+pid=\d+\)|\[rank\d+\]:)"
 # a line that continues the message above it: indented (after the launcher's prefix, by two spaces or a tab) or a
 # "Solution:" / "Possible Cause:" line (":" or the full-width one in UTF-8)
 _CONTINUES = (rb"(?:" + _LAUNCHER + rb"(?: {2,}|\s*\t)|[ \t]|(?:" + _LAUNCHER + rb")?\s*"

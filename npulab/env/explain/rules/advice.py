@@ -15,7 +15,7 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding,
 
 NAME = "message_advice"
 MAX_CLAUSES = 3
-_SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|\.(?=\d[.)、]\s*\S)|\s*\b(?:Solution|Suggestion|Troubleshooting|Possible Cause)\s*[:：]\s*"
+_SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|\.(?=\d[.)、]\s*\S)|(?<!\s)\s*\b(?:Solution|Suggestion|Troubleshooting|Possible Cause)\s*[:：]\s*"
                     r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*|(?<=[,，])\s*(?=(?:please|Please|请|you (?:must|should|need to)\b))"
                     r"|(?<=[a-z])(?=please\s)"  # CANN glues sentences: "…calc OFT by floatplease use float to …"
                     r"|(?<=[a-z])\.(?=(?:Please|Make sure|Try|You (?:can|should|need to|must)|Set|Use|Check|Run)\b)")

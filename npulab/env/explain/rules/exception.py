@@ -31,7 +31,7 @@ NAME = "python_exception"
 _KWARG = re.compile(r"([A-Za-z_][\w.]*)?\(\)[`'\"]? got an unexpected keyword argument [`'\"](\w+)[`'\"]")  # the name may be cut
 _POSITIONAL = re.compile(r"([A-Za-z_][\w.]*)\(\) (takes \d+ positional arguments? but \d+ (?:were|was) given|"
                          r"missing \d+ required (?:positional |keyword-only )?arguments?:?[^.]*)")
-_DTYPE = re.compile(r"(?i)(?:input|operand|argument)?\s*types? must be (?:the )?same|must have the same dtype|"
+_DTYPE = re.compile(r"(?i)(?:(?:input|operand|argument)\s*)?types? must be (?:the )?same|must have the same dtype|"
                     r"expected (?:object of )?scalar type (\w+) but (?:found|got)(?: scalar type)? (\w+)|"
                     r"expected (?:both )?(?:inputs?|tensors?) to have (?:the )?same dtype")
 _TYPES = re.compile(r"\b((?:B?Float|Int|UInt|Bool|Complex|float|bfloat|int|uint|half|double)(?:8|16|32|64)?)\b")

@@ -1,0 +1,73 @@
+"""``explain`` finishes quickly on any log: no regular expression of its rules backtracks without bound.
+
+A 396-byte log from a public thread (a parenthesised run of words, ``Kunpeng-920 (standard ModelArts notebook
+environment)``) kept ``explain`` busy for minutes: the launcher-prefix pattern ``\\((?:[\\w.]+ ?)+pid=\\d+\\)`` can
+split a run of word characters in exponentially many ways before it fails. Here lines of the shapes that make such
+patterns blow up (long runs of words, letters, dots, digits, underscores, spaces and repeated phrases, bare and after
+error words and Ascend words) go through the whole reader in a child process with a time limit, one log each; every
+one must finish in a fraction of the time a reader waits, and every log of every explain set too.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from explain_heldout_eval import DATA
+
+RUN = """
+import json, sys, time
+from npulab.env.explain import explain_file
+times = {}
+for path in sys.argv[1:]:
+    start = time.perf_counter()
+    explain_file(path)
+    times[path] = time.perf_counter() - start
+    print(json.dumps([path, times[path]]), flush=True)
+"""
+LIMIT_S = 2.0  # per log; a normal log takes milliseconds
+
+RUNS = {
+    "words_in_parentheses": "(" + " ".join(["word"] * 60) + ")",
+    "words_then_close": "Kunpeng-920 (" + " ".join(f"w{i}" for i in range(80)) + " environment)",
+    "letters_in_parentheses": "(" + "a" * 5000 + ")",
+    "dotted_run": "a." * 3000 + "so",
+    "long_token": "x" * 20000,
+    "underscores": "A_" * 3000 + " is too small",
+    "rank_digits": "[rank" + "1" * 5000,
+    "version_digits": "pkg==1" + ".1" * 3000 + "x",
+    "python_list": "only supports python " + "3.8, " * 500,
+    "spaces_then_solution": " " * 10000 + "Solution",
+    "solutions": "Solution: " * 1000,
+    "pid_words": "(" + "Worker " * 2000 + "pid=",
+    "so_versions": "lib" + ".so.1" * 2000 + ": cannot",
+    "requirement": "pkg>=1, " + "<2, " * 1000 + "but you have",
+}
+FRAMES = ("{run}", "RuntimeError: {run}", "[ERROR] torch_npu ascend ACL {run}", "  File \"x.py\", line 1\n{run}\nValueError: {run}")
+
+
+def _timed(paths: list[Path]) -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-c", RUN, *map(str, paths)], capture_output=True, text=True,
+                          timeout=60 + LIMIT_S * len(paths))
+    assert done.returncode == 0, done.stderr[-2000:]
+    return dict(json.loads(line) for line in done.stdout.splitlines())
+
+
+def test_lines_shaped_to_backtrack_are_read_quickly(tmp_path):
+    paths = []
+    for name, run in RUNS.items():
+        for i, frame in enumerate(FRAMES):
+            path = tmp_path / f"{name}_{i}.log"
+            path.write_text(frame.format(run=run) + "\n", encoding="utf-8")
+            paths.append(path)
+    slow = {Path(p).name: round(s, 2) for p, s in _timed(paths).items() if s > LIMIT_S}
+    assert not slow, slow
+
+
+def test_every_log_of_every_set_is_read_quickly():
+    paths = sorted(DATA.glob("explain_*/**/*.log"))
+    assert len(paths) > 300
+    slow = {Path(p).name: round(s, 2) for p, s in _timed(paths).items() if s > LIMIT_S}
+    assert not slow, slow
