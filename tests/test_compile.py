@@ -395,7 +395,7 @@ def test_lab_memory_hints_name_the_missing_term(lab, capsys):
 
     m = cc.mlp_step_memory(**lab03.MEMORY_CASE)
     assert lab.check("memory", ...) is False and lab.results["memory"] is None
-    for wrong, hint in ((m.total - m.optimizer_state, "优化器状态"), (m.total - m.optimizer_state / 2, "几份状态"),
+    for wrong, hint in ((m.total - m.optimizer_state, "优化器状态"), (m.total - m.optimizer_state / 2, "一份状态"),
                         (m.total - m.activations, "少了激活"), (m.total / 2**20, "字节数"), ("many", "数字")):
         assert not lab.check("memory", wrong)
         assert hint in capsys.readouterr().out

@@ -175,7 +175,7 @@ def build_parser(subparsers, name: str) -> None:
         description="向 PyPI 的 JSON API 查询课程钉住或提到的每个包的最新正式版，与课程数据表知道的最新版本对比。"
                     "退出码：0 都是最新，1 课程落后，2 连不上 PyPI 或用法错误。")
     parser.add_argument("--json", action="store_true", help="以 JSON 输出")
-    parser.add_argument("--index-url", metavar="URL", help="PyPI 的地址（默认 $NPULAB_PYPI_URL 或 https://pypi.org）")
+    parser.add_argument("--index-url", metavar="URL", help="PyPI 的地址（默认 $NPULAB_PYPI_URL 或 https://pypi.org ）")
     parser.add_argument("--package", action="append", metavar="NAME", help="只查这个包（可重复）")
     parser.set_defaults(run=run)
 
