@@ -1,0 +1,34 @@
+"""Round 8 of issue 36's message-reading mechanisms, each on lines written here from the documented message shapes
+(never a log of a set): chips and op types in lower or camel case, a device index of -1 and two NPU indices in one
+error line."""
+
+from __future__ import annotations
+
+import pytest
+from english_checks import no_cjk
+
+from npulab.env import explain as ex
+
+
+@pytest.mark.parametrize("log, family", [
+    ("[ERROR] Get regInfo failed, The binary_info_config.json of socVersion [ascend310b] does not support opType [Foo]",
+     "unsupported_soc"),
+    ("AssertionError: Expects tensor to be on the compute device npu:7, was on npu:0", "visible_devices"),
+])
+def test_documented_shapes_reach_their_family(log, family):
+    assert family in ex.explain_text(log).categories[:2]
+
+
+def test_device_minus_one_asks_every_process_to_set_its_device(en):
+    report = ex.explain_text("RuntimeError: Could not compute stream ID for Foo on device -1 (npu)")
+    assert report.categories[0] == "device_unset" and "set_device" in report.findings[0].fix
+    assert no_cjk(report.findings[0].fix)
+
+
+def test_a_cann_line_of_rank_minus_one_is_not_an_unset_device():
+    log = "[ERROR] 2026-01-01-00:00:00 (PID:1, Device:0, RankID:-1) ERR00100 PTA call acl api failed"
+    assert "device_unset" not in ex.explain_text(log).categories
+
+
+def test_one_npu_index_named_twice_is_not_two_devices():
+    assert "visible_devices" not in ex.explain_text("RuntimeError: copy from npu:0 to npu:0 failed").categories
