@@ -1,5 +1,6 @@
 """Round 8 of issue 36's message-reading mechanisms, each on lines written here from the documented message shapes
-(never a log of a set): chips and op types in lower or camel case, a device index of -1 and two NPU indices in one
+(never a log of a set): chips and op types in lower or camel case or glued to
+Chinese text, a user's question whether a chip or a data type is supported, a device index of -1 and two NPU indices in one
 error line."""
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from npulab.env import explain as ex
 @pytest.mark.parametrize("log, family", [
     ("[ERROR] Get regInfo failed, The binary_info_config.json of socVersion [ascend310b] does not support opType [Foo]",
      "unsupported_soc"),
+    ("[Question]: 昇腾 Atlas 300I 上的 310P3 支持bfloat16吗？运行报错", "dtype_unsupported"),
+    ("请问现在支持昇腾310P3了吗？NPU 模式运行失败", "unsupported_soc"),
+    ("Does the 910A support bfloat16? RuntimeError when loading the model on the NPU", "dtype_unsupported"),
     ("AssertionError: Expects tensor to be on the compute device npu:7, was on npu:0", "visible_devices"),
 ])
 def test_documented_shapes_reach_their_family(log, family):

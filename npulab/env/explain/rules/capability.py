@@ -1,4 +1,5 @@
-"""A capability mismatch: a line saying something is "not supported" / "unsupported" / "only supports" and naming
+"""A capability mismatch: a line saying something is "not supported" / "unsupported" / "only supports" (or a user
+asking whether it is supported: "支持 910A 吗？", "Does X support bf16?") and naming
 what — a chip (SoC), a data type, a format, an operator, a version or a run mode. The finding says what is not
 supported, on what (the chip when the line names one) and the documented way around it
 (npulab/data/explain_rules.yaml ``capability``). A chip that is itself unsupported, a data type and an operator
@@ -16,7 +17,9 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding,
 
 NAME = "unsupported_capability"
 SAYS_UNSUPPORTED = re.compile(r"(?i)\b(?:not\s+supported|unsupported|unsupport|not\s+support|do(?:es)?\s*n[o']t\s+support|"
-                              r"can\s?not\s+support|only\s+supports?|only\s+supported\s+(?:on|for|with|by)|is\s+not\s+implemented)\b|不支持")
+                              r"can\s?not\s+support|only\s+supports?|only\s+supported\s+(?:on|for|with|by)|is\s+not\s+implemented)\b|不支持"
+                              # a user's question whether it is supported (an issue title): "… 支持 910A 吗？", "Does X support Y?"
+                              r"|支持[^。？?！!\n]{1,40}?[吗么]|\b(?:[Dd]oes|[Dd]o|[Ii]s|[Aa]re|[Cc]an)\b[^.?!\n]{1,60}?\bsupport(?:ed)?\b[^.?!\n]{0,60}\?")
 _ONLY_ON = re.compile(r"(?i)only\s+supported\s+(?:on|for|with|by)\s+([^.;\n\"]{1,120})")  # … the list after "on"
 _SOC_ITSELF = re.compile(r"(?i)unsupported\s+soc|soc[_ ]?version|support\s+soc|SOC_VERSION|support for Ascend")
 # which noun the line is about, most telling first; the chip comes first only when the chip itself is unsupported
@@ -25,7 +28,8 @@ ORDER = ("dtype", "format", "op", "version", "mode", "feature", "soc")
 
 @functools.cache
 def _nouns() -> dict[str, tuple[re.Pattern, ...]]:
-    return {kind: tuple(re.compile(p) for p in pats) for kind, pats in rules_data()["capability"]["nouns"].items()}
+    # ASCII word boundaries: a noun glued to Chinese text ("支持bfloat16", "昇腾310P3") is still a word
+    return {kind: tuple(re.compile(p, re.ASCII) for p in pats) for kind, pats in rules_data()["capability"]["nouns"].items()}
 
 
 def _first(kind: str, text: str) -> str | None:
@@ -88,4 +92,4 @@ def _space() -> str:
     return " " if language() == "en" else ""
 
 
-RULE = Rule(NAME, (b"support", b"not implemented", "不支持".encode()), read, finding)
+RULE = Rule(NAME, (b"support", b"not implemented", "支持".encode()), read, finding)
