@@ -36,3 +36,9 @@ def test_a_cann_line_of_rank_minus_one_is_not_an_unset_device():
 
 def test_one_npu_index_named_twice_is_not_two_devices():
     assert "visible_devices" not in ex.explain_text("RuntimeError: copy from npu:0 to npu:0 failed").categories
+
+
+def test_an_import_that_failed_on_a_shared_library_is_the_library_case():
+    log = "ERROR vllm_ascend: Failed to import vllm_ascend_C:libfoo_kernels.so: cannot open shared object file: No such file"
+    report = ex.explain_text(log)
+    assert report.categories[0] == "missing_library" and "libfoo_kernels.so" in report.findings[0].fix

@@ -11,7 +11,7 @@ import re
 
 from npulab.core.i18n import t
 from npulab.env.explain.matcher import Finding
-from npulab.env.explain.rules import packages
+from npulab.env.explain.rules import library, packages
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data, sentence
 
 NAME = "missing_module"
@@ -42,6 +42,8 @@ def read(line: str) -> dict | None:
         facts = {"module": m.group(1), "name": m.group(2), "focus": "has no attribute"}
     elif m := _NO_MODULE.search(line) or _NOT_FOUND_PACKAGES.search(line):
         facts = {"module": m.group(1).rstrip("."), "focus": m.group(0)[:24]}
+    elif library.read(line):  # "Failed to import X: libY.so: cannot open …": the loader's case, the library rule's
+        return None
     elif m := _IMPORT_FAILED.search(line):
         facts = {"module": (m.group(1) or m.group(2)).rstrip("."), "focus": m.group(0)[:24]}
     else:
