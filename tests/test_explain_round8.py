@@ -42,3 +42,16 @@ def test_an_import_that_failed_on_a_shared_library_is_the_library_case():
     log = "ERROR vllm_ascend: Failed to import vllm_ascend_C:libfoo_kernels.so: cannot open shared object file: No such file"
     report = ex.explain_text(log)
     assert report.categories[0] == "missing_library" and "libfoo_kernels.so" in report.findings[0].fix
+
+
+@pytest.mark.parametrize("log", [
+    "昇腾 910B 上用 npu 推理速度比 cpu 还慢",
+    "使用 NPU 后端推理时，首次推理和每次换输入都会导致速度变慢",
+    "Inference on the Ascend NPU is much slower than on the CPU",
+])
+def test_a_user_saying_the_npu_run_is_slow_gets_online_compilation(log):
+    assert ex.explain_text(log).categories[0] == "first_run_compile"
+
+
+def test_slowness_without_ascend_evidence_is_no_finding():
+    assert ex.explain_text("Training is very slow, slower than the CPU").findings == []
