@@ -55,3 +55,19 @@ def test_a_user_saying_the_npu_run_is_slow_gets_online_compilation(log):
 
 def test_slowness_without_ascend_evidence_is_no_finding():
     assert ex.explain_text("Training is very slow, slower than the CPU").findings == []
+
+
+def test_advice_wrapped_over_indented_lines_is_quoted_whole():
+    log = ("CMake Error at cmake/ascend.cmake:36 (message):\n"
+           "  Failed to find the toolkit, please set the correct\n"
+           "  FOO_ASCEND_SDK_ROOT or manually set FOO_ASCEND_SDK_VERSION as\n"
+           "  FOO_ASCEND_SDK_VERSION=8.0.0\n"
+           "Call Stack (most recent call first):\n")
+    found = next(f for f in ex.explain_text(log).findings if f.category == "message_advice")
+    assert "FOO_ASCEND_SDK_VERSION=8.0.0" in found.fix
+
+
+def test_a_traceback_frame_under_an_advice_line_is_not_read_as_its_continuation():
+    log = "RuntimeError: NPU call failed, please check the device and\n  File \"/x/ascend.py\", line 3, in run\n"
+    found = next(f for f in ex.explain_text(log).findings if f.category == "message_advice")
+    assert "File" not in found.fix

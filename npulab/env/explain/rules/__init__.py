@@ -85,6 +85,23 @@ _CONTINUES_BYTES = re.compile(_CONTINUES)
 _CANN_TRACEBACK = re.compile(r"^\W*(?:" + _LAUNCHER.decode() + r"\s*)?TraceBack \(most recent call last\)")
 
 
+_OPEN_END = re.compile(r"[\w,]$")  # a clause the line's end cuts off: no full stop, colon or bracket closes it
+_NOT_PROSE = re.compile(r"^\s+(?:File \"|at |\^|~|\||\[|\()")  # a traceback frame, a caret line, a table or a list
+
+
+def _unwrapped(block: bytes, end: int, text: str, most: int = 3) -> str:
+    """A message wrapped over indented lines: the line read on through the (at most ``most``) indented prose lines
+    that continue it, while it ends mid-clause. Within the block: a line cut at the block's end is read as it is."""
+    while most and _OPEN_END.search(text) and end < len(block):
+        stop = block.find(b"\n", end + 1)
+        stop = len(block) if stop < 0 else stop
+        follow = decode_line(block[end + 1:stop])
+        if not follow[:1].isspace() or not follow.strip() or _NOT_PROSE.match(follow):
+            break
+        text, end, most = f"{text.rstrip()} {follow.strip()}", stop, most - 1
+    return text
+
+
 def _last_head(block: bytes) -> str | None:
     """The block's last unindented, non-empty line (read backwards: usually the very last line)."""
     pos = len(block)
@@ -147,7 +164,7 @@ class RuleScanner:
                         is_error = rank(line) > 0 or rank(head) > 0 or bool(_CANN_TRACEBACK.match(head))
                     if not is_error:
                         continue
-                facts = rule.read(body)
+                facts = rule.read(_unwrapped(block, end, body) if rule.wraps else body)
                 if facts is not None:
                     self.hits[rule.name].append(
                         RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, facts.get("focus", "")), facts))

@@ -1,7 +1,9 @@
 """The message's own advice: a clause of an error message that says what to do ("Please run 'source set_env.sh'…",
 "Solution: Check that…", "try setting max_split_size_mb…", "Did you mean: 'x'?", "请…"), quoted as the first fix — the people who wrote
 the message knew the cause better than any catalog. Boilerplate that every error of a table carries (``Rectify the
-fault based on the error information in the ascend log``) is left out."""
+fault based on the error information in the ascend log``) is left out. A clause the line's end cuts off is read
+on in the indented lines that continue it (CMake and Python warnings wrap their messages: "please set the correct
+/   NNADAPTER_…_SDK_ROOT or manually set …")."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding,
 
 NAME = "message_advice"
 MAX_CLAUSES = 3
-_SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|\.(?=\d[.)、]\s*\S)|(?<!\s)\s*\b(?:Solution|Suggestion|Troubleshooting|Possible Cause)\s*[:：]\s*"
+_SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|(?<!\d)\.(?=\d[.)、]\s*\S)|(?<!\s)\s*\b(?:Solution|Suggestion|Troubleshooting|Possible Cause)\s*[:：]\s*"
                     r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*|(?<=[,，])\s*(?=(?:please|Please|请|you (?:must|should|need to)\b))"
                     r"|(?<=[a-z])(?=please\s)"  # CANN glues sentences: "…calc OFT by floatplease use float to …"
                     r"|(?<=[a-z])\.(?=(?:Please|Make sure|Try|You (?:can|should|need to|must)|Set|Use|Check|Run)\b)")
@@ -50,7 +52,7 @@ def clauses(line: str) -> list[str]:
     out = []
     if labelled:
         text = _TRAILER.sub("", labelled.group(1) or labelled.group(2)).strip().rstrip(".。")
-        first = _NUMBERING.sub("", re.split(r"(?<=[.;。；])\s+|\.(?=\d[.)、]\s*\S)", text)[0]).strip().rstrip(".。")
+        first = _NUMBERING.sub("", re.split(r"(?<=[.;。；])\s+|(?<!\d)\.(?=\d[.)、]\s*\S)", text)[0]).strip().rstrip(".。")
         if _says_enough("x " + first) and not any(b in first.lower() for b in boilerplate) and not marker.match(first):
             out.append(first)
     for piece in _SPLIT.split(line):
@@ -87,4 +89,4 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
 RULE = Rule(NAME, (b"please", b"try", b"should", b"solution", b"suggest", b"consider", b"make sure", b"you can",
                    b"you need", b"you may", b"you must", b"check", b"ensure", b"verify", b"troubleshooting", b"run `pip",
                    b"run 'pip", b"did you mean", "请".encode(), "建议".encode(), "尝试".encode()),
-            read, finding, needs_error=True)
+            read, finding, needs_error=True, wraps=True)

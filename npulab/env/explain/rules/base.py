@@ -51,6 +51,7 @@ class Rule:
     finding: Callable[[list[RuleHit], LogFacts], Finding | None]
     needs_error: bool = False
     warnings: bool = False  # reads WARNING-level lines too (a documented warning the user acts on)
+    wraps: bool = False  # reads a line cut mid-clause with the indented lines that continue it (a wrapped message)
 
 
 def note_mark() -> str:
