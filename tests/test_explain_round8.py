@@ -71,3 +71,16 @@ def test_a_traceback_frame_under_an_advice_line_is_not_read_as_its_continuation(
     log = "RuntimeError: NPU call failed, please check the device and\n  File \"/x/ascend.py\", line 3, in run\n"
     found = next(f for f in ex.explain_text(log).findings if f.category == "message_advice")
     assert "File" not in found.fix
+
+
+@pytest.mark.parametrize("log", [
+    "RuntimeError: SetPrecisionMode:x.cpp:1 NPU function error: AclSetCompileopt(ACL_PRECISION_MODE, m), error code is 500001",
+    "[NPU] paddle.utils.run_check() fails: ACL error, the error code is : 500001",
+])
+def test_an_initialisation_step_failing_with_500001_is_cann_python_deps(log):
+    assert ex.explain_text(log).categories[0] == "cann_python_deps"
+
+
+def test_500001_of_an_ordinary_operator_stays_generic():
+    log = "RuntimeError: MatMul: NPU function error: aclnnMatmul, error code is 500001"
+    assert "cann_python_deps" not in ex.explain_text(log).categories
