@@ -84,3 +84,18 @@ def test_an_initialisation_step_failing_with_500001_is_cann_python_deps(log):
 def test_500001_of_an_ordinary_operator_stays_generic():
     log = "RuntimeError: MatMul: NPU function error: aclnnMatmul, error code is 500001"
     assert "cann_python_deps" not in ex.explain_text(log).categories
+
+
+def test_a_none_attribute_quotes_the_earlier_line_saying_something_is_unavailable(en):
+    log = ("/x/site-packages/foo/ext.py:34: UserWarning: foo was compiled without GPU support. Foo kernels are unavailable.\n"
+           "[INFO] loading the model on npu:0\n"
+           "AttributeError: 'NoneType' object has no attribute 'foo_kernel'\n")
+    found = next(f for f in ex.explain_text(log).findings if f.category == "python_exception")
+    assert "Foo kernels are unavailable" in found.fix and "Line 1" in found.fix and no_cjk(found.fix)
+
+
+def test_a_later_unavailable_line_is_not_the_cause_of_an_earlier_none():
+    log = ("AttributeError: 'NoneType' object has no attribute 'npu_kernel'\n"
+           "[WARNING] torch_npu: profiler is not available\n")
+    found = next(f for f in ex.explain_text(log).findings if f.category == "python_exception")
+    assert "profiler" not in found.fix

@@ -85,6 +85,10 @@ _CONTINUES_BYTES = re.compile(_CONTINUES)
 _CANN_TRACEBACK = re.compile(r"^\W*(?:" + _LAUNCHER.decode() + r"\s*)?TraceBack \(most recent call last\)")
 
 
+# a line saying that something the program wanted is not there (a warning, usually): "X are unavailable", "X is not
+# available", "compiled without GPU support"
+_UNAVAILABLE_NEEDLES = (b"unavailable", b"not available", b"without gpu support", b"without npu support")
+_UNAVAILABLE = re.compile(r"(?i)\b(?:are|is)\s(?:un|not\s)available\b|without [GN]PU support")
 _OPEN_END = re.compile(r"[\w,]$")  # a clause the line's end cuts off: no full stop, colon or bracket closes it
 _NOT_PROSE = re.compile(r"^\s+(?:File \"|at |\^|~|\||\[|\()")  # a traceback frame, a caret line, a table or a list
 
@@ -133,6 +137,8 @@ class RuleScanner:
         for name, needles in FRAMEWORKS.items():
             if name not in self.facts.frameworks and any(n in lowered for n in needles):
                 self.facts.frameworks.add(name)
+        if self.facts.unavailable is None:
+            self._note_unavailable(first_line, block, lowered)
         active = [r for r in self.rules if self._wants(r)]
         candidates: dict[int, tuple[int, list[Rule]]] = {}  # line start → (line end, the rules whose needle it holds)
         for rule in active:
@@ -171,6 +177,14 @@ class RuleScanner:
         last = _last_head(block)
         if last is not None:
             self._head = last
+
+    def _note_unavailable(self, first_line: int, block: bytes, lowered: bytes) -> None:
+        for start, end in hit_lines(block, lowered, _UNAVAILABLE_NEEDLES):
+            line = decode_line(block[start:end])
+            m = _UNAVAILABLE.search(line)
+            if m:
+                self.facts.unavailable = RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, m.group(0)))
+                return
 
     def _wants(self, rule: Rule) -> bool:
         """Whether a rule still reads lines: fewer than MAX_HITS hits and fewer than LOOK_BUDGET error-level lines

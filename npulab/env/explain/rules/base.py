@@ -33,9 +33,12 @@ class RuleHit:
 
 @dataclass
 class LogFacts:
-    """What the whole log shows beyond single lines: which frameworks appear (for framework-specific advice)."""
+    """What the whole log shows beyond single lines: which frameworks appear (for framework-specific advice), and the
+    first line, at any level, saying that something is unavailable (``… GPU quantization are unavailable``): a value
+    that is None later in the log was most often meant to come from it."""
 
     frameworks: set[str] = field(default_factory=set)
+    unavailable: RuleHit | None = None
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ names it gives (npulab/data/explain_rules.yaml ``exception``):
 - ``nospace``, ``permission`` — errno 28 (a full disk, /dev/shm included) and errno 13 on a path (not a device node,
   which is the catalog's ``device_permission``): what fills the disk of an NPU job, whose the path is;
 - ``attribute`` — ``'X' object has no attribute 'y'``: versions that do not pair, or (``NoneType``) a value that an
-  earlier step failed to create; ``killed`` — SIGKILL (``Killed``, exitcode -9): usually the kernel's OOM killer.
+  earlier step failed to create (the log's earlier line saying that something is unavailable is quoted); ``killed`` — SIGKILL (``Killed``, exitcode -9): usually the kernel's OOM killer.
 
 Each reading names the callable, argument, types or variable of the line, so the advice is about this line."""
 
@@ -181,11 +181,13 @@ def _permission(hit: dict) -> tuple[str, str, str]:
             t("explain.rule.permission.fix", path=path))
 
 
-def _attribute(hit: dict, facts: LogFacts) -> tuple[str, str, str]:
+def _attribute(hit: dict, facts: LogFacts, line: int) -> tuple[str, str, str]:
     cls, name = hit["cls"], hit["name"]
     if cls == "NoneType":
+        earlier = facts.unavailable
+        said = t("explain.exception.none.earlier", line=earlier.line, text=earlier.text) if earlier and earlier.line < line else ""
         return (t("explain.exception.none.title", name=name), t("explain.exception.none.cause", name=name),
-                t("explain.exception.none.fix"))
+                t("explain.exception.none.fix") + said)
     return (t("explain.exception.attribute.title", cls=cls, name=name),
             t("explain.exception.attribute.cause", cls=cls, name=name),
             t("explain.exception.attribute.fix", cls=cls, name=name, pair=_pair(facts)))
@@ -202,7 +204,7 @@ _EXPLAIN = {"dtype": _dtype, "value": _value, "environ": _environ, "device": _de
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     hit = hits[0].facts
     kind = hit["kind"]
-    title, cause, fix = (_signature(hit, facts) if kind == "signature" else _attribute(hit, facts) if kind == "attribute"
+    title, cause, fix = (_signature(hit, facts) if kind == "signature" else _attribute(hit, facts, hits[0].line) if kind == "attribute"
                          else _value(hit, facts) if kind == "value" else _EXPLAIN[kind](hit))
     same = [h for h in hits if h.facts["kind"] == kind]
     return rule_finding(NAME, title, cause, fix, same, rules_data()["exception"]["sources"][kind])
