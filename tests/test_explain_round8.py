@@ -99,3 +99,9 @@ def test_a_later_unavailable_line_is_not_the_cause_of_an_earlier_none():
            "[WARNING] torch_npu: profiler is not available\n")
     found = next(f for f in ex.explain_text(log).findings if f.category == "python_exception")
     assert "profiler" not in found.fix
+
+
+def test_a_submodule_of_a_module_that_is_not_a_package_names_the_stray_module(en):
+    log = "import torch_npu\nModuleNotFoundError: No module named 'foo_attn.ops'; 'foo_attn' is not a package"
+    found = next(f for f in ex.explain_text(log).findings if f.category == "missing_module")
+    assert "foo_attn.py" in found.fix and no_cjk(found.title + found.cause + found.fix)

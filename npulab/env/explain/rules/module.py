@@ -18,6 +18,7 @@ NAME = "missing_module"
 _NO_MODULE = re.compile(r"No module named ['\"]?([A-Za-z_][\w.]*)")
 _NO_NAME = re.compile(r"cannot import name ['\"]?(\w+)['\"]? from ['\"]?([A-Za-z_][\w.]*)")
 _NO_ATTRIBUTE = re.compile(r"module ['\"]([A-Za-z_][\w.]*)['\"] has no attribute ['\"](\w+)")
+_NOT_PACKAGE = re.compile(r"['\"]?[A-Za-z_]\w*['\"]? is not a package")  # "No module named 'a.b'; 'a' is not a package"
 _UNKNOWN_LOCATION = re.compile(r"['\"]?\s*\(unknown location\)")  # the module has no __file__: a bare directory
 # Transformers' check of a model's remote code: "requires the following packages that were not found in your
 # environment: flash_attn. Run `pip install flash_attn`" (the first package named)
@@ -41,7 +42,7 @@ def read(line: str) -> dict | None:
     elif m := _NO_ATTRIBUTE.search(line):
         facts = {"module": m.group(1), "name": m.group(2), "focus": "has no attribute"}
     elif m := _NO_MODULE.search(line) or _NOT_FOUND_PACKAGES.search(line):
-        facts = {"module": m.group(1).rstrip("."), "focus": m.group(0)[:24]}
+        facts = {"module": m.group(1).rstrip("."), "focus": m.group(0)[:24], "shadowed": bool(_NOT_PACKAGE.search(line, m.end()))}
     elif library.read(line):  # "Failed to import X: libY.so: cannot open …": the loader's case, the library rule's
         return None
     elif m := _IMPORT_FAILED.search(line):
@@ -102,6 +103,9 @@ def _explain(module: str, name: str | None, shadowed: bool = False, required: st
                 t("explain.module.name.fix", who=who, install=install, command=_command(module, required, moved, False)),
                 rules_data()["symbol"]["family"] if pkg and pkg.id in stack else None)
     last = module.rsplit(".", 1)[-1]
+    if rest and shadowed:  # "'a' is not a package": a single module (a stray a.py, a stub) hides the package a
+        return (t("explain.module.not_package.title", top=top), t("explain.module.not_package.cause", module=module, top=top, who=who),
+                t("explain.module.not_package.fix", top=top, install=install), None)
     if rest and _COMPILED.match(last):
         return (t("explain.module.compiled.title", module=module), t("explain.module.compiled.cause", module=module, top=top),
                 t("explain.module.compiled.fix", install=install), None)
