@@ -105,3 +105,11 @@ def test_a_submodule_of_a_module_that_is_not_a_package_names_the_stray_module(en
     log = "import torch_npu\nModuleNotFoundError: No module named 'foo_attn.ops'; 'foo_attn' is not a package"
     found = next(f for f in ex.explain_text(log).findings if f.category == "missing_module")
     assert "foo_attn.py" in found.fix and no_cjk(found.title + found.cause + found.fix)
+
+
+def test_a_linker_undefined_reference_names_the_defining_library_and_how_to_check_it(en):
+    log = ("/usr/bin/ld: main.o: in function `main': main.cpp:(.text+0x1c): undefined reference to "
+           "`torch_npu::init_npu(std::string const&)'\ncollect2: error: ld returned 1 exit status")
+    found = ex.explain_text(log).findings[0]
+    assert found.category == "missing_symbol" and "torch_npu::init_npu" in found.fix and "nm -D" in found.fix
+    assert "torch_npu" in found.cause and "PyTorch (torch)" not in found.cause and no_cjk(found.fix)

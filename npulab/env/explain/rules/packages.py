@@ -75,10 +75,11 @@ _MANGLED = re.compile(r"^_ZN?K?(\d+)")
 
 
 def namespace(symbol: str) -> str:
-    """The outermost name of a symbol: ``_ZN3atb15CreateOperation…`` → ``atb``; ``aclnnAdd`` → ``aclnnAdd``."""
+    """The outermost name of a symbol: ``_ZN3atb15CreateOperation…`` → ``atb``; ``torch_npu::init_npu`` (demangled, as
+    a linker prints it) → ``torch_npu``; ``aclnnAdd`` → ``aclnnAdd``."""
     m = _MANGLED.match(symbol)
     if not m:
-        return symbol
+        return symbol.partition("::")[0]
     length, start = int(m.group(1)), m.end()
     return symbol[start:start + length]
 

@@ -1,4 +1,5 @@
-"""A symbol or function missing from a library (``libX.so: undefined symbol: …``, ``Failed to find function aclnnX``,
+"""A symbol or function missing from a library (``libX.so: undefined symbol: …``, the linker's ``undefined reference to
+`ns::f(…)'``, ``Failed to find function aclnnX``,
 ``aclnnX not in libopapi.so``): which package needs it and which package should define it (the symbol's namespace or
 prefix, npulab/data/ascend_packages.yaml) — the two are installed at versions that do not match."""
 
@@ -13,6 +14,8 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding,
 
 NAME = "missing_symbol"
 _UNDEFINED = re.compile(r"(?:([\w.+-]+\.so[\w.]*)\s*:\s*)?undefined symbol:?\s*([\w$.@]+)")
+# the linker's form while a program is built against a library: "undefined reference to `ns::f(int)'"
+_REFERENCE = re.compile(r"undefined reference to [`'‘\"]([\w:~<>$.@]+)")
 _NO_FUNCTION = re.compile(r"[Ff]ail(?:ed)? to find (?:the )?function:?\s*\[?([\w]+)")
 _NOT_IN_LIB = re.compile(r"\b(\w+)(?: or \w+)? not in (lib[\w.+-]+\.so)")
 
@@ -21,6 +24,9 @@ def read(line: str) -> dict | None:
     m = _UNDEFINED.search(line)
     if m:
         return {"library": m.group(1), "symbol": m.group(2), "focus": "undefined symbol"}
+    m = _REFERENCE.search(line)
+    if m:
+        return {"library": None, "symbol": m.group(1), "link": True, "focus": "undefined reference"}
     m = _NOT_IN_LIB.search(line)
     if m:
         return {"library": m.group(2), "symbol": m.group(1), "function": True, "focus": m.group(1)}
@@ -36,6 +42,11 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     needer = packages.for_library(lib) if lib and not first.get("function") else None
     giver = provider.name if provider else t("explain.symbol.giver")
     install = t("explain.symbol.install", install=provider.install) if provider else ""
+    if first.get("link"):  # at build time: the defining library is not linked, or does not export the symbol
+        title = t("explain.symbol.link.title", name=name)
+        cause = t("explain.symbol.link.cause", name=name, giver=giver)
+        fix = t("explain.symbol.link.fix", name=name, giver=giver)
+        return rule_finding(NAME, title, cause, fix, hits, [*rules_data()["symbol"]["sources"], *(provider.sources if provider else ())])
     if first.get("function"):
         title = (t("explain.symbol.function.title_lib", lib=lib, name=name) if lib
                  else t("explain.symbol.function.title", name=name))
@@ -57,4 +68,4 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
                         note=t("explain.rule.note_colon", title=title, cause=cause))
 
 
-RULE = Rule(NAME, (b"undefined symbol", b"to find function", b"to find the function", b" not in lib"), read, finding)
+RULE = Rule(NAME, (b"undefined symbol", b"undefined reference", b"to find function", b"to find the function", b" not in lib"), read, finding)
