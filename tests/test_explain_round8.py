@@ -113,3 +113,9 @@ def test_a_linker_undefined_reference_names_the_defining_library_and_how_to_chec
     found = ex.explain_text(log).findings[0]
     assert found.category == "missing_symbol" and "torch_npu::init_npu" in found.fix and "nm -D" in found.fix
     assert "torch_npu" in found.cause and "PyTorch (torch)" not in found.cause and no_cjk(found.fix)
+
+
+def test_an_invalid_version_is_an_installed_package_to_find(en):
+    report = ex.explain_text("pip install mindspore-foo on the NPU: ERROR: Invalid version: '1.2.3.abc123'")
+    found = next(f for f in report.findings if f.category == "requirement")
+    assert "1.2.3.abc123" in found.fix and "pip uninstall" in found.fix and no_cjk(found.fix)

@@ -24,6 +24,8 @@ _PY = re.compile(r"cp(\d)(\d+)")
 _RUNTIME = re.compile(r"([A-Za-z0-9][\w.-]*)\s+(?:[\w.+-]+\s+)?requires?\s+([A-Za-z][\w.-]*)\s*((?:[<>=!~]=?)\s*\d[\w.*+]*)"
                       r"[,;]?\s+but\s+(?:found|got|you have|(?:the\s+)?(?:installed|current)(?:\s+version)?(?:\s+is)?|is)"
                       r"\s*:?\s*(?:[A-Za-z][\w.-]*\s+)?v?(\d[\w.+]*)")
+# packaging's InvalidVersion, raised by pip while it reads every installed package's metadata
+_INVALID = re.compile(r"Invalid version: ['\"]([^'\"\s]{1,60})['\"]")
 _RESOLVER = re.compile(r"Cannot install (.{1,200}?) because these package versions have conflicting dependencies")
 _DEPENDS = re.compile(r"([A-Za-z0-9][\w.-]*(?:\[[\w,.-]+\])?)\s+([\w.+!-]+)\s+depends on\s+([A-Za-z0-9][^;\s]*(?:\s*[<>=!~]=?\s*[\w.*+-]+)?)")
 
@@ -43,6 +45,9 @@ def read(line: str) -> dict | None:
     m = _RESOLVER.search(line)
     if m:
         return {"kind": "resolver", "who": m.group(1), "focus": "conflicting dependencies"}
+    m = _INVALID.search(line)
+    if m:
+        return {"kind": "invalid", "version": m.group(1), "focus": "Invalid version"}
     m = _WHEEL.search(line)
     if m:
         py = _PY.match(m.group(3))
@@ -84,6 +89,11 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
         cause = t("explain.requirement.conflict.cause", who=who, wanted=wanted, has=has)
         fix = t("explain.requirement.conflict.fix", who=who, wanted=wanted)
         involved = {_name(wanted), who.lower()}
+    elif first["kind"] == "invalid":  # an installed package's version, not the one being installed: no pairing
+        version = first["version"]
+        return rule_finding(NAME, t("explain.requirement.invalid.title", version=version),
+                            t("explain.requirement.invalid.cause", version=version),
+                            t("explain.requirement.invalid.fix", version=version), hits, data["invalid_sources"])
     else:
         who, py, platform = first["who"], first["python"], first["platform"]
         title = t("explain.requirement.wheel.title", who=who)
@@ -96,4 +106,4 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
                         family=data["family"] if runtime and involved & stack else None, note=t("explain.rule.note_pair", cause=cause, fix=fix))
 
 
-RULE = Rule(NAME, (b" requires ", b"not a supported wheel", b"conflicting dependencies", b" depends on "), read, finding)
+RULE = Rule(NAME, (b" requires ", b"not a supported wheel", b"invalid version", b"conflicting dependencies", b" depends on "), read, finding)
