@@ -23,7 +23,7 @@ def test_rates_on_the_development_set():
     misses = [r["log"] for r in result["rows"] if r["expect"] == "none" and not r["hit"]]
     assert misses in ([], ["nonascend_pytorch3717.log"]), misses
     rates = result["rates"]  # round 5 (README of explain_dev4_2026_12f): every cause the catalog lacks names its fix
-    assert rates["known"][0] >= 9 and rates["unanticipated"][0] >= 11 and rates["silent"][0] == 0, rates
+    assert rates["known"][0] >= 10 and rates["unanticipated"][0] >= 11 and rates["silent"][0] == 0, rates
 
 
 if __name__ == "__main__":

@@ -38,8 +38,8 @@ def test_no_regression_from_the_first_measurement():
     from explain_heldout_eval import evaluate
 
     rates = evaluate(FOLDER)["rates"]
-    assert rates["known"][0] >= 20 and rates["unanticipated"][0] >= 4, rates  # round 6 (round 5: 19, 2)
-    assert rates["healthy"][0] >= 21 and rates["silent"][0] <= 4, rates  # round 6 (round 5: 16 and 6)
+    assert rates["known"][0] >= 21 and rates["unanticipated"][0] >= 5, rates  # round 8 (round 6: 20, 4; round 5: 19, 2)
+    assert rates["healthy"][0] >= 21 and rates["silent"][0] <= 3, rates  # round 8 (round 6: 21 and 4; round 5: 16 and 6)
 
 
 @pytest.mark.xfail(strict=True, reason="issue 36 aims not met on this set (round 6: 20/23 known, 4/12 fix named, 4/35 silent, 21/21 healthy; round 5: 19/23, 2/12, 6/35, 16/21): explain stays open")

@@ -39,12 +39,13 @@ def test_at_most_six_logs_per_repository():
 
 
 def test_no_regression_from_the_measurement():
-    """A floor, not the aim: what round 7 reached on this set when it was measured once (README)."""
+    """A floor, not the aim: what round 7 reached on this set when it was measured once (README), raised to what
+    round 8 reached with the set as development data."""
     from explain_heldout_eval import evaluate
 
     rates = evaluate(FOLDER)["rates"]
-    assert rates["known"][0] >= 7 and rates["unanticipated"][0] >= 1, rates
-    assert rates["healthy"][0] >= 22 and rates["silent"][0] <= 4, rates
+    assert rates["known"][0] >= 12 and rates["unanticipated"][0] >= 4, rates  # round 8 (blind, round 7: 7 and 1)
+    assert rates["healthy"][0] >= 22 and rates["silent"][0] <= 3, rates  # round 8 (blind, round 7: 22 and 4)
 
 
 @pytest.mark.xfail(strict=True, reason="issue 36 aims not met on this set (round 7, measured blind once: 7/14 known, "
