@@ -45,6 +45,9 @@ RUNS = {
     "pid_words": "(" + "Worker " * 2000 + "pid=",
     "so_versions": "lib" + ".so.1" * 2000 + ": cannot",
     "requirement": "pkg>=1, " + "<2, " * 1000 + "but you have",
+    "support_question": "Is " * 2000 + "support " * 2000 + "支持" * 1000,
+    "npu_indices": "npu:1 " * 3000 + "device " * 2000,
+    "wrapped_words": "please set the " + "word " * 4000,
 }
 FRAMES = ("{run}", "RuntimeError: {run}", "[ERROR] torch_npu ascend ACL {run}", "  File \"x.py\", line 1\n{run}\nValueError: {run}")
 
