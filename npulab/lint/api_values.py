@@ -14,11 +14,12 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from npulab.core.i18n import language, localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.lint import value_tests
 from npulab.lint.signatures import Signature, SourceTree, _class_member, _top_level
 from npulab.lint.words import code, either, guess_end, joined
 
@@ -39,6 +40,8 @@ class Allowed:
     labels: tuple | None = None  # how the values are written in the source (ProfilerLevel.Level1), for messages
     pattern: str | None = None  # a regular expression the value must match from its start (re.match)
     types: tuple | None = None  # the types an ``isinstance`` check accepts
+    refused_by: tuple | None = None  # (test, expression holding the value): a number test that refuses (value_tests)
+    switch: bool = False  # the function only tests the value for truth: a string is always true (value_tests)
 
 
 @cache
@@ -242,7 +245,13 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
     one level down. ``names`` maps the expressions checked (``x``, ``self._x``) to the parameters they hold."""
     out: dict[str, Allowed] = {}
     for node in ast.walk(func):
-        if isinstance(node, ast.If) and _refuses(node.body):
+        numeric = value_tests.numeric_test(node.test, names) if isinstance(node, ast.If) else None
+        if numeric and value_tests.rejects(node.body, numeric[1]):
+            param, held = numeric  # if fraction < 0 or fraction > 1: raise ValueError(...)
+            known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=where)))
+            if known.refused_by is None:
+                out[param] = replace(known, refused_by=(node.test, held))
+        elif isinstance(node, ast.If) and _refuses(node.body):
             for test in ast.walk(node.test):
                 if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn) \
                         and (param := names.get(ast.unparse(test.left))) and param not in out:
@@ -268,7 +277,9 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
                     kinds = test.operand.args[1].elts if isinstance(test.operand.args[1], ast.Tuple) else [test.operand.args[1]]
                     types = tuple(_TYPES.get(k.id) for k in kinds if isinstance(k, ast.Name))
                     if types and len(types) == len(kinds) and None not in types:
-                        out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=where), types=types))
+                        known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=where)))
+                        if known.types is None and known.values is None:
+                            out[param] = replace(known, types=types)
                 elif isinstance(test, ast.Call) and ast.unparse(test.func).endswith("check_str_by_regular") \
                         and len(test.args) >= 2 and (param := names.get(ast.unparse(test.args[0]))):
                     pattern = resolve_literal(tree, module, test.args[1])
@@ -303,7 +314,10 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
     if func is not None:
         rebound = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         names = {a.arg: a.arg for a in func.args.args + func.args.kwonlyargs if a.arg not in rebound}
-        return validations(tree, _module_of(tree, definition), func, names, where)
+        out = validations(tree, _module_of(tree, definition), func, names, where)
+        for param in value_tests.truth_tested(func) - set(out):  # 'enable' if jit_compile else 'disable'
+            out[param] = Allowed(None, None, {}, where, switch=True)
+        return out
     module, _, name = definition.rpartition(".")
     cls = _top_level(tree.tree(module), name) if tree.tree(module) is not None else None
     init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
@@ -403,10 +417,19 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
     value = _value(node, allowed)
     if value is _MISSING or value is None:  # None: the parameter's "not given" default in every rule so far
         return []
-    if allowed.types is not None:
-        if isinstance(node, ast.Constant) and not isinstance(value, allowed.types):
-            return [t("lint.value.type", parameter=parameter, wanted=either(k.__name__ for k in allowed.types),
-                        type=type(value).__name__, value=repr(value), source=allowed.source)]
+    if allowed.switch:
+        return [t("lint.value.string_switch", parameter=parameter, value=repr(value), where=allowed.source,
+                  fix=value.capitalize() if value.lower() in ("true", "false") else "True / False")] \
+            if isinstance(value, str) else []
+    if allowed.types is not None and isinstance(node, ast.Constant) and not isinstance(value, allowed.types):
+        return [t("lint.value.type", parameter=parameter, wanted=either(k.__name__ for k in allowed.types),
+                    type=type(value).__name__, value=repr(value), source=allowed.source)]
+    if allowed.refused_by is not None:
+        test, held = allowed.refused_by
+        if isinstance(node, ast.Constant) and value_tests.refuses(test, held, value):
+            return [t("lint.value.refused", parameter=parameter, value=repr(value), test=ast.unparse(test),
+                      source=allowed.source)]
+    if allowed.types is not None or allowed.refused_by is not None:
         return []
     if allowed.pattern is not None:
         if isinstance(value, str) and re.match(allowed.pattern, value, re.ASCII) is None:

@@ -3,7 +3,7 @@ MindSpore, msprobe and Triton-Ascend, checked against the pinned releases' sourc
 names exist (where the sources answer for every name: MindSpore, whose public names all resolve), the call's
 positional count (too many, or a required one missing) and keyword names fit, the keywords of ``**kwargs``
 functions that a table lists (``mindspore.set_context``: npulab/data/mindspore_api.json), the values of enumerated
-arguments (npulab.lint.api_values), and the attributes of MindSpore tensors. What cannot be checked is
+arguments (npulab.lint.api_values), the literal types operator schemas declare (npulab.lint.schema_types), and the attributes of MindSpore tensors. What cannot be checked is
 collected, never hidden.
 """
 
@@ -18,7 +18,7 @@ from functools import cache
 
 from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
-from npulab.lint import api_values
+from npulab.lint import api_values, schema_types
 from npulab.lint.signatures import NameNotFound, Signature, SourceTree
 from npulab.lint.words import code, guess_end
 from npulab.pytorch.torch_npu_names import dotted_parts
@@ -249,6 +249,9 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
         for parameter, problem in annotated:
             done.add(parameter)
             out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
+    for parameter, problem in schema_types.problems(call, sigs, f"{source.package} {source.version} {full}"):
+        done.add(parameter)  # torch.ops.npu operators: the registered schema's types
+        out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
     rules = api_values.rules_for(definition)
     checks = [(rule["parameter"], api_values.allowed(source, rule)) for rule in rules if "parameter" in rule]
     for rule in (r for r in rules if "dispatch" in r):  # set_context(**kwargs): each keyword's setter checks it

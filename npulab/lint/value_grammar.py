@@ -95,7 +95,7 @@ def problem(value: str, spec: dict) -> str | None:
             if why:
                 return t("lint.grammar.list_item", why=why, item=item) if item else t("lint.grammar.list_empty")
         if spec.get("ascending"):  # the documented order (ASCEND_RT_VISIBLE_DEVICES: ascending IDs only)
-            for before, item in zip(items, items[1:]):
+            for before, item in zip(items, items[1:], strict=False):
                 if float(item) <= float(before):
                     return t("lint.grammar.list_order", item=item, before=before)
         return None

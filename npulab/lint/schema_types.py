@@ -1,0 +1,53 @@
+"""lint-npu, operator argument types: ``torch_npu.npu_*`` are ``torch.ops.npu`` operators whose registered schemas
+(npulab.lint.signatures.from_schema) give each parameter a type — ``npu_format_cast(Tensor self, int acl_format)``.
+A literal the call passes is checked against it: a string where no overload takes a string (``"NZ"`` for the
+integer ``acl_format``), a number where the schema wants ``str``, a ``float`` where it wants an integer. Torch's
+argument parser raises TypeError for these before the operator runs. A call is reported only when every overload
+whose shape fits it refuses it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from npulab.core.i18n import t
+from npulab.lint.signatures import Signature
+
+_TAKES_TEXT = {"str", "Device"}  # schema types whose parser accepts a Python string (a device as "npu:0")
+_INTEGER = {"int", "SymInt"}
+
+
+def _refuses(schema_type: str, value) -> bool:
+    base = schema_type.split("(")[0].rstrip("?").strip()  # Tensor(a!) -> Tensor; int? -> int
+    if "[" in base:  # lists (int[], str[]): a single literal may be broadcast; not checked
+        return False
+    if isinstance(value, str):
+        return base not in _TAKES_TEXT
+    if base == "str":
+        return isinstance(value, (int, float))
+    return isinstance(value, float) and base in _INTEGER
+
+
+def _bound(call: ast.Call, sig: Signature) -> dict[str, ast.expr]:
+    out = {name: arg for name, arg in zip(sig.positional, call.args, strict=False) if not isinstance(arg, ast.Starred)}
+    out.update({kw.arg: kw.value for kw in call.keywords if kw.arg})
+    return out
+
+
+def problems(call: ast.Call, sigs: list[Signature], where: str) -> list[tuple[str, str]]:
+    """(parameter, sentence) of literals that no fitting overload's schema accepts; [] when one accepts them all."""
+    fitting = [s for s in sigs if s.origin == "schema" and s.types and s.problem(
+        len(call.args), [k.arg for k in call.keywords if k.arg]) is None]
+    if not fitting or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return []
+    found = []
+    for sig in fitting:
+        refused = [(name, node) for name, node in _bound(call, sig).items()
+                   if isinstance(node, ast.Constant) and node.value is not None and name in sig.types
+                   and _refuses(sig.types[name], node.value)]
+        if not refused:
+            return []
+        found.append((sig, refused))
+    sig, refused = found[0]
+    return [(name, t("lint.value.schema_type", parameter=name, schema_type=sig.types[name], type=type(node.value).__name__,
+                     value=repr(node.value), where=where, overloads=len(fitting))) for name, node in refused]
