@@ -28,10 +28,10 @@ def _refuses(schema_type: str, value) -> bool:
     return isinstance(value, float) and base in _INTEGER
 
 
-def _bound(call: ast.Call, sig: Signature) -> dict[str, ast.expr]:
-    out = {name: arg for name, arg in zip(sig.positional, call.args, strict=False) if not isinstance(arg, ast.Starred)}
-    out.update({kw.arg: kw.value for kw in call.keywords if kw.arg})
-    return out
+def _slots(call: ast.Call, sig: Signature) -> list[tuple[object, str, ast.expr]]:
+    """(slot: position or keyword, parameter, argument) of the call's arguments under one overload."""
+    out = [(i, name, arg) for i, (name, arg) in enumerate(zip(sig.positional, call.args, strict=False))]
+    return out + [(kw.arg, kw.arg, kw.value) for kw in call.keywords if kw.arg]
 
 
 def problems(call: ast.Call, sigs: list[Signature], where: str) -> list[tuple[str, str]]:
@@ -40,14 +40,17 @@ def problems(call: ast.Call, sigs: list[Signature], where: str) -> list[tuple[st
         len(call.args), [k.arg for k in call.keywords if k.arg]) is None]
     if not fitting or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return []
-    found = []
+    refused = []
     for sig in fitting:
-        refused = [(name, node) for name, node in _bound(call, sig).items()
-                   if isinstance(node, ast.Constant) and node.value is not None and name in sig.types
-                   and _refuses(sig.types[name], node.value)]
-        if not refused:
+        slots = {slot for slot, name, node in _slots(call, sig) if isinstance(node, ast.Constant)
+                 and node.value is not None and name in sig.types and _refuses(sig.types[name], node.value)}
+        if not slots:
             return []
-        found.append((sig, refused))
-    sig, refused = found[0]
-    return [(name, t("lint.value.schema_type", parameter=name, schema_type=sig.types[name], type=type(node.value).__name__,
-                     value=repr(node.value), where=where, overloads=len(fitting))) for name, node in refused]
+        refused.append(slots)
+    out = []
+    for slot, name, node in _slots(call, fitting[0]):
+        if slot in refused[0]:
+            takes = dict.fromkeys(f"`{n}: {s.types[n]}`" for s in fitting for sl, n, _ in _slots(call, s) if sl == slot)
+            out.append((name, t("lint.value.schema_type", takes=t("lint.or").join(takes), type=type(node.value).__name__,
+                                value=repr(node.value), where=where)))
+    return out
