@@ -40,8 +40,9 @@ class Allowed:
     labels: tuple | None = None  # how the values are written in the source (ProfilerLevel.Level1), for messages
     pattern: str | None = None  # a regular expression the value must match from its start (re.match)
     types: tuple | None = None  # the types an ``isinstance`` check accepts
-    refused_by: tuple | None = None  # (test, expression holding the value): a number test that refuses (value_tests)
+    refused_by: tuple = ()  # (test, expression holding the value) …: number tests that refuse (value_tests)
     switch: bool = False  # the function only tests the value for truth: a string is always true (value_tests)
+    expressions: bool = False  # the values are expressions such as torch.float16, compared as written (dtype aliases)
 
 
 @cache
@@ -64,6 +65,8 @@ def allowed(tree: SourceTree, rule: dict) -> Allowed | None:
         if not value:
             return None
         source = t("lint.of", where=where, what=what)
+        if spec.get("returns"):
+            return Allowed(tuple(dtype_name(v) for v in value), None, {}, source, expressions=True)
         if rule.get("keys_are_values") and isinstance(value, dict):
             return Allowed(tuple(value), None, {}, t("lint.source_keys", source=source))
         flags = {"open_keys": bool(rule.get("open_keys")), "as_text": bool(rule.get("compare_as_text"))}
@@ -95,6 +98,10 @@ def _source_literal(tree: SourceTree, spec: dict, argument: str) -> tuple:
     func = tree.function(spec["function"])
     if func is None:
         return None, ""
+    if spec.get("returns"):  # every list the function returns: get_amp_supported_dtype -> [torch.float16, …]
+        returned = [ast.unparse(e) for n in ast.walk(func) if isinstance(n, ast.Return) and isinstance(n.value, (ast.List, ast.Tuple))
+                    for e in n.value.elts]
+        return list(dict.fromkeys(returned)), t("lint.returns_of", function=spec["function"])
     if "variable" in spec:
         return _local_literal(func, spec["variable"]), t("lint.paren", text=spec["function"], inner=spec["variable"])
     checked = validations(tree, _module_of(tree, spec["function"]), func, {argument: argument},
@@ -249,8 +256,7 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
         if numeric and value_tests.rejects(node.body, numeric[1]):
             param, held = numeric  # if fraction < 0 or fraction > 1: raise ValueError(...)
             known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=where)))
-            if known.refused_by is None:
-                out[param] = replace(known, refused_by=(node.test, held))
+            out[param] = replace(known, refused_by=(*known.refused_by, (node.test, held)))
         elif isinstance(node, ast.If) and _refuses(node.body):
             for test in ast.walk(node.test):
                 if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn) \
@@ -383,8 +389,20 @@ def argument(call: ast.Call, sig: Signature | None, parameter: str) -> ast.expr 
     return None
 
 
+@cache
+def _dtype_aliases() -> dict:
+    return load_yaml(RULES)["dtype_aliases"]["names"]
+
+
+def dtype_name(text: str) -> str:
+    """``torch.half`` -> ``torch.float16``: the name PyTorch documents a dtype under (api_values.yaml dtype_aliases)."""
+    return _dtype_aliases().get(text, text)
+
+
 def _value(node: ast.expr, allowed: Allowed):
     """The value a literal or named constant stands for; _MISSING when it is computed."""
+    if allowed.expressions:
+        return dtype_name(ast.unparse(node)) if isinstance(node, ast.Attribute) else _MISSING
     if isinstance(node, ast.Constant):
         return node.value
     name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
@@ -424,12 +442,11 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
     if allowed.types is not None and isinstance(node, ast.Constant) and not isinstance(value, allowed.types):
         return [t("lint.value.type", parameter=parameter, wanted=either(k.__name__ for k in allowed.types),
                     type=type(value).__name__, value=repr(value), source=allowed.source)]
-    if allowed.refused_by is not None:
-        test, held = allowed.refused_by
-        if isinstance(node, ast.Constant) and value_tests.refuses(test, held, value):
+    for test, held in allowed.refused_by if isinstance(node, ast.Constant) else ():
+        if value_tests.refuses(test, held, value):
             return [t("lint.value.refused", parameter=parameter, value=repr(value), test=ast.unparse(test),
                       source=allowed.source)]
-    if allowed.types is not None or allowed.refused_by is not None:
+    if allowed.types is not None or allowed.refused_by:
         return []
     if allowed.pattern is not None:
         if isinstance(value, str) and re.match(allowed.pattern, value, re.ASCII) is None:
@@ -453,6 +470,9 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
 def _sentence(what: str, value, choices: tuple, source: str, constant: bool = False) -> str:
     shown = value if constant else repr(value)
     listed = joined(str(c) if constant else repr(c) for c in choices)
+    if isinstance(value, str) and value.startswith("torch.") and all(str(c).startswith("torch.") for c in choices):
+        listed = joined(f"`{c}`" for c in choices)  # expressions (dtypes), not strings; no spelling guess
+        return t("lint.value.not_accepted", what=what, value=f"`{value}`", listed=listed, source=source) + guess_end(None)
     same_case = [c for c in choices if str(c).lower() == str(value).lower()]  # 'ascend' -> 'Ascend'
     guess = [str(c) for c in same_case] or difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.5)
     return (t("lint.value.not_accepted", what=what, value=shown, listed=listed, source=source)

@@ -6,8 +6,8 @@
 - :func:`truth_tested`: parameters with a ``True``/``False`` default that the function only ever tests for truth
   (``'enable' if jit_compile else 'disable'``): a string given there is always true, ``"False"`` included.
 
-Only comparisons between the parameter and number literals, joined by ``and``/``or``/``not``, are evaluated;
-any other test is left alone.
+Only comparisons between the parameter and number literals and ``isinstance`` tests of it against number types,
+joined by ``and``/``or``/``not``, are evaluated; any other test is left alone.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import operator
 
+_TYPES = {"int": int, "float": float, "bool": bool}
 _OPS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
         ast.Eq: operator.eq, ast.NotEq: operator.ne}
 
@@ -39,6 +40,11 @@ def _evaluate(test: ast.expr, held: str, value: float) -> bool | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _evaluate(test.operand, held, value)
         return None if inner is None else not inner
+    if isinstance(test, ast.Call) and ast.unparse(test.func) == "isinstance" and len(test.args) == 2 \
+            and ast.unparse(test.args[0]) == held:  # not isinstance(warmup, int) or warmup < 0
+        kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        types = [_TYPES.get(getattr(k, "id", None)) for k in kinds]
+        return None if None in types else isinstance(value, tuple(types))
     if isinstance(test, ast.Compare) and all(type(op) in _OPS for op in test.ops):
         operands = [test.left, *test.comparators]
         numbers = [value if ast.unparse(o) == held else _number(o) for o in operands]
@@ -54,6 +60,8 @@ def numeric_test(test: ast.expr, names: dict[str, str]) -> tuple[str, str] | Non
     if len(held) != 1:
         return None
     expression = held.pop()
+    if not any(isinstance(n, ast.Compare) for n in ast.walk(test)):
+        return None  # isinstance alone: a type check (api_values reads those as types)
     return (names[expression], expression) if _evaluate(test, expression, 0) is not None else None
 
 
