@@ -327,6 +327,12 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
     module, _, name = definition.rpartition(".")
     cls = _top_level(tree.tree(module), name) if tree.tree(module) is not None else None
     init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
+    for _ in range(4):  # an inherited constructor of the same module: Dropout(_DropoutNd)
+        if init is not None or not isinstance(cls, ast.ClassDef) or len(cls.bases) != 1 \
+                or not isinstance(cls.bases[0], ast.Name):
+            break
+        cls = _top_level(tree.tree(module), cls.bases[0].id)
+        init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
     if not isinstance(init, ast.FunctionDef):
         return {}
     params = {a.arg for a in init.args.args[1:] + init.args.kwonlyargs}
@@ -342,7 +348,26 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
     for method in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
         for key, value in validations(tree, module, method, names, where).items():
             out.setdefault(key, value)
+    for key, value in _passed_to_base(tree, module, cls, init, params).items():
+        out.setdefault(key, value)
     return out
+
+
+def _passed_to_base(tree: SourceTree, module: str, cls: ast.ClassDef, init: ast.FunctionDef,
+                    params: set[str]) -> dict[str, Allowed]:
+    """What the base class checks of the parameters a constructor hands unchanged to ``super().__init__(…)``
+    (``AdamW(Adam)`` passes ``lr=lr``: Adam's ``if not 0.0 <= lr: raise``), the base found across imports."""
+    call = next((n for n in ast.walk(init) if isinstance(n, ast.Call) and ast.unparse(n.func) == "super().__init__"), None)
+    if call is None or len(cls.bases) != 1 or not isinstance(cls.bases[0], ast.Name):
+        return {}
+    where, base = _binding(tree, module, cls.bases[0].id, 0)
+    base_init = _class_member(base, "__init__") if isinstance(base, ast.ClassDef) else None
+    if base_init is None:
+        return {}
+    checked = checked_by_definition(tree, f"{where}.{base.name}")
+    passed = {kw.arg: kw.value.id for kw in call.keywords if kw.arg and isinstance(kw.value, ast.Name)}
+    passed.update({a.arg: v.id for a, v in zip(base_init.args.args[1:], call.args, strict=False) if isinstance(v, ast.Name)})
+    return {mine: checked[theirs] for theirs, mine in passed.items() if mine in params and theirs in checked}
 
 
 def dispatched(tree: SourceTree, spec: dict) -> dict[str, tuple[str, dict[str, Allowed]]]:
@@ -405,6 +430,9 @@ def _value(node: ast.expr, allowed: Allowed):
         return dtype_name(ast.unparse(node)) if isinstance(node, ast.Attribute) else _MISSING
     if isinstance(node, ast.Constant):
         return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and type(node.operand.value) in (int, float):
+        return -node.operand.value  # lr=-0.1
     name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
     if name in allowed.constants:
         return allowed.constants[name]
@@ -442,7 +470,7 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
     if allowed.types is not None and isinstance(node, ast.Constant) and not isinstance(value, allowed.types):
         return [t("lint.value.type", parameter=parameter, wanted=either(k.__name__ for k in allowed.types),
                     type=type(value).__name__, value=repr(value), source=allowed.source)]
-    for test, held in allowed.refused_by if isinstance(node, ast.Constant) else ():
+    for test, held in allowed.refused_by:
         if value_tests.refuses(test, held, value):
             return [t("lint.value.refused", parameter=parameter, value=repr(value), test=ast.unparse(test),
                       source=allowed.source)]
@@ -570,6 +598,25 @@ def annotation_types(node: ast.expr | None) -> set[str] | None:
     return {_CLASSES[name]} if name in _CLASSES else None
 
 
+def literal_choices(node: ast.expr | None) -> tuple | None:
+    """The values of a ``Literal[...]`` annotation (also inside ``Optional[...]`` or ``X | None``); None otherwise."""
+    if node is None:
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = [n for n in (node.left, node.right) if not (isinstance(n, ast.Constant) and n.value is None)]
+        return literal_choices(sides[0]) if len(sides) == 1 else None
+    if not isinstance(node, ast.Subscript):
+        return None
+    name = ast.unparse(node.value).removeprefix("typing.")
+    if name == "Optional":
+        return literal_choices(node.slice)
+    if name != "Literal":
+        return None
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    values = tuple(i.value for i in items if isinstance(i, ast.Constant))
+    return values if len(values) == len(items) else None
+
+
 def annotation_problems(call: ast.Call, sig: Signature | None, func: ast.FunctionDef, where: str,
                         only_bool: bool = False) -> list[tuple[str, str]]:
     """(parameter, sentence) of literal arguments (numbers, strings, booleans) whose type the parameter's annotation
@@ -578,6 +625,12 @@ def annotation_problems(call: ast.Call, sig: Signature | None, func: ast.Functio
     are not kept up."""
     out = []
     for arg in func.args.posonlyargs + func.args.args + func.args.kwonlyargs:
+        choices = literal_choices(arg.annotation)
+        if choices is not None:  # mode: Literal["min", "max"]: an enumerated set, whatever the package
+            node = argument(call, sig, arg.arg)
+            if isinstance(node, ast.Constant) and node.value is not None and node.value not in choices:
+                out.append((arg.arg, _sentence(f"`{arg.arg}`", node.value, choices, t("lint.literal_of", where=where))))
+            continue
         accepted = annotation_types(arg.annotation)
         if only_bool and not (accepted and accepted <= {"bool", "None"}):
             continue
