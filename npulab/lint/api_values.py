@@ -291,15 +291,37 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
                     pattern = resolve_literal(tree, module, test.args[1])
                     if isinstance(pattern, str):
                         out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=where), pattern=pattern))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and depth == 0 \
-                and (param := names.get(ast.unparse(node.args[0]))):
-            helper = _top_level(tree.tree(module), node.func.id)
-            if isinstance(helper, ast.FunctionDef) and helper.args.args:
-                inner = validations(tree, module, helper, {helper.args.args[0].arg: param},
-                                    t("lint.paren", text=where, inner=node.func.id), depth + 1)
-                for key, value in inner.items():
-                    out.setdefault(key, value)
+        elif isinstance(node, ast.Call) and node.args and depth == 0 and (param := names.get(ast.unparse(node.args[0]))):
+            home, helper = _helper(tree, module, node.func)  # _check(x); validator.check_positive_int(x, "x")
+            if not (isinstance(helper, ast.FunctionDef) and helper.args.args):
+                continue
+            inner_where = t("lint.paren", text=where, inner=ast.unparse(node.func))
+            number = value_tests.number_check(helper, param)
+            if number is not None:  # return _check_number(arg_value, 0, GT, int, …)
+                test, _kind = number  # the range only: callers often convert an int first (weight_decay=0)
+                out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=inner_where),
+                                              refused_by=((test, param),)))
+                continue
+            inner = validations(tree, home, helper, {helper.args.args[0].arg: param}, inner_where, depth + 1)
+            for key, value in inner.items():
+                out.setdefault(key, value)
     return out
+
+
+def _helper(tree: SourceTree, module: str, func: ast.expr) -> tuple[str, ast.stmt | None]:
+    """(its module, the def) of a checking function a validation calls: a function of the same module, or one of a
+    module the code imports under a name (``from mindspore import _checkparam as validator``)."""
+    if isinstance(func, ast.Name):
+        return module, _top_level(tree.tree(module), func.id)
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or tree.tree(module) is None:
+        return module, None
+    bound = _top_level(tree.tree(module), func.value.id)
+    alias = next((a for a in getattr(bound, "names", []) if (a.asname or a.name) == func.value.id), None)
+    if alias is None:
+        return module, None
+    home = f"{tree._absolute(module, bound)}.{alias.name}" if isinstance(bound, ast.ImportFrom) else alias.name
+    parsed = tree.tree(home)
+    return home, (_top_level(parsed, func.attr) if parsed is not None else None)
 
 
 def checked_by_definition(tree: SourceTree, definition: str) -> dict[str, Allowed]:

@@ -3,6 +3,7 @@
 - :func:`numeric_test`: the parameter an ``if`` that raises or resets the value (:func:`rejects`) compares with
   numbers only (``if fraction < 0 or fraction > 1: raise ValueError``, ``if not 0 <= x <= 1``), and
   :func:`refuses`, which evaluates that test on a literal (torch_npu's ``set_per_process_memory_fraction(1.5)``);
+- :func:`number_check`: MindSpore's checking helpers that return ``_check_number(arg_value, 0, GT, int, …)``;
 - :func:`truth_tested`: parameters with a ``True``/``False`` default that the function only ever tests for truth
   (``'enable' if jit_compile else 'disable'``): a string given there is always true, ``"False"`` included.
 
@@ -81,6 +82,26 @@ def refuses(test: ast.expr, held: str, value) -> bool:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     return bool(_evaluate(test, held, value))
+
+
+# MindSpore's _checkparam relations (``GT = 5  # >``): the comparison a value must pass
+_RELATIONS = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
+
+
+def number_check(helper: ast.FunctionDef, param: str) -> tuple[ast.expr, str] | None:
+    """(the refusing test on ``param``, the type) of a checking function that returns
+    ``_check_number(arg_value, 0, GT, int, …)`` (MindSpore's ``check_positive_int`` and its kin)."""
+    first = helper.args.args[0].arg
+    for node in ast.walk(helper):
+        call = node.value if isinstance(node, ast.Return) and isinstance(node.value, ast.Call) else None
+        if call is None or ast.unparse(call.func).rsplit(".", 1)[-1] != "_check_number" or len(call.args) < 4:
+            continue
+        value, rel, kind = call.args[1:4]
+        if ast.unparse(call.args[0]) == first and _number(value) is not None and ast.unparse(rel) in _RELATIONS \
+                and ast.unparse(kind) in _TYPES:
+            test = ast.parse(f"not {param} {_RELATIONS[ast.unparse(rel)]} {ast.unparse(value)}", mode="eval").body
+            return test, ast.unparse(kind)
+    return None
 
 
 _TRUTH_CONTEXTS = (ast.If, ast.IfExp, ast.While, ast.Assert)
