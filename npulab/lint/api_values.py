@@ -340,7 +340,11 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
     where = t("lint.of", where=f"{tree.package} {tree.version}", what=definition)
     func = tree.function(definition)
     if func is not None:
-        rebound = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        defaults = {id(n) for stmt in ast.walk(func) if isinstance(stmt, ast.If)  # if device_id is None: device_id = 0
+                    and ast.unparse(stmt.test).endswith(" is None") for s in stmt.body for n in ast.walk(s)
+                    if isinstance(n, ast.Name) and ast.unparse(stmt.test) == f"{n.id} is None"}
+        rebound = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                   and id(n) not in defaults}
         names = {a.arg: a.arg for a in func.args.args + func.args.kwonlyargs if a.arg not in rebound}
         out = validations(tree, _module_of(tree, definition), func, names, where)
         for param in value_tests.truth_tested(func) - set(out):  # 'enable' if jit_compile else 'disable'
