@@ -1,12 +1,14 @@
 """lint-npu, argument values: the values of enumerated arguments (a device target, a mode, a jit level, a layout)
 against npulab/data/api_values.yaml, whose rules read the allowed values from the released sources where they are
-machine-readable (the list a function's validation code tests against, module constants, the docstring's list) and
-from the named documentation otherwise. Without a rule, the called function's own validation code is read
-(:func:`validations`: ``x not in (A, B)`` with constants resolved across modules and classes, ``isinstance``,
-``check_str_by_regular``; a constructor's checks of ``self._x``), and so are the types its annotations declare
-(:func:`annotation_problems`: torch, and a string for a ``bool`` anywhere) and the keywords it keeps only to warn
-about (:func:`warned_keywords`: PyTorch 1.x profiling's ``use_cuda``). Only literals and named constants are
-checked; computed values are not.
+machine-readable (the list a function's validation code tests against, module constants, the docstring's list, the
+lists a function returns — autocast's dtypes) and from the named documentation otherwise. Without a rule, the called
+function's own validation code is read (:func:`validations`: ``x not in (A, B)`` with constants resolved across
+modules and classes, ``isinstance``, ``check_str_by_regular``, number tests that raise (npulab.lint.value_tests),
+helpers such as MindSpore's ``validator.check_positive_int``; a constructor's checks of ``self._x``, also when
+inherited or handed on by ``super().__init__``; switches tested only for truth), and so are the types its annotations
+declare (:func:`annotation_problems`: torch, ``Literal[...]`` everywhere, and a string for a ``bool`` anywhere) and
+the keywords it keeps only to warn about (:func:`warned_keywords`: PyTorch 1.x profiling's ``use_cuda``). Only
+literals (negative numbers included) and named constants are checked; computed values are not.
 """
 
 from __future__ import annotations
