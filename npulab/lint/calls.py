@@ -18,7 +18,7 @@ from functools import cache
 
 from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
-from npulab.lint import api_values, schema_types
+from npulab.lint import annotations, api_values, schema_types
 from npulab.lint.signatures import NameNotFound, Signature, SourceTree
 from npulab.lint.words import code, guess_end
 from npulab.pytorch.torch_npu_names import dotted_parts
@@ -225,13 +225,13 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
                     + guess_end(code(guess)))))
     sig = sigs[0] if sigs else None
     func = source.function(definition)
-    types = api_values.declared_types(func) if func is not None else {}
-    typed = api_values.type_problems(call, sig, types, f"{source.package} {source.version} {definition}")
+    types = annotations.declared_types(func) if func is not None else {}
+    typed = annotations.type_problems(call, sig, types, f"{source.package} {source.version} {definition}")
     for _, problem in typed:  # the decorator runs first: a wrong type is what the learner would see
         out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
     done = {p for p, _ in typed}
     init = func or source.function(f"{definition}.__init__")
-    warned = api_values.warned_keywords(init) if init is not None else {}
+    warned = annotations.warned_keywords(init) if init is not None else {}
     for kw in call.keywords:
         if kw.arg in warned:
             done.add(kw.arg)
@@ -243,7 +243,7 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
         where = f"{source.package} {source.version} {definition}"
         only_bool = source.package != "torch"
         overloads = _overloads_of(source, definition) if _overloaded(init) else [init]
-        found = [dict(api_values.annotation_problems(call, None if len(overloads) > 1 else sig, f, where, only_bool))
+        found = [dict(annotations.annotation_problems(call, None if len(overloads) > 1 else sig, f, where, only_bool))
                  for f in overloads]
         annotated = [(p, m) for p, m in (found[0] if found else {}).items() if all(p in f for f in found)]  # all refuse
         for parameter, problem in annotated:
