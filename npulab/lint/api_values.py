@@ -345,8 +345,11 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
         defaults = {id(n) for stmt in ast.walk(func) if isinstance(stmt, ast.If)  # if device_id is None: device_id = 0
                     and ast.unparse(stmt.test).endswith(" is None") for s in stmt.body for n in ast.walk(s)
                     if isinstance(n, ast.Name) and ast.unparse(stmt.test) == f"{n.id} is None"}
+        checked = {id(n.targets[0]) for n in ast.walk(func) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                   and isinstance(n.value, ast.Call) and n.value.args  # x = Validator.check_positive_int(x, "x")
+                   and ast.unparse(n.value.args[0]) == ast.unparse(n.targets[0])}
         rebound = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-                   and id(n) not in defaults}
+                   and id(n) not in defaults | checked}
         names = {a.arg: a.arg for a in func.args.args + func.args.kwonlyargs if a.arg not in rebound}
         out = validations(tree, _module_of(tree, definition), func, names, where)
         for param in value_tests.truth_tested(func) - set(out):  # 'enable' if jit_compile else 'disable'
