@@ -14,7 +14,7 @@ released artifacts of every framework and tool they call. One concern a module:
 - ``options``: values set on torchair config objects (``config.mode = …``) against their OptionValue lists;
 - ``devices``: device strings (``torch.device("npu:0")``, ``device=`` / ``*_device=``, ``.to(...)``) against c10's
   grammar and the device types an Ascend machine has; ``distributed``: torch.distributed backends and init methods
-  against torch's and torch_npu's registrations;
+  against torch's and torch_npu's registrations; ``compile_backends``: ``torch.compile(backend="…")`` likewise;
 - ``command_flags``: command lines' flags against tables extracted from the released tools, their values, and
   documented relations between two flags;
 - ``env_vars``: Ascend environment variables against the wheel and CANN's documented list; ``env_values``: the

@@ -56,12 +56,12 @@ def test_correct_twin_is_clean(lint, case):
 
 
 def test_dev_rates(lint):
-    """The development set's numbers: at least 64 of 68 planted errors caught in every area, no twin flagged."""
+    """The development set's numbers: at least 66 of 70 planted errors caught in every area, no twin flagged."""
     caught = {area: [0, 0] for area in ("env", "cli", "call")}
     for case in CASES:
         caught[case["area"]][0] += 1
         caught[case["area"]][1] += case["kind"] in [f.kind for f in lint(case["code"])]
-    assert sum(v[1] for v in caught.values()) >= 64 and len(CASES) - len(CAUGHT) <= 4, caught
+    assert sum(v[1] for v in caught.values()) >= 66 and len(CASES) - len(CAUGHT) <= 4, caught
     assert not any(lint(case["twin"]) for case in CASES)
 
 
