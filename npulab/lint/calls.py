@@ -66,6 +66,8 @@ def update_aliases(tree: ast.Module, aliases: dict[str, str]) -> None:
                 else:
                     root = alias.name.split(".")[0]
                     aliases[root] = root
+                    if alias.name != root:  # remembered for later cells (import torch_npu.contrib.transfer_to_npu)
+                        aliases[alias.name] = alias.name
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             for alias in node.names:
                 if alias.name != "*":

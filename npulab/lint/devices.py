@@ -95,8 +95,8 @@ def findings(tree: ast.Module, aliases: dict[str, str]) -> list[tuple[int, str, 
             out.append((node.lineno, written, t("lint.device.index", line=node.lineno, written=written,
                                                 value=repr(node.args[1].value), source=_source())))
         for value in values:
-            text = _literal(value)
-            if text is not None and (why := problem(text, transferred)):
+            text = _literal(value)  # "" is pin_memory_device's own default ("the current accelerator")
+            if text and (why := problem(text, transferred)):
                 out.append((node.lineno, written, t("lint.line_call", line=node.lineno, written=written, problem=why)))
         kinds = [kw.value for kw in node.keywords if kw.arg == "device_type" and full.split(".")[0] in _ROOTS]
         if full in ("torch.autocast", "torch.amp.autocast") and node.args:

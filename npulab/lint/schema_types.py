@@ -40,6 +40,8 @@ def problems(call: ast.Call, sigs: list[Signature], where: str) -> list[tuple[st
         len(call.args), [k.arg for k in call.keywords if k.arg]) is None]
     if not fitting or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return []
+    if any(s.origin != "schema" for s in sigs):
+        return []  # a Python function of the same name stands in front of the operator and may convert the value
     refused = []
     for sig in fitting:
         slots = {slot for slot, name, node in _slots(call, sig) if isinstance(node, ast.Constant)

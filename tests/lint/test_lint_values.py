@@ -290,3 +290,26 @@ def test_schema_types_and_backends():
     assert distributed.backend_problem("cpu:gloo,npu:hccl", known, "w") is None
     assert distributed.init_method_problem("tcp://10.0.0.1", {"tcp": True, "env": False}, "w")
     assert distributed.init_method_problem("env://", {"tcp": True, "env": False}, "w") is None
+
+
+def test_cuda_is_allowed_after_transfer_to_npu_in_an_earlier_cell():
+    """transfer_to_npu imported by dotted name in one cell rewrites cuda in the next; an empty pin_memory_device is
+    DataLoader's own default. Without the import, the cuda device is reported."""
+    from npulab.core.cli import UsageError
+
+    try:
+        index = pinned_index()
+    except UsageError as err:
+        pytest.skip(f"torch_npu wheel neither cached nor downloadable here: {err}")
+    context = Context(pinned_version(REPO_ROOT / "requirements-npu.txt"))
+    header = "%%npu 预期：打印结果（依据：本测试）\n"
+
+    def run(first: str) -> list:
+        cells = [header + first, header + "x = torch.ones(2).to('cuda')\n"
+                 "loader = torch.utils.data.DataLoader(ds, pin_memory=True, pin_memory_device='')"]
+        nb = {"cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {"tags": ["npu", "skip-execution"]},
+                         "source": c} for i, c in enumerate(cells)]}
+        return check_notebook(nb, lambda: index, "t.ipynb", context)[0]
+
+    assert run("import torch\nimport torch_npu\nimport torch_npu.contrib.transfer_to_npu\nds = None") == []
+    assert [f.kind for f in run("import torch\nimport torch_npu\nds = None")] == ["argument-value"]
