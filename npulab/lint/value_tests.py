@@ -1,6 +1,6 @@
 """lint-npu, the tests a function's validation code makes on a number or a switch, read from the released source:
 
-- :func:`numeric_test`: the parameter an ``if`` that raises or resets the value (:func:`rejects`) compares with
+- :func:`numeric_test`: the parameter an ``if`` that raises or warns and resets (:func:`rejects`) compares with
   numbers only (``if fraction < 0 or fraction > 1: raise ValueError``, ``if not 0 <= x <= 1``), and
   :func:`refuses`, which evaluates that test on a literal (torch_npu's ``set_per_process_memory_fraction(1.5)``);
 - :func:`number_check`: MindSpore's checking helpers that return ``_check_number(arg_value, 0, GT, int, …)``;
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import re
 
 _TYPES = {"int": int, "float": float, "bool": bool}
 _OPS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
@@ -67,14 +68,15 @@ def numeric_test(test: ast.expr, names: dict[str, str]) -> tuple[str, str] | Non
 
 
 def rejects(body: list[ast.stmt], held: str) -> bool:
-    """Whether an ``if`` body rejects the value: it raises, or it resets the expression holding it (a warning
-    alone, ``if warmup == 0: warn("… can skew results")``, is advice, not a refusal)."""
-    for node in (n for stmt in body for n in ast.walk(stmt)):
-        if isinstance(node, ast.Raise):
-            return True
-        if isinstance(node, ast.Assign) and any(ast.unparse(target) == held for target in node.targets):
-            return True
-    return False
+    """Whether an ``if`` body rejects the value: it raises, or it warns and resets the expression holding it
+    (``print_warn_msg("Invalid parameter active, reset it to 1"); self.active = 1``). A warning alone (``if warmup
+    == 0: warn("… can skew results")``) is advice, and a silent reassignment (``if timeout < 0: timeout = None``)
+    may be how a documented sentinel is read: neither is a refusal."""
+    nodes = [n for stmt in body for n in ast.walk(stmt)]
+    if any(isinstance(n, ast.Raise) for n in nodes):
+        return True
+    warns = any(isinstance(n, ast.Call) and re.search(r"warn", ast.unparse(n.func), re.IGNORECASE) for n in nodes)
+    return warns and any(isinstance(n, ast.Assign) and any(ast.unparse(t) == held for t in n.targets) for n in nodes)
 
 
 def refuses(test: ast.expr, held: str, value) -> bool:
