@@ -65,7 +65,6 @@ NOT_PLANTED = {
     "lint.feature.removed": "the one removed feature (swift --train_type) is reported by its flag (lint.flag.renamed)",
     "lint.feature.unreleased": "the one unreleased feature (a MindSpore method) is not outside the course's pins",
     "lint.option.range": "an IntRangeValue torchair option, none set by the planted cells",
-    "lint.value.type": "an isinstance check in a released function's own validation code, none hit by the cells",
 }
 
 

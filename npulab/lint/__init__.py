@@ -7,11 +7,16 @@ released artifacts of every framework and tool they call. One concern a module:
   ``torchair.X`` / ``npugraph_ex.X`` names against the pinned wheel (npulab.pytorch.torch_npu_names), leaf cells, and
   the deeper checks below;
 - ``calls`` with ``signatures``: every call's positional count and keywords against the released sources, and
-  (``api_values``) the values and types of its arguments: data rules, the called function's own validation code,
-  torch's annotations, keywords a function keeps only to warn about;
+  (``api_values``) the values and types of its arguments: data rules, the called function's own validation code
+  (``value_tests``: number tests that raise, switches tested only for truth, MindSpore's checking helpers), torch's
+  annotations (``annotations``: ``Literal[...]`` included, decorator types, keywords a function keeps only to warn
+  about), and (``schema_types``) the literal types of ``torch.ops.npu`` operator schemas;
 - ``options``: values set on torchair config objects (``config.mode = …``) against their OptionValue lists;
-- ``devices``: device strings (``torch.device("npu:0")``, ``device=``, ``.to(...)``) against c10's grammar;
-- ``command_flags``: command lines' flags against tables extracted from the released tools, and their values;
+- ``devices``: device strings (``torch.device("npu:0")``, ``device=`` / ``*_device=``, ``.to(...)``) against c10's
+  grammar and the device types an Ascend machine has; ``distributed``: torch.distributed backends and init methods
+  against torch's and torch_npu's registrations; ``compile_backends``: ``torch.compile(backend="…")`` likewise;
+- ``command_flags``: command lines' flags against tables extracted from the released tools, their values, and
+  documented relations between two flags;
 - ``env_vars``: Ascend environment variables against the wheel and CANN's documented list; ``env_values``: the
   values given to documented variables;
 - ``value_grammar``: the small grammar of documented values (enum, int range, ip, list, key:value …) both use;

@@ -1,12 +1,14 @@
 """lint-npu, argument values: the values of enumerated arguments (a device target, a mode, a jit level, a layout)
 against npulab/data/api_values.yaml, whose rules read the allowed values from the released sources where they are
-machine-readable (the list a function's validation code tests against, module constants, the docstring's list) and
-from the named documentation otherwise. Without a rule, the called function's own validation code is read
-(:func:`validations`: ``x not in (A, B)`` with constants resolved across modules and classes, ``isinstance``,
-``check_str_by_regular``; a constructor's checks of ``self._x``), and so are the types its annotations declare
-(:func:`annotation_problems`: torch, and a string for a ``bool`` anywhere) and the keywords it keeps only to warn
-about (:func:`warned_keywords`: PyTorch 1.x profiling's ``use_cuda``). Only literals and named constants are
-checked; computed values are not.
+machine-readable (the list a function's validation code tests against, module constants, the docstring's list, the
+lists a function returns — autocast's dtypes) and from the named documentation otherwise. Without a rule, the called
+function's own validation code is read (:func:`validations`: ``x not in (A, B)`` with constants resolved across
+modules and classes, ``isinstance``, ``check_str_by_regular``, number tests that raise (npulab.lint.value_tests),
+helpers such as MindSpore's ``validator.check_positive_int``; a constructor's checks of ``self._x``, also when
+inherited or handed on by ``super().__init__``; switches tested only for truth), and so are the types its annotations
+declare (:func:`annotation_problems`: torch, ``Literal[...]`` everywhere, and a string for a ``bool`` anywhere) and
+the keywords it keeps only to warn about (:func:`warned_keywords`: PyTorch 1.x profiling's ``use_cuda``). Only
+literals (negative numbers included) and named constants are checked; computed values are not.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from npulab.core.i18n import language, localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.lint import value_tests
 from npulab.lint.signatures import Signature, SourceTree, _class_member, _top_level
 from npulab.lint.words import code, either, guess_end, joined
 
@@ -39,6 +42,9 @@ class Allowed:
     labels: tuple | None = None  # how the values are written in the source (ProfilerLevel.Level1), for messages
     pattern: str | None = None  # a regular expression the value must match from its start (re.match)
     types: tuple | None = None  # the types an ``isinstance`` check accepts
+    refused_by: tuple = ()  # (test, expression holding the value) …: number tests that refuse (value_tests)
+    switch: bool = False  # the function only tests the value for truth: a string is always true (value_tests)
+    expressions: bool = False  # the values are expressions such as torch.float16, compared as written (dtype aliases)
 
 
 @cache
@@ -61,6 +67,8 @@ def allowed(tree: SourceTree, rule: dict) -> Allowed | None:
         if not value:
             return None
         source = t("lint.of", where=where, what=what)
+        if spec.get("returns"):
+            return Allowed(tuple(dtype_name(v) for v in value), None, {}, source, expressions=True)
         if rule.get("keys_are_values") and isinstance(value, dict):
             return Allowed(tuple(value), None, {}, t("lint.source_keys", source=source))
         flags = {"open_keys": bool(rule.get("open_keys")), "as_text": bool(rule.get("compare_as_text"))}
@@ -92,6 +100,10 @@ def _source_literal(tree: SourceTree, spec: dict, argument: str) -> tuple:
     func = tree.function(spec["function"])
     if func is None:
         return None, ""
+    if spec.get("returns"):  # every list the function returns: get_amp_supported_dtype -> [torch.float16, …]
+        returned = [ast.unparse(e) for n in ast.walk(func) if isinstance(n, ast.Return) and isinstance(n.value, (ast.List, ast.Tuple))
+                    for e in n.value.elts]
+        return list(dict.fromkeys(returned)), t("lint.returns_of", function=spec["function"])
     if "variable" in spec:
         return _local_literal(func, spec["variable"]), t("lint.paren", text=spec["function"], inner=spec["variable"])
     checked = validations(tree, _module_of(tree, spec["function"]), func, {argument: argument},
@@ -242,7 +254,12 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
     one level down. ``names`` maps the expressions checked (``x``, ``self._x``) to the parameters they hold."""
     out: dict[str, Allowed] = {}
     for node in ast.walk(func):
-        if isinstance(node, ast.If) and _refuses(node.body):
+        numeric = value_tests.numeric_test(node.test, names) if isinstance(node, ast.If) else None
+        if numeric and value_tests.rejects(node.body, numeric[1]):
+            param, held = numeric  # if fraction < 0 or fraction > 1: raise ValueError(...)
+            known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=where)))
+            out[param] = replace(known, refused_by=(*known.refused_by, (node.test, held)))
+        elif isinstance(node, ast.If) and _refuses(node.body):
             for test in ast.walk(node.test):
                 if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn) \
                         and (param := names.get(ast.unparse(test.left))) and param not in out:
@@ -268,21 +285,45 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
                     kinds = test.operand.args[1].elts if isinstance(test.operand.args[1], ast.Tuple) else [test.operand.args[1]]
                     types = tuple(_TYPES.get(k.id) for k in kinds if isinstance(k, ast.Name))
                     if types and len(types) == len(kinds) and None not in types:
-                        out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=where), types=types))
+                        known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=where)))
+                        if known.types is None and known.values is None:
+                            out[param] = replace(known, types=types)
                 elif isinstance(test, ast.Call) and ast.unparse(test.func).endswith("check_str_by_regular") \
                         and len(test.args) >= 2 and (param := names.get(ast.unparse(test.args[0]))):
                     pattern = resolve_literal(tree, module, test.args[1])
                     if isinstance(pattern, str):
                         out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=where), pattern=pattern))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and depth == 0 \
-                and (param := names.get(ast.unparse(node.args[0]))):
-            helper = _top_level(tree.tree(module), node.func.id)
-            if isinstance(helper, ast.FunctionDef) and helper.args.args:
-                inner = validations(tree, module, helper, {helper.args.args[0].arg: param},
-                                    t("lint.paren", text=where, inner=node.func.id), depth + 1)
-                for key, value in inner.items():
-                    out.setdefault(key, value)
+        elif isinstance(node, ast.Call) and node.args and depth == 0 and (param := names.get(ast.unparse(node.args[0]))):
+            home, helper = _helper(tree, module, node.func)  # _check(x); validator.check_positive_int(x, "x")
+            if not (isinstance(helper, ast.FunctionDef) and helper.args.args):
+                continue
+            inner_where = t("lint.paren", text=where, inner=ast.unparse(node.func))
+            number = value_tests.number_check(helper, param)
+            if number is not None:  # return _check_number(arg_value, 0, GT, int, …)
+                test, _kind = number  # the range only: callers often convert an int first (weight_decay=0)
+                out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=inner_where),
+                                              refused_by=((test, param),)))
+                continue
+            inner = validations(tree, home, helper, {helper.args.args[0].arg: param}, inner_where, depth + 1)
+            for key, value in inner.items():
+                out.setdefault(key, value)
     return out
+
+
+def _helper(tree: SourceTree, module: str, func: ast.expr) -> tuple[str, ast.stmt | None]:
+    """(its module, the def) of a checking function a validation calls: a function of the same module, or one of a
+    module the code imports under a name (``from mindspore import _checkparam as validator``)."""
+    if isinstance(func, ast.Name):
+        return module, _top_level(tree.tree(module), func.id)
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or tree.tree(module) is None:
+        return module, None
+    bound = _top_level(tree.tree(module), func.value.id)
+    alias = next((a for a in getattr(bound, "names", []) if (a.asname or a.name) == func.value.id), None)
+    if alias is None:
+        return module, None
+    home = f"{tree._absolute(module, bound)}.{alias.name}" if isinstance(bound, ast.ImportFrom) else alias.name
+    parsed = tree.tree(home)
+    return home, (_top_level(parsed, func.attr) if parsed is not None else None)
 
 
 def checked_by_definition(tree: SourceTree, definition: str) -> dict[str, Allowed]:
@@ -301,12 +342,28 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
     where = t("lint.of", where=f"{tree.package} {tree.version}", what=definition)
     func = tree.function(definition)
     if func is not None:
-        rebound = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        defaults = {id(n) for stmt in ast.walk(func) if isinstance(stmt, ast.If)  # if device_id is None: device_id = 0
+                    and ast.unparse(stmt.test).endswith(" is None") for s in stmt.body for n in ast.walk(s)
+                    if isinstance(n, ast.Name) and ast.unparse(stmt.test) == f"{n.id} is None"}
+        checked = {id(n.targets[0]) for n in ast.walk(func) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                   and isinstance(n.value, ast.Call) and n.value.args  # x = Validator.check_positive_int(x, "x")
+                   and ast.unparse(n.value.args[0]) == ast.unparse(n.targets[0])}
+        rebound = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                   and id(n) not in defaults | checked}
         names = {a.arg: a.arg for a in func.args.args + func.args.kwonlyargs if a.arg not in rebound}
-        return validations(tree, _module_of(tree, definition), func, names, where)
+        out = validations(tree, _module_of(tree, definition), func, names, where)
+        for param in value_tests.truth_tested(func) - set(out):  # 'enable' if jit_compile else 'disable'
+            out[param] = Allowed(None, None, {}, where, switch=True)
+        return out
     module, _, name = definition.rpartition(".")
     cls = _top_level(tree.tree(module), name) if tree.tree(module) is not None else None
     init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
+    for _ in range(4):  # an inherited constructor of the same module: Dropout(_DropoutNd)
+        if init is not None or not isinstance(cls, ast.ClassDef) or len(cls.bases) != 1 \
+                or not isinstance(cls.bases[0], ast.Name):
+            break
+        cls = _top_level(tree.tree(module), cls.bases[0].id)
+        init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
     if not isinstance(init, ast.FunctionDef):
         return {}
     params = {a.arg for a in init.args.args[1:] + init.args.kwonlyargs}
@@ -322,7 +379,26 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
     for method in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
         for key, value in validations(tree, module, method, names, where).items():
             out.setdefault(key, value)
+    for key, value in _passed_to_base(tree, module, cls, init, params).items():
+        out.setdefault(key, value)
     return out
+
+
+def _passed_to_base(tree: SourceTree, module: str, cls: ast.ClassDef, init: ast.FunctionDef,
+                    params: set[str]) -> dict[str, Allowed]:
+    """What the base class checks of the parameters a constructor hands unchanged to ``super().__init__(…)``
+    (``AdamW(Adam)`` passes ``lr=lr``: Adam's ``if not 0.0 <= lr: raise``), the base found across imports."""
+    call = next((n for n in ast.walk(init) if isinstance(n, ast.Call) and ast.unparse(n.func) == "super().__init__"), None)
+    if call is None or len(cls.bases) != 1 or not isinstance(cls.bases[0], ast.Name):
+        return {}
+    where, base = _binding(tree, module, cls.bases[0].id, 0)
+    base_init = _class_member(base, "__init__") if isinstance(base, ast.ClassDef) else None
+    if base_init is None:
+        return {}
+    checked = checked_by_definition(tree, f"{where}.{base.name}")
+    passed = {kw.arg: kw.value.id for kw in call.keywords if kw.arg and isinstance(kw.value, ast.Name)}
+    passed.update({a.arg: v.id for a, v in zip(base_init.args.args[1:], call.args, strict=False) if isinstance(v, ast.Name)})
+    return {mine: checked[theirs] for theirs, mine in passed.items() if mine in params and theirs in checked}
 
 
 def dispatched(tree: SourceTree, spec: dict) -> dict[str, tuple[str, dict[str, Allowed]]]:
@@ -369,10 +445,25 @@ def argument(call: ast.Call, sig: Signature | None, parameter: str) -> ast.expr 
     return None
 
 
+@cache
+def _dtype_aliases() -> dict:
+    return load_yaml(RULES)["dtype_aliases"]["names"]
+
+
+def dtype_name(text: str) -> str:
+    """``torch.half`` -> ``torch.float16``: the name PyTorch documents a dtype under (api_values.yaml dtype_aliases)."""
+    return _dtype_aliases().get(text, text)
+
+
 def _value(node: ast.expr, allowed: Allowed):
     """The value a literal or named constant stands for; _MISSING when it is computed."""
+    if allowed.expressions:
+        return dtype_name(ast.unparse(node)) if isinstance(node, ast.Attribute) else _MISSING
     if isinstance(node, ast.Constant):
         return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and type(node.operand.value) in (int, float):
+        return -node.operand.value  # lr=-0.1
     name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
     if name in allowed.constants:
         return allowed.constants[name]
@@ -403,10 +494,18 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
     value = _value(node, allowed)
     if value is _MISSING or value is None:  # None: the parameter's "not given" default in every rule so far
         return []
-    if allowed.types is not None:
-        if isinstance(node, ast.Constant) and not isinstance(value, allowed.types):
-            return [t("lint.value.type", parameter=parameter, wanted=either(k.__name__ for k in allowed.types),
-                        type=type(value).__name__, value=repr(value), source=allowed.source)]
+    if allowed.switch:
+        return [t("lint.value.string_switch", parameter=parameter, value=repr(value), where=allowed.source,
+                  fix=value.capitalize() if value.lower() in ("true", "false") else "True / False")] \
+            if isinstance(value, str) else []
+    if allowed.types is not None and isinstance(node, ast.Constant) and not isinstance(value, allowed.types):
+        return [t("lint.value.type", parameter=parameter, wanted=either(k.__name__ for k in allowed.types),
+                    type=type(value).__name__, value=repr(value), source=allowed.source)]
+    for test, held in allowed.refused_by:
+        if value_tests.refuses(test, held, value):
+            return [t("lint.value.refused", parameter=parameter, value=repr(value), test=ast.unparse(test),
+                      source=allowed.source)]
+    if allowed.types is not None or allowed.refused_by:
         return []
     if allowed.pattern is not None:
         if isinstance(value, str) and re.match(allowed.pattern, value, re.ASCII) is None:
@@ -430,156 +529,13 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
 def _sentence(what: str, value, choices: tuple, source: str, constant: bool = False) -> str:
     shown = value if constant else repr(value)
     listed = joined(str(c) if constant else repr(c) for c in choices)
+    if isinstance(value, str) and value.startswith("torch.") and all(str(c).startswith("torch.") for c in choices):
+        listed = joined(f"`{c}`" for c in choices)  # expressions (dtypes), not strings; no spelling guess
+        return t("lint.value.not_accepted", what=what, value=f"`{value}`", listed=listed, source=source) + guess_end(None)
     same_case = [c for c in choices if str(c).lower() == str(value).lower()]  # 'ascend' -> 'Ascend'
     guess = [str(c) for c in same_case] or difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.5)
     return (t("lint.value.not_accepted", what=what, value=shown, listed=listed, source=source)
             + guess_end(repr(guess[0]) if guess else None))
 
 
-# --- types a validation decorator declares ------------------------------------------------------------------
-
 _TYPES = {"int": int, "str": str, "bool": bool, "float": float, "dict": dict, "list": list, "tuple": tuple}
-_DISPLAYS = {ast.Dict: dict, ast.List: list, ast.Tuple: tuple, ast.Set: set}
-TYPE_DECORATORS = {"args_type_check"}  # mindspore/_checkparam.py: raises TypeError unless isinstance(value, types)
-
-
-def declared_types(func: ast.FunctionDef) -> dict[str, tuple[type, ...]]:
-    """Parameter -> types of a ``@args_type_check(device_id=int, save_graphs=(bool, int))`` decorator."""
-    for deco in func.decorator_list:
-        name = deco.func.attr if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Attribute) else \
-            deco.func.id if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name) else ""
-        if name not in TYPE_DECORATORS:
-            continue
-        out = {}
-        for kw in deco.keywords:
-            items = kw.value.elts if isinstance(kw.value, ast.Tuple) else [kw.value]
-            types = tuple(_TYPES[i.id] for i in items if isinstance(i, ast.Name) and i.id in _TYPES)
-            if kw.arg and types and len(types) == len(items):
-                out[kw.arg] = types
-        return out
-    return {}
-
-
-def type_problems(call: ast.Call, sig: Signature | None, types: dict[str, tuple[type, ...]],
-                  where: str) -> list[tuple[str, str]]:
-    """(parameter, sentence) of literal arguments whose type the decorator refuses (None passes, as it does there)."""
-    out = []
-    for parameter, accepted in types.items():
-        node = argument(call, sig, parameter)
-        if isinstance(node, ast.Constant) and node.value is not None:
-            value = node.value
-        elif type(node) in _DISPLAYS:
-            value = _DISPLAYS[type(node)]()
-        else:
-            continue
-        if not isinstance(value, accepted):
-            shown = repr(value) if isinstance(node, ast.Constant) else ast.unparse(node)[:40]
-            out.append((parameter, t("lint.value.args_type_check", parameter=parameter,
-                                       wanted=either(k.__name__ for k in accepted), type=type(value).__name__,
-                                       value=shown, where=where)))
-    return out
-
-
-# --- types a function's annotations declare (torch) -------------------------------------------------------------
-
-_SCALARS = {"int", "float", "str", "bool", "bytes", "complex"}
-_CONTAINERS = {"list": "list", "List": "list", "tuple": "tuple", "Tuple": "tuple", "dict": "dict", "Dict": "dict",
-               "set": "set", "Set": "set", "Sequence": "sequence", "Iterable": "sequence", "Callable": "callable"}
-_CLASSES = {"timedelta": "timedelta", "datetime.timedelta": "timedelta", "datetime": "datetime",
-            "datetime.datetime": "datetime", "_dtype": "dtype", "dtype": "dtype", "torch.dtype": "dtype",
-            "_layout": "layout", "layout": "layout", "torch.layout": "layout", "memory_format": "memory_format",
-            "torch.memory_format": "memory_format", "Generator": "Generator", "torch.Generator": "Generator"}
-# the literal's type -> the annotated types that accept it (PEP 484: int is acceptable where float is, bool where int
-# is; an int flag such as bias=1 works as a bool at run time, so it is not reported)
-_ACCEPTS = {"bool": {"bool", "int", "float", "complex"}, "int": {"int", "float", "complex", "bool"}, "float": {"float", "complex"},
-            "str": {"str", "sequence"}, "bytes": {"bytes", "sequence"}}
-
-
-def annotation_types(node: ast.expr | None) -> set[str] | None:
-    """The types an annotation names, when every part of it is one this check understands; None otherwise."""
-    if node is None:
-        return None
-    if isinstance(node, ast.Constant):
-        if node.value is None:
-            return {"None"}
-        if isinstance(node.value, str):
-            try:
-                return annotation_types(ast.parse(node.value, mode="eval").body)
-            except SyntaxError:
-                return None
-        return None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        left, right = annotation_types(node.left), annotation_types(node.right)
-        return left | right if left is not None and right is not None else None
-    name = ast.unparse(node.value if isinstance(node, ast.Subscript) else node).removeprefix("typing.")
-    if isinstance(node, ast.Subscript):
-        inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if name in ("Optional", "Union"):
-            parts = [annotation_types(i) for i in inner]
-            if any(p is None for p in parts):
-                return None
-            return set().union(*parts) | ({"None"} if name == "Optional" else set())
-        return {_CONTAINERS[name]} if name in _CONTAINERS else None
-    if name in _SCALARS or name == "None":
-        return {name}
-    if name in _CONTAINERS:
-        return {_CONTAINERS[name]}
-    return {_CLASSES[name]} if name in _CLASSES else None
-
-
-def annotation_problems(call: ast.Call, sig: Signature | None, func: ast.FunctionDef, where: str,
-                        only_bool: bool = False) -> list[tuple[str, str]]:
-    """(parameter, sentence) of literal arguments (numbers, strings, booleans) whose type the parameter's annotation
-    rules out: ``init_process_group(timeout=1800)`` where ``timeout: Optional[timedelta]``. ``only_bool``: only a
-    string given for a ``bool`` parameter (``with_stack='False'`` is true), for packages whose other annotations
-    are not kept up."""
-    out = []
-    for arg in func.args.posonlyargs + func.args.args + func.args.kwonlyargs:
-        accepted = annotation_types(arg.annotation)
-        if only_bool and not (accepted and accepted <= {"bool", "None"}):
-            continue
-        if accepted and accepted & set(_CONTAINERS.values()):
-            continue  # TorchScript-era annotations: interpolate(scale_factor: list[float] | None) takes 2 as well
-        node = argument(call, sig, arg.arg) if accepted else None
-        if not isinstance(node, ast.Constant) or node.value is None or type(node.value).__name__ not in _ACCEPTS:
-            continue
-        given = type(node.value).__name__
-        if not _ACCEPTS[given] & accepted:
-            out.append((arg.arg, t("lint.value.annotation", parameter=arg.arg, annotation=ast.unparse(arg.annotation),
-                                     type=given, value=repr(node.value), where=where)))
-    return out
-
-
-# --- keywords a function only warns about (PyTorch 1.x profiling's use_cuda) -------------------------------------
-
-
-def warned_keywords(func: ast.FunctionDef) -> dict[str, str]:
-    """parameter -> the warning ``func`` gives as soon as the parameter is passed (``if use_cuda is not None:
-    warn("`use_cuda` is deprecated …")``, at the top of its body): keywords kept only to tell the caller not to use
-    them. The warning must name the parameter and say it is deprecated, invalid, ignored or removed."""
-    params = {a.arg for a in func.args.args + func.args.kwonlyargs}
-    out = {}
-    for node in func.body:  # only checks made whatever else is passed, not inside another branch
-        if not isinstance(node, ast.If):
-            continue
-        test = node.test.left if isinstance(node.test, ast.Compare) and len(node.test.ops) == 1 and \
-            isinstance(node.test.ops[0], ast.IsNot) and _is_none(node.test.comparators[0]) else node.test
-        name = ast.unparse(test).removeprefix("self.")
-        if name not in params:
-            continue
-        for stmt in node.body:
-            call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
-            if call is None or not _WARNS.search(ast.unparse(call.func)):
-                continue
-            text = next((ast.unparse(a) if isinstance(a, ast.JoinedStr) else a.value for a in call.args
-                         if isinstance(a, ast.JoinedStr) or (isinstance(a, ast.Constant) and isinstance(a.value, str))), "")
-            if name in text and _RETIRED.search(text):
-                out.setdefault(name, text)
-    return out
-
-
-_RETIRED = re.compile(r"deprecat|invalid|ignor|no longer|not supported|removed", re.IGNORECASE)
-
-
-def _is_none(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None

@@ -3,7 +3,7 @@ MindSpore, msprobe and Triton-Ascend, checked against the pinned releases' sourc
 names exist (where the sources answer for every name: MindSpore, whose public names all resolve), the call's
 positional count (too many, or a required one missing) and keyword names fit, the keywords of ``**kwargs``
 functions that a table lists (``mindspore.set_context``: npulab/data/mindspore_api.json), the values of enumerated
-arguments (npulab.lint.api_values), and the attributes of MindSpore tensors. What cannot be checked is
+arguments (npulab.lint.api_values), the literal types operator schemas declare (npulab.lint.schema_types), and the attributes of MindSpore tensors. What cannot be checked is
 collected, never hidden.
 """
 
@@ -18,7 +18,7 @@ from functools import cache
 
 from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
-from npulab.lint import api_values
+from npulab.lint import annotations, api_values, schema_types
 from npulab.lint.signatures import NameNotFound, Signature, SourceTree
 from npulab.lint.words import code, guess_end
 from npulab.pytorch.torch_npu_names import dotted_parts
@@ -66,6 +66,8 @@ def update_aliases(tree: ast.Module, aliases: dict[str, str]) -> None:
                 else:
                     root = alias.name.split(".")[0]
                     aliases[root] = root
+                    if alias.name != root:  # remembered for later cells (import torch_npu.contrib.transfer_to_npu)
+                        aliases[alias.name] = alias.name
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             for alias in node.names:
                 if alias.name != "*":
@@ -225,13 +227,13 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
                     + guess_end(code(guess)))))
     sig = sigs[0] if sigs else None
     func = source.function(definition)
-    types = api_values.declared_types(func) if func is not None else {}
-    typed = api_values.type_problems(call, sig, types, f"{source.package} {source.version} {definition}")
+    types = annotations.declared_types(func) if func is not None else {}
+    typed = annotations.type_problems(call, sig, types, f"{source.package} {source.version} {definition}")
     for _, problem in typed:  # the decorator runs first: a wrong type is what the learner would see
         out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
     done = {p for p, _ in typed}
     init = func or source.function(f"{definition}.__init__")
-    warned = api_values.warned_keywords(init) if init is not None else {}
+    warned = annotations.warned_keywords(init) if init is not None else {}
     for kw in call.keywords:
         if kw.arg in warned:
             done.add(kw.arg)
@@ -243,12 +245,15 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
         where = f"{source.package} {source.version} {definition}"
         only_bool = source.package != "torch"
         overloads = _overloads_of(source, definition) if _overloaded(init) else [init]
-        found = [dict(api_values.annotation_problems(call, None if len(overloads) > 1 else sig, f, where, only_bool))
+        found = [dict(annotations.annotation_problems(call, None if len(overloads) > 1 else sig, f, where, only_bool))
                  for f in overloads]
         annotated = [(p, m) for p, m in (found[0] if found else {}).items() if all(p in f for f in found)]  # all refuse
         for parameter, problem in annotated:
             done.add(parameter)
             out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
+    for parameter, problem in schema_types.problems(call, sigs, f"{source.package} {source.version} {full}"):
+        done.add(parameter)  # torch.ops.npu operators: the registered schema's types
+        out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
     rules = api_values.rules_for(definition)
     checks = [(rule["parameter"], api_values.allowed(source, rule)) for rule in rules if "parameter" in rule]
     for rule in (r for r in rules if "dispatch" in r):  # set_context(**kwargs): each keyword's setter checks it

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import difflib
 import json
+import operator
 import re
 import shlex
 from collections.abc import Callable
@@ -38,6 +39,7 @@ _ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _NUMBER = re.compile(r"^-\d")
 # launchers whose argument parser is read from the pinned release (package root, module with the add_argument calls)
 ARGPARSE_SOURCES = {"torchrun": ("torch", "torch.distributed.run"), "msrun": ("mindspore", "mindspore.parallel.cluster.run")}
+_INT = re.compile(r"[0-9]+")
 _TYPES = {"int": {"integer": True}, "float": {"number": True}}
 _CONVERTERS = {"str", "int", "float", "ast.literal_eval"}
 
@@ -130,6 +132,22 @@ def value_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
         if why:
             shown = f"{flag}={value}" if flag.startswith("--") else f"{flag} {value}"
             problems.append(t("lint.flag.bad_value", command=f"{tool} {shown}", why=why, where=where))
+    return problems + relation_problems(tool, argv, tables)
+
+
+_RELATIONS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
+
+
+def relation_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
+    """Sentences for pairs of integer flags whose documented relation the command breaks (cli_tools.yaml
+    ``relations``: msrun's ``--local_worker_num`` cannot exceed ``--worker_num``)."""
+    problems = []
+    for rule in tables.other.get("values", {}).get(tool, {}).get("relations", []):
+        given = dict(flag_values(argv, dict.fromkeys(rule["flags"])))
+        left, right = (given.get(f, "") for f in rule["flags"])
+        if _INT.fullmatch(left) and _INT.fullmatch(right) and not _RELATIONS[rule["relation"]](int(left), int(right)):
+            problems.append(t("lint.flag.relation", tool=tool, left=rule["flags"][0], right=rule["flags"][1], a=left,
+                              b=right, relation=rule["relation"], where=localized(rule, "source")))
     return problems
 
 

@@ -17,7 +17,9 @@ from npulab.core.notebook_cells import cell_source, code_cells, is_npu_cell, pyt
 from npulab.lint import (
     calls,
     command_flags,
+    compile_backends,
     devices,
+    distributed,
     env_values,
     env_vars,
     expected_output,
@@ -261,7 +263,8 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
         context.unchecked |= unchecked
         for problem in found:
             add(problem.kind, problem.written, problem.message)
-        for _line, written, message in devices.findings(tree, imported):
+        for _line, written, message in (devices.findings(tree, imported) + distributed.findings(tree, imported, context.sources)
+                                        + compile_backends.findings(tree, imported, context.sources)):
             add("argument-value", written, message)
         if any(v.split(".")[0] in ("torchair", "torch_npu") for v in imported.values()) and "Config" in source:
             tree_npu = context.sources("torch_npu")

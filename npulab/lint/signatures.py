@@ -53,6 +53,7 @@ class Signature:
     posonly: int = 0  # the first ``posonly`` positional names cannot be given by keyword
     origin: str = ""  # where it was read: "def", "schema" or "pyi"
     keyword_required: list[str] = field(default_factory=list)  # keyword-only names without a default
+    types: dict[str, str] = field(default_factory=dict)  # parameter -> its schema type (``int``, ``Tensor?``), schemas only
 
     def problem(self, positional: int, keywords: list[str], more_positional: bool = False,
                 more_keywords: bool = False) -> str | None:
@@ -134,12 +135,14 @@ def from_schema(line: str) -> tuple[str, Signature] | None:
     if not match:
         return None
     positional, keyword_only, keyword_required, required, star = [], [], [], 0, False
+    types = {}
     for arg in _split_top(match.group(2)):
         if arg == "*":
             star = True
             continue
         decl, _, default = arg.partition("=")
         name = decl.split()[-1]
+        types[name] = " ".join(decl.split()[:-1])
         if star:
             keyword_only.append(name)
             if not default:
@@ -148,7 +151,7 @@ def from_schema(line: str) -> tuple[str, Signature] | None:
             positional.append(name)
             required += not default
     return match.group(1), Signature(positional, required, keyword_only, origin="schema",
-                                     keyword_required=keyword_required)
+                                     keyword_required=keyword_required, types=types)
 
 
 # --- the signature table of a source tree ----------------------------------------------------------------

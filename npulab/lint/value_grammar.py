@@ -6,8 +6,9 @@ Spec keys (one a spec): ``enum`` (the accepted spellings, exactly; ``case_insens
 ``int: [min, max]`` (unsigned, null: open; ``unit`` for messages), ``float: [min, max]`` (``open: true`` for an open
 interval), ``integer`` / ``number`` (signed, no range), ``ip`` (an IPv4/IPv6 address, not an interface name),
 ``host`` (an address or host name, not an interface name), ``ifname`` (an interface name, optionally ``^``/``=`` prefixed, not an address), ``list: SPEC`` (items joined by ``,``
-without spaces), ``kv: {key: SPEC}`` (``key:value`` items joined by ``,``; ``key_patterns`` for families such as
-``npu0``; ``head`` for a leading bare item; ``ignore_spaces`` where the parser drops spaces), ``pattern`` (a regular
+without spaces; ``ascending`` where the order is documented), ``kv: {key: SPEC}`` (``key:value`` items joined by ``,``; ``key_patterns`` for families such as
+``npu0``; ``head`` for a leading bare item; ``ignore_spaces`` where the parser drops spaces; ``excludes`` for options
+that cannot be set together), ``pattern`` (a regular
 expression), ``choices`` with ``convert`` (an argparse parser's: the text converted by its ``type``, then tested
 with ``in``) and ``any_of: [SPEC, …]`` (both with a ``hint`` sentence), and ``any``.
 """
@@ -88,10 +89,15 @@ def problem(value: str, spec: dict) -> str | None:
     if "list" in spec:
         if re.search(r"\s", value):
             return t("lint.grammar.list_spaces")
-        for item in value.split(","):
+        items = value.split(",")
+        for item in items:
             why = problem(item, spec["list"])
             if why:
                 return t("lint.grammar.list_item", why=why, item=item) if item else t("lint.grammar.list_empty")
+        if spec.get("ascending"):  # the documented order (ASCEND_RT_VISIBLE_DEVICES: ascending IDs only)
+            for before, item in zip(items, items[1:], strict=False):
+                if float(item) <= float(before):
+                    return t("lint.grammar.list_order", item=item, before=before)
         return None
     if "kv" in spec:
         return _kv_problem(value, spec)
@@ -135,6 +141,18 @@ def _kv_problem(value: str, spec: dict) -> str | None:
         why = problem(val, item_spec)
         if why:
             return t("lint.grammar.kv_value", option=key, why=why, value=val)
+    return _excluded(dict(item.partition(":")[::2] for item in items), spec.get("excludes", []))
+
+
+def _excluded(given: dict[str, str], rules: list[dict]) -> str | None:
+    """The first ``excludes`` rule the given options break: ``{when: {key: value}, keys: [...]}`` — with ``key``
+    set to ``value``, none of ``keys`` may be set (PYTORCH_NPU_ALLOC_CONF's expandable segments)."""
+    for rule in rules:
+        if all(given.get(k) == str(v) for k, v in rule["when"].items()):
+            clash = [k for k in rule["keys"] if k in given]
+            if clash:
+                when = ",".join(f"{k}:{v}" for k, v in rule["when"].items())
+                return t("lint.grammar.kv_excludes", when=when, option=clash[0])
     return None
 
 
