@@ -5,6 +5,8 @@ round of message-reading rules, by someone who did not read the rules and did no
 
 from __future__ import annotations
 
+import pytest
+
 from explain_heldout_eval import DATA, check_fresh_set, load_sources, other_sets
 
 FOLDER = DATA / "explain_fresh_2026_12i"
@@ -34,6 +36,23 @@ def test_at_most_six_logs_per_repository():
 
     repos = Counter("/".join(m["url"].split("/")[3:5]).lower() for m in load_sources(FOLDER).values())
     assert max(repos.values()) <= 6, repos
+
+
+def test_no_regression_from_the_measurement():
+    """A floor, not the aim: what round 8 reached on this set when it was measured once (README)."""
+    from explain_heldout_eval import evaluate
+
+    rates = evaluate(FOLDER)["rates"]
+    assert rates["known"][0] >= 6 and rates["unanticipated"][0] >= 3, rates
+    assert rates["healthy"][0] >= 17 and rates["silent"][0] <= 8, rates
+
+
+@pytest.mark.xfail(strict=True, reason="issue 36 aims not met on this set (round 8, measured blind once: 6/15 known, "
+                                       "3/11 fix named, 8/26 silent, 17/20 healthy): explain stays open")
+def test_rates_meet_issue_36_aims():
+    from explain_heldout_eval import evaluate, unmet_aims
+
+    assert not unmet_aims(evaluate(FOLDER))
 
 
 if __name__ == "__main__":

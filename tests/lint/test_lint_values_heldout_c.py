@@ -54,18 +54,20 @@ def test_scores_are_measured(result):
     print("\n".join(report_lines(result)))
 
 
-# Twins flagged at baseline although the source documents them (README): lint-npu does not know these two CANN
-# variables (env-unknown). They may leave this set once fixed; no other twin may be flagged.
-KNOWN_FALSE_POSITIVES = {"env_rdma_qps_range", "env_pcie_direct_number"}
-
-
-def test_no_other_twin_flagged(result):
-    """Binding: no correct twin is flagged beyond the two false positives found at baseline (README)."""
+def test_no_twin_flagged(result):
+    """Binding: no correct twin is flagged. At baseline two were (HCCL_RDMA_QPS_PER_CONNECTION and
+    HCCL_RDMA_PCIE_DIRECT_POST_NOSTRICT, documented in CANN 8.5.0 but missing from npulab/data/env_vars.yaml); the
+    table learnt them after the round was measured (README)."""
     flagged = {r["id"]: r["twin"] for r in result["rows"] if r["twin"]}
-    assert set(flagged) <= KNOWN_FALSE_POSITIVES, flagged
+    assert not flagged, flagged
 
 
-@pytest.mark.xfail(strict=True, reason="not every planted error is caught (21/54 at baseline, 1/24 of the unlisted classes) and 2 twins are flagged as unknown variables (README)")
+def test_no_regression_from_the_measurement(result):
+    """A floor, not the aim: what lint-npu's round 3 caught when it was measured once on this set (README)."""
+    assert result["caught"][0] >= 26 and result["caught_unlisted"][0] >= 6, result["caught"]
+
+
+@pytest.mark.xfail(strict=True, reason="not every planted error is caught (baseline 21/54, 1/24 of the unlisted classes; round 3, measured once: 26/54, 6/24; README)")
 def test_every_planted_error_caught_and_no_twin_flagged(result):
     assert result["caught"][0] == result["caught"][1], [r["id"] for r in result["rows"] if not r["planted"]]
     assert result["false_positives"][0] == 0, [(r["id"], r["twin"]) for r in result["rows"] if r["twin"]]
