@@ -1,12 +1,11 @@
 """Fresh set "2026-12i" (tests/data/explain_fresh_2026_12i) of issue 36: error logs and healthy or non-Ascend logs
 from public threads that neither the catalog nor any other explain set cites, collected and labelled before the next
 round of message-reading rules, by someone who did not read the rules and did not run ``explain`` on them (README).
-``python tests/test_explain_fresh_2026_12i.py`` prints the table; the set has not been measured yet (README)."""
+``python tests/test_explain_fresh_2026_12i.py`` prints the table; measured once with round 8 (README, "Measurement")."""
 
 from __future__ import annotations
 
 import pytest
-
 from explain_heldout_eval import DATA, check_fresh_set, load_sources, other_sets
 
 FOLDER = DATA / "explain_fresh_2026_12i"

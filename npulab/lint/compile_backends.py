@@ -76,10 +76,9 @@ def backends(torch: SourceTree, npu: SourceTree | None) -> tuple[frozenset[str],
 
 def findings(tree: ast.Module, aliases: dict[str, str], sources) -> list[tuple[int, str, str]]:
     """(line, written call, sentence) for ``torch.compile(backend="name")`` with a name no release registers."""
-    torch, npu = sources("torch"), sources("torch_npu")
+    torch = sources("torch")
     if not isinstance(torch, SourceTree):
         return []
-    npu = npu if isinstance(npu, SourceTree) else None
     out = []
     for line, written, full, call in calls(tree, aliases):
         if not full.startswith("torch."):
@@ -89,7 +88,8 @@ def findings(tree: ast.Module, aliases: dict[str, str], sources) -> list[tuple[i
         node = argument(call, None, "backend")
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
             continue
-        known, where = backends(torch, npu)
+        npu = sources("torch_npu")  # only here: a cell without a literal backend needs no torch_npu wheel
+        known, where = backends(torch, npu if isinstance(npu, SourceTree) else None)
         if known and node.value not in known:
             guess = difflib.get_close_matches(node.value, sorted(known), n=1, cutoff=0.5)
             why = t("lint.compile.backend", value=repr(node.value), known=joined(sorted(known)), source=where)

@@ -124,8 +124,6 @@ def findings(tree: ast.Module, aliases: dict[str, str], sources) -> list[tuple[i
     torch = sources("torch")
     if not isinstance(torch, SourceTree):
         return []
-    npu = sources("torch_npu")
-    npu = npu if isinstance(npu, SourceTree) else None
     out = []
     for line, written, full, call in calls(tree, aliases):
         if not full.startswith("torch."):
@@ -136,7 +134,8 @@ def findings(tree: ast.Module, aliases: dict[str, str], sources) -> list[tuple[i
             if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
                 continue
             if parameter == "backend":
-                why = backend_problem(node.value, *backends(torch, npu))
+                npu = sources("torch_npu")  # only here: a cell without a literal backend needs no torch_npu wheel
+                why = backend_problem(node.value, *backends(torch, npu if isinstance(npu, SourceTree) else None))
             else:
                 why = init_method_problem(node.value, *schemes(torch))
             if why:

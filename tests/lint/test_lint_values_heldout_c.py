@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_lint_values_heldout import _python_part, report_lines, score
 
 from npulab.core.paths import REPO_ROOT
 from npulab.lint.context import Context
 from npulab.pytorch.torch_npu_names import pinned_index, pinned_version
-from test_lint_values_heldout import _python_part, report_lines, score
 
 FOLDER = Path(__file__).resolve().parents[1] / "data" / "lint_values_heldout_c"
 SET_B = Path(__file__).resolve().parents[1] / "data" / "lint_values_heldout" / "cases.yaml"
