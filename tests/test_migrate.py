@@ -362,3 +362,15 @@ def test_torch_cuda_suggestions_name_the_device_neutral_torch_accelerator_target
     assert "torch.accelerator.synchronize（PyTorch ≥ 2.6）" in found["torch.cuda.synchronize"]
     assert "torch.accelerator.current_device_index（PyTorch ≥ 2.7）" in found["torch.cuda.current_device"]
     assert "torch.accelerator" not in found["torch.cuda.empty_cache"]  # not in torch_npu 2.12's support list
+
+
+@pytest.mark.parametrize("value, expected", [(None, 300.0), ("1800", 1800.0), ("2.5", 2.5), ("0", 300.0),
+                                             ("-5", 300.0), ("ten", 300.0), ("", 300.0)])
+def test_script_timeout_reads_the_environment(monkeypatch, value, expected):
+    from npulab.migrate.standin import TIMEOUT_ENV, script_timeout
+
+    if value is None:
+        monkeypatch.delenv(TIMEOUT_ENV, raising=False)
+    else:
+        monkeypatch.setenv(TIMEOUT_ENV, value)
+    assert script_timeout() == expected

@@ -17,9 +17,24 @@ from npulab.core.device import Device
 STANDIN_DIR = Path(__file__).resolve().parent
 
 
-def run_script(script: str | Path, device: Device, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    """``python script --device <device> args...`` in the script's folder; the stand-in where there is no NPU."""
+TIMEOUT_ENV = "NPULAB_SCRIPT_TIMEOUT_S"  # a slower host (e.g. arm64 under emulation, docs/aarch64.md) may raise it
+DEFAULT_TIMEOUT_S = 300.0
+
+
+def script_timeout() -> float:
+    """Seconds a script may run: ``$NPULAB_SCRIPT_TIMEOUT_S`` when it is a positive number, else 300."""
+    try:
+        value = float(os.environ.get(TIMEOUT_ENV, ""))
+    except ValueError:
+        return DEFAULT_TIMEOUT_S
+    return value if value > 0 else DEFAULT_TIMEOUT_S
+
+
+def run_script(script: str | Path, device: Device, *args: str, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """``python script --device <device> args...`` in the script's folder; the stand-in where there is no NPU.
+    ``timeout`` defaults to ``script_timeout()``."""
     script = Path(script)
+    timeout = script_timeout() if timeout is None else timeout
     env = dict(os.environ)
     if device.kind != "npu":
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(STANDIN_DIR), env.get("PYTHONPATH", "")) if p)
