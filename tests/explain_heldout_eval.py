@@ -125,3 +125,25 @@ def unmet_aims(result: dict) -> list[str]:
     if rates["healthy"][0] < rates["healthy"][1]:
         unmet.append(f"healthy: {[r['log'] for r in rows if r['expect'] == 'none' and not r['hit']]}")
     return unmet
+
+
+def check_sources_txt(folder: Path) -> None:
+    """SOURCES.txt (the only file of a blind set the rule writers may read) lists its thread URLs and nothing else."""
+    listed = (folder / "SOURCES.txt").read_text(encoding="utf-8").split()
+    assert sorted(listed) == sorted(m["url"] for m in load_sources(folder).values())
+
+
+def check_logs_per_repository(folder: Path, most: int = 6) -> None:
+    """No repository gives a set more than ``most`` logs."""
+    from collections import Counter
+
+    repos = Counter("/".join(m["url"].split("/")[3:5]).lower() for m in load_sources(folder).values())
+    assert max(repos.values()) <= most, repos
+
+
+def check_floor(folder: Path, known: int, fix_named: int, healthy: int, silent: int) -> None:
+    """The rates a round reached on a set, as a floor: at least ``known`` / ``fix_named`` / ``healthy`` hits and at
+    most ``silent`` silent error logs."""
+    rates = evaluate(folder)["rates"]
+    assert rates["known"][0] >= known and rates["unanticipated"][0] >= fix_named, rates
+    assert rates["healthy"][0] >= healthy and rates["silent"][0] <= silent, rates

@@ -9,7 +9,7 @@ and the issue's aims are a strict xfail."""
 from __future__ import annotations
 
 import pytest
-from explain_heldout_eval import DATA, check_fresh_set, load_sources, other_sets
+from explain_heldout_eval import DATA, check_fresh_set, check_sources_txt, other_sets
 
 FOLDER = DATA / "explain_fresh_2026_12e"
 # the sizes the set holds when collected (README); the set may grow, never shrink
@@ -28,8 +28,7 @@ def test_set_is_real_sizeable_and_cited_nowhere_else():
 
 def test_sources_txt_lists_exactly_the_threads():
     """SOURCES.txt (the only file the rule writers may read) lists the thread URLs and nothing else."""
-    listed = (FOLDER / "SOURCES.txt").read_text(encoding="utf-8").split()
-    assert sorted(listed) == sorted(m["url"] for m in load_sources(FOLDER).values())
+    check_sources_txt(FOLDER)
 
 
 

@@ -8,7 +8,14 @@ No floor or rate test yet: the integrator measures the set once and adds it (REA
 from __future__ import annotations
 
 import pytest
-from explain_heldout_eval import DATA, check_fresh_set, load_sources, other_sets
+from explain_heldout_eval import (
+    DATA,
+    check_floor,
+    check_fresh_set,
+    check_logs_per_repository,
+    check_sources_txt,
+    other_sets,
+)
 
 FOLDER = DATA / "explain_fresh_2026_12g"
 # the sizes the set holds when collected (README); the set may grow, never shrink
@@ -28,26 +35,18 @@ def test_set_is_real_sizeable_and_cited_nowhere_else():
 
 def test_sources_txt_lists_exactly_the_threads():
     """SOURCES.txt (the only file the rule writers may read) lists the thread URLs and nothing else."""
-    listed = (FOLDER / "SOURCES.txt").read_text(encoding="utf-8").split()
-    assert sorted(listed) == sorted(m["url"] for m in load_sources(FOLDER).values())
+    check_sources_txt(FOLDER)
 
 
 def test_at_most_six_logs_per_repository():
-    from collections import Counter
-
-    repos = Counter("/".join(m["url"].split("/")[3:5]).lower() for m in load_sources(FOLDER).values())
-    assert max(repos.values()) <= 6, repos
+    check_logs_per_repository(FOLDER)
 
 
 
 def test_no_regression_from_the_measurement():
     """A floor, not the aim: what round 7 reached on this set, a development set since round 6 measured it once
     (README: round 6 had 3/8 known, 2/12 fix named, 4/20 silent, 22/25 healthy)."""
-    from explain_heldout_eval import evaluate
-
-    rates = evaluate(FOLDER)["rates"]
-    assert rates["known"][0] >= 7 and rates["unanticipated"][0] >= 4, rates
-    assert rates["healthy"][0] >= 23 and rates["silent"][0] <= 2, rates
+    check_floor(FOLDER, known=7, fix_named=4, healthy=23, silent=2)
 
 
 @pytest.mark.xfail(strict=True, reason="issue 36 aims not met on this set (round 6: 3/8 known, 2/12 fix named, "

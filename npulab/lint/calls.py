@@ -106,6 +106,23 @@ def calls(tree: ast.Module, aliases: dict[str, str]):
                 yield node.lineno, ".".join(parts), full, node
 
 
+def source_tree(sources: Callable[[str], SourceTree | str | None], root: str) -> SourceTree | None:
+    """The pinned sources of ``root`` when they can be read (``sources`` loads them on the first call), else None."""
+    tree = sources(root)
+    return tree if isinstance(tree, SourceTree) else None
+
+
+def torch_calls(tree: ast.Module, aliases: dict[str, str], sources: Callable[[str], SourceTree | str | None]):
+    """(torch's SourceTree, line, written, full dotted name, call node) of the calls into ``torch.*``; none when
+    torch's pinned sources cannot be read."""
+    torch = source_tree(sources, "torch")
+    if torch is None:
+        return
+    for line, written, full, call in calls(tree, aliases):
+        if full.startswith("torch."):
+            yield torch, line, written, full, call
+
+
 def _fits(sigs: list[Signature], call: ast.Call) -> tuple[bool, str]:
     """Whether one of ``sigs`` accepts the call (``*x`` / ``**x`` splats may supply anything: not counted against it)."""
     starred = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), None)

@@ -12,7 +12,7 @@ from functools import cache
 
 from npulab.core.i18n import t
 from npulab.lint.api_values import _MISSING, argument, resolve_literal
-from npulab.lint.calls import calls
+from npulab.lint.calls import source_tree, torch_calls
 from npulab.lint.signatures import SourceTree
 from npulab.lint.words import guess_end, joined
 
@@ -76,20 +76,15 @@ def backends(torch: SourceTree, npu: SourceTree | None) -> tuple[frozenset[str],
 
 def findings(tree: ast.Module, aliases: dict[str, str], sources) -> list[tuple[int, str, str]]:
     """(line, written call, sentence) for ``torch.compile(backend="name")`` with a name no release registers."""
-    torch = sources("torch")
-    if not isinstance(torch, SourceTree):
-        return []
     out = []
-    for line, written, full, call in calls(tree, aliases):
-        if not full.startswith("torch."):
-            continue
+    for torch, line, written, full, call in torch_calls(tree, aliases, sources):
         if torch.definition(full) != "torch.compile":
             continue
         node = argument(call, None, "backend")
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
             continue
-        npu = sources("torch_npu")  # only here: a cell without a literal backend needs no torch_npu wheel
-        known, where = backends(torch, npu if isinstance(npu, SourceTree) else None)
+        # torch_npu only here: a cell without a literal backend needs no torch_npu wheel
+        known, where = backends(torch, source_tree(sources, "torch_npu"))
         if known and node.value not in known:
             guess = difflib.get_close_matches(node.value, sorted(known), n=1, cutoff=0.5)
             why = t("lint.compile.backend", value=repr(node.value), known=joined(sorted(known)), source=where)

@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 from npulab.core.i18n import t
 from npulab.core.paths import load_yaml
 from npulab.lint.api_values import RULES, argument
-from npulab.lint.calls import calls
+from npulab.lint.calls import source_tree, torch_calls
 from npulab.lint.devices import table as device_table
 from npulab.lint.signatures import SourceTree, _top_level
 from npulab.lint.words import joined
@@ -121,21 +121,16 @@ def init_method_problem(text: str, known: dict[str, bool], where: str) -> str | 
 
 def findings(tree: ast.Module, aliases: dict[str, str], sources) -> list[tuple[int, str, str]]:
     """(line, written call, sentence) for literal backends and init methods that fail on an Ascend machine."""
-    torch = sources("torch")
-    if not isinstance(torch, SourceTree):
-        return []
     out = []
-    for line, written, full, call in calls(tree, aliases):
-        if not full.startswith("torch."):
-            continue
+    for torch, line, written, full, call in torch_calls(tree, aliases, sources):
         definition = torch.definition(full)
         for parameter, functions in spec().items():
             node = argument(call, _signature(torch, full), parameter) if definition in functions else None
             if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
                 continue
             if parameter == "backend":
-                npu = sources("torch_npu")  # only here: a cell without a literal backend needs no torch_npu wheel
-                why = backend_problem(node.value, *backends(torch, npu if isinstance(npu, SourceTree) else None))
+                # torch_npu only here: a cell without a literal backend needs no torch_npu wheel
+                why = backend_problem(node.value, *backends(torch, source_tree(sources, "torch_npu")))
             else:
                 why = init_method_problem(node.value, *schemes(torch))
             if why:
