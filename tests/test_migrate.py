@@ -374,3 +374,15 @@ def test_script_timeout_reads_the_environment(monkeypatch, value, expected):
     else:
         monkeypatch.setenv(TIMEOUT_ENV, value)
     assert script_timeout() == expected
+
+
+@pytest.mark.parametrize("language, words", [("zh", "超过 0.5 s 被停止"), ("en", "more than 0.5 s")])
+def test_a_script_past_its_limit_comes_back_with_a_message_not_a_traceback(tmp_path, monkeypatch, language, words):
+    from npulab.migrate.standin import TIMED_OUT, TIMEOUT_ENV
+
+    monkeypatch.setenv("NPULAB_LANG", language)
+    script = tmp_path / "slow.py"
+    script.write_text("import sys, time\nprint('step 1', flush=True)\ntime.sleep(30)\n")
+    run = run_script(script, Device("cpu", "test"), timeout=0.5)
+    assert run.returncode == TIMED_OUT
+    assert words in run.stderr and TIMEOUT_ENV in run.stderr

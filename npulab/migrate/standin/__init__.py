@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from npulab.core.device import Device
+from npulab.core.i18n import t
 
 STANDIN_DIR = Path(__file__).resolve().parent
 
@@ -30,9 +31,13 @@ def script_timeout() -> float:
     return value if value > 0 else DEFAULT_TIMEOUT_S
 
 
+TIMED_OUT = 124  # the return code of a script stopped at its time limit, as timeout(1) gives
+
+
 def run_script(script: str | Path, device: Device, *args: str, timeout: float | None = None) -> subprocess.CompletedProcess:
     """``python script --device <device> args...`` in the script's folder; the stand-in where there is no NPU.
-    ``timeout`` defaults to ``script_timeout()``."""
+    ``timeout`` defaults to ``script_timeout()``. A script stopped at the limit comes back with return code 124, what
+    it printed so far, and a message naming the limit and ``$NPULAB_SCRIPT_TIMEOUT_S`` (no traceback in a lesson)."""
     script = Path(script)
     timeout = script_timeout() if timeout is None else timeout
     env = dict(os.environ)
@@ -40,4 +45,13 @@ def run_script(script: str | Path, device: Device, *args: str, timeout: float | 
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(STANDIN_DIR), env.get("PYTHONPATH", "")) if p)
         env.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
     command = [sys.executable, str(script), "--device", device.torch, *args]
-    return subprocess.run(command, capture_output=True, text=True, cwd=script.parent, env=env, timeout=timeout)
+    try:
+        return subprocess.run(command, capture_output=True, text=True, cwd=script.parent, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired as stopped:
+        stdout, stderr = (_text(stopped.stdout), _text(stopped.stderr))
+        message = t("migrate.script_timed_out", seconds=f"{timeout:g}", variable=TIMEOUT_ENV)
+        return subprocess.CompletedProcess(command, TIMED_OUT, stdout, stderr + message + "\n")
+
+
+def _text(output: str | bytes | None) -> str:
+    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
