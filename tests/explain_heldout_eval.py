@@ -69,16 +69,51 @@ def check_new_set(folder: Path, earlier: tuple[Path, ...], logs: int, errors: in
     error_logs = [m for m in sources.values() if m["expect"] != "none"]
     assert len(sources) >= logs and len(error_logs) >= errors and len(sources) - len(error_logs) >= healthy
     for name, meta in sources.items():
-        assert (folder / name).is_file() and meta["url"].startswith("https://github.com/"), name
+        assert (folder / name).is_file(), name
+        assert meta["url"].startswith("https://github.com/" if not web_pages else "https://"), name
         assert meta["url"] not in cited, f"{name}: {meta['url']} is cited elsewhere"
         assert meta["expect"] == "none" or meta["expect"] or meta.get("fix_any"), name
     return sources
 
 
+def is_github_thread(url: str) -> bool:
+    return "github.com/" in url and url.count("/") >= 6
+
+
 def thread_of(url: str) -> str:
-    """``owner/repo#n`` of a thread URL, case-folded (issues and pulls share the number space)."""
-    parts = url.rstrip("/").split("/")
-    return f"{parts[3]}/{parts[4]}#{parts[6]}".lower()
+    """``owner/repo#n`` of a GitHub thread URL, case-folded (issues and pulls share the number space); for a web page,
+    its address without scheme, ``www.``, query, fragment or trailing slash, case-folded."""
+    if is_github_thread(url):
+        parts = url.rstrip("/").split("/")
+        return f"{parts[3]}/{parts[4]}#{parts[6]}".lower()
+    page = url.split("://", 1)[-1].split("#", 1)[0].split("?", 1)[0].rstrip("/").lower()
+    return page.removeprefix("www.")
+
+
+def source_of(url: str) -> str:
+    """Where a log comes from, for the per-source cap: ``owner/repo`` on GitHub, else the web site's host."""
+    if url.startswith("https://github.com/"):
+        return "/".join(url.split("/")[3:5]).lower()
+    return thread_of(url).split("/", 1)[0]
+
+
+def group_of(meta: dict) -> str:
+    """``known`` (catalog families), ``lacking`` (a cause the catalog has no family for) or ``healthy``."""
+    return "healthy" if meta["expect"] == "none" else "known" if meta["expect"] else "lacking"
+
+
+def random_halves(names_by_group: dict[str, list[str]], seed: int) -> tuple[set[str], set[str]]:
+    """A pool split at random into a development and a blind half, group by group: each group's names sorted, shuffled
+    with ``random.Random(seed)``, the first half (rounded down) to development. Reproducible from the seed alone."""
+    import random
+
+    rng, dev, blind = random.Random(seed), set(), set()
+    for group in sorted(names_by_group):
+        names = sorted(names_by_group[group])
+        rng.shuffle(names)
+        dev |= set(names[: len(names) // 2])
+        blind |= set(names[len(names) // 2:])
+    return dev, blind
 
 
 def other_sets(folder: Path) -> tuple[Path, ...]:
@@ -87,22 +122,25 @@ def other_sets(folder: Path) -> tuple[Path, ...]:
     return tuple(sorted(p.parent for p in DATA.glob("explain_*/**/sources.yaml") if folder not in (p.parent, *p.parents)))
 
 
-def check_fresh_set(folder: Path, min_logs: int, min_known: int, min_lacking: int, min_healthy: int) -> dict:
+def check_fresh_set(folder: Path, min_logs: int, min_known: int, min_lacking: int, min_healthy: int,
+                    web_pages: bool = False) -> dict:
     """A fresh set collected for issue 36 before a round of rules: at least ``min_logs`` logs, of which ``min_known``
     with catalog families, ``min_lacking`` with a cause the catalog lacks (``expect: []`` with the fix and its words)
     and ``min_healthy`` healthy or non-Ascend ones; each file present, one log per thread, every thread cited neither
-    by the catalog nor by any other explain set, labels in the catalog's vocabulary. Returns the set's sources."""
+    by the catalog nor by any other explain set, labels in the catalog's vocabulary. ``web_pages``: the set may also
+    hold public web pages (blogs, Q&A, forums), each cited nowhere else either. Returns the set's sources."""
     sources = load_sources(folder)
     catalog = {x["url"] for e in ex.load_catalog() for x in e.examples} | {s for e in ex.load_catalog() for s in e.sources}
     others = {m["url"] for other in other_sets(folder) for m in load_sources(other).values()}
-    cited = {thread_of(u) for u in catalog | others if "github.com/" in u and u.count("/") >= 6}
+    cited = {thread_of(u) for u in catalog | others if is_github_thread(u) or web_pages}
     errors = [m for m in sources.values() if m["expect"] != "none"]
     lacking = [m for m in errors if m["expect"] == []]
     assert len(sources) >= min_logs and len(errors) - len(lacking) >= min_known and len(lacking) >= min_lacking
     assert len(sources) - len(errors) >= min_healthy
     assert len({thread_of(m["url"]) for m in sources.values()}) == len(sources), "a thread is used twice"
     for name, meta in sources.items():
-        assert (folder / name).is_file() and meta["url"].startswith("https://github.com/"), name
+        assert (folder / name).is_file(), name
+        assert meta["url"].startswith("https://github.com/" if not web_pages else "https://"), name
         assert thread_of(meta["url"]) not in cited, f"{name}: {meta['url']} is cited elsewhere"
         assert meta["expect"] == "none" or all(c in ex.CATEGORIES for c in meta["expect"]), name
         assert meta["expect"] != [] or (meta.get("fix") and meta.get("fix_any")), name
@@ -134,10 +172,10 @@ def check_sources_txt(folder: Path) -> None:
 
 
 def check_logs_per_repository(folder: Path, most: int = 6) -> None:
-    """No repository gives a set more than ``most`` logs."""
+    """No repository (or web site) gives a set more than ``most`` logs."""
     from collections import Counter
 
-    repos = Counter("/".join(m["url"].split("/")[3:5]).lower() for m in load_sources(folder).values())
+    repos = Counter(source_of(m["url"]) for m in load_sources(folder).values())
     assert max(repos.values()) <= most, repos
 
 
