@@ -58,10 +58,17 @@ _NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxrunt
                         r"provider '\w*CANN\w*' is not in available provider names"),
             "onnxruntime", "onnxruntime-cann"),
            # PaddleCustomDevice's Ascend backend (backends/npu/…), installed as paddle-custom-npu beside paddlepaddle
-           (re.compile(r"[/\\]backends[/\\]npu[/\\]|(?i:paddle[_-]custom[_-](?:device|npu)|PaddleCustomDevice)"),
+           # … or the wording of its NPU status check (PADDLE_ENFORCE_NPU_SUCCESS: " ACL error, the error code is : N"),
+           # or its image (registry.baidubce.com/device/paddle-npu)
+           (re.compile(r"[/\\]backends[/\\]npu[/\\]|(?i:paddle[_-]custom[_-](?:device|npu)|PaddleCustomDevice)|"
+                       r"\b(?:ACL|HCCL) error,\s*the error code is\b|/device/paddle-npu\b"),
             "paddle-custom-npu", "paddle-custom-npu"),
            (re.compile(r"[/\\]paddle[/\\](?:fluid|phi)[/\\]"), "paddle", "paddlepaddle"),
            (re.compile(r"\bmindspore[/\\]ccsrc[/\\]"), "mindspore", "mindspore"))
+# a framework's own switch that makes every NPU operator run synchronously (torch_npu's ASCEND_LAUNCH_BLOCKING is
+# step 1 of the generic fix): the pip name of the component → (setting, where it is documented)
+SYNC_SWITCH = {"paddle-custom-npu": ("FLAGS_npu_blocking_run=true",
+                                     "https://github.com/PaddlePaddle/PaddleCustomDevice/blob/develop/backends/npu/README.md")}
 # a code whose documented meaning names the remedy by itself (AscendCL's aclInit: once per process)
 _REPEAT_INITIALIZE = "ACL_ERROR_REPEAT_INITIALIZE"
 
@@ -147,6 +154,10 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
     sources = list(dict.fromkeys(SOURCES + [h.info.source for h in codes]))
     advice = t("explain.generic.repeat_initialize", code=_REPEAT_INITIALIZE) if any(
         h.info.name == _REPEAT_INITIALIZE for h in codes) else ""
+    switch = SYNC_SWITCH.get(pip or "")
+    if switch:  # the framework launches operators itself: its own switch, not torch_npu's, makes them synchronous
+        advice += t("explain.generic.sync_switch", component=component, setting=switch[0])
+        sources.append(switch[1])
     fix = advice + specifics(root, strongest, component=component, pip=pip, call=call) + t("explain.generic.fix")
     inner = next((h.info.code for h in codes if _INNER.match(h.info.code) or h.info.name.endswith("_INTERNAL_ERROR")), None)
     if inner and not families:  # CANN's own report of an internal fault, and nothing more specific was found

@@ -13,8 +13,8 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``ordinal``       — a device index of -1 (no device set in the process) or two NPU indices in one error line;
 - ``sizing``        — a size named like an environment variable is "too small/large": raise or lower that variable;
 - ``setting``       — a path that does not exist, or an Ascend environment variable the error is about: what sets it;
-- ``requirement``   — pip's "X requires Y, but you have Z" and "not a supported wheel on this platform": which
-  version, or which Python and machine, the package wants;
+- ``requirement``   — pip's "X requires Y, but you have Z", "not a supported wheel on this platform", and two
+  requirers' exact pins of one package that disagree: which version, or which Python and machine, the package wants;
 - ``graph``         — graph capture and graph-mode failures: eager fallback, the op that broke capture;
 - ``recompile``     — torch.compile's recompilation limit (a WARNING the PyTorch docs ask to act on): eager fallback;
 - ``communication`` — timeouts of collectives and device synchronisation: the documented HCCL settings;
