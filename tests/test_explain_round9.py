@@ -109,3 +109,51 @@ def test_a_torch_npu_error_keeps_torch_npus_switch_only():
 ])
 def test_an_mps_or_directml_log_gets_no_ascend_advice(log):
     assert ex.explain_text(log).findings == []
+
+
+# --- an Ascend variable set one letter away from a documented name ---------------------------------------------------
+
+@pytest.mark.parametrize("a, b, near", [("ASCEND_RT_VISIBLE_DEVICE", "ASCEND_RT_VISIBLE_DEVICES", True),
+                                        ("HCCL_CONECT_TIMEOUT", "HCCL_CONNECT_TIMEOUT", True),
+                                        ("HCCL_EXEC_TIMEOUTS", "HCCL_EXEC_TIMEOUT", True),
+                                        ("HCCL_IF_IP", "HCCL_IF_IP", False), ("HCCL_ALGO", "HCCL_BUFFSIZE", False)])
+def test_one_edit(a, b, near):
+    from npulab.env.explain.rules.misspelt import one_edit
+
+    assert one_edit(a, b) is near and one_edit(b, a) is near
+
+
+@pytest.mark.parametrize("line, family", [
+    ("export ASCEND_RT_VISIBLE_DEVICE=2,3\nRuntimeError: device init failed on npu:0", "visible_devices"),
+    ("HCCL_CONECT_TIMEOUT=1200 torchrun --nproc_per_node 8 train.py\n[ERROR] HCCL(1): timeout", "hccl_timeout"),
+    ("os.environ[\"ASCEND_RT_VISIBLE_DEVICE\"] = \"1\"\nRuntimeError: npu:1 is not available", "visible_devices"),
+])
+def test_a_misspelt_variable_reaches_the_family_of_the_documented_one(line, family, en):
+    report = ex.explain_text(line)
+    assert family in report.categories[:2]
+    found = next(f for f in report.findings if f.category == family)
+    assert found.rule == "misspelt_variable" and no_cjk(found.fix)
+
+
+def test_documented_and_foreign_variables_are_not_misspelt():
+    for line in ("export ASCEND_RT_VISIBLE_DEVICES=0,1\nRuntimeError: failed", "export CUDA_VISIBLE_DEVICE=0\nRuntimeError: x",
+                 "export ASCEND_SOMETHING_NEW=1\nRuntimeError: failed on Ascend"):
+        assert all(f.rule != "misspelt_variable" for f in ex.explain_text(line).findings), line
+
+
+# --- a missing library in other words ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", ["\tlibhccl.so => not found", "运行时提示 libhccl.so 找不到", "cannot find libhccl.so anywhere",
+                                  "the container is missing libhccl.so"])
+def test_a_library_not_found_in_other_words_is_read_as_a_missing_library(line):
+    from npulab.env.explain.rules import library
+
+    assert library.read(line)["library"] == "libhccl.so"
+
+
+@pytest.mark.parametrize("line", ["version `GLIBCXX_3.4.30' not found (required by /opt/lib/libfoo.so)",
+                                  "ld: cannot find -lhccl", "No module named 'libfoo'"])
+def test_other_not_found_lines_are_not_a_missing_library(line):
+    from npulab.env.explain.rules import library
+
+    assert library.read(line) is None

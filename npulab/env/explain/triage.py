@@ -58,12 +58,13 @@ _NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxrunt
                         r"provider '\w*CANN\w*' is not in available provider names"),
             "onnxruntime", "onnxruntime-cann"),
            # PaddleCustomDevice's Ascend backend (backends/npu/…), installed as paddle-custom-npu beside paddlepaddle
-           # … or the wording of its NPU status check (PADDLE_ENFORCE_NPU_SUCCESS: " ACL error, the error code is : N"),
-           # or its image (registry.baidubce.com/device/paddle-npu)
-           (re.compile(r"[/\\]backends[/\\]npu[/\\]|(?i:paddle[_-]custom[_-](?:device|npu)|PaddleCustomDevice)|"
-                       r"\b(?:ACL|HCCL) error,\s*the error code is\b|/device/paddle-npu\b"),
+           (re.compile(r"[/\\]backends[/\\]npu[/\\]|(?i:paddle[_-]custom[_-](?:device|npu)|PaddleCustomDevice)"),
             "paddle-custom-npu", "paddle-custom-npu"),
            (re.compile(r"[/\\]paddle[/\\](?:fluid|phi)[/\\]"), "paddle", "paddlepaddle"),
+           # no source path: the wording of its NPU status check (PADDLE_ENFORCE_NPU_SUCCESS: " ACL error, the error
+           # code is : N"), which PaddleCustomDevice prints today, or its image (registry.baidubce.com/device/paddle-npu)
+           (re.compile(r"\b(?:ACL|HCCL) error,\s*the error code is\b|/device/paddle-npu\b"),
+            "paddle-custom-npu", "paddle-custom-npu"),
            (re.compile(r"\bmindspore[/\\]ccsrc[/\\]"), "mindspore", "mindspore"))
 # a framework's own switch that makes every NPU operator run synchronously (torch_npu's ASCEND_LAUNCH_BLOCKING is
 # step 1 of the generic fix): the pip name of the component → (setting, where it is documented)
