@@ -51,6 +51,7 @@ RUNS = {
     "library_words": "lib" + "a." * 3000 + " not found, missing " + "lib" * 2000,  # round 9: other wordings
     "pins": "requires " + "pkg==1.0 " * 2000 + "pkg-" * 2000,
     "variable_names": "export ASCEND" + "_A" * 3000 + " HCCL_" + "B_" * 3000,
+    "variable_values": "export ASCEND_RT_VISIBLE_DEVICES=" + "1," * 5000 + " HCCL_BUFFSIZE=" + "9" * 5000,
     "symptoms": "cannot " * 2000 + "conflict garbled crash " * 500,
 }
 FRAMES = ("{run}", "RuntimeError: {run}", "[ERROR] torch_npu ascend ACL {run}", "  File \"x.py\", line 1\n{run}\nValueError: {run}")

@@ -157,3 +157,42 @@ def test_other_not_found_lines_are_not_a_missing_library(line):
     from npulab.env.explain.rules import library
 
     assert library.read(line) is None
+
+
+# --- an Ascend variable set to a value its documentation does not allow ----------------------------------------------
+
+def test_a_visible_device_list_out_of_order_reaches_visible_devices(en):
+    report = ex.explain_text("export ASCEND_RT_VISIBLE_DEVICES=3,1\nRuntimeError: no NPU is available on this node\n")
+    assert report.categories[0] == "visible_devices"
+    found = report.findings[0]
+    assert found.rule == "variable_value" and "3,1" in found.fix and no_cjk(found.fix)
+
+
+def test_a_value_outside_its_documented_range_is_read():
+    from npulab.env.explain.rules import values
+
+    hit = values.read("HCCL_CONNECT_TIMEOUT=5 torchrun train.py")
+    assert hit and hit["variable"] == "HCCL_CONNECT_TIMEOUT" and hit["value"] == "5"
+
+
+@pytest.mark.parametrize("line", [
+    "export ASCEND_RT_VISIBLE_DEVICES=0,1,2,3",  # a documented value
+    "export ASCEND_RT_VISIBLE_DEVICES=$DEVICES",  # a value the shell computes
+    "For the real call stack, please set the environment variable ASCEND_LAUNCH_BLOCKING=1.",  # the message's advice
+    "export MY_OWN_SETTING=whatever",  # not a documented variable
+    "        HCCL_BUFFSIZE_EP is too small, HCCL_BUFFSIZE=5.[FUNC:Check]",  # a message quoting a value, not a command
+])
+def test_documented_computed_advised_and_foreign_values_are_not_read(line):
+    from npulab.env.explain.rules import values
+
+    assert values.read(line) is None
+
+
+@pytest.mark.parametrize("line, names", [("$ export ASCEND_RT_VISIBLE_DEVICES=1,0", ["ASCEND_RT_VISIBLE_DEVICES"]),
+                                         ("HCCL_IF_IP=1.2.3.4 HCCL_BUFFSIZE=5 python x.py", ["HCCL_IF_IP", "HCCL_BUFFSIZE"]),
+                                         ("ENV HCCL_BUFFSIZE=5", ["HCCL_BUFFSIZE"]),
+                                         ("the limit, HCCL_BUFFSIZE=5, is too small", [])])
+def test_user_settings_are_the_assignments_of_a_command(line, names):
+    from npulab.env.explain.rules.values import user_settings
+
+    assert [s.name for s in user_settings(line)] == names

@@ -1,9 +1,9 @@
 """An Ascend environment variable set under a name nothing reads, one letter away from a documented name
 (``export ASCEND_RT_VISIBLE_DEVICE=0,1``): no error says so, the setting is ignored and the default holds. The
-documented names are npulab/data/env_vars.yaml's (CANN's and torch_npu's references), the assignment forms
-lint-npu's (``export X=``, ``X=… cmd``, ``%env X=``) plus Python's ``os.environ["X"] = …``; a documented name that
+documented names are npulab/data/env_vars.yaml's (CANN's and torch_npu's references), the assignments those of a
+command line (rules/values.py: ``export X=``, ``X=… cmd``) plus Python's ``os.environ["X"] = …``; a documented name that
 belongs to a catalog family (``ASCEND_RT_VISIBLE_DEVICES`` → ``visible_devices``) reports that family
-(npulab/data/explain_rules.yaml ``misspelt``)."""
+(npulab/data/explain_rules.yaml ``variables``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import re
 from npulab.core.i18n import t
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
-from npulab.lint.env_vars import is_checked, table, text_uses
+from npulab.env.explain.rules.values import user_settings
+from npulab.lint.env_vars import is_checked, table
 
 NAME = "misspelt_variable"
 _ENVIRON = re.compile(r"""environ(?:\[|\.setdefault\(|\.update\(\{?)\s*['"]([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)['"]""")
@@ -44,7 +45,7 @@ def near_miss(name: str) -> str | None:
 
 
 def read(line: str) -> dict | None:
-    names = [u.name for u in text_uses(line, "log")] + _ENVIRON.findall(line)
+    names = [u.name for u in user_settings(line)] + _ENVIRON.findall(line)
     for name in names:
         documented = near_miss(name)
         if documented:
@@ -55,7 +56,7 @@ def read(line: str) -> dict | None:
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     hit = hits[0].facts
     var, documented = hit["variable"], hit["documented"]
-    data = rules_data()["misspelt"]
+    data = rules_data()["variables"]
     cause = t("explain.misspelt.cause", variable=var, documented=documented)
     fix = t("explain.misspelt.fix", variable=var, documented=documented)
     return rule_finding(NAME, t("explain.misspelt.title", variable=var, documented=documented), cause, fix, hits,
