@@ -53,6 +53,7 @@ RUNS = {
     "variable_names": "export ASCEND" + "_A" * 3000 + " HCCL_" + "B_" * 3000,
     "variable_values": "export ASCEND_RT_VISIBLE_DEVICES=" + "1," * 5000 + " HCCL_BUFFSIZE=" + "9" * 5000,
     "symptoms": "cannot " * 2000 + "conflict garbled crash " * 500,
+    "working_release": "switching to " * 1000 + "a1.2 " * 2000 + "切换到" * 1000 + "正常",
 }
 FRAMES = ("{run}", "RuntimeError: {run}", "[ERROR] torch_npu ascend ACL {run}", "  File \"x.py\", line 1\n{run}\nValueError: {run}")
 

@@ -196,3 +196,23 @@ def test_user_settings_are_the_assignments_of_a_command(line, names):
     from npulab.env.explain.rules.values import user_settings
 
     assert [s.name for s in user_settings(line)] == names
+
+
+# --- the release the error lines themselves say works ----------------------------------------------------------------
+
+@pytest.mark.parametrize("line, found", [
+    ("RuntimeError: foo failed on Ascend; downgrading to torch-npu==2.1.0 works", ("torch-npu", "2.1.0")),
+    ("报错 AttributeError: 'X' object has no attribute 'y'，降级到 mypkg 1.4.2 后正常", ("mypkg", "1.4.2")),
+    ("ImportError: cannot import name 'z' — with transformers 4.40.0 everything works", ("transformers", "4.40.0")),
+    ("RuntimeError: it fails with torch 2.5.1 on the NPU", None),
+])
+def test_working_release(line, found):
+    from npulab.env.explain.triage import working_release
+
+    assert working_release(line) == found
+
+
+def test_the_generic_fix_pins_the_release_the_log_says_works(en):
+    report = ex.explain_text("RuntimeError: aclnnFoo failed on the NPU; switching back to mypkg 1.4.2 works\n")
+    fix = report.findings[-1].fix
+    assert "pip install mypkg==1.4.2" in fix and no_cjk(fix)

@@ -52,6 +52,12 @@ _FIRST_VERSION = re.compile(r"\d\.\d+")
 # "compiled against torch 2.1.0") …
 _BUILT_FOR = re.compile(r"(?i)\b(?:compiled|built)\s+(?:against|with|for|using)\s+(?:the\s+)?([A-Za-z][\w.+-]*)\s*"
                         r"(?:version\s*)?(v?\d+(?:\.(?:\d+|x))*[\w.+]*)")
+# … and the release the lines themselves say works ("switching to MindSpore 2.3.1 works", "降级到 torch 2.1.0 后正常")
+_WORKS = re.compile(r"(?i:switch(?:ing|ed)? (?:back )?to|downgrad(?:e|ed|ing) to|upgrad(?:e|ed|ing) to|roll(?:ed|ing)? back to|"
+                    r"with|using)\s*|(?:切换到|换成|换到|降级到|降到|升级到|回退到|改用|用)\s*")
+_WORKING = re.compile(r"([A-Za-z][\w.-]{0,40}?)[\s=]{0,3}v?(\d+(?:\.\d+){1,3}[\w.+-]{0,20}?)\s*(?:后|之后|以后)?\s*[,，]?\s*"
+                      r"(?:it\s+|everything\s+)?(?i:works|worked|is fine|runs fine|is ok|no longer fails|正常|没有问题|没问题|"
+                      r"可以|就好了|成功|不报错)")
 # the framework whose native (C++) code raised a line that has no Python traceback: its logger's prefix, or the path
 # of its sources the message quotes ("[E:onnxruntime:…]", "(at /…/paddle/fluid/…)", "mindspore/ccsrc/…") → its pip name
 _NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxruntime[/\\](?:core|python)[/\\]|"
@@ -83,6 +89,15 @@ def native_component(root: RootLine, strongest: list[RootLine]) -> tuple[str, st
     return None
 
 
+def working_release(text: str) -> tuple[str, str] | None:
+    """The package and release a line says works after a switch to it ("切换到 MindSpore 2.3.1 正常"), if any."""
+    for switch in _WORKS.finditer(text):
+        m = _WORKING.match(text, switch.end())
+        if m:
+            return m.group(1), m.group(2)
+    return None
+
+
 def should_report(root: RootLine | None, codes: list[CodeHit], ascend_context: bool) -> bool:
     """A generic finding is due when the log shows an error and is about Ascend (or shows a known code)."""
     if root is None:
@@ -111,6 +126,9 @@ def specifics(root: RootLine, strongest: list[RootLine], *, component: str | Non
         parts.append(t("explain.generic.fix_python", needs=needs, example=_FIRST_VERSION.search(needs).group(0)))
     elif refused:
         parts.append(t("explain.generic.fix_python_refused", python=refused))
+    works = next((w for w in map(working_release, texts) if w), None)
+    if works:
+        parts.append(t("explain.generic.fix_works", package=works[0], version=works[1], pip=works[0].lower()))
     built = next((m for m in map(_BUILT_FOR.search, texts) if m), None)
     if built:
         parts.append(t("explain.generic.fix_built_for", what=f"{built.group(1)} {built.group(2)}", name=built.group(1)))
