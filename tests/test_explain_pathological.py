@@ -48,6 +48,12 @@ RUNS = {
     "support_question": "Is " * 2000 + "support " * 2000 + "支持" * 1000,
     "npu_indices": "npu:1 " * 3000 + "device " * 2000,
     "wrapped_words": "please set the " + "word " * 4000,
+    "library_words": "lib" + "a." * 3000 + " not found, missing " + "lib" * 2000,  # round 9: other wordings
+    "pins": "requires " + "pkg==1.0 " * 2000 + "pkg-" * 2000,
+    "variable_names": "export ASCEND" + "_A" * 3000 + " HCCL_" + "B_" * 3000,
+    "variable_values": "export ASCEND_RT_VISIBLE_DEVICES=" + "1," * 5000 + " HCCL_BUFFSIZE=" + "9" * 5000,
+    "symptoms": "cannot " * 2000 + "conflict garbled crash " * 500,
+    "working_release": "switching to " * 1000 + "a1.2 " * 2000 + "切换到" * 1000 + "正常",
 }
 FRAMES = ("{run}", "RuntimeError: {run}", "[ERROR] torch_npu ascend ACL {run}", "  File \"x.py\", line 1\n{run}\nValueError: {run}")
 

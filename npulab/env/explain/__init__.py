@@ -102,6 +102,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     first_rule_line = rules.first_hit()
     if root is None and ascend and first_rule_line is not None:  # a line no error word marks, read by a rule
         root = RootLine(first_rule_line.line, first_rule_line.text, 1)
+    if root is None and codes:  # no error word: a documented code in an error context ("aclnnMv returns 561103")
+        root = RootLine(codes[0].line, codes[0].text, 1)
     if root is None and ascend and roots.warnings:  # the log ends in a CANN component's error-like warning
         root = roots.warnings[0]
     if root is None and ascend and roots.fallbacks:  # … or in the warning that the NPU was given up for the CPU

@@ -11,7 +11,7 @@ message that follows it. The scan keeps a few candidates per rank, so memory sta
 The finder also notes what the log says about its machine: Ascend evidence (``ascend_context``: Ascend's own words,
 or an NPU plugin's class name such as vLLM-Ascend's ``NPUWorker``), evidence of a
 CUDA/NVIDIA machine or another accelerator (``foreign_context``: nvidia-smi, NVML, libcudnn, a ``+cu121`` wheel, a tensor
-on ``cuda:0``, ROCm/HIP, OpenVINO/Intel NPU, MetaX …; never code such as ``.cuda()``), weaker Ascend evidence
+on ``cuda:0``, ROCm/HIP, OpenVINO/Intel NPU, MetaX, Apple's MPS, DirectML …; never code such as ``.cuda()``), weaker Ascend evidence
 (``weak_context``: "NPU" as a word, MindSpore), and the warnings CANN's
 own components print when they turn an error into a warning (``[WARNING] HCCL(…): … timeout``, ``ErrToWarn``):
 a log that ends in those, with no error line, is still a log a user acts on.
@@ -32,7 +32,9 @@ _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped",
                       "无法".encode(), "异常".encode(), "崩溃".encode(), b"cannot find", b"could not find",
                       b"unable to", b"not found", b"traceback (most recent call last)",
                       b"killed", b"has no attribute", b"required positional argument", b"keyword argument",
-                      b"positional argument", b"no module named")
+                      b"positional argument", b"no module named", b"crash", b"conflict", b"garbled", b"incompatib",
+                      b"detect", b"recogni", "冲突".encode(), "乱码".encode(), "不兼容".encode(), "安装不了".encode(),
+                      "装不上".encode(), "识别不到".encode(), "检测不到".encode())
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
                         r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b|"
                        r"(?i:\b(?:this|the) (?:error|message|log|warning)(?: log| message)? can be (?:safely )?ignored)|"
@@ -48,7 +50,12 @@ _WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segme
                    # a Python exception's message without its type (a title, a cut-off paste)
                    r"object has no attribute '|missing \d+ required (?:positional|keyword-only) arguments?\b|"
                    r"takes \d+ positional arguments? but \d+ (?:was|were) given|got an unexpected keyword argument|"
-                   r"No module named ['\"]?\w")
+                   r"No module named ['\"]?\w|"
+                   # a symptom told in words, with no error line: a crash, a version conflict, garbled output, a device
+                   # not detected ("版本冲突", "输出乱码", "the worker cannot detect the NPU devices")
+                   r"(?i:\bcrash(?:es|ed)?\b|\bconflict(?:s|ing)?\b|\bgarbled\b|\bincompatib(?:le|ilit(?:y|ies))\b|"
+                   r"\b(?:cannot|can't|could not|couldn't|unable to|fails? to|does not|doesn't) (?:detect|recogni[sz]e)\b)|"
+                   r"冲突|乱码|不兼容|安装不了|装不上|识别不到|检测不到")
 _INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
 _TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
 _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word ("cannot" is not)
@@ -81,7 +88,9 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     b"device/gpu/", b"cuda_visible_devices=",  # CUDA's runtime at work, MindSpore's GPU plugin, a GPU launch line
     b"rocm", b"hipblas", b"hiperror", b"hip error", b"amdgpu", b"rocblas", b"miopen",  # AMD's ROCm/HIP
     b"openvino", b"intel_npu", b"vpux", b"ze_result", b"level zero", b"level_zero", b"npu_drv", b"npu_vcl",  # Intel's NPU
-    b"metax", b"mx-smi", b"maca", b"cambricon", b"cnmon", b"musa")  # MetaX, Cambricon, Moore Threads
+    b"metax", b"mx-smi", b"maca", b"cambricon", b"cnmon", b"musa",  # MetaX, Cambricon, Moore Threads
+    b"mps backend", b"mps framework", b"torch.backends.mps", b"pytorch_enable_mps_fallback",  # Apple's Metal (MPS)
+    b"directml", b"torch_directml")  # Microsoft's DirectML
 # a tensor or an allocation on a CUDA device ("device='cuda:0'", "on device cuda:1"); never code such as .to("cuda:0")
 _FOREIGN_DEVICE = re.compile(rb"(?:device[ =]'?|on )cuda:\d|"
                              # NVIDIA's data-centre and desktop cards named by model ("32GB V100", "RTX 4090")

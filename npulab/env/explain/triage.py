@@ -52,6 +52,12 @@ _FIRST_VERSION = re.compile(r"\d\.\d+")
 # "compiled against torch 2.1.0") …
 _BUILT_FOR = re.compile(r"(?i)\b(?:compiled|built)\s+(?:against|with|for|using)\s+(?:the\s+)?([A-Za-z][\w.+-]*)\s*"
                         r"(?:version\s*)?(v?\d+(?:\.(?:\d+|x))*[\w.+]*)")
+# … and the release the lines themselves say works ("switching to MindSpore 2.3.1 works", "降级到 torch 2.1.0 后正常")
+_WORKS = re.compile(r"(?i:switch(?:ing|ed)? (?:back )?to|downgrad(?:e|ed|ing) to|upgrad(?:e|ed|ing) to|roll(?:ed|ing)? back to|"
+                    r"with|using)\s*|(?:切换到|换成|换到|降级到|降到|升级到|回退到|改用|用)\s*")
+_WORKING = re.compile(r"([A-Za-z][\w.-]{0,40}?)[\s=]{0,3}v?(\d+(?:\.\d+){1,3}[\w.+-]{0,20}?)\s*(?:后|之后|以后)?\s*[,，]?\s*"
+                      r"(?:it\s+|everything\s+)?(?i:works|worked|is fine|runs fine|is ok|no longer fails|正常|没有问题|没问题|"
+                      r"可以|就好了|成功|不报错)")
 # the framework whose native (C++) code raised a line that has no Python traceback: its logger's prefix, or the path
 # of its sources the message quotes ("[E:onnxruntime:…]", "(at /…/paddle/fluid/…)", "mindspore/ccsrc/…") → its pip name
 _NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxruntime[/\\](?:core|python)[/\\]|"
@@ -61,7 +67,15 @@ _NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxrunt
            (re.compile(r"[/\\]backends[/\\]npu[/\\]|(?i:paddle[_-]custom[_-](?:device|npu)|PaddleCustomDevice)"),
             "paddle-custom-npu", "paddle-custom-npu"),
            (re.compile(r"[/\\]paddle[/\\](?:fluid|phi)[/\\]"), "paddle", "paddlepaddle"),
+           # no source path: the wording of its NPU status check (PADDLE_ENFORCE_NPU_SUCCESS: " ACL error, the error
+           # code is : N"), which PaddleCustomDevice prints today, or its image (registry.baidubce.com/device/paddle-npu)
+           (re.compile(r"\b(?:ACL|HCCL) error,\s*the error code is\b|/device/paddle-npu\b"),
+            "paddle-custom-npu", "paddle-custom-npu"),
            (re.compile(r"\bmindspore[/\\]ccsrc[/\\]"), "mindspore", "mindspore"))
+# a framework's own switch that makes every NPU operator run synchronously (torch_npu's ASCEND_LAUNCH_BLOCKING is
+# step 1 of the generic fix): the pip name of the component → (setting, where it is documented)
+SYNC_SWITCH = {"paddle-custom-npu": ("FLAGS_npu_blocking_run=true",
+                                     "https://github.com/PaddlePaddle/PaddleCustomDevice/blob/develop/backends/npu/README.md")}
 # a code whose documented meaning names the remedy by itself (AscendCL's aclInit: once per process)
 _REPEAT_INITIALIZE = "ACL_ERROR_REPEAT_INITIALIZE"
 
@@ -72,6 +86,15 @@ def native_component(root: RootLine, strongest: list[RootLine]) -> tuple[str, st
         for pattern, component, pip in _NATIVE:
             if pattern.search(text):
                 return component, pip
+    return None
+
+
+def working_release(text: str) -> tuple[str, str] | None:
+    """The package and release a line says works after a switch to it ("切换到 MindSpore 2.3.1 正常"), if any."""
+    for switch in _WORKS.finditer(text):
+        m = _WORKING.match(text, switch.end())
+        if m:
+            return m.group(1), m.group(2)
     return None
 
 
@@ -103,6 +126,9 @@ def specifics(root: RootLine, strongest: list[RootLine], *, component: str | Non
         parts.append(t("explain.generic.fix_python", needs=needs, example=_FIRST_VERSION.search(needs).group(0)))
     elif refused:
         parts.append(t("explain.generic.fix_python_refused", python=refused))
+    works = next((w for w in map(working_release, texts) if w), None)
+    if works:
+        parts.append(t("explain.generic.fix_works", package=works[0], version=works[1], pip=works[0].lower()))
     built = next((m for m in map(_BUILT_FOR.search, texts) if m), None)
     if built:
         parts.append(t("explain.generic.fix_built_for", what=f"{built.group(1)} {built.group(2)}", name=built.group(1)))
@@ -147,6 +173,10 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
     sources = list(dict.fromkeys(SOURCES + [h.info.source for h in codes]))
     advice = t("explain.generic.repeat_initialize", code=_REPEAT_INITIALIZE) if any(
         h.info.name == _REPEAT_INITIALIZE for h in codes) else ""
+    switch = SYNC_SWITCH.get(pip or "")
+    if switch:  # the framework launches operators itself: its own switch, not torch_npu's, makes them synchronous
+        advice += t("explain.generic.sync_switch", component=component, setting=switch[0])
+        sources.append(switch[1])
     fix = advice + specifics(root, strongest, component=component, pip=pip, call=call) + t("explain.generic.fix")
     inner = next((h.info.code for h in codes if _INNER.match(h.info.code) or h.info.name.endswith("_INTERNAL_ERROR")), None)
     if inner and not families:  # CANN's own report of an internal fault, and nothing more specific was found

@@ -10,11 +10,13 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``symbol``        — ``undefined symbol`` / ``Failed to find function``: which two packages' versions disagree;
 - ``exception``     — a Python exception read from its own form: a call that does not fit a signature (releases that
   do not pair), operands of two data types, an argument outside its allowed values, a launcher's missing variable;
+- ``misspelt``      — an Ascend environment variable set one letter away from a documented name (nothing reads it);
+- ``values``        — an Ascend environment variable set to a value its documentation does not allow (lint-npu's grammar);
 - ``ordinal``       — a device index of -1 (no device set in the process) or two NPU indices in one error line;
 - ``sizing``        — a size named like an environment variable is "too small/large": raise or lower that variable;
 - ``setting``       — a path that does not exist, or an Ascend environment variable the error is about: what sets it;
-- ``requirement``   — pip's "X requires Y, but you have Z" and "not a supported wheel on this platform": which
-  version, or which Python and machine, the package wants;
+- ``requirement``   — pip's "X requires Y, but you have Z", "not a supported wheel on this platform", and two
+  requirers' exact pins of one package that disagree: which version, or which Python and machine, the package wants;
 - ``graph``         — graph capture and graph-mode failures: eager fallback, the op that broke capture;
 - ``recompile``     — torch.compile's recompilation limit (a WARNING the PyTorch docs ask to act on): eager fallback;
 - ``communication`` — timeouts of collectives and device synchronisation: the documented HCCL settings;
@@ -49,6 +51,7 @@ from npulab.env.explain.rules import (
     exception,
     graph,
     library,
+    misspelt,
     module,
     ordinal,
     recompile,
@@ -57,12 +60,13 @@ from npulab.env.explain.rules import (
     setting,
     sizing,
     symbol,
+    values,
 )
 from npulab.env.explain.rules.base import MAX_HITS, LogFacts, Rule, RuleHit, note_mark
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
-                           exception.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
+                           exception.RULE, misspelt.RULE, values.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, resource.RULE, capability.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
     "vllm": (b"vllm",), "mindspore": (b"mindspore",),

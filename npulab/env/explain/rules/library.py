@@ -1,5 +1,5 @@
 """A shared library that cannot be loaded (``libX.so: cannot open shared object file``, ``error while loading shared
-libraries``): which package ships it (npulab/data/ascend_packages.yaml) and how that package puts it on the loader's
+libraries``, ldd's ``libX.so => not found``, ``libX.so 找不到``): which package ships it (npulab/data/ascend_packages.yaml) and how that package puts it on the loader's
 path — CANN and the driver through ``set_env.sh`` / LD_LIBRARY_PATH, a pip package (torch_npu) from its own ``lib/``
 folder when it is imported; an unknown library is found and added to LD_LIBRARY_PATH (ld.so's search order)."""
 
@@ -15,11 +15,23 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding,
 NAME = "missing_library"
 _CANNOT_OPEN = re.compile(r"([\w.+-]+\.so(?:\.\d+)*)\s*:\s*cannot open shared object file")
 _LOADING = re.compile(r"error while loading shared libraries:\s*([\w.+-]+\.so[\w.]*)")
+# the same fact in other words: ldd's "libX.so => not found", a user's or a tool's "libX.so 找不到", "cannot find
+# libX.so", "libX.so is missing" (a library by its file name, lib….so, so a linker's "-lX" or a Python module is not one)
+_LIB = r"(lib[\w+-]{1,80}(?:\.[\w+-]{1,40}){0,6}?\.so(?:\.\d{1,6}){0,4})"
+_NOT_FOUND = re.compile(_LIB + r"(?:\s*=>)?\s*(?:(?:was|is)\s+)?(?:not found|missing|找不到|未找到|缺失)|"
+                        r"(?i:cannot find|can't find|could not find|unable to find|missing|找不到|未找到|缺少)\s*:?\s*" + _LIB)
 
 
 def read(line: str) -> dict | None:
-    m = _CANNOT_OPEN.search(line) or _LOADING.search(line)
-    return {"library": m.group(1), "focus": m.group(1)} if m else None
+    m = ((_CANNOT_OPEN.search(line) if "cannot open shared" in line else None)  # each form only where its words are
+         or (_LOADING.search(line) if "error while loading" in line else None))
+    if m:
+        return {"library": m.group(1), "focus": m.group(1)}
+    m = _NOT_FOUND.search(line)
+    lib = m and (m.group(1) or m.group(2))
+    if not lib or f"not in {lib}" in line:  # "aclnnX not in libopapi.so, or libopapi.so not found": a symbol's line
+        return None
+    return {"library": lib, "focus": lib}
 
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
@@ -42,4 +54,5 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     return rule_finding(NAME, title, cause, fix, hits, sources, family=family, note=t("explain.library.note", lib=lib, name=pkg.name if pkg else t("explain.library.unlisted")))
 
 
-RULE = Rule(NAME, (b"cannot open shared object", b"error while loading shared"), read, finding)
+RULE = Rule(NAME, (b"cannot open shared object", b"error while loading shared", b"not found", b"missing", b"find",
+                  "找不到".encode(), "未找到".encode(), "缺失".encode(), "缺少".encode()), read, finding)

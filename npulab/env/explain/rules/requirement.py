@@ -2,7 +2,9 @@
 "which is not installed"), and "F.whl is not a supported wheel on this platform" — the wheel's tags name the Python
 version and the machine it was built for; "Cannot install … conflicting dependencies" with the "A depends on X" lines
 under it: requirements no single version satisfies; and a program's own version check ("X requires torch>=2.3 but
-found torch 2.1.0"). The fix names the versions the line gives; when the package belongs to
+found torch 2.1.0"); and two exact pins of one package that two requirers ask for ("vllm-ascend requires
+torch==2.7.1" and "vllm pulls in torch==2.8.0", in one line or two). The fix names the versions the line gives; when
+the package belongs to
 the torch / torch_npu / vLLM-Ascend stack it is the catalog's ``version_mismatch`` family
 (npulab/data/explain_rules.yaml ``requirement``)."""
 
@@ -27,28 +29,36 @@ _RUNTIME = re.compile(r"([A-Za-z0-9][\w.-]*)\s+(?:[\w.+-]+\s+)?requires?\s+([A-Z
 # packaging's InvalidVersion, raised by pip while it reads every installed package's metadata
 _INVALID = re.compile(r"Invalid version: ['\"]([^'\"\s]{1,60})['\"]")
 _RESOLVER = re.compile(r"Cannot install (.{1,200}?) because these package versions have conflicting dependencies")
+# an exact pin that a requirer asks for, in any wording ("requires torch==2.7.1", "pulls in torch==2.8.0",
+# "依赖torch==2.8.0"): a line with a requirer's verb and at least one pin
+_ASKS = re.compile(r"(?i:\brequires?\b|\bdepends? on\b|\bpulls? in\b|\bpins?\b|\bneeds?\b|\bwants?\b)|依赖|需要|要求")
+_PIN = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z][\w.-]{0,80}[A-Za-z0-9])\s*==\s*v?(\d+(?:\.\d+)+[\w.+]*)")
 _DEPENDS = re.compile(r"([A-Za-z0-9][\w.-]*(?:\[[\w,.-]+\])?)\s+([\w.+!-]+)\s+depends on\s+([A-Za-z0-9][^;\s]*(?:\s*[<>=!~]=?\s*[\w.*+-]+)?)")
 
 
 def read(line: str) -> dict | None:
-    m = _CONFLICT.search(line)
+    lowered = line.lower()
+    m = _CONFLICT.search(line) if "requires" in lowered else None  # each form only where its words are
     if m:
         return {"kind": "conflict", "who": m.group(1), "wants": " ".join(m.group(2).split()), "has": m.group(3),
                 "focus": "requires"}
-    m = _RUNTIME.search(line)
+    m = _RUNTIME.search(line) if "require" in lowered else None
     if m:
         return {"kind": "runtime", "who": m.group(1), "package": m.group(2), "spec": re.sub(r"\s+", "", m.group(3)),
                 "has": m.group(4), "focus": "requires"}
-    m = _DEPENDS.search(line)
+    m = _DEPENDS.search(line) if "depends on" in lowered else None
     if m:
         return {"kind": "depends", "who": f"{m.group(1)} {m.group(2)}", "wants": m.group(3), "focus": "depends on"}
     m = _RESOLVER.search(line)
     if m:
         return {"kind": "resolver", "who": m.group(1), "focus": "conflicting dependencies"}
+    pins = _PIN.findall(line) if "==" in line else []
+    if pins and _ASKS.search(line):
+        return {"kind": "pins", "pins": [(_name(n), v) for n, v in pins], "focus": f"{pins[0][0]}=="}
     m = _INVALID.search(line)
     if m:
         return {"kind": "invalid", "version": m.group(1), "focus": "Invalid version"}
-    m = _WHEEL.search(line)
+    m = _WHEEL.search(line) if "supported wheel" in lowered else None
     if m:
         py = _PY.match(m.group(3))
         return {"kind": "wheel", "who": m.group(1), "wants": m.group(2), "python": f"{py.group(1)}.{py.group(2)}" if py
@@ -71,9 +81,39 @@ def _resolver(hits: list[RuleHit]) -> tuple[str, str, str, set[str]]:
     return title, cause, fix, {_name(p["wants"]) for p in pins} | {_name(p["who"]) for p in pins}
 
 
+def disagreeing_pins(pins: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """The packages pinned to more than one exact version (in order of first mention), with those versions."""
+    versions: dict[str, list[str]] = {}
+    for name, version in pins:
+        versions.setdefault(name.replace("_", "-"), [])
+        if version not in versions[name.replace("_", "-")]:
+            versions[name.replace("_", "-")].append(version)
+    return {name: vs for name, vs in versions.items() if len(vs) > 1}
+
+
+def _pins(hits: list[RuleHit], data: dict) -> Finding | None:
+    """Two requirers pin one package to different versions: no environment holds both (a version mismatch)."""
+    clash = disagreeing_pins([pin for h in hits for pin in h.facts["pins"]])
+    if not clash:
+        return None
+    package, versions = next(iter(clash.items()))
+    shown = t("explain.separator").join(f"`{package}=={v}`" for v in versions)
+    title = t("explain.requirement.pins.title", package=package)
+    cause = t("explain.requirement.pins.cause", package=package, versions=shown)
+    fix = t("explain.requirement.pins.fix", package=package)
+    stack = {s.lower().replace("_", "-") for s in data["stack"]}
+    return rule_finding(NAME, title, cause, fix, hits, data["sources"],
+                        family=data["family"] if package in stack else None,
+                        note=t("explain.rule.note_pair", cause=cause, fix=fix))
+
+
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
-    first = hits[0].facts
     data = rules_data()["requirement"]
+    pinned = [h for h in hits if h.facts["kind"] == "pins"]
+    hits = [h for h in hits if h.facts["kind"] != "pins"]
+    if not hits:
+        return _pins(pinned, data)
+    first = hits[0].facts
     if first["kind"] in ("resolver", "depends"):
         title, cause, fix, involved = _resolver([h for h in hits if h.facts["kind"] in ("resolver", "depends")])
     elif first["kind"] == "runtime":
@@ -106,4 +146,5 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
                         family=data["family"] if runtime and involved & stack else None, note=t("explain.rule.note_pair", cause=cause, fix=fix))
 
 
-RULE = Rule(NAME, (b" requires ", b"not a supported wheel", b"invalid version", b"conflicting dependencies", b" depends on "), read, finding)
+RULE = Rule(NAME, (b" requires ", b"not a supported wheel", b"invalid version", b"conflicting dependencies", b" depends on ",
+                  b"=="), read, finding)
