@@ -69,8 +69,7 @@ def check_new_set(folder: Path, earlier: tuple[Path, ...], logs: int, errors: in
     error_logs = [m for m in sources.values() if m["expect"] != "none"]
     assert len(sources) >= logs and len(error_logs) >= errors and len(sources) - len(error_logs) >= healthy
     for name, meta in sources.items():
-        assert (folder / name).is_file(), name
-        assert meta["url"].startswith("https://github.com/" if not web_pages else "https://"), name
+        assert (folder / name).is_file() and meta["url"].startswith("https://github.com/"), name
         assert meta["url"] not in cited, f"{name}: {meta['url']} is cited elsewhere"
         assert meta["expect"] == "none" or meta["expect"] or meta.get("fix_any"), name
     return sources
