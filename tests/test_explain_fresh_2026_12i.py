@@ -41,8 +41,10 @@ def test_at_most_six_logs_per_repository():
 
 
 def test_no_regression_from_the_measurement():
-    """A floor, not the aim: what round 8 reached on this set when it was measured once (README)."""
-    check_floor(FOLDER, known=6, fix_named=3, healthy=17, silent=8)
+    """A floor, not the aim: what round 8 reached on this set when it was measured once (README), raised to what
+    round 9 reached with the set as development data."""
+    # round 9; blind with round 8: 6 known, 3 fix named, 17 healthy, 8 silent
+    check_floor(FOLDER, known=10, fix_named=4, healthy=17, silent=3)
 
 
 @pytest.mark.xfail(strict=True, reason="issue 36 aims not met on this set (round 8, measured blind once: 6/15 known, "
