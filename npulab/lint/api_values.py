@@ -301,8 +301,9 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
             number = value_tests.number_check(helper, param)
             if number is not None:  # return _check_number(arg_value, 0, GT, int, …)
                 test, _kind = number  # the range only: callers often convert an int first (weight_decay=0)
-                out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=inner_where),
-                                              refused_by=((test, param),)))
+                known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=inner_where)))
+                if known.values is None and known.pattern is None:  # with an isinstance test read before it
+                    out[param] = replace(known, refused_by=(*known.refused_by, (test, param)))
                 continue
             inner = validations(tree, home, helper, {helper.args.args[0].arg: param}, inner_where, depth + 1)
             for key, value in inner.items():
@@ -356,15 +357,8 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
             out[param] = Allowed(None, None, {}, where, switch=True)
         return out
     module, _, name = definition.rpartition(".")
-    cls = _top_level(tree.tree(module), name) if tree.tree(module) is not None else None
-    init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
-    for _ in range(4):  # an inherited constructor of the same module: Dropout(_DropoutNd)
-        if init is not None or not isinstance(cls, ast.ClassDef) or len(cls.bases) != 1 \
-                or not isinstance(cls.bases[0], ast.Name):
-            break
-        cls = _top_level(tree.tree(module), cls.bases[0].id)
-        init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
-    if not isinstance(init, ast.FunctionDef):
+    cls, init = constructor(tree, definition)
+    if init is None:
         return {}
     params = {a.arg for a in init.args.args[1:] + init.args.kwonlyargs}
     names = {p: p for p in params}
@@ -382,6 +376,21 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
     for key, value in _passed_to_base(tree, module, cls, init, params).items():
         out.setdefault(key, value)
     return out
+
+
+def constructor(tree: SourceTree, definition: str) -> tuple[ast.ClassDef | None, ast.FunctionDef | None]:
+    """(the class, the ``__init__`` that builds it) of ``module.Class``, the constructor inherited from a class of
+    the same module where the class has none (``Dropout(_DropoutNd)``); (None, None) when not found."""
+    module, _, name = definition.rpartition(".")
+    cls = _top_level(tree.tree(module), name) if tree.tree(module) is not None else None
+    init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
+    for _ in range(4):
+        if init is not None or not isinstance(cls, ast.ClassDef) or len(cls.bases) != 1 \
+                or not isinstance(cls.bases[0], ast.Name):
+            break
+        cls = _top_level(tree.tree(module), cls.bases[0].id)
+        init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
+    return (cls, init) if isinstance(init, ast.FunctionDef) else (None, None)
 
 
 def _passed_to_base(tree: SourceTree, module: str, cls: ast.ClassDef, init: ast.FunctionDef,
