@@ -21,7 +21,7 @@ from functools import cache
 
 from npulab.core.i18n import language, localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
-from npulab.lint import value_tests
+from npulab.lint import own_checks, value_tests
 from npulab.lint.signatures import Signature, SourceTree, _class_member, _top_level
 from npulab.lint.words import code, either, guess_end, joined
 
@@ -73,7 +73,8 @@ def allowed(tree: SourceTree, rule: dict) -> Allowed | None:
             return Allowed(tuple(value), None, {}, t("lint.source_keys", source=source))
         flags = {"open_keys": bool(rule.get("open_keys")), "as_text": bool(rule.get("compare_as_text"))}
         if isinstance(value, dict):
-            keys = {k: tuple(v) if isinstance(v, (list, tuple)) else None for k, v in value.items()}
+            keys = {k: tuple(v) if isinstance(v, (list, tuple)) else v if isinstance(v, ast.Lambda) else None
+                    for k, v in value.items()}
             return Allowed(None, keys, {}, source, **flags)
         return Allowed(tuple(value), None, {}, source, **flags)
     if "constants" in rule:
@@ -141,8 +142,9 @@ def _local_literal(func: ast.FunctionDef, name: str):
 
 
 def _literal(node: ast.expr):
-    if isinstance(node, ast.Dict):
-        return {k.value: _literal(v) for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)}
+    if isinstance(node, ast.Dict):  # a lambda value is the test the key's values must pass (kept to be run)
+        return {k.value: v if isinstance(v, ast.Lambda) else _literal(v)
+                for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)}
     try:
         value = ast.literal_eval(node)
     except ValueError:
@@ -497,6 +499,11 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
             choices = allowed.keys[key.value]
             given = str(value.value) if allowed.as_text and isinstance(value, ast.Constant) else \
                 getattr(value, "value", None)
+            if isinstance(choices, ast.Lambda):  # "ACL_AICORE_NUM": (lambda value: value.isdigit() and …)
+                if isinstance(value, ast.Constant) and own_checks.accepts(choices, given) is False:
+                    out.append(t("lint.value.predicate", what=f"`{parameter}[{key.value!r}]`", value=repr(value.value),
+                                 test=ast.unparse(choices), source=allowed.source))
+                continue
             if choices is not None and isinstance(value, ast.Constant) and given not in choices:
                 out.append(_sentence(f"`{parameter}[{key.value!r}]`", value.value, choices, allowed.source))
         return out

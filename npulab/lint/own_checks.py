@@ -25,6 +25,8 @@ _BUILTINS = {"int": int, "float": float, "bool": bool, "str": str, "list": list,
              "set": set}
 _CONVERT = {"len": len, "list": list, "set": set, "tuple": tuple, "sorted": sorted, "str": str, "int": int,
             "float": float, "bool": bool, "abs": abs}
+_STR_METHODS = {"isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspace", "islower", "isupper", "lower",
+                "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace"}
 _MAX_CALL_DEPTH = 3
 
 
@@ -238,6 +240,14 @@ def _call(node: ast.Call, state: dict, walk: Walk):
         if any(issubclass(kind, t) for t in types if t is not None):
             return True
         return UNKNOWN if None in types else False  # a type not known here (Tensor) may still match
+    if isinstance(node.func, ast.Attribute) and node.func.attr in _STR_METHODS and not node.keywords:
+        text, args = evaluate(node.func.value, state, walk), [evaluate(a, state, walk) for a in node.args]
+        if isinstance(text, str) and all(_known(a) for a in args):  # value.isdigit()
+            try:
+                return getattr(text, node.func.attr)(*args)
+            except (TypeError, ValueError):
+                return UNKNOWN
+        return UNKNOWN
     if name in ("any", "all") and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
         return _quantified(name == "any", node.args[0], state, walk)
     if name in _CONVERT and len(node.args) == 1 and not node.keywords:
@@ -455,6 +465,13 @@ def _expression_call(call: ast.Call, state: dict, walk: Walk, stack: list, depth
     if isinstance(func, ast.Attribute) and (key := _key(func.value)) is not None:
         state[key] = UNKNOWN if not isinstance(state.get(key), NotNone) else state[key]  # x.append(...)
     return state
+
+
+def accepts(predicate: ast.Lambda, value, resolve=lambda node: UNKNOWN):
+    """Whether a one-parameter ``lambda`` accepts a value: True, False, or UNKNOWN."""
+    if len(predicate.args.args) != 1:
+        return UNKNOWN
+    return truth(evaluate(predicate.body, {predicate.args.args[0].arg: value}, Walk({}, resolve)))
 
 
 def refusals(body: list[ast.stmt], state: dict, methods: dict, resolve, base: Base | None = None) -> list[Refusal]:

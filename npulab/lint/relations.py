@@ -160,7 +160,7 @@ def source_problems(tree: SourceTree, definition: str, call: ast.Call, done: set
         if refusal.line in by_defaults or not set(read) & set(bound.given) or set(read) <= done \
                 or (refusal.line in plain and not set(read) <= set(bound.given)):
             continue
-        fields = {"given": shown(read, bound) or t("lint.relation.these"), "test": ast.unparse(refusal.test),
+        fields = {"given": shown(read, bound), "test": ast.unparse(refusal.test),
                   "source": where}
         if refusal.raises:
             return [(read, t("lint.relation.raises", error=refusal.raises, **fields))]

@@ -19,7 +19,7 @@ from notebook_trees import parsed_cells
 
 from npulab.core.notebook_cells import is_npu_cell
 from npulab.core.paths import REPO_ROOT
-from npulab.lint import api_values, calls, signatures
+from npulab.lint import api_values, calls, own_checks, signatures
 from npulab.lint.context import Context
 from npulab.lint.notebook import check_notebook
 from npulab.pytorch.torch_npu_names import pinned_index, pinned_version
@@ -290,6 +290,12 @@ def test_every_value_rule_reads_its_values():
             continue
         if "dispatch" in rule:  # each keyword's setter: the table and the setters' checks are read
             assert len(api_values.dispatched(tree, rule["dispatch"])) >= 3, rule
+            continue
+        if "refused" in rule:  # a documented limit or relation: a test over parameters the function has
+            _, sigs = tree.resolve(functions[0])
+            names = {n for s in sigs for n in s.positional + s.keyword_only}
+            read = own_checks.keys_read(ast.parse(rule["refused"], mode="eval").body)
+            assert read and read <= names and rule.get("source") and rule.get("rule_en"), rule
             continue
         allowed = api_values.allowed(tree, rule)
         assert allowed is not None and (allowed.values or allowed.keys or allowed.pattern), rule

@@ -3,7 +3,15 @@ each on small snippets of its own (the held-out sets measure them on real APIs).
 
 from __future__ import annotations
 
-from npulab.lint import command_flags, value_grammar
+import ast
+
+import pytest
+
+from npulab.core.paths import REPO_ROOT
+from npulab.lint import api_values, command_flags, own_checks, relations, value_grammar
+from npulab.lint.context import Context
+from npulab.lint.signatures import Signature, SourceTree
+from npulab.pytorch.torch_npu_names import pinned_version
 
 
 def test_grammar_multiples_and_written_units():
@@ -25,3 +33,142 @@ def test_flag_relations_know_every_spelling(en):
     (problem,) = command_flags.relation_problems("tool", ["--nnodes", "2", "--node_rank=2"], tables)
     assert "`--node_rank` must be < `--nnodes`" in problem
     assert command_flags.relation_problems("tool", ["--nnodes=1:4", "--node-rank=5"], tables) == []  # elastic range
+
+
+# --- own_checks: a function's own statements run on a call's values ----------------------------------------
+
+LOADER = '''
+class Loader:
+    def __init__(self, data, workers=0, prefetch=None, persistent=False, sampler=None, shuffle=None):
+        if workers < 0:
+            raise ValueError("workers")
+        if workers == 0 and prefetch is not None:
+            raise ValueError("prefetch needs workers")
+        elif workers > 0 and prefetch is None:
+            prefetch = 2
+        if persistent and workers == 0:
+            raise ValueError("persistent needs workers")
+        if sampler is not None and shuffle:
+            raise ValueError("sampler excludes shuffle")
+        self._level = data
+'''
+
+
+def _refused(source: str, call: str, built=frozenset()) -> list[int]:
+    cls = ast.parse(source).body[0]
+    init = cls.body[0]
+    params, defaults = relations._parameters(init, skip_first=True)
+
+    def resolve(node: ast.expr):  # literals only: no module constants in these snippets
+        return node.value if isinstance(node, ast.Constant) else own_checks.UNKNOWN
+
+    bound = relations.bind(params, defaults, ast.parse(call).body[0].value, resolve, built)
+    methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+    return [r.line for r in own_checks.refusals(init.body, bound.values, methods, resolve)]
+
+
+def test_two_argument_tests_are_run_on_the_call():
+    assert _refused(LOADER, "Loader(ds, prefetch=4)") == [6]  # workers left at 0
+    assert _refused(LOADER, "Loader(ds, workers=4, prefetch=4)") == []
+    assert _refused(LOADER, "Loader(ds, persistent=True)") == [10]
+    assert _refused(LOADER, "Loader(ds, workers=-1)") == [4]
+    assert _refused(LOADER, "Loader(ds, workers=n, prefetch=4)") == []  # a name: not known
+    assert _refused(LOADER, "Loader(ds, shuffle=True, sampler=s)") == []  # s may be None
+    assert _refused(LOADER, "Loader(ds, shuffle=True, sampler=s)", frozenset({"s"})) == [12]  # s = Sampler(...)
+
+
+def test_three_valued_evaluation():
+    walk = own_checks.Walk({}, lambda node: own_checks.UNKNOWN)
+
+    def value(text, **state):
+        return own_checks.evaluate(ast.parse(text, mode="eval").body, state, walk)
+
+    unknown = own_checks.UNKNOWN
+    assert value("rank >= n or rank < 0", rank=8, n=8) is True and value("rank >= n or rank < 0", rank=7, n=8) is False
+    assert value("rank >= n or rank < 0", rank=-1, n=unknown) is True  # one side decides an or
+    assert value("rank >= n or rank < 0", rank=3, n=unknown) is unknown
+    assert value("not 0.0 <= b[1] < 1.0", b=(0.9, 1.0)) is True
+    assert value("x is not None", x=own_checks.NotNone()) is True and value("x == 1", x=own_checks.NotNone()) is unknown
+    assert value("any(not isinstance(d, str) for d in xs)", xs=["a", 1]) is True
+    assert value("v.isdigit() and 1 <= int(v) <= 32", v="48") is False
+    assert value("isinstance(h, list)", h="cpu") is False and value("isinstance(h, (list, Tensor))", h="cpu") is unknown
+
+
+def test_warn_and_reset_order_and_returns():
+    source = '''
+class Config:
+    def __init__(self, level="L0", metrics="pipe", mstx=False, include=None):
+        self._level = level
+        self._metrics = metrics
+        self._mstx = mstx
+        self._include = include if include else []
+        self._check()
+
+    def _check(self):
+        if self._level == "L0" and self._metrics != "none":
+            warn("metrics need L1, reset")
+            self._metrics = "none"
+        if self._level == "none" and not self._mstx:
+            self._mstx = True
+            warn("level none needs mstx")
+        if not self._mstx:
+            if self._include:
+                warn("include needs mstx")
+            self._include = []
+        if self._level == "L2":
+            warn("L2 is slow")
+'''
+    assert _refused(source, "Config(level='L1')") == []
+    assert _refused(source, "Config(level='L0', metrics='pipe')") == [11]
+    assert _refused(source, "Config(level='none', metrics='none')") == [14]  # the reset comes before the warning
+    assert _refused(source, "Config(metrics='none', include=['a'])") == [18]  # reset after the inner test
+    assert _refused(source, "Config(level='L2')") == []  # a warning alone is advice
+    early = "class F:\n    def __init__(self, a=0, b=None):\n        if g():\n            return\n" \
+            "        if a == 0 and b is not None:\n            raise ValueError\n"
+    assert _refused(early, "F(b=1)") == []  # reached only when g() is false: not certain
+
+
+def test_refusals_the_defaults_make_are_not_the_calls():
+    """relations.source_problems reports what the call's own values make refuse, on a real constructor."""
+    torch = Context(pinned_version(REPO_ROOT / "requirements-npu.txt")).sources("torch")
+    if not isinstance(torch, SourceTree):
+        pytest.skip(f"torch sources not available: {torch}")
+
+    def problems(code: str) -> list:
+        call = ast.parse(code).body[0].value
+        return relations.source_problems(torch, "torch.utils.data.distributed.DistributedSampler", call, set())
+
+    assert [read for read, _ in problems("S(ds, num_replicas=8, rank=8)")] == [["num_replicas", "rank"]]
+    assert problems("S(ds, num_replicas=8, rank=7)") == [] and problems("S(ds, rank=3)") == []
+
+
+def test_dict_values_checked_by_a_lambda():
+    table = ast.parse("{'N': (lambda value: value.isdigit() and 1 <= int(value) <= 32), 'M': ['a']}", mode="eval").body
+    keys = api_values._literal(table)
+    allowed = api_values.Allowed(None, {k: v if isinstance(v, ast.Lambda) else tuple(v) for k, v in keys.items()}, {},
+                                 "src", as_text=True)
+    assert api_values.problems(ast.parse("{'N': '48'}", mode="eval").body, "option", allowed)
+    assert api_values.problems(ast.parse("{'N': 20, 'M': 'a'}", mode="eval").body, "option", allowed) == []
+
+
+def test_documented_rules_run_over_the_signature(en, monkeypatch):
+    """A ``refused`` rule of api_values.yaml is a test over the parameters; an operator without a Python definition
+    takes its documented defaults from the rule."""
+    class Tree:  # no definition for the operator: only its signature
+        package, version = "torch_npu", "2.12.0"
+
+        def function(self, dotted):
+            return None
+
+        def tree(self, module):
+            return None
+
+    rule = {"function": "x.attention", "refused": "layout == 'TND' and seq is None", "defaults": {"seq": None},
+            "rule": "r", "rule_en": "TND needs seq", "source": "s"}
+    sig = Signature(["q", "layout"], keyword_only=["seq"])
+    monkeypatch.setattr(relations, "rules_for", lambda definition: [rule])
+    found = relations.rule_problems(Tree(), "x.attention", ast.parse("f(q, 'TND')").body[0].value, sig, set())
+    assert [read for read, _ in found] == [["layout", "seq"]] and "`seq=None` (default)" in found[0][1]
+    assert relations.rule_problems(Tree(), "x.attention", ast.parse("f(q, 'TND', seq=[4])").body[0].value, sig,
+                                   set()) == []
+    assert relations.rule_problems(Tree(), "x.attention", ast.parse("f(q, 'BSND')").body[0].value, sig, set()) == []
