@@ -350,6 +350,7 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
                     found.append(CallFinding(node.lineno, written, "argument-value", t(
                         "lint.call.string_switch", line=node.lineno, written=written, value=repr(node.value.value),
                         fix=node.value.value.capitalize())))
+    assigned = {id(t): n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets}
     for node in ast.walk(tree):  # settings that a __setattr__ ignores: torch.npu.config.allow_internal_fromat = False
         parts = dotted_parts(node) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) else None
         if not parts or len(parts) < 3 or parts[0] not in aliases or parts[0] in skip:
@@ -357,6 +358,11 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
         parent = canonical(".".join([aliases[parts[0]], *parts[1:-1]]))
         source = tree_of(parent)
         known = source.settable(parent) if isinstance(source, SourceTree) else None
+        if id(node) in assigned and (node.lineno, ".".join(parts)) not in {(f.line, f.written) for f in found} \
+                and isinstance(source, SourceTree):  # owner.name = value that the owner's __setattr__ refuses
+            for problem in relations.setting_problems(source, parent, parts[-1], assigned[id(node)], built):
+                found.append(CallFinding(node.lineno, ".".join(parts), "argument-value", t(
+                    "lint.line_setting", line=node.lineno, written=".".join(parts), problem=problem)))
         if known and parts[-1] not in known[1]:
             written = ".".join(parts)
             guess = difflib.get_close_matches(parts[-1], sorted(known[1]), n=2, cutoff=0.6)

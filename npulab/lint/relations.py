@@ -3,6 +3,8 @@
 - :func:`source_problems`: the function's (or constructor's) own checks, read from the released source and run on
   the call's literals by npulab.lint.own_checks (``if num_workers == 0 and prefetch_factor is not None: raise``);
   relations nobody listed are found this way too;
+- :func:`setting_problems`: the same for ``owner.name = value`` where the owner's class checks in ``__setattr__``
+  (``torch.npu.matmul.allow_hf32 = 1``: ``if not isinstance(value, bool): raise TypeError``);
 - :func:`rule_problems`: what is only documented, as data (npulab/data/api_values.yaml ``refused`` rules, each with
   its public source): a Python test over the parameters that names the refused case (``keep_prob <= 0 or
   keep_prob > 1``; ``input_layout == 'TND' and actual_seq_qlen is None``), run by the same evaluator.
@@ -199,3 +201,22 @@ def rule_problems(tree: SourceTree, definition: str, call: ast.Call, sig: Signat
             out.append((read, t("lint.relation.documented", given=shown(read, bound), rule=localized(rule, "rule"),
                                 source=localized(rule, "source"))))
     return out
+
+
+def setting_problems(tree: SourceTree, owner: str, name: str, node: ast.expr, built: frozenset[str] = frozenset()
+                     ) -> list[str]:
+    """Sentences for ``owner.name = node`` that the owner's ``__setattr__`` refuses (it raises, or warns and resets)."""
+    found = tree.setter(owner)
+    if found is None:
+        return []
+    module, cls_name, setter = found
+    resolve = _resolver(tree, module)
+    value = given_value(node, resolve, built)
+    if value is own_checks.UNKNOWN:
+        return []
+    params = [a.arg for a in setter.args.args]
+    refused = own_checks.refusals(setter.body, {params[1]: name, params[2]: value}, {}, resolve)
+    where = t("lint.of", where=f"{tree.package} {tree.version}", what=f"{module}.{cls_name}.__setattr__")
+    fields = {"given": f"`{name} = {ast.unparse(node)}`", "source": where}
+    return [t("lint.relation.setting_raises", error=r.raises, test=ast.unparse(r.test), **fields) if r.raises else
+            t("lint.relation.resets", reset=r.reset, test=ast.unparse(r.test), **fields) for r in refused[:1]]
