@@ -17,6 +17,7 @@ reported.
 from __future__ import annotations
 
 import ast
+import operator
 import re
 from dataclasses import dataclass, field
 
@@ -27,6 +28,8 @@ _CONVERT = {"len": len, "list": list, "set": set, "tuple": tuple, "sorted": sort
             "float": float, "bool": bool, "abs": abs}
 _STR_METHODS = {"isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspace", "islower", "isupper", "lower",
                 "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace"}
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 _MAX_CALL_DEPTH = 3
 
 
@@ -161,6 +164,15 @@ def evaluate(node: ast.expr, state: dict, walk: Walk):
         return UNKNOWN
     if isinstance(node, ast.BoolOp):
         return _bool_op(node, state, walk)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:  # head_dim = embed_dim // num_heads
+        left, right = evaluate(node.left, state, walk), evaluate(node.right, state, walk)
+        if type(left) in (int, float) and type(right) in (int, float) and \
+                not (isinstance(node.op, ast.Pow) and abs(right) > 64):
+            try:
+                return _ARITHMETIC[type(node.op)](left, right)
+            except (ArithmeticError, ValueError):
+                return UNKNOWN
+        return UNKNOWN
     if isinstance(node, ast.IfExp):
         test = truth(evaluate(node.test, state, walk))
         if test is UNKNOWN:

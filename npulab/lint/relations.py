@@ -115,18 +115,14 @@ def shown(parameters: list[str], bound: Bound) -> str:
 
 def _read(test: ast.expr, params: list[str]) -> list[str]:
     """The parameters a test reads, directly or through the attribute that holds them (``self._mstx``)."""
-    found = []
-    for key in sorted(own_checks.keys_read(test)):
-        name = key.removeprefix("self.").lstrip("_")
-        if name in params and name not in found:
-            found.append(name)
-    return found
+    names = {key.removeprefix("self.").lstrip("_") for key in own_checks.keys_read(test)}
+    return [p for p in params if p in names]
 
 
 def source_problems(tree: SourceTree, definition: str, call: ast.Call, done: set[str],
                     built: frozenset[str] = frozenset()) -> list[tuple[list[str], str]]:
     """(parameters, sentence) for the first check of the called function's own code that the call's arguments make
-    refuse, the defaults alone not; none where every parameter it reads is already reported (``done``)."""
+    refuse, the defaults alone not; none where a parameter it reads is already reported (``done``)."""
     func = tree.function(definition)
     methods: dict = {}
     base = None
@@ -159,7 +155,7 @@ def source_problems(tree: SourceTree, definition: str, call: ast.Call, done: set
     where = t("lint.of", where=f"{tree.package} {tree.version}", what=definition)
     for refusal in refused:
         read = _read(refusal.test, params)
-        if refusal.line in by_defaults or not set(read) & set(bound.given) or set(read) <= done \
+        if refusal.line in by_defaults or not set(read) & set(bound.given) or set(read) & done \
                 or (refusal.line in plain and not set(read) <= set(bound.given)):
             continue
         fields = {"given": shown(read, bound), "test": ast.unparse(refusal.test),
@@ -194,7 +190,7 @@ def rule_problems(tree: SourceTree, definition: str, call: ast.Call, sig: Signat
             return []
         test = ast.parse(rule["refused"], mode="eval").body
         read = [p for p in params if p in own_checks.keys_read(test)]
-        if not set(read) & set(bound.given) or set(read) <= done:
+        if not set(read) & set(bound.given) or set(read) & done:
             continue
         walk = own_checks.Walk({}, resolve)
         if own_checks.truth(own_checks.evaluate(test, bound.values, walk)) is True:

@@ -92,6 +92,23 @@ def test_three_valued_evaluation():
     assert value("any(not isinstance(d, str) for d in xs)", xs=["a", 1]) is True
     assert value("v.isdigit() and 1 <= int(v) <= 32", v="48") is False
     assert value("isinstance(h, list)", h="cpu") is False and value("isinstance(h, (list, Tensor))", h="cpu") is unknown
+    assert value("e // h * h != e", e=512, h=7) is True and value("e // h * h != e", e=512, h=8) is False
+    assert value("e // h", e=1, h=0) is unknown and value("2 ** p", p=10 ** 6) is unknown
+
+
+def test_a_raise_under_a_further_test_is_not_a_refusal_of_the_first():
+    """value_tests.rejects: ``if p > 0: if p >= n: raise`` does not refuse every positive p (Embedding's padding_idx);
+    own_checks runs the inner test on the call instead."""
+    from npulab.lint import value_tests
+
+    func = ast.parse("def f(n, p=None):\n    if p > 0:\n        if p >= n:\n            raise ValueError\n"
+                     "    if p < -5:\n        raise ValueError\n").body[0]
+    outer, inner = func.body
+    assert not value_tests.rejects(outer.body, "p") and value_tests.rejects(inner.body, "p")
+    assert _refused("class E:\n    def __init__(self, n, p=None):\n        self.n = n\n        if p > 0:\n"
+                    "            if p >= self.n:\n                raise AssertionError\n", "E(100, p=100)") == [5]
+    assert _refused("class E:\n    def __init__(self, n, p=None):\n        self.n = n\n        if p > 0:\n"
+                    "            if p >= self.n:\n                raise AssertionError\n", "E(100, p=5)") == []
 
 
 def test_warn_and_reset_order_and_returns():
@@ -172,3 +189,20 @@ def test_documented_rules_run_over_the_signature(en, monkeypatch):
     assert relations.rule_problems(Tree(), "x.attention", ast.parse("f(q, 'TND', seq=[4])").body[0].value, sig,
                                    set()) == []
     assert relations.rule_problems(Tree(), "x.attention", ast.parse("f(q, 'BSND')").body[0].value, sig, set()) == []
+
+
+def test_relations_nobody_listed_are_read_from_torch():
+    """Relations in no data file and no case set, read from torch's own constructors; the correct forms stay clean."""
+    torch = Context(pinned_version(REPO_ROOT / "requirements-npu.txt")).sources("torch")
+    if not isinstance(torch, SourceTree):
+        pytest.skip(f"torch sources not available: {torch}")
+
+    def read(definition: str, code: str) -> list:
+        return [r for r, _ in relations.source_problems(torch, definition, ast.parse(code).body[0].value, set())]
+
+    mha, group, sgd = ("torch.nn.modules.activation.MultiheadAttention", "torch.nn.modules.normalization.GroupNorm",
+                       "torch.optim.sgd.SGD")
+    assert read(mha, "M(512, 7)") == [["embed_dim", "num_heads"]] and read(mha, "M(512, 8)") == []
+    assert read(group, "G(3, 16)") == [["num_groups", "num_channels"]] and read(group, "G(4, 16)") == []
+    assert read(sgd, "S(p, lr=0.1, nesterov=True)") == [["momentum", "dampening", "nesterov"]]
+    assert read(sgd, "S(p, lr=0.1, momentum=0.9, nesterov=True)") == []
