@@ -3,8 +3,9 @@ MindSpore, msprobe and Triton-Ascend, checked against the pinned releases' sourc
 names exist (where the sources answer for every name: MindSpore, whose public names all resolve), the call's
 positional count (too many, or a required one missing) and keyword names fit, the keywords of ``**kwargs``
 functions that a table lists (``mindspore.set_context``: npulab/data/mindspore_api.json), the values of enumerated
-arguments (npulab.lint.api_values), the literal types operator schemas declare (npulab.lint.schema_types), and the attributes of MindSpore tensors. What cannot be checked is
-collected, never hidden.
+arguments (npulab.lint.api_values), the literal types operator schemas declare (npulab.lint.schema_types), what the
+arguments make the function (or an owner's ``__setattr__``) refuse together (npulab.lint.relations), and the
+attributes of MindSpore tensors. What cannot be checked is collected, never hidden.
 """
 
 from __future__ import annotations
