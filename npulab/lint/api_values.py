@@ -456,6 +456,23 @@ def argument(call: ast.Call, sig: Signature | None, parameter: str) -> ast.expr 
     return None
 
 
+def enum_member_problem(dotted: str) -> str | None:
+    """Why ``Enum.MEMBER`` names no member of an enum that a C extension defines (api_values.yaml
+    ``enum_members``, as documented); None when it does, or the enum is not listed."""
+    owner, _, member = dotted.rpartition(".")
+    for table in _enum_members():
+        if owner in table["names"] and member not in table["members"]:
+            close = difflib.get_close_matches(member, table["members"], n=1, cutoff=0.6)
+            return t("lint.value.enum_member", enum=owner, member=member, members=joined(table["members"]),
+                     source=localized(table, "source")) + guess_end(code(close) if close else None)
+    return None
+
+
+@cache
+def _enum_members() -> list[dict]:
+    return load_yaml(RULES).get("enum_members", [])
+
+
 @cache
 def _dtype_aliases() -> dict:
     return load_yaml(RULES)["dtype_aliases"]["names"]

@@ -333,6 +333,12 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
 
     for line, written, full in _names(tree, aliases, skip):
         source = tree_of(full)
+        member = api_values.enum_member_problem(full) if written not in reported else None
+        if member:  # torch_npu.profiler.ProfilerActivity.CUDA: a C extension's enum, as documented
+            reported.add(written)
+            found.append(CallFinding(line, written, "unknown-name", t("lint.line_written", line=line, written=written,
+                                                                      problem=member)))
+            continue
         if isinstance(source, SourceTree) and source.names_checked and written not in reported:
             try:
                 source.resolve(full)

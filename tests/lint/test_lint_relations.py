@@ -206,3 +206,11 @@ def test_relations_nobody_listed_are_read_from_torch():
     assert read(group, "G(3, 16)") == [["num_groups", "num_channels"]] and read(group, "G(4, 16)") == []
     assert read(sgd, "S(p, lr=0.1, nesterov=True)") == [["momentum", "dampening", "nesterov"]]
     assert read(sgd, "S(p, lr=0.1, momentum=0.9, nesterov=True)") == []
+
+
+def test_members_of_a_c_extension_enum(en):
+    """api_values.yaml enum_members: a member the documentation does not list is reported, with a close guess."""
+    assert api_values.enum_member_problem("torch_npu.profiler.ProfilerActivity.NPU") is None
+    assert "only CPU, NPU" in api_values.enum_member_problem("torch_npu.profiler.ProfilerActivity.CUDA")
+    assert "`NPU`" in api_values.enum_member_problem("torch_npu._C._profiler.ProfilerActivity.GPU")
+    assert api_values.enum_member_problem("torch.profiler.ProfilerActivity.CUDA") is None  # torch's own enum
