@@ -1,5 +1,5 @@
 """lint-npu in English (issue 37): the planted errors of the linter's own tests — the fixture notebooks
-(tests/lint/lint_npu_fixtures) and the value cases (tests/data/lint_values_dev, tests/data/lint_values_heldout) —
+(tests/lint/lint_npu_fixtures) and the value cases (tests/data/lint_values_dev, lint_values_heldout, lint_values_heldout_c) —
 give findings with no Chinese in them and the same facts as the Chinese run: kinds, cells, line numbers, the names
 in backticks, versions and guesses. Together they use every ``lint.`` catalogue entry except the few listed in
 NOT_PLANTED, each with the reason no planted error reaches it."""
@@ -38,6 +38,7 @@ FRAMEWORKS = importlib.util.module_from_spec(_spec)
 sys.path.insert(0, str(TESTS / "lint"))  # it imports its neighbour notebook_trees
 _spec.loader.exec_module(FRAMEWORKS)  # its PLANTED framework errors and the notebook it puts each in
 HELDOUT = yaml.safe_load((TESTS / "data" / "lint_values_heldout" / "cases.yaml").read_text(encoding="utf-8"))["cases"]
+HELDOUT_C = yaml.safe_load((TESTS / "data" / "lint_values_heldout_c" / "cases.yaml").read_text(encoding="utf-8"))["cases"]
 
 # Keys no planted error reaches, and why; a key that a planted error comes to use must leave this list.
 NOT_PLANTED = {
@@ -103,6 +104,7 @@ EXTRA = {
                            "os.environ['PYTORCH_NPU_ALLOC_CONF'] = 'garbage_collection_threshold:abc'"),
     "given-twice": _notebook("import torch\ny = torch.nn.functional.relu(x, input=x)"),
     "module-home": _notebook("from mindspore.ops import mint"),
+    "unit-unwritten": _notebook("!msprof --output=/tmp/prof --storage-limit=1024 python train.py"),
     "tools": _notebook("!npu-smi infoo\n!msprof --bogus-flag=1 ./app\n!python convert_ckpt_x.py --a 1\n"
                        "!bash MindSpeed-LLM/examples/mcore/llama2/unknown_script.sh"),
     "markdown": {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {},
@@ -131,6 +133,7 @@ def runs():
     notebooks = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in FIXTURES}
     notebooks |= {f"dev:{c['id']}": _notebook(c["code"]) for c in DEV}
     notebooks |= {f"heldout:{c['id']}": _notebook(c["planted"]) for c in HELDOUT}
+    notebooks |= {f"heldout_c:{c['id']}": _notebook(c["planted"]) for c in HELDOUT_C}
     notebooks |= {f"frameworks:{p[0]}": FRAMEWORKS._notebook(p[1]) for p in FRAMEWORKS.PLANTED}
     notebooks |= {f"extra:{name}": nb for name, nb in EXTRA.items()}
     used: set[str] = set()

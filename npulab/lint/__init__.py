@@ -10,7 +10,10 @@ released artifacts of every framework and tool they call. One concern a module:
   (``api_values``) the values and types of its arguments: data rules, the called function's own validation code
   (``value_tests``: number tests that raise, switches tested only for truth, MindSpore's checking helpers), torch's
   annotations (``annotations``: ``Literal[...]`` included, decorator types, keywords a function keeps only to warn
-  about), and (``schema_types``) the literal types of ``torch.ops.npu`` operator schemas;
+  about), and (``schema_types``) the literal types of ``torch.ops.npu`` operator schemas; ``relations``: what the
+  arguments make the function refuse together, by its own statements run on the call's literals (``own_checks``:
+  ``if num_workers == 0 and prefetch_factor is not None: raise``, a constructor's warn-and-reset checks, a
+  ``__setattr__``) and by documented rules held as data (api_values.yaml ``refused``);
 - ``options``: values set on torchair config objects (``config.mode = …``) against their OptionValue lists;
 - ``devices``: device strings (``torch.device("npu:0")``, ``device=`` / ``*_device=``, ``.to(...)``) against c10's
   grammar and the device types an Ascend machine has; ``distributed``: torch.distributed backends and init methods

@@ -21,7 +21,7 @@ from functools import cache
 
 from npulab.core.i18n import language, localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
-from npulab.lint import value_tests
+from npulab.lint import own_checks, value_tests
 from npulab.lint.signatures import Signature, SourceTree, _class_member, _top_level
 from npulab.lint.words import code, either, guess_end, joined
 
@@ -73,7 +73,8 @@ def allowed(tree: SourceTree, rule: dict) -> Allowed | None:
             return Allowed(tuple(value), None, {}, t("lint.source_keys", source=source))
         flags = {"open_keys": bool(rule.get("open_keys")), "as_text": bool(rule.get("compare_as_text"))}
         if isinstance(value, dict):
-            keys = {k: tuple(v) if isinstance(v, (list, tuple)) else None for k, v in value.items()}
+            keys = {k: tuple(v) if isinstance(v, (list, tuple)) else v if isinstance(v, ast.Lambda) else None
+                    for k, v in value.items()}
             return Allowed(None, keys, {}, source, **flags)
         return Allowed(tuple(value), None, {}, source, **flags)
     if "constants" in rule:
@@ -141,8 +142,9 @@ def _local_literal(func: ast.FunctionDef, name: str):
 
 
 def _literal(node: ast.expr):
-    if isinstance(node, ast.Dict):
-        return {k.value: _literal(v) for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)}
+    if isinstance(node, ast.Dict):  # a lambda value is the test the key's values must pass (kept to be run)
+        return {k.value: v if isinstance(v, ast.Lambda) else _literal(v)
+                for k, v in zip(node.keys, node.values, strict=True) if isinstance(k, ast.Constant)}
     try:
         value = ast.literal_eval(node)
     except ValueError:
@@ -301,8 +303,9 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
             number = value_tests.number_check(helper, param)
             if number is not None:  # return _check_number(arg_value, 0, GT, int, …)
                 test, _kind = number  # the range only: callers often convert an int first (weight_decay=0)
-                out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=inner_where),
-                                              refused_by=((test, param),)))
+                known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=inner_where)))
+                if known.values is None and known.pattern is None:  # with an isinstance test read before it
+                    out[param] = replace(known, refused_by=(*known.refused_by, (test, param)))
                 continue
             inner = validations(tree, home, helper, {helper.args.args[0].arg: param}, inner_where, depth + 1)
             for key, value in inner.items():
@@ -356,15 +359,8 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
             out[param] = Allowed(None, None, {}, where, switch=True)
         return out
     module, _, name = definition.rpartition(".")
-    cls = _top_level(tree.tree(module), name) if tree.tree(module) is not None else None
-    init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
-    for _ in range(4):  # an inherited constructor of the same module: Dropout(_DropoutNd)
-        if init is not None or not isinstance(cls, ast.ClassDef) or len(cls.bases) != 1 \
-                or not isinstance(cls.bases[0], ast.Name):
-            break
-        cls = _top_level(tree.tree(module), cls.bases[0].id)
-        init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
-    if not isinstance(init, ast.FunctionDef):
+    cls, init = constructor(tree, definition)
+    if init is None:
         return {}
     params = {a.arg for a in init.args.args[1:] + init.args.kwonlyargs}
     names = {p: p for p in params}
@@ -382,6 +378,21 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
     for key, value in _passed_to_base(tree, module, cls, init, params).items():
         out.setdefault(key, value)
     return out
+
+
+def constructor(tree: SourceTree, definition: str) -> tuple[ast.ClassDef | None, ast.FunctionDef | None]:
+    """(the class, the ``__init__`` that builds it) of ``module.Class``, the constructor inherited from a class of
+    the same module where the class has none (``Dropout(_DropoutNd)``); (None, None) when not found."""
+    module, _, name = definition.rpartition(".")
+    cls = _top_level(tree.tree(module), name) if tree.tree(module) is not None else None
+    init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
+    for _ in range(4):
+        if init is not None or not isinstance(cls, ast.ClassDef) or len(cls.bases) != 1 \
+                or not isinstance(cls.bases[0], ast.Name):
+            break
+        cls = _top_level(tree.tree(module), cls.bases[0].id)
+        init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
+    return (cls, init) if isinstance(init, ast.FunctionDef) else (None, None)
 
 
 def _passed_to_base(tree: SourceTree, module: str, cls: ast.ClassDef, init: ast.FunctionDef,
@@ -445,6 +456,23 @@ def argument(call: ast.Call, sig: Signature | None, parameter: str) -> ast.expr 
     return None
 
 
+def enum_member_problem(dotted: str) -> str | None:
+    """Why ``Enum.MEMBER`` names no member of an enum that a C extension defines (api_values.yaml
+    ``enum_members``, as documented); None when it does, or the enum is not listed."""
+    owner, _, member = dotted.rpartition(".")
+    for table in _enum_members():
+        if owner in table["names"] and member not in table["members"]:
+            close = difflib.get_close_matches(member, table["members"], n=1, cutoff=0.6)
+            return t("lint.value.enum_member", enum=owner, member=member, members=joined(table["members"]),
+                     source=localized(table, "source")) + guess_end(code(close) if close else None)
+    return None
+
+
+@cache
+def _enum_members() -> list[dict]:
+    return load_yaml(RULES).get("enum_members", [])
+
+
 @cache
 def _dtype_aliases() -> dict:
     return load_yaml(RULES)["dtype_aliases"]["names"]
@@ -488,6 +516,11 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
             choices = allowed.keys[key.value]
             given = str(value.value) if allowed.as_text and isinstance(value, ast.Constant) else \
                 getattr(value, "value", None)
+            if isinstance(choices, ast.Lambda):  # "ACL_AICORE_NUM": (lambda value: value.isdigit() and …)
+                if isinstance(value, ast.Constant) and own_checks.accepts(choices, given) is False:
+                    out.append(t("lint.value.predicate", what=f"`{parameter}[{key.value!r}]`", value=repr(value.value),
+                                 test=ast.unparse(choices), source=allowed.source))
+                continue
             if choices is not None and isinstance(value, ast.Constant) and given not in choices:
                 out.append(_sentence(f"`{parameter}[{key.value!r}]`", value.value, choices, allowed.source))
         return out

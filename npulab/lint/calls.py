@@ -3,8 +3,9 @@ MindSpore, msprobe and Triton-Ascend, checked against the pinned releases' sourc
 names exist (where the sources answer for every name: MindSpore, whose public names all resolve), the call's
 positional count (too many, or a required one missing) and keyword names fit, the keywords of ``**kwargs``
 functions that a table lists (``mindspore.set_context``: npulab/data/mindspore_api.json), the values of enumerated
-arguments (npulab.lint.api_values), the literal types operator schemas declare (npulab.lint.schema_types), and the attributes of MindSpore tensors. What cannot be checked is
-collected, never hidden.
+arguments (npulab.lint.api_values), the literal types operator schemas declare (npulab.lint.schema_types), what the
+arguments make the function (or an owner's ``__setattr__``) refuse together (npulab.lint.relations), and the
+attributes of MindSpore tensors. What cannot be checked is collected, never hidden.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from functools import cache
 
 from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
-from npulab.lint import annotations, api_values, schema_types
+from npulab.lint import annotations, api_values, relations, schema_types
 from npulab.lint.signatures import NameNotFound, Signature, SourceTree
 from npulab.lint.words import code, guess_end
 from npulab.pytorch.torch_npu_names import dotted_parts
@@ -87,6 +88,18 @@ def rebound_names(tree: ast.Module) -> set[str]:
         elif isinstance(node, ast.ExceptHandler) and node.name:
             names.add(node.name)
     return names
+
+
+def built_names(tree: ast.Module) -> frozenset[str]:
+    """Names a cell binds once, at its top level, to what a call or a display builds (``model = nn.Linear(…)``):
+    surely not None where the cell passes them on."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return frozenset(s.targets[0].id for s in tree.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+                     and isinstance(s.targets[0], ast.Name) and counts[s.targets[0].id] == 1
+                     and isinstance(s.value, (ast.Call, ast.List, ast.Tuple, ast.Dict, ast.Set)))
 
 
 def canonical(dotted: str) -> str:
@@ -228,7 +241,7 @@ def _tensor_attributes(tree: ast.Module, aliases: dict[str, str], source: Source
 
 
 def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call, sigs: list[Signature],
-                    line: int) -> list[CallFinding]:
+                    line: int, built: frozenset[str] = frozenset()) -> list[CallFinding]:
     """Keywords of ``**kwargs`` functions the runtime table lists, and values of enumerated arguments."""
     definition = source.definition(full) or full
     out = []
@@ -277,13 +290,19 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
         table = api_values.dispatched(source, rule["dispatch"])
         checks += [(kw.arg, table[kw.arg][1]) for kw in call.keywords if kw.arg in table]
     checks += list(api_values.checked_by_definition(source, definition).items())  # its own validation code
+    reported = set(done)  # the parameters a finding above is about: not again as part of a relation
     for parameter, allowed in checks:
         node = api_values.argument(call, sig, parameter)
         if allowed is None or node is None or parameter in done:
             continue
         done.add(parameter)
         for problem in api_values.problems(node, parameter, allowed):
+            reported.add(parameter)
             out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
+    found = relations.source_problems(source, definition, call, reported, built)
+    reported.update(p for read, _ in found for p in read)
+    for _, problem in found + relations.rule_problems(source, definition, call, sig, reported, built):
+        out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
     return out
 
 
@@ -306,6 +325,7 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
     unchecked: set[Uncheckable] = set()
     skip = rebound_names(tree)  # a name the cell rebinds may not be the module it was imported as
     reported = set()
+    built = built_names(tree)
 
     def tree_of(full: str) -> SourceTree | str | None:
         root = full.split(".")[0]
@@ -313,6 +333,12 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
 
     for line, written, full in _names(tree, aliases, skip):
         source = tree_of(full)
+        member = api_values.enum_member_problem(full) if written not in reported else None
+        if member:  # torch_npu.profiler.ProfilerActivity.CUDA: a C extension's enum, as documented
+            reported.add(written)
+            found.append(CallFinding(line, written, "unknown-name", t("lint.line_written", line=line, written=written,
+                                                                      problem=member)))
+            continue
         if isinstance(source, SourceTree) and source.names_checked and written not in reported:
             try:
                 source.resolve(full)
@@ -331,6 +357,7 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
                     found.append(CallFinding(node.lineno, written, "argument-value", t(
                         "lint.call.string_switch", line=node.lineno, written=written, value=repr(node.value.value),
                         fix=node.value.value.capitalize())))
+    assigned = {id(t): n.value for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets}
     for node in ast.walk(tree):  # settings that a __setattr__ ignores: torch.npu.config.allow_internal_fromat = False
         parts = dotted_parts(node) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) else None
         if not parts or len(parts) < 3 or parts[0] not in aliases or parts[0] in skip:
@@ -338,6 +365,11 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
         parent = canonical(".".join([aliases[parts[0]], *parts[1:-1]]))
         source = tree_of(parent)
         known = source.settable(parent) if isinstance(source, SourceTree) else None
+        if id(node) in assigned and (node.lineno, ".".join(parts)) not in {(f.line, f.written) for f in found} \
+                and isinstance(source, SourceTree):  # owner.name = value that the owner's __setattr__ refuses
+            for problem in relations.setting_problems(source, parent, parts[-1], assigned[id(node)], built):
+                found.append(CallFinding(node.lineno, ".".join(parts), "argument-value", t(
+                    "lint.line_setting", line=node.lineno, written=".".join(parts), problem=problem)))
         if known and parts[-1] not in known[1]:
             written = ".".join(parts)
             guess = difflib.get_close_matches(parts[-1], sorted(known[1]), n=2, cutoff=0.6)
@@ -367,7 +399,7 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
                   version=source.version, signatures=shown)
                 + guess_end(code(guess)))))
         elif written not in reported and not reported & {ast.unparse(n) for n in ast.walk(call) if isinstance(n, ast.Attribute)}:
-            found += _value_findings(source, full, written, call, sigs, line)  # (an unknown name in it is reported)
+            found += _value_findings(source, full, written, call, sigs, line, built)  # (an unknown name in it is reported)
     mindspore = sources("mindspore") if any(v.split(".")[0] == "mindspore" for v in aliases.values()) else None
     if isinstance(mindspore, SourceTree) and runtime_api()["version"] == mindspore.version:
         members = runtime_api()["tensor_members"]

@@ -140,13 +140,16 @@ _RELATIONS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": opera
 
 def relation_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
     """Sentences for pairs of integer flags whose documented relation the command breaks (cli_tools.yaml
-    ``relations``: msrun's ``--local_worker_num`` cannot exceed ``--worker_num``)."""
+    ``relations``: msrun's ``--local_worker_num`` cannot exceed ``--worker_num``; a flag may be a list of its
+    spellings, torchrun's ``[--node-rank, --node_rank]``)."""
     problems = []
     for rule in tables.other.get("values", {}).get(tool, {}).get("relations", []):
-        given = dict(flag_values(argv, dict.fromkeys(rule["flags"])))
-        left, right = (given.get(f, "") for f in rule["flags"])
+        spellings = [f if isinstance(f, list) else [f] for f in rule["flags"]]
+        given = dict(flag_values(argv, dict.fromkeys(s for names in spellings for s in names)))
+        (left_flag, left), (right_flag, right) = (next(((s, given[s]) for s in names if s in given), (names[0], ""))
+                                                  for names in spellings)
         if _INT.fullmatch(left) and _INT.fullmatch(right) and not _RELATIONS[rule["relation"]](int(left), int(right)):
-            problems.append(t("lint.flag.relation", tool=tool, left=rule["flags"][0], right=rule["flags"][1], a=left,
+            problems.append(t("lint.flag.relation", tool=tool, left=left_flag, right=right_flag, a=left,
                               b=right, relation=rule["relation"], where=localized(rule, "source")))
     return problems
 

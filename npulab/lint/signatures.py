@@ -252,6 +252,21 @@ class SourceTree:
         """(class, names) for a module-level object ``dotted`` whose class's ``__setattr__`` acts only on the names it
         compares with (``torch_npu.npu.config``: ``if name == "allow_internal_format"``): setting any other name does
         nothing. None when that is not known."""
+        found = self.setter(dotted)
+        if found is None:
+            return None
+        _, cls_name, setter = found
+        argument = setter.args.args[1].arg
+        names = {c.comparators[0].value for c in ast.walk(setter) if isinstance(c, ast.Compare)
+                 and isinstance(c.left, ast.Name) and c.left.id == argument and isinstance(c.ops[0], ast.Eq)
+                 and isinstance(c.comparators[0], ast.Constant)}
+        others = any(isinstance(n, ast.Call) and "setattr" in ast.unparse(n.func) or
+                     isinstance(n, ast.Attribute) and n.attr == "__dict__" for n in ast.walk(setter))
+        return (cls_name, names) if names and not others else None
+
+    def setter(self, dotted: str) -> tuple[str, str, ast.FunctionDef] | None:
+        """(module, class, its ``__setattr__``) of the class of a module-level object ``dotted``
+        (``torch_npu.npu.matmul = _allowHF32Matmul()``); None when it has none or it is not known."""
         module, _, name = dotted.rpartition(".")
         value = self.assigned(module, name) if module in self.sources else None
         parts = dotted_parts(value.func) if isinstance(value, ast.Call) else None
@@ -269,15 +284,9 @@ class SourceTree:
         cls_module, _, cls_name = where.rpartition(".")
         cls = _top_level(self.tree(cls_module), cls_name) if cls_module in self.sources else None
         setter = _class_member(cls, "__setattr__") if isinstance(cls, ast.ClassDef) else None
-        if setter is None or len(setter.args.args) < 2:
+        if not isinstance(setter, ast.FunctionDef) or len(setter.args.args) < 3:
             return None
-        argument = setter.args.args[1].arg
-        names = {c.comparators[0].value for c in ast.walk(setter) if isinstance(c, ast.Compare)
-                 and isinstance(c.left, ast.Name) and c.left.id == argument and isinstance(c.ops[0], ast.Eq)
-                 and isinstance(c.comparators[0], ast.Constant)}
-        others = any(isinstance(n, ast.Call) and "setattr" in ast.unparse(n.func) or
-                     isinstance(n, ast.Attribute) and n.attr == "__dict__" for n in ast.walk(setter))
-        return (cls_name, names) if names and not others else None
+        return cls_module, cls_name, setter
 
     def assigned(self, module: str, name: str) -> ast.expr | None:
         """The expression of a module-level ``NAME = …``; None when there is none."""

@@ -3,7 +3,8 @@
 why a literal value does not fit a spec.
 
 Spec keys (one a spec): ``enum`` (the accepted spellings, exactly; ``case_insensitive`` where the parser says so),
-``int: [min, max]`` (unsigned, null: open; ``unit`` for messages), ``float: [min, max]`` (``open: true`` for an open
+``int: [min, max]`` (unsigned, null: open; ``unit`` for messages; ``multiple_of`` where only multiples of a number
+are accepted; ``suffix`` where the unit is written after the number, as msprof's ``200MB``), ``float: [min, max]`` (``open: true`` for an open
 interval), ``integer`` / ``number`` (signed, no range), ``ip`` (an IPv4/IPv6 address, not an interface name),
 ``host`` (an address or host name, not an interface name), ``ifname`` (an interface name, optionally ``^``/``=`` prefixed, not an address), ``list: SPEC`` (items joined by ``,``
 without spaces; ``ascending`` where the order is documented), ``kv: {key: SPEC}`` (``key:value`` items joined by ``,``; ``key_patterns`` for families such as
@@ -58,10 +59,16 @@ def problem(value: str, spec: dict) -> str | None:
             difflib.get_close_matches(value, choices, n=1, cutoff=0.5)
         return t("lint.grammar.only", choices=joined(choices)) + (t("lint.grammar.guess", name=guess[0]) if guess else "")
     if "int" in spec:
-        if not _INT.match(value):
+        suffix = spec.get("suffix", "")
+        if suffix and not value.endswith(suffix):
+            return t("lint.grammar.suffix", suffix=suffix)
+        number = value[:len(value) - len(suffix)]
+        if not _INT.match(number):
             unit = _unit(spec)
-            return t("lint.grammar.integer") + (t("lint.grammar.unit_unwritten", unit=unit) if unit else "")
-        return _range(int(value), spec["int"], _unit(spec))
+            return t("lint.grammar.integer") + (t("lint.grammar.unit_unwritten", unit=unit) if unit and not suffix else "")
+        step = spec.get("multiple_of")
+        return _range(int(number), spec["int"], _unit(spec)) or \
+            (t("lint.grammar.multiple_of", step=step) if step and int(number) % step else None)
     if "float" in spec:
         try:
             number = float(value)

@@ -71,12 +71,22 @@ def rejects(body: list[ast.stmt], held: str) -> bool:
     """Whether an ``if`` body rejects the value: it raises, or it warns and resets the expression holding it
     (``print_warn_msg("Invalid parameter active, reset it to 1"); self.active = 1``). A warning alone (``if warmup
     == 0: warn("… can skew results")``) is advice, and a silent reassignment (``if timeout < 0: timeout = None``)
-    may be how a documented sentinel is read: neither is a refusal."""
-    nodes = [n for stmt in body for n in ast.walk(stmt)]
+    may be how a documented sentinel is read: neither is a refusal. What a further ``if`` inside decides is not
+    counted (``if padding_idx > 0: if padding_idx >= num_embeddings: raise`` refuses no positive number alone)."""
+    nodes = [n for stmt in body for n in _unconditional(stmt)]
     if any(isinstance(n, ast.Raise) for n in nodes):
         return True
     warns = any(isinstance(n, ast.Call) and re.search(r"warn", ast.unparse(n.func), re.IGNORECASE) for n in nodes)
     return warns and any(isinstance(n, ast.Assign) and any(ast.unparse(t) == held for t in n.targets) for n in nodes)
+
+
+def _unconditional(stmt: ast.stmt):
+    """The nodes of a statement that run whenever it runs: not those under a further ``if``, loop or handler."""
+    yield stmt
+    if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try)):
+        return
+    for child in ast.iter_child_nodes(stmt):
+        yield from (_unconditional(child) if isinstance(child, ast.stmt) else ast.walk(child))
 
 
 def refuses(test: ast.expr, held: str, value) -> bool:

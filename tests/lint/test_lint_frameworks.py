@@ -10,6 +10,7 @@ silent. The catch rate over the corpus is asserted to be 100 %, the false positi
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib
 import os
 import re
@@ -19,7 +20,7 @@ from notebook_trees import parsed_cells
 
 from npulab.core.notebook_cells import is_npu_cell
 from npulab.core.paths import REPO_ROOT
-from npulab.lint import api_values, calls, signatures
+from npulab.lint import api_values, calls, own_checks, signatures
 from npulab.lint.context import Context
 from npulab.lint.notebook import check_notebook
 from npulab.pytorch.torch_npu_names import pinned_index, pinned_version
@@ -291,10 +292,17 @@ def test_every_value_rule_reads_its_values():
         if "dispatch" in rule:  # each keyword's setter: the table and the setters' checks are read
             assert len(api_values.dispatched(tree, rule["dispatch"])) >= 3, rule
             continue
+        if "refused" in rule:  # a documented limit or relation: a test over parameters the function has
+            read = own_checks.keys_read(ast.parse(rule["refused"], mode="eval").body) - set(dir(builtins))
+            for function in functions:
+                names = {n for s in tree.resolve(function)[1] for n in s.positional + s.keyword_only}
+                assert read and read <= names and rule.get("source") and rule.get("rule_en"), (function, rule)
+            continue
         allowed = api_values.allowed(tree, rule)
         assert allowed is not None and (allowed.values or allowed.keys or allowed.pattern), rule
         if tree.package == "mindspore":  # the rule names real functions (a typo would make it silently unused)
-            assert all(tree.function(f) is not None for f in functions), rule
+            assert all(tree.function(f) is not None or api_values.constructor(tree, f)[1] is not None
+                       for f in functions), rule
         assert "from_source" in rule or "from_docstring" in rule or rule.get("source"), rule
     device = next(r for r in api_values.rules() if r.get("parameter") == "device_target" and "from_source" in r)
     assert set(api_values.allowed(context.sources("mindspore"), device).values) >= {"Ascend", "GPU", "CPU"}
