@@ -1,6 +1,8 @@
 """Round 9b of issue 36: classes of logs read from the development half of pool 2026-12j, each tested on lines
 written here (never a log of a set): a library of the Ascend stack the index lacks by name, known by the folder the
-loader names it in; a Python package said missing in words (a report in prose, not pip's or Python's message)."""
+loader names it in; a Python package said missing in words (a report in prose, not pip's or Python's message); an
+extension's op with no implementation for the NPU device (mmcv's device registry); a launcher that chose no
+communication back end for the NPU ("unknown")."""
 
 from __future__ import annotations
 
@@ -61,3 +63,36 @@ def test_a_cann_dependency_said_missing_on_ascend_is_the_cann_family():
                                   "TypeError: f() missing 1 required positional argument: 'x'", "缺少参数"])
 def test_words_that_name_no_package_are_not_read(line):
     assert module.read(line) is None
+
+
+# --- an extension's op with no implementation for the NPU (under any of its device names) ----------------------------
+
+@pytest.mark.parametrize("device", ["npu:0", "privateuseone:1", "xla:0"])
+def test_an_op_without_an_npu_implementation_is_op_fallback(device):
+    log = f"Atlas 300I Duo, torch_npu\nRuntimeError: nms_impl: implementation for device {device} not found.\n"
+    assert ex.explain_text(log).categories[0] == "op_fallback"
+
+
+@pytest.mark.parametrize("log", [
+    "RuntimeError: nms_impl: implementation for device xla:0 not found.\n",  # a TPU: no Ascend word
+    "Atlas 300I Duo, torch_npu\nRuntimeError: nms_impl: implementation for device cpu not found.\n",
+])
+def test_other_devices_are_not_op_fallback(log):
+    assert "op_fallback" not in ex.explain_text(log).categories
+
+
+# --- a launcher that chose no back end for the NPU ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", ["the distributed job on the NPU stops: backend was set to 'unknown'",
+                                  "ValueError: Invalid backend: 'unknown' (device npu)",
+                                  "RuntimeError: unknown backend: nccl on NPU"])
+def test_a_launcher_without_a_backend_for_the_npu_is_nccl_backend(line):
+    report = ex.explain_text("Ascend 910B cluster, torch_npu 2.1\n" + line + "\n")
+    assert report.categories[0] == "nccl_backend"
+    assert "hccl" in report.findings[0].fix
+
+
+@pytest.mark.parametrize("log", ["Ascend 910B\nINFO backend: unknown (auto-detected later)\n",
+                                 "ValueError: Invalid backend: 'unknown'\n"])  # no Ascend word
+def test_a_backend_named_unknown_elsewhere_is_not_nccl_backend(log):
+    assert "nccl_backend" not in ex.explain_text(log).categories
