@@ -2,14 +2,15 @@
 written here (never a log of a set): a library of the Ascend stack the index lacks by name, known by the folder the
 loader names it in; a Python package said missing in words (a report in prose, not pip's or Python's message); an
 extension's op with no implementation for the NPU device (mmcv's device registry); a launcher that chose no
-communication back end for the NPU ("unknown")."""
+communication back end for the NPU ("unknown"); a CUDA call in an error line of an Ascend log, with its NPU
+counterpart."""
 
 from __future__ import annotations
 
 import pytest
 
 from npulab.env import explain as ex
-from npulab.env.explain.rules import library, module, packages
+from npulab.env.explain.rules import cuda, library, module, packages
 
 # --- a library of the Ascend stack: by its name, or by the folder it is named in ------------------------------------
 
@@ -96,3 +97,40 @@ def test_a_launcher_without_a_backend_for_the_npu_is_nccl_backend(line):
                                  "ValueError: Invalid backend: 'unknown'\n"])  # no Ascend word
 def test_a_backend_named_unknown_elsewhere_is_not_nccl_backend(log):
     assert "nccl_backend" not in ex.explain_text(log).categories
+
+
+# --- a CUDA call in an error line of an Ascend log --------------------------------------------------------------------
+
+@pytest.mark.parametrize("line, npu", [
+    ("RuntimeError: the step failed inside torch.cuda.synchronize()", "torch.npu.synchronize()"),
+    ("On the 910B the evaluation fails at cuda synchronize", "torch.npu.synchronize()"),
+    ("ERROR: torch.cuda.mem_get_info() failed", "torch.npu.mem_get_info"),
+    ("RuntimeError: model.cuda() failed on the NPU machine", "tensor.npu()"),
+    ("ValueError: tensor.to('cuda:0') failed on the NPU", "tensor.to('npu')"),
+])
+def test_a_cuda_call_in_an_error_line_is_cuda_hardcoded_with_its_counterpart(line, npu):
+    report = ex.explain_text("Ascend 910B, torch_npu 2.1\n" + line + "\n")
+    assert report.categories[0] == "cuda_hardcoded"
+    assert npu in report.findings[0].fix
+
+
+@pytest.mark.parametrize("log", [
+    "Ascend 910B\nINFO torch.cuda.synchronize() is patched by transfer_to_npu\n",  # not an error line
+    "Ascend 910B\nERROR capture failed with cudagraph_mode=FULL_DECODE_ONLY\n",  # CUDA graphs are not calls
+    "Ascend 910B\nRuntimeError: torch.cuda.OutOfMemoryError in the allocator\n",  # a type, not a call
+    "RuntimeError: the step failed inside torch.cuda.synchronize()\n",  # no Ascend word
+])
+def test_no_cuda_call_no_cuda_hardcoded(log):
+    assert "cuda_hardcoded" not in ex.explain_text(log).categories
+
+
+def test_a_cuda_call_where_the_catalog_reports_transfer_to_npu_is_not_cuda_hardcoded():
+    log = ("from torch_npu.contrib import transfer_to_npu\n"
+           "AssertionError: Torch not compiled with CUDA enabled\n"
+           "RuntimeError: the step failed inside torch.cuda.synchronize()\n")
+    categories = ex.explain_text(log).categories
+    assert "transfer_to_npu" in categories and "cuda_hardcoded" not in categories
+
+
+def test_the_counterpart_of_an_unmapped_call_is_torch_npus_mirror():
+    assert cuda.counterpart("torch.cuda.reset_peak_memory_stats") == "torch.npu.reset_peak_memory_stats"

@@ -5,6 +5,7 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 
 - ``advice``        — the message's own advice ("Please …", "Solution: …", "请…"), quoted as the first fix;
 - ``device``        — torch does not know the ``npu`` device (``… device string: npu``): torch_npu was not imported;
+- ``cuda``          — a CUDA call in an error line (``torch.cuda.synchronize``, ``.cuda()``): its NPU counterpart;
 - ``module``        — ``No module named X`` / ``cannot import name``: which distribution provides X, and what is wrong;
 - ``library``       — ``libX.so: cannot open shared object file``: which package ships it, how it gets on the path;
 - ``symbol``        — ``undefined symbol`` / ``Failed to find function``: which two packages' versions disagree;
@@ -39,6 +40,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from npulab.env.explain.catalog import load_catalog
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.reader import decode_line, hit_lines, line_at, shorten
 from npulab.env.explain.root import quiet, rank
@@ -47,6 +49,7 @@ from npulab.env.explain.rules import (
     capability,
     communication,
     component,
+    cuda,
     device,
     exception,
     graph,
@@ -65,7 +68,7 @@ from npulab.env.explain.rules import (
 from npulab.env.explain.rules.base import MAX_HITS, LogFacts, Rule, RuleHit, note_mark
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
-RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
+RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
                            exception.RULE, misspelt.RULE, values.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, resource.RULE, capability.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
@@ -222,6 +225,8 @@ class RuleScanner:
                 read |= {h.line for h in hits}
             if found.kind != "family":
                 own.append(found)
+            elif _suppressed(found.category, reported):
+                continue
             elif found.category in reported:
                 _merge(reported[found.category], found)
             else:
@@ -229,6 +234,13 @@ class RuleScanner:
         first = {cat: min(e.line for e in f.evidence) for cat, f in reported.items()}
         ordered = sorted(reported.values(), key=lambda f: (-f.priority, first[f.category]))
         return ordered + own
+
+
+def _suppressed(family: str, reported: dict[str, Finding]) -> bool:
+    """Whether a family a rule reached is one the catalog suppresses by a family already reported (``suppressed_by``:
+    a CUDA call is no mistake where transfer_to_npu maps CUDA's API to the NPU)."""
+    entry = next((e for e in load_catalog() if e.id == family), None)
+    return entry is not None and any(s in reported for s in entry.suppressed_by)
 
 
 def _merge(family: Finding, reached: Finding) -> None:
