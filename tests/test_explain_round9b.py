@@ -3,14 +3,14 @@ written here (never a log of a set): a library of the Ascend stack the index lac
 loader names it in; a Python package said missing in words (a report in prose, not pip's or Python's message); an
 extension's op with no implementation for the NPU device (mmcv's device registry); a launcher that chose no
 communication back end for the NPU ("unknown"); a CUDA call in an error line of an Ascend log, with its NPU
-counterpart."""
+counterpart; the code choosing "npu" by an availability check it never called."""
 
 from __future__ import annotations
 
 import pytest
 
 from npulab.env import explain as ex
-from npulab.env.explain.rules import cuda, library, module, packages
+from npulab.env.explain.rules import choice, cuda, library, module, packages
 
 # --- a library of the Ascend stack: by its name, or by the folder it is named in ------------------------------------
 
@@ -134,3 +134,30 @@ def test_a_cuda_call_where_the_catalog_reports_transfer_to_npu_is_not_cuda_hardc
 
 def test_the_counterpart_of_an_unmapped_call_is_torch_npus_mirror():
     assert cuda.counterpart("torch.cuda.reset_peak_memory_stats") == "torch.npu.reset_peak_memory_stats"
+
+
+# --- the code chose "npu" by a check it never called ------------------------------------------------------------------
+
+UNKNOWN_NPU = ("RuntimeError: Expected one of cpu, cuda, xpu, mps, meta device type at start of device string: npu\n")
+
+
+@pytest.mark.parametrize("source, check", [
+    ("    57         elif is_npu_available:\n", "is_npu_available"),  # IPython's traceback: line number, code
+    ("    if torch.npu.is_available and use_npu:\n", "torch.npu.is_available"),
+    ("--> 9 device = 'npu' if utils.is_torch_npu_available else 'cpu'\n", None),  # an expression, not an if
+])
+def test_an_uncalled_check_comes_first_in_the_npu_device_fix(source, check):
+    log = "Traceback (most recent call last):\n  File \"run.py\", line 9, in <module>\n" + source + UNKNOWN_NPU
+    report = ex.explain_text(log)
+    assert report.categories[0] == "npu_device_unknown"
+    fix = report.findings[0].fix
+    if check:
+        assert f"`{check}()`" in fix and fix.index(f"`{check}()`") < fix.index("import torch_npu"), fix
+    else:
+        assert "available()`" not in fix, fix
+
+
+@pytest.mark.parametrize("line", ["  if is_npu_available():", "  if npu_available:", "  elif torch.npu.is_available() and x:",
+                                  "# is_npu_available: a function"])
+def test_a_called_check_or_a_flag_is_not_read(line):
+    assert choice.read(line) is None

@@ -47,6 +47,7 @@ from npulab.env.explain.root import quiet, rank
 from npulab.env.explain.rules import (
     advice,
     capability,
+    choice,
     communication,
     component,
     cuda,
@@ -146,6 +147,8 @@ class RuleScanner:
                 self.facts.frameworks.add(name)
         if self.facts.unavailable is None:
             self._note_unavailable(first_line, block, lowered)
+        if self.facts.uncalled is None:
+            self._note_uncalled(first_line, block, lowered)
         active = [r for r in self.rules if self._wants(r)]
         candidates: dict[int, tuple[int, list[Rule]]] = {}  # line start → (line end, the rules whose needle it holds)
         for rule in active:
@@ -191,6 +194,15 @@ class RuleScanner:
             m = _UNAVAILABLE.search(line)
             if m:
                 self.facts.unavailable = RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, m.group(0)))
+                return
+
+    def _note_uncalled(self, first_line: int, block: bytes, lowered: bytes) -> None:
+        for start, end in hit_lines(block, lowered, choice.NEEDLES):
+            line = decode_line(block[start:end])
+            name = choice.read(line)
+            if name:
+                self.facts.uncalled = RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, name),
+                                              {"check": name})
                 return
 
     def _wants(self, rule: Rule) -> bool:
