@@ -54,6 +54,12 @@ RUNS = {
     "variable_values": "export ASCEND_RT_VISIBLE_DEVICES=" + "1," * 5000 + " HCCL_BUFFSIZE=" + "9" * 5000,
     "symptoms": "cannot " * 2000 + "conflict garbled crash " * 500,
     "working_release": "switching to " * 1000 + "a1.2 " * 2000 + "切换到" * 1000 + "正常",
+    # round 9b: a library's folder, a package said missing in words
+    "library_folder": "/a" * 4000 + "/libx.so: cannot open shared object file " + "/" * 3000 + "libx.so",
+    "backend_words": "backend is set to " * 1000 + "invalid backend " * 1000 + "implementation for device " * 1000,
+    "cuda_calls": "torch.cuda." * 3000 + "cuda " * 2000 + "device = " * 1000 + ".to( " * 1000,
+    "uncalled_checks": "elif " * 2000 + "a." * 3000 + "is_" + "x" * 3000 + " if not " * 1000 + "available",
+    "missing_words": "missing the " * 1000 + "a." * 3000 + " 缺少" * 1000 + "a" * 3000 + " package " * 500,
 }
 FRAMES = ("{run}", "RuntimeError: {run}", "[ERROR] torch_npu ascend ACL {run}", "  File \"x.py\", line 1\n{run}\nValueError: {run}")
 

@@ -47,7 +47,7 @@ from npulab.env.explain.codes import CodeHit, CodeInfo, CodeScanner, decode
 from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Finding
 from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks
 from npulab.env.explain.root import RootFinder, RootLine
-from npulab.env.explain.rules import RULES, RuleScanner, device, module
+from npulab.env.explain.rules import RULES, RuleScanner, device, library, module
 from npulab.env.explain.triage import generic_finding, native_component, should_report
 
 CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
@@ -122,8 +122,10 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
 
 def _npu_stack_error(rules: RuleScanner, roots: RootFinder, root: RootLine | None) -> bool:
     """An error of the NPU stack itself, in a log with no other Ascend evidence: a missing module or name of an NPU
-    package, torch not knowing the ``npu`` device, or a root error raised in an NPU package (its last traceback frame)."""
-    if any(module.npu_stack(h.facts) for h in rules.hits[module.NAME]) or rules.hits[device.NAME]:
+    package, a missing library of the Ascend stack (CANN, the driver, torch_npu), torch not knowing the ``npu`` device,
+    or a root error raised in an NPU package (its last traceback frame)."""
+    if (any(module.npu_stack(h.facts) for h in rules.hits[module.NAME]) or rules.hits[device.NAME]
+            or any(library.npu_stack(h.facts) for h in rules.hits[library.NAME])):
         return True
     top = roots.components.get(root.line) if root is not None else None
     return top is not None and module.npu_stack({"module": top})

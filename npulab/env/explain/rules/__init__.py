@@ -5,6 +5,7 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 
 - ``advice``        — the message's own advice ("Please …", "Solution: …", "请…"), quoted as the first fix;
 - ``device``        — torch does not know the ``npu`` device (``… device string: npu``): torch_npu was not imported;
+- ``cuda``          — a CUDA call in an error line (``torch.cuda.synchronize``, ``.cuda()``): its NPU counterpart;
 - ``module``        — ``No module named X`` / ``cannot import name``: which distribution provides X, and what is wrong;
 - ``library``       — ``libX.so: cannot open shared object file``: which package ships it, how it gets on the path;
 - ``symbol``        — ``undefined symbol`` / ``Failed to find function``: which two packages' versions disagree;
@@ -39,14 +40,17 @@ from __future__ import annotations
 import bisect
 import re
 
+from npulab.env.explain.catalog import load_catalog
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.reader import decode_line, hit_lines, line_at, shorten
 from npulab.env.explain.root import quiet, rank
 from npulab.env.explain.rules import (
     advice,
     capability,
+    choice,
     communication,
     component,
+    cuda,
     device,
     exception,
     graph,
@@ -65,7 +69,7 @@ from npulab.env.explain.rules import (
 from npulab.env.explain.rules.base import MAX_HITS, LogFacts, Rule, RuleHit, note_mark
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
-RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
+RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
                            exception.RULE, misspelt.RULE, values.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, resource.RULE, capability.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
@@ -143,6 +147,8 @@ class RuleScanner:
                 self.facts.frameworks.add(name)
         if self.facts.unavailable is None:
             self._note_unavailable(first_line, block, lowered)
+        if self.facts.uncalled is None:
+            self._note_uncalled(first_line, block, lowered)
         active = [r for r in self.rules if self._wants(r)]
         candidates: dict[int, tuple[int, list[Rule]]] = {}  # line start → (line end, the rules whose needle it holds)
         for rule in active:
@@ -190,6 +196,15 @@ class RuleScanner:
                 self.facts.unavailable = RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, m.group(0)))
                 return
 
+    def _note_uncalled(self, first_line: int, block: bytes, lowered: bytes) -> None:
+        for start, end in hit_lines(block, lowered, choice.NEEDLES):
+            line = decode_line(block[start:end])
+            name = choice.read(line)
+            if name:
+                self.facts.uncalled = RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, name),
+                                              {"check": name})
+                return
+
     def _wants(self, rule: Rule) -> bool:
         """Whether a rule still reads lines: fewer than MAX_HITS hits and fewer than LOOK_BUDGET error-level lines
         read (a log of millions of error lines costs bounded time; the earliest lines are the root ones anyway)."""
@@ -222,6 +237,8 @@ class RuleScanner:
                 read |= {h.line for h in hits}
             if found.kind != "family":
                 own.append(found)
+            elif _suppressed(found.category, reported):
+                continue
             elif found.category in reported:
                 _merge(reported[found.category], found)
             else:
@@ -229,6 +246,13 @@ class RuleScanner:
         first = {cat: min(e.line for e in f.evidence) for cat, f in reported.items()}
         ordered = sorted(reported.values(), key=lambda f: (-f.priority, first[f.category]))
         return ordered + own
+
+
+def _suppressed(family: str, reported: dict[str, Finding]) -> bool:
+    """Whether a family a rule reached is one the catalog suppresses by a family already reported (``suppressed_by``:
+    a CUDA call is no mistake where transfer_to_npu maps CUDA's API to the NPU)."""
+    entry = next((e for e in load_catalog() if e.id == family), None)
+    return entry is not None and any(s in reported for s in entry.suppressed_by)
 
 
 def _merge(family: Finding, reached: Finding) -> None:

@@ -35,10 +35,12 @@ class RuleHit:
 class LogFacts:
     """What the whole log shows beyond single lines: which frameworks appear (for framework-specific advice), and the
     first line, at any level, saying that something is unavailable (``… GPU quantization are unavailable``): a value
-    that is None later in the log was most often meant to come from it."""
+    that is None later in the log was most often meant to come from it; and the first source line that tests an
+    availability check without calling it (``elif is_torch_npu_available:``)."""
 
     frameworks: set[str] = field(default_factory=set)
     unavailable: RuleHit | None = None
+    uncalled: RuleHit | None = None  # a source line that tests an availability check without calling it (rules/choice.py)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """A shared library that cannot be loaded (``libX.so: cannot open shared object file``, ``error while loading shared
 libraries``, ldd's ``libX.so => not found``, ``libX.so 找不到``): which package ships it (npulab/data/ascend_packages.yaml) and how that package puts it on the loader's
 path — CANN and the driver through ``set_env.sh`` / LD_LIBRARY_PATH, a pip package (torch_npu) from its own ``lib/``
-folder when it is imported; an unknown library is found and added to LD_LIBRARY_PATH (ld.so's search order)."""
+folder when it is imported; a library the index lacks by name belongs to the package whose installation folder the
+line names it in (``/usr/local/Ascend/ascend-toolkit/…/libx.so``: the CANN Toolkit); an unknown library is found and
+added to LD_LIBRARY_PATH (ld.so's search order)."""
 
 from __future__ import annotations
 
@@ -22,21 +24,48 @@ _NOT_FOUND = re.compile(_LIB + r"(?:\s*=>)?\s*(?:(?:was|is)\s+)?(?:not found|mis
                         r"(?i:cannot find|can't find|could not find|unable to find|missing|找不到|未找到|缺少)\s*:?\s*" + _LIB)
 
 
+_TOKEN_END = re.compile(r"[^\s:'\"()\[\]]*$")  # the path just before the library's name (anchored: one pass)
+
+
 def read(line: str) -> dict | None:
     m = ((_CANNOT_OPEN.search(line) if "cannot open shared" in line else None)  # each form only where its words are
          or (_LOADING.search(line) if "error while loading" in line else None))
-    if m:
-        return {"library": m.group(1), "focus": m.group(1)}
-    m = _NOT_FOUND.search(line)
-    lib = m and (m.group(1) or m.group(2))
-    if not lib or f"not in {lib}" in line:  # "aclnnX not in libopapi.so, or libopapi.so not found": a symbol's line
+    lib = m.group(1) if m else None
+    if lib is None:
+        m = _NOT_FOUND.search(line)
+        lib = m and (m.group(1) or m.group(2))
+        if not lib or f"not in {lib}" in line:  # "aclnnX not in libopapi.so, or libopapi.so not found": a symbol's line
+            return None
+    facts = {"library": lib, "focus": lib}
+    folder = _folder(line, lib)
+    if folder:
+        facts["folder"] = folder
+    return facts
+
+
+def _folder(line: str, lib: str) -> str | None:
+    """The folder the line names the library in ("/usr/local/Ascend/ascend-toolkit/latest/lib64/libx.so: cannot
+    open …"), or None when the name stands alone."""
+    at = line.find(lib)
+    if at <= 0 or line[at - 1] != "/":
         return None
-    return {"library": lib, "focus": lib}
+    return _TOKEN_END.search(line, max(0, at - 400), at).group(0) or None
+
+
+def provider(facts: dict) -> packages.Package | None:
+    """The package that ships the library a line names: by its file name, else by the folder the line names it in."""
+    return packages.for_library(facts["library"]) or packages.for_path(facts.get("folder", ""))
+
+
+def npu_stack(facts: dict) -> bool:
+    """Whether the library belongs to the Ascend stack (CANN, the driver, NNAL, torch_npu…; torch's own are not)."""
+    pkg = provider(facts)
+    return pkg is not None and pkg.wheel != "torch"
 
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     lib = hits[0].facts["library"]
-    pkg = packages.for_library(lib)
+    pkg = provider(hits[0].facts)
     title = t("explain.library.title", lib=lib)
     if pkg is None:
         cause = t("explain.library.unknown.cause", lib=lib)

@@ -27,6 +27,13 @@ _NOT_FOUND_PACKAGES = re.compile(r"requires the following packages? that (?:were
 # reading as a missing module (the dotted form only, so "the import error" names no module)
 _IMPORT_FAILED = re.compile(r"(?i)\b(?:failed to import|error (?:while )?importing|could not import|unable to import)"
                             r"\s+[`'\"]?([A-Za-z_][\w.]*\w)|\b([A-Za-z_]\w*(?:\.\w+)+)\s+import(?:ing)? (?:error|fail)")
+# a package missing, said in words, with the noun that makes the name a package ("缺少 decorator 依赖包", "missing the
+# sympy package", "package cffi is not installed", "未安装 psutil 模块")
+_NOUN = r"(?:依赖包|依赖|包|模块|(?i:python\s+)?(?i:package|module|dependency))"
+_NAME = (r"[`'\"]?(?!(?i:python|the|an?|some|required|following|dependency|package|module)\b)"
+         r"([A-Za-z_][\w.]{0,60}?)[`'\"]?")
+_MISSING_IN_WORDS = re.compile(r"(?:缺少|缺失|少了|没有安装|没装|未安装|(?i:\bmissing(?: the)?))\s*" + _NAME + r"\s*(?:这个)?" + _NOUN
+                               + r"|(?i:\b(?:package|module|dependency))\s+" + _NAME + r"\s+(?i:is\s+)?(?i:missing|not installed)\b")
 _COMPILED = re.compile(r"^_[Cc](?:_\w*)?$|^lib\w+$")  # a compiled extension: torch._C, mindspore._c_expression
 # what the message says the caller needs: "requires accelerate>=0.21", "需要 vllm==0.9.1"
 _REQUIRES = re.compile(r"(?i:\brequires?\b|\brequired\b:?|需要)\s*[`'\"]?([A-Za-z][\w.-]*)\s*((?:[<>=!~]=?|==)\s*\d[\w.+]*)")
@@ -46,6 +53,8 @@ def read(line: str) -> dict | None:
     elif library.read(line):  # "Failed to import X: libY.so: cannot open …": the loader's case, the library rule's
         return None
     elif m := _IMPORT_FAILED.search(line):
+        facts = {"module": (m.group(1) or m.group(2)).rstrip("."), "focus": m.group(0)[:24]}
+    elif m := _MISSING_IN_WORDS.search(line):
         facts = {"module": (m.group(1) or m.group(2)).rstrip("."), "focus": m.group(0)[:24]}
     else:
         return None
@@ -129,5 +138,7 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
 
 
 RULE = Rule(NAME, (b"no module named", b"cannot import name", b"has no attribute", b"not found in your environment",
-                   b"to import", b"error importing", b"error while importing", b" import error", b" import fail"), read,
+                   b"to import", b"error importing", b"error while importing", b" import error", b" import fail",
+                   b"missing", b"not installed", "缺少".encode(), "缺失".encode(), "少了".encode(), "没有安装".encode(),
+                   "没装".encode(), "未安装".encode()), read,
             finding)

@@ -59,6 +59,13 @@ def for_library(filename: str) -> Package | None:
     return package(found) if found else None
 
 
+def for_path(path: str) -> Package | None:
+    """The package whose installation folder holds ``path`` (``/usr/local/Ascend/ascend-toolkit/latest/lib64/libx.so``:
+    the CANN Toolkit), for a library the index does not list by name; None outside the listed folders."""
+    found = next((pid for folder, pid in index()["directories"].items() if folder in path), None)
+    return package(found) if found else None
+
+
 def for_symbol(symbol: str) -> Package | None:
     """The package whose library defines ``symbol`` (a mangled C++ name or a C function), from its namespace or prefix."""
     head = namespace(symbol)
