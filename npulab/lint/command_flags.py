@@ -81,6 +81,20 @@ class Tables:
         return self._values[tool]
 
 
+    def own_parser_problems(self, tool: str, invoked: str, args: list[str]) -> list[str]:
+        """What the launcher's own parser (cli_tools.yaml ``parsers``) refuses in ``args``; [] when the pinned
+        release is not the one installed here or the tool was invoked another way (torch.distributed.launch)."""
+        entry = self.other.get("parsers", {}).get(tool)
+        if entry is None or invoked not in entry["invoked_as"] or self._sources is None:
+            return []
+        tree = self._sources(entry["package"])
+        if not hasattr(tree, "version"):
+            return []
+        from npulab.lint import own_parsers
+
+        return own_parsers.problems(tool, own_parsers.launcher_args(args, entry.get("leave_out", [])), entry, tree.version)
+
+
 def argparse_values(tree: ast.Module) -> dict[str, dict]:
     """option string -> value spec of each ``add_argument`` with ``type=int|float`` or a literal ``choices=``."""
     out = {}
@@ -257,8 +271,10 @@ def check_command(argv: list[str], tables: Tables) -> list[str]:
     """Problems of one simple command (a sentence each, in the reader's language); [] for commands no table covers."""
     tool = argv[0].rsplit("/", 1)[-1]
     args = argv[1:]
+    invoked = tool
     if tool in ("python", "python3", "PYVAR") and args:
         if args[0] == "-m" and len(args) > 1:
+            invoked = args[1]
             tool, args = MODULE_TOOLS.get(args[1], args[1].split(".")[0] if args[1].startswith(("vllm.", "swift.")) else args[1]), args[2:]
         elif args[0].endswith(".py"):
             tool, args = args[0].rsplit("/", 1)[-1], args[1:]
@@ -287,7 +303,10 @@ def check_command(argv: list[str], tables: Tables) -> list[str]:
                 guess = difflib.get_close_matches(shown, sorted(known), n=2, cutoff=0.7)
                 problems.append(t("lint.flag.unknown", tool=label, flag=flag, package=entry["package"],
                                   version=entry["version"]) + guess_end(code(guess)))
-        return problems + value_problems(tool, own, tables)
+        problems += value_problems(tool, own, tables)
+        if not problems and tool in LAUNCHERS and len(own) < len(args):  # the table found nothing: the tool's own parser
+            problems = tables.own_parser_problems(tool, invoked, args)
+        return problems
     other = tables.other["tools"].get(tool)
     if other is None:
         scripts = tables.other["MindSpeed-LLM"]["scripts"]

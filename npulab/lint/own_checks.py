@@ -31,6 +31,7 @@ _STR_METHODS = {"isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "issp
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
                ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 _MAX_CALL_DEPTH = 3
+_LITERAL_TYPES = (int, float, str, bool, type(None), bytes)
 
 
 class _Unknown:
@@ -93,6 +94,9 @@ class Walk:
     stored: dict = field(default_factory=dict)  # id(if node) -> keys stored while it was true and enclosing
     returned: list = field(default_factory=list)  # per method call walked inline: the values it returns
     base: Base | None = None  # what ``super().__init__(…)`` runs
+    # callable(ast.expr) -> True when the expression names a class of the released sources that no plain literal
+    # (int, float, str, bool, None) is an instance of (torch_npu's IntEnum _CubeMathType), else False
+    classes: object = field(default=lambda node: False)
 
 
 def truth(value):
@@ -251,7 +255,10 @@ def _call(node: ast.Call, state: dict, walk: Walk):
         kind = value.kind if isinstance(value, NotNone) else type(value)
         if any(issubclass(kind, t) for t in types if t is not None):
             return True
-        return UNKNOWN if None in types else False  # a type not known here (Tensor) may still match
+        if None in types and not (kind in _LITERAL_TYPES and all(
+                walk.classes(k) for k, t in zip(kinds, types, strict=True) if t is None)):
+            return UNKNOWN  # a type not known here (Tensor) may still match
+        return False
     if isinstance(node.func, ast.Attribute) and node.func.attr in _STR_METHODS and not node.keywords:
         text, args = evaluate(node.func.value, state, walk), [evaluate(a, state, walk) for a in node.args]
         if isinstance(text, str) and all(_known(a) for a in args):  # value.isdigit()
@@ -456,7 +463,8 @@ def _base_init(call: ast.Call, state: dict, walk: Walk, stack: list, depth: int)
     bound = bind(base.params, base.defaults, call, lambda node: evaluate(node, state, walk))
     if bound is None:
         return state
-    inner = Walk({**base.methods, **walk.methods}, base.resolve, walk.found, walk.warned, walk.stored, walk.returned)
+    inner = Walk({**base.methods, **walk.methods}, base.resolve, walk.found, walk.warned, walk.stored, walk.returned,
+                 classes=walk.classes)
     after = run(base.body, {**{k: v for k, v in state.items() if k.startswith("self.")}, **bound[0]}, inner, stack,
                 depth + 1)
     if after is None:
@@ -486,8 +494,9 @@ def accepts(predicate: ast.Lambda, value, resolve=lambda node: UNKNOWN):
     return truth(evaluate(predicate.body, {predicate.args.args[0].arg: value}, Walk({}, resolve)))
 
 
-def refusals(body: list[ast.stmt], state: dict, methods: dict, resolve, base: Base | None = None) -> list[Refusal]:
+def refusals(body: list[ast.stmt], state: dict, methods: dict, resolve, base: Base | None = None,
+             classes=lambda node: False) -> list[Refusal]:
     """The refusals of a function body run with ``state`` (parameter -> value)."""
-    walk = Walk(methods, resolve, base=base)
+    walk = Walk(methods, resolve, base=base, classes=classes)
     run(body, dict(state), walk, [])
     return walk.found

@@ -16,6 +16,7 @@ A parameter the call does not give takes its default where the definition's defa
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from npulab.core.i18n import localized, t
@@ -36,9 +37,42 @@ class Bound:
 
 def _resolver(tree: SourceTree, module: str):
     def resolve(node: ast.expr):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and _is_enum(tree, module, node.value.id):
+            return own_checks.NotNone()  # an enum member is not its value (isinstance(member, TheEnum) holds)
         value = resolve_literal(tree, module, node)
         return own_checks.UNKNOWN if value is _MISSING else value
     return resolve
+
+
+def _is_enum(tree: SourceTree, module: str, name: str) -> bool:
+    """Whether ``name`` binds, in ``module``, a class of the sources with an Enum base (IntEnum, StrEnum, Flag …)."""
+    cls = _binding(tree, module, name, 0)[1]
+    return isinstance(cls, ast.ClassDef) and any(
+        re.search(r"Enum|Flag", ast.unparse(b)) for b in cls.bases)
+
+
+# bases through which a class may accept instances it does not create (ABC.register, runtime-checkable protocols)
+_VIRTUAL_BASES = {"ABC", "Protocol"}
+
+
+def _classes(tree: SourceTree, module: str):
+    """own_checks' ``classes``: whether an expression of ``module`` names a class defined in the released sources
+    (followed across imports) that a plain literal cannot be an instance of: an ``int`` literal is exactly ``int``,
+    never a subclass the library defines (``isinstance(3, _CubeMathType)`` is False though it is an IntEnum). A
+    metaclass or an ABC / Protocol base, which may change ``isinstance``, makes the answer unknown."""
+    def defined(node: ast.expr, where: str, depth: int) -> bool:
+        if not isinstance(node, ast.Name) or depth > 8:
+            return False
+        found_in, cls = _binding(tree, where, node.id, depth)
+        if not isinstance(cls, ast.ClassDef) or cls.keywords:
+            return False
+        for base in cls.bases:
+            name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
+            if name in _VIRTUAL_BASES or (isinstance(base, ast.Name) and isinstance(
+                    _binding(tree, found_in, base.id, depth + 1)[1], ast.ClassDef) and not defined(base, found_in, depth + 1)):
+                return False
+        return True
+    return lambda node: defined(node, module, 0)
 
 
 def given_value(node: ast.expr, resolve, built: frozenset[str] = frozenset()):
@@ -143,7 +177,7 @@ def source_problems(tree: SourceTree, definition: str, call: ast.Call, done: set
         return []
 
     def lines(values: dict) -> list:
-        return own_checks.refusals(func.body, values, methods, resolve, base)
+        return own_checks.refusals(func.body, values, methods, resolve, base, _classes(tree, module))
 
     refused = lines(bound.values)
     if not refused:
@@ -211,7 +245,8 @@ def setting_problems(tree: SourceTree, owner: str, name: str, node: ast.expr, bu
     if value is own_checks.UNKNOWN:
         return []
     params = [a.arg for a in setter.args.args]
-    refused = own_checks.refusals(setter.body, {params[1]: name, params[2]: value}, {}, resolve)
+    refused = own_checks.refusals(setter.body, {params[1]: name, params[2]: value}, {}, resolve,
+                                  classes=_classes(tree, module))
     where = t("lint.of", where=f"{tree.package} {tree.version}", what=f"{module}.{cls_name}.__setattr__")
     fields = {"given": f"`{name} = {ast.unparse(node)}`", "source": where}
     return [t("lint.relation.setting_raises", error=r.raises, test=ast.unparse(r.test), **fields) if r.raises else

@@ -214,3 +214,27 @@ def test_members_of_a_c_extension_enum(en):
     assert "only CPU, NPU" in api_values.enum_member_problem("torch_npu.profiler.ProfilerActivity.CUDA")
     assert "`NPU`" in api_values.enum_member_problem("torch_npu._C._profiler.ProfilerActivity.GPU")
     assert api_values.enum_member_problem("torch.profiler.ProfilerActivity.CUDA") is None  # torch's own enum
+
+
+def test_a_literal_is_no_instance_of_a_class_the_library_defines():
+    """Round 5 (issue 36): ``isinstance(value, LibraryClass)`` is False for a plain literal (an int is exactly int,
+    never the IntEnum a library defines); an enum member written through its class is a member, not its value; a
+    class with a metaclass or an ABC base may accept anything, so it stays unknown."""
+    code = ("from enum import Enum, IntEnum\nfrom abc import ABC\n"
+            "class Mode(IntEnum):\n    A = 0\n    B = 1\n"
+            "class Kind(Enum):\n    X = 'x'\n"
+            "class Virtual(ABC):\n    pass\n"
+            "class Meta(metaclass=type):\n    pass\n"
+            "def set_mode(mode):\n    if not isinstance(mode, Mode):\n        raise TypeError('mode')\n"
+            "def set_kind(kind):\n    if kind is not None and not isinstance(kind, (Kind, str)):\n        raise TypeError('kind')\n"
+            "def set_virtual(v):\n    if not isinstance(v, Virtual):\n        raise TypeError('v')\n"
+            "def set_meta(v):\n    if not isinstance(v, Meta):\n        raise TypeError('v')\n")
+    tree = SourceTree("pkg", "1.0", {"pkg": code}, {"pkg"})
+
+    def refused(call: str) -> bool:
+        return bool(relations.source_problems(tree, f"pkg.{call.split('(')[0]}", ast.parse(call).body[0].value, set()))
+
+    assert refused("set_mode(1)") and refused("set_kind(1)") and refused("set_kind(0.5)")
+    assert not refused("set_mode(Mode.B)") and not refused("set_kind(Kind.X)") and not refused("set_kind(None)") \
+        and not refused("set_kind('x')")
+    assert not refused("set_virtual(1)") and not refused("set_meta(1)") and not refused("set_mode(m)")

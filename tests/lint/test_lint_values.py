@@ -313,3 +313,17 @@ def test_cuda_is_allowed_after_transfer_to_npu_in_an_earlier_cell():
 
     assert run("import torch\nimport torch_npu\nimport torch_npu.contrib.transfer_to_npu\nds = None") == []
     assert [f.kind for f in run("import torch\nimport torch_npu\nds = None")] == ["argument-value"]
+
+
+def test_hccl_retry_variables_and_atc_deterministic_are_data(lint):
+    """HCCL_OP_RETRY_ENABLE/_PARAMS (hcclug_000105/_000106) and atc --deterministic (atlasatcparam_16_0090) are known
+    with their documented values: a level other than 0/1, a number outside its range, a word for 0/1 are refused."""
+    assert lint('import os\nos.environ["HCCL_OP_RETRY_ENABLE"] = "L0:0, L1:1, L2:0"\n'
+                'os.environ["HCCL_OP_RETRY_PARAMS"] = "MaxCnt:5,HoldTime:0,IntervalTime:60000"') == []
+    assert [f.kind for f in lint('%env HCCL_OP_RETRY_ENABLE=L0:1,L1:on')] == ["env-value"]
+    assert [f.kind for f in lint('%env HCCL_OP_RETRY_PARAMS=MaxCnt:3,HoldTime:70000')] == ["env-value"]
+    assert [f.kind for f in lint('%env HCCL_OP_RETRY_PARAMS=MaxCnt:0')] == ["env-value"]
+    atc = "!atc --model=m.onnx --framework=5 --output=m --soc_version=Ascend910B1 "
+    assert lint(atc + "--deterministic=1 --deterministic_level=2") == []
+    assert [f.kind for f in lint(atc + "--deterministic=on")] == ["cli-flag"]
+    assert [f.kind for f in lint(atc + "--deterministic_level=3")] == ["cli-flag"]

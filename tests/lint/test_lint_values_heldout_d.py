@@ -27,7 +27,12 @@ EARLIER = [Path(__file__).resolve().parents[1] / "data" / name / "cases.yaml"
 # baseline of set C); the issue asks this set to hold at least 15 of them.
 # Baseline (main at afe591d, README): 24 caught, 9 of them unlisted, 2 twins flagged (gaps in the data tables).
 # Round 4, measured once (README): the floor from then on.
-ROUND4_CAUGHT, ROUND4_UNLISTED, ROUND4_FALSE_POSITIVES = 33, 17, 2
+ROUND4_CAUGHT, ROUND4_UNLISTED = 33, 17
+# Round 5 was written with this set as DEVELOPMENT data (README): its result is a floor against regressions, not a
+# held-out measurement.
+DEV_CAUGHT, DEV_UNLISTED = 47, 23
+# The two twins flagged then were gaps in the data (HCCL_OP_RETRY_ENABLE/_PARAMS, atc --deterministic), filled since.
+FALSE_POSITIVES = 0
 WEAK_KINDS = {"argument-relation", "argument-exclusive", "argument-number-outside-range",
               "argument-number-outside-set", "cli-flag-relation", "cli-flag-exclusive"}
 
@@ -64,14 +69,16 @@ def test_scores_are_measured(result):
 
 
 def test_no_regression_from_the_baseline(result):
-    """A floor, not the aim: what round 4 caught on this set when it was measured once (README), and no more flagged
-    twins than then (HCCL_OP_RETRY_ENABLE/_PARAMS unknown to the variable table, atc --deterministic unknown to the
-    flag table; both documented, README)."""
-    assert result["caught"][0] >= ROUND4_CAUGHT and result["caught_unlisted"][0] >= ROUND4_UNLISTED, result["caught"]
-    assert result["false_positives"][0] <= ROUND4_FALSE_POSITIVES, [(r["id"], r["twin"]) for r in result["rows"] if r["twin"]]
+    """A floor, not the aim: what round 5 reaches on this set as development data (round 4, measured once while the
+    set was held out, caught 33/70 and 17/34; README), and no flagged twin
+    (round 4 flagged two: HCCL_OP_RETRY_ENABLE/_PARAMS unknown to the variable table, atc --deterministic unknown to
+    the flag table; both documented and added to the data since, README)."""
+    assert result["caught"][0] >= DEV_CAUGHT >= ROUND4_CAUGHT, result["caught"]
+    assert result["caught_unlisted"][0] >= DEV_UNLISTED >= ROUND4_UNLISTED, result["caught_unlisted"]
+    assert result["false_positives"][0] <= FALSE_POSITIVES, [(r["id"], r["twin"]) for r in result["rows"] if r["twin"]]
 
 
-@pytest.mark.xfail(strict=True, reason="not every planted error is caught and two twins are flagged (baseline 24/70, 9/34 of the unlisted classes, 2/70 twins; round 4, measured once: 33/70, 17/34, 2/70; README)")
+@pytest.mark.xfail(strict=True, reason="not every planted error is caught (baseline 24/70, 9/34 of the unlisted classes, 2/70 twins; round 4, measured once: 33/70, 17/34, 2/70; round 5 with the set as development data: 47/70, 23/34, 0/70; README)")
 def test_every_planted_error_caught_and_no_twin_flagged(result):
     assert result["caught"][0] == result["caught"][1], [r["id"] for r in result["rows"] if not r["planted"]]
     assert result["false_positives"][0] == 0, [(r["id"], r["twin"]) for r in result["rows"] if r["twin"]]
