@@ -180,8 +180,10 @@ def _lint_modules():
 
     import npulab.lint
 
-    return [m for m in (importlib.import_module(f"npulab.lint.{i.name}") for i in pkgutil.iter_modules(npulab.lint.__path__))
-            if getattr(m, "t", None) is i18n.t]
+    # lint-npu's modules, and the lower-layer ones it shares with explain (the variables' table, values and grammar)
+    names = [f"npulab.lint.{i.name}" for i in pkgutil.iter_modules(npulab.lint.__path__)]
+    names += ["npulab.core.words", "npulab.env.env_vars", "npulab.env.env_values", "npulab.env.value_grammar"]
+    return [m for m in map(importlib.import_module, names) if getattr(m, "t", None) is i18n.t]
 
 
 def test_every_finding_is_english_with_the_same_facts(runs):

@@ -20,9 +20,9 @@ released artifacts of every framework and tool they call. One concern a module:
   against torch's and torch_npu's registrations; ``compile_backends``: ``torch.compile(backend="…")`` likewise;
 - ``command_flags``: command lines' flags against tables extracted from the released tools, their values, and
   documented relations between two flags;
-- ``env_vars``: Ascend environment variables against the wheel and CANN's documented list; ``env_values``: the
-  values given to documented variables;
-- ``value_grammar``: the small grammar of documented values (enum, int range, ip, list, key:value …) both use;
+- ``env_checker``: Ascend environment variables against the wheel and CANN's documented list (npulab.env.env_vars),
+  and the values given to documented variables (npulab.env.env_values, read with npulab.env.value_grammar, the
+  small grammar of documented values — enum, int range, ip, list, key:value … — that ``explain`` uses too);
 - ``features``: features against the release that introduced them (and the cells' ``# stack:``);
 - ``expected_output``: what an ``npu`` cell says it would print on its ``%%npu`` line;
 - ``context``: the lazily loaded sources and tables of one run; ``command``: the command line.

@@ -10,9 +10,9 @@ import ast
 import re
 
 from npulab.core.i18n import t
+from npulab.core.words import either
 from npulab.lint.api_values import _TYPES, _WARNS, _sentence, argument
 from npulab.lint.signatures import Signature
-from npulab.lint.words import either
 
 # --- types a validation decorator declares ------------------------------------------------------------------
 

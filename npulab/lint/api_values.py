@@ -21,9 +21,9 @@ from functools import cache
 
 from npulab.core.i18n import language, localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.core.words import code, either, guess_end, joined
 from npulab.lint import own_checks, value_tests
 from npulab.lint.signatures import Signature, SourceTree, _class_member, _top_level
-from npulab.lint.words import code, either, guess_end, joined
 
 RULES = DATA_DIR / "api_values.yaml"
 _MISSING = object()

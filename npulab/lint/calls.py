@@ -19,9 +19,9 @@ from functools import cache
 
 from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
+from npulab.core.words import code, guess_end
 from npulab.lint import annotations, api_values, relations, schema_types
 from npulab.lint.signatures import NameNotFound, Signature, SourceTree
-from npulab.lint.words import code, guess_end
 from npulab.pytorch.torch_npu_names import dotted_parts
 
 CHECKED_ROOTS = ("torch_npu", "torchair", "npugraph_ex", "msprobe", "mindspore", "triton", "torch")

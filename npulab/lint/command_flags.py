@@ -6,7 +6,7 @@ of ``subprocess`` calls) and in the lessons' shell blocks, checked against real 
 - other tools (npu-smi and its query types, ascend-dmi, atc, msprof, hccn_tool, msopgen, converter_lite, ais_bench,
   MindSpeed-LLM scripts): npulab/data/cli_tools.yaml. A flag a table does not know is a finding.
 
-The literal VALUES of flags are checked too (npulab.lint.value_grammar): for torchrun and msrun the ``type=int``
+The literal VALUES of flags are checked too (npulab.env.value_grammar): for torchrun and msrun the ``type=int``
 / ``choices=`` of their ``add_argument`` calls, read from the pinned releases' sources at lint time (ARGPARSE_SOURCES),
 and for every tool the documented values of cli_tools.yaml ``values``.
 """
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
-from npulab.lint import value_grammar
-from npulab.lint.words import code, guess_end, joined
+from npulab.core.words import code, guess_end, joined
+from npulab.env import value_grammar
 
 FLAGS_FILE = DATA_DIR / "cli_flags.json"
 TOOLS_FILE = DATA_DIR / "cli_tools.yaml"

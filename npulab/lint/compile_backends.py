@@ -11,10 +11,10 @@ import difflib
 from functools import cache
 
 from npulab.core.i18n import t
+from npulab.core.words import guess_end, joined
 from npulab.lint.api_values import _MISSING, argument, resolve_literal
 from npulab.lint.calls import source_tree, torch_calls
 from npulab.lint.signatures import SourceTree
-from npulab.lint.words import guess_end, joined
 
 _TORCH = "torch._dynamo.backends"
 _NPU = "torch_npu.dynamo"

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR, REPO_ROOT
-from npulab.lint import command_flags, env_vars, features, signatures
+from npulab.env import env_vars
+from npulab.lint import command_flags, env_checker, features, signatures
 from npulab.lint.calls import Uncheckable
 from npulab.pytorch.torch_npu_names import default_cache_dir
 
@@ -56,7 +57,7 @@ class Context:
     cann: str = "9.1.0"
     _trees: dict = field(default_factory=dict)
     _tables: command_flags.Tables | None = None
-    _env: env_vars.EnvChecker | None = None
+    _env: env_checker.EnvChecker | None = None
     unchecked: set[Uncheckable] = field(default_factory=set)
     unnamed_stacks: list[tuple[str, int, str | None, str]] = field(default_factory=list)
 
@@ -102,9 +103,9 @@ class Context:
             self._tables = command_flags.Tables(self.sources)
         return self._tables
 
-    def env(self) -> env_vars.EnvChecker:
+    def env(self) -> env_checker.EnvChecker:
         if self._env is None:
-            self._env = env_vars.EnvChecker(self.cann, lambda: env_vars.wheel_names(self.wheel(), self.wheel().parent))
+            self._env = env_checker.EnvChecker(self.cann, lambda: env_vars.wheel_names(self.wheel(), self.wheel().parent))
         return self._env
 
     def course_targets(self) -> dict[str, str]:

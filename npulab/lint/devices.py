@@ -15,9 +15,9 @@ from functools import cache
 
 from npulab.core.i18n import localized, t
 from npulab.core.paths import load_yaml
+from npulab.core.words import code, guess_end, joined
 from npulab.lint.api_values import RULES
 from npulab.lint.calls import canonical
-from npulab.lint.words import code, guess_end, joined
 from npulab.pytorch.torch_npu_names import dotted_parts
 
 _DEVICE = re.compile(r"([A-Za-z_]+)(?::(0|[1-9][0-9]*))?")

@@ -17,11 +17,11 @@ from urllib.parse import urlparse
 
 from npulab.core.i18n import t
 from npulab.core.paths import load_yaml
+from npulab.core.words import joined
 from npulab.lint.api_values import RULES, argument
 from npulab.lint.calls import source_tree, torch_calls
 from npulab.lint.devices import table as device_table
 from npulab.lint.signatures import SourceTree, _top_level
-from npulab.lint.words import joined
 
 _C10D = "torch.distributed.distributed_c10d"
 _RENDEZVOUS = "torch.distributed.rendezvous"

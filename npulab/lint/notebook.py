@@ -14,21 +14,19 @@ from dataclasses import dataclass
 
 from npulab.core.i18n import localized, t
 from npulab.core.notebook_cells import cell_source, code_cells, is_npu_cell, python_source
+from npulab.core.words import code, guess_end, joined
+from npulab.env import env_values, env_vars, value_grammar
 from npulab.lint import (
     calls,
     command_flags,
     compile_backends,
     devices,
     distributed,
-    env_values,
-    env_vars,
     expected_output,
     features,
     options,
-    value_grammar,
 )
 from npulab.lint.context import Context
-from npulab.lint.words import code, guess_end, joined
 from npulab.pytorch.torch_npu_names import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts
 
 STANDARD = {"torch": "torch", PACKAGE: PACKAGE, **TOP_LEVEL}  # what these names mean before any import

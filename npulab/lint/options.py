@@ -10,10 +10,10 @@ import ast
 import difflib
 
 from npulab.core.i18n import t
+from npulab.core.words import code, guess_end, joined
 from npulab.lint.api_values import _MISSING, _binding, resolve_literal
 from npulab.lint.calls import canonical
 from npulab.lint.signatures import SourceTree, _class_member
-from npulab.lint.words import code, guess_end, joined
 from npulab.pytorch.torch_npu_names import TOP_LEVEL, dotted_parts
 
 BASE = "NpuBaseConfig"  # torchair/configs/_option_base.py: __setattr__ raises for an option __init__ did not create

@@ -20,10 +20,10 @@ import re
 from dataclasses import dataclass
 
 from npulab.core.i18n import localized, t
+from npulab.core.words import joined
 from npulab.lint import own_checks
 from npulab.lint.api_values import _MISSING, _binding, _module_of, constructor, resolve_literal, rules_for
 from npulab.lint.signatures import Signature, SourceTree
-from npulab.lint.words import joined
 
 
 @dataclass(frozen=True)

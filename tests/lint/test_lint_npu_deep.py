@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from npulab.core.paths import REPO_ROOT
-from npulab.lint import command_flags, env_vars, features
+from npulab.env import env_vars
+from npulab.lint import command_flags, features
 from npulab.lint.context import Context, requirement_pin
 from npulab.lint.notebook import check_notebook
 from npulab.lint.signatures import Signature, from_def, from_schema

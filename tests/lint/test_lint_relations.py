@@ -8,7 +8,8 @@ import ast
 import pytest
 
 from npulab.core.paths import REPO_ROOT
-from npulab.lint import api_values, command_flags, own_checks, relations, value_grammar
+from npulab.env import value_grammar
+from npulab.lint import api_values, command_flags, own_checks, relations
 from npulab.lint.context import Context
 from npulab.lint.signatures import Signature, SourceTree
 from npulab.pytorch.torch_npu_names import pinned_version

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from npulab.core.paths import REPO_ROOT, load_yaml
-from npulab.lint import command_flags, env_values, signatures, value_grammar
+from npulab.env import env_values, value_grammar
+from npulab.lint import command_flags, signatures
 from npulab.lint.context import Context
 from npulab.lint.notebook import check_notebook
 from npulab.pytorch.torch_npu_names import pinned_index, pinned_version

@@ -11,9 +11,9 @@ import functools
 import re
 
 from npulab.core.i18n import t
+from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding
-from npulab.migrate import api_map
 
 NAME = "cuda_call"
 FAMILY = "cuda_hardcoded"
@@ -41,7 +41,8 @@ def read(line: str) -> dict | None:
 
 @functools.cache
 def _pairs() -> tuple[tuple[str, str], ...]:
-    return tuple((p["cuda"], p["npu"]) for p in api_map.pairs())
+    # the map's data file itself: npulab.migrate.api_map (which renders it) is a layer above explain
+    return tuple((p["cuda"], p["npu"]) for p in load_yaml(DATA_DIR / "cuda_npu_api.yaml")["pairs"])
 
 
 def counterpart(call: str) -> str:

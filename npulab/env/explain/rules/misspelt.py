@@ -11,10 +11,10 @@ import functools
 import re
 
 from npulab.core.i18n import t
+from npulab.env.env_vars import is_checked, table
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
 from npulab.env.explain.rules.values import user_settings
-from npulab.lint.env_vars import is_checked, table
 
 NAME = "misspelt_variable"
 _ENVIRON = re.compile(r"""environ(?:\[|\.setdefault\(|\.update\(\{?)\s*['"]([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)['"]""")

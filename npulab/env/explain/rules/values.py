@@ -1,6 +1,6 @@
 """An Ascend environment variable set to a value its documentation does not allow (``export
 ASCEND_RT_VISIBLE_DEVICES=1,0``: CANN takes only an ascending list): the value grammar of npulab/data/env_vars.yaml
-(``values``, each with its documented source) and its checker are lint-npu's (npulab.lint.value_grammar), as are the
+(``values``, each with its documented source) and its checker are lint-npu's (npulab.env.value_grammar), as are the
 shell assignment forms; a variable that belongs to a catalog family reports that family (npulab/data/explain_rules.yaml
 ``variables``)."""
 
@@ -10,12 +10,12 @@ import functools
 import re
 
 from npulab.core.i18n import localized, t
+from npulab.env.env_values import Setting, checkable, shell_settings
+from npulab.env.env_vars import table
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules import advice
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
-from npulab.lint.env_values import Setting, checkable, shell_settings
-from npulab.lint.env_vars import table
-from npulab.lint.value_grammar import problem
+from npulab.env.value_grammar import problem
 
 NAME = "variable_value"
 

@@ -1,12 +1,11 @@
-"""lint-npu, environment variables: every Ascend-family variable a cell sets (or reads) or a lesson tells the learner
-to set must be known to the release it is taught for — found in the pinned torch_npu wheel (Python sources and the
-strings of its shared libraries) or listed, with source and CANN version range, in npulab/data/env_vars.yaml.
+"""Ascend environment variables: the documented table (npulab/data/env_vars.yaml: each variable with its source and
+CANN version range, and the documented values of many), the names in the strings of a torch_npu wheel, and where code
+or text sets or reads a variable. lint-npu (npulab.lint.env_checker) and ``explain`` both read them.
 """
 
 from __future__ import annotations
 
 import ast
-import difflib
 import json
 import os
 import re
@@ -17,7 +16,6 @@ from pathlib import Path
 from npulab.core.i18n import localized, t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env.pypi import version_key
-from npulab.lint.words import code, guess_end
 
 TABLE = DATA_DIR / "env_vars.yaml"
 _NAME = rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
@@ -129,35 +127,3 @@ def text_uses(text: str, how: str) -> list[EnvUse]:
         names = {m.group(1) for m in _SHELL_ASSIGN.finditer(line)} | {m.group(1) for m in _EXPORT.finditer(line)}
         uses += [EnvUse(number, n, how) for n in sorted(names)]
     return uses
-
-
-class EnvChecker:
-    """Decides whether a variable is known: wheel strings (lazy) or the CANN table."""
-
-    def __init__(self, cann: str, wheel_tokens, data: dict | None = None):
-        self.cann, self._wheel_tokens, self.data = cann, wheel_tokens, data or table()
-        self._tokens: set[str] | None = None
-
-    def tokens(self) -> set[str]:
-        if self._tokens is None:
-            self._tokens = set(self._wheel_tokens())
-        return self._tokens
-
-    def problem(self, name: str, torch_npu: str) -> str | None:
-        """Why ``name`` is not known; None when it is (or is not an Ascend-family name)."""
-        if not is_checked(name, self.data["families"]):
-            return None
-        from npulab.lint.features import feature_names
-
-        if name in feature_names("env") | feature_names("env_value"):
-            return None  # a variable of a given release: the feature check reports it, with its "since"
-        ok, why = documented(name, self.cann, self.data)
-        if ok:
-            return None
-        if not why and name in self.tokens():
-            return None
-        known = {v["name"] for v in self.data["variables"]} | {t for t in self.tokens()
-                                                               if is_checked(t, self.data["families"])}
-        guesses = difflib.get_close_matches(name, sorted(known), n=2, cutoff=0.8)
-        reason = why or t("lint.env.nowhere", torch_npu=torch_npu, cann=self.cann)
-        return t("lint.env.unknown", name=name, reason=reason) + guess_end(code(guesses))

@@ -22,7 +22,7 @@ import ipaddress
 import re
 
 from npulab.core.i18n import localized, t
-from npulab.lint.words import joined
+from npulab.core.words import joined
 
 _INT = re.compile(r"^[0-9]+$")
 # Linux interface names as udev and the kernel give them (eth0, ens33, enp189s0f0, ib0, bond0, lo …)

@@ -1,6 +1,6 @@
 """lint-npu, environment-variable values: the literal value a cell or a lesson gives a documented variable must fit the
 grammar its documentation gives (``values`` of npulab/data/env_vars.yaml, checked by
-npulab.lint.value_grammar). Found in ``os.environ[X] = v``, ``os.environ.setdefault``, ``os.putenv``,
+npulab.env.value_grammar). Found in ``os.environ[X] = v``, ``os.environ.setdefault``, ``os.putenv``,
 ``os.environ.update``, ``env={…}``, ``%env`` / ``%set_env`` lines, ``export X=v`` and ``X=v cmd`` in shell lines.
 Values the cell computes (``{x}``, ``$X``, ``<…>``) are not checked.
 """
