@@ -17,13 +17,15 @@ from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
 
 NAME = "requirement"
-_CONFLICT = re.compile(r"([A-Za-z0-9][\w.-]*)\s+[\w.+-]*\s*requires\s+([A-Za-z0-9][\w.-]*\s*(?:[<>=!~]=?\s*[\w.*+-]+"
+# each requirer's name starts a token (the look-behind): a match tried from inside a long token would rescan it to its
+# end from every position
+_CONFLICT = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]*)\s+[\w.+-]*\s*requires\s+([A-Za-z0-9][\w.-]*\s*(?:[<>=!~]=?\s*[\w.*+-]+"
                        r"(?:\s*,\s*[<>=!~]=?\s*[\w.*+-]+)*)?),\s+(?:but you have\s+([\w.-]+\s+[\w.+-]+)|which is not installed)")
 _WHEEL = re.compile(r"([\w.+-]+?)-([\w.+!]+)-(cp\d+|py\d+)-[\w.]+-([\w.]+)\.whl is not a supported wheel on this platform")
 _PY = re.compile(r"cp(\d)(\d+)")
 # a program's own version check: "flash_attn requires torch>=2.3 but found torch 2.1.0", "X requires torch-npu>=2.5.1,
 # but the installed version is 2.4.0"
-_RUNTIME = re.compile(r"([A-Za-z0-9][\w.-]*)\s+(?:[\w.+-]+\s+)?requires?\s+([A-Za-z][\w.-]*)\s*((?:[<>=!~]=?)\s*\d[\w.*+]*)"
+_RUNTIME = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]*)\s+(?:[\w.+-]+\s+)?requires?\s+([A-Za-z][\w.-]*)\s*((?:[<>=!~]=?)\s*\d[\w.*+]*)"
                       r"[,;]?\s+but\s+(?:found|got|you have|(?:the\s+)?(?:installed|current)(?:\s+version)?(?:\s+is)?|is)"
                       r"\s*:?\s*(?:[A-Za-z][\w.-]*\s+)?v?(\d[\w.+]*)")
 # packaging's InvalidVersion, raised by pip while it reads every installed package's metadata
@@ -33,7 +35,7 @@ _RESOLVER = re.compile(r"Cannot install (.{1,200}?) because these package versio
 # "依赖torch==2.8.0"): a line with a requirer's verb and at least one pin
 _ASKS = re.compile(r"(?i:\brequires?\b|\bdepends? on\b|\bpulls? in\b|\bpins?\b|\bneeds?\b|\bwants?\b)|依赖|需要|要求")
 _PIN = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z][\w.-]{0,80}[A-Za-z0-9])\s*==\s*v?(\d+(?:\.\d+)+[\w.+]*)")
-_DEPENDS = re.compile(r"([A-Za-z0-9][\w.-]*(?:\[[\w,.-]+\])?)\s+([\w.+!-]+)\s+depends on\s+([A-Za-z0-9][^;\s]*(?:\s*[<>=!~]=?\s*[\w.*+-]+)?)")
+_DEPENDS = re.compile(r"(?<![\w.-])([A-Za-z0-9][\w.-]*(?:\[[\w,.-]+\])?)\s+([\w.+!-]+)\s+depends on\s+([A-Za-z0-9][^;\s]*(?:\s*[<>=!~]=?\s*[\w.*+-]+)?)")
 
 
 def read(line: str) -> dict | None:
