@@ -34,11 +34,12 @@ def _hit(meta: dict, report: ex.Report) -> bool:
     return any(w in f.fix.lower() for f in report.findings[:2] for w in words)
 
 
-def evaluate(folder: Path) -> dict:
-    """Per log: expected, what explain said, hit or not; and ``(hits, total)`` per group."""
+def evaluate(folder: Path, **kwargs) -> dict:
+    """Per log: expected, what explain said, hit or not; and ``(hits, total)`` per group. ``kwargs`` go to
+    ``explain_file`` (``cases=``: the reported cases it may consult)."""
     rows = []
     for name, meta in load_sources(folder).items():
-        report = ex.explain_file(folder / name)
+        report = ex.explain_file(folder / name, **kwargs)
         expect = meta["expect"]
         known = expect != "none" and any(c in ex.CATEGORIES for c in expect)
         rows.append({"log": name, "expect": expect, "got": report.categories, "hit": _hit(meta, report),
