@@ -1,7 +1,7 @@
 """Leave-one-set-out measurement of the reported-cases reader (npulab.env.explain.neighbours), issue 36 round 10.
 
 For each labelled set S (a top folder ``tests/data/explain_*``), the case base holds every case of the OTHER sets
-only (and no case from a thread S also uses), then S's folders are scored with ``evaluate``: the neighbours never see
+only (and no case from a thread S's folder also uses: ``cases_without``), then S's folders are scored with ``evaluate``: the neighbours never see
 the log they judge, nor any log collected with it. ``rules`` is the same run with an empty case base.
 ``BLIND`` are the sets kept out of tuning (pool 2026-12j, both halves, and 12k); the hyper-parameters of
 npulab/env/explain/vote.py and neighbours.POSITION were chosen on the others.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from explain_heldout_eval import DATA, evaluate, load_sources, thread_of  # noqa: E402
+from explain_heldout_eval import DATA, evaluate  # noqa: E402
 
 from npulab.env.explain import neighbours, vote  # noqa: E402
 from npulab.env.explain.casebase import CaseIndex, load_cases  # noqa: E402
@@ -35,21 +35,13 @@ def sets() -> list[str]:
     return sorted({c.set for c in load_cases()})
 
 
-def index_without(top: str) -> CaseIndex:
-    """The case base of every other set, without any case from a thread that ``top`` uses."""
-    threads = {thread_of(m["url"]) for f in folders(top) for m in load_sources(f).values()}
-    return CaseIndex(c for c in load_cases() if c.set != top and thread_of(c.url) not in threads)
-
-
 def measure(tops: list[str]) -> dict[str, dict[str, dict]]:
     """Per folder: the rates with rules only and with the neighbours (leave-one-set-out)."""
     out = {}
     for top in tops:
-        index = index_without(top)
         for folder in folders(top):
             name = folder.relative_to(DATA).as_posix()
-            out[name] = {"rules": evaluate(folder, cases=CaseIndex(()))["rates"],
-                         "cases": evaluate(folder, cases=index)["rates"]}
+            out[name] = {"rules": evaluate(folder, cases=CaseIndex(()))["rates"], "cases": evaluate(folder)["rates"]}
     return out
 
 

@@ -9,11 +9,14 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
 - ``matcher`` — the catalog's error families (``npulab/data/error_catalog.yaml``, real excerpts as tests);
 - ``rules``   — general rules over the structure of Ascend messages (their own advice, missing modules, libraries
   and symbols, capability mismatches, communication timeouts, graph capture, resource limits);
+- ``features``, ``casebase``, ``vote``, ``neighbours`` — the reported cases: when no family matches, the words of
+  the decisive lines are compared with labelled real logs (``npulab/data/explain_cases.yaml``) and the nearest ones
+  may add a finding (kind ``case``) that says so and cites their threads;
 - ``triage``  — the generic finding, due whenever the log shows an Ascend error, recognised or not;
 - ``cli``     — the text report, doctor notes and the command line.
 
 Findings come most likely root cause first: catalog families, then the rules' own findings (the message's own
-advice first), then the generic finding (category ``generic_triage``; its fix starts with what the error lines say
+advice first; a reported-cases finding goes second among them), then the generic finding (category ``generic_triage``; its fix starts with what the error lines say
 themselves: the failed command, the versions and the failure condition they name, the failing call and package).
 A log that shows another accelerator (CUDA/NVIDIA, ROCm/HIP, Intel's NPU, MetaX, Cambricon, MUSA) and none of
 Ascend's own words gets no finding: the catalog's advice is for Ascend machines ("NPU" as a bare word, or MindSpore,
@@ -127,7 +130,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
                                         call=roots.calls.get(root.line) or next(iter(roots.calls.values()), None)))
     tokens = _tokens(root, roots, codes, findings)
     if findings and (cases is not None or NEIGHBOURS):
-        consult(findings, tokens, packaged_index() if cases is None else cases, entries)
+        consult(findings, tokens, packaged_index() if cases is None else cases, entries,
+                [Evidence(root.line, root.text)] if root else [])
     return Report(lines_read, findings, root, codes, tokens)
 
 

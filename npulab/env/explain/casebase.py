@@ -66,7 +66,10 @@ class CaseIndex:
         n = len(self.cases)
         self.idf = {t: math.log((1 + n) / (1 + d)) + 1 for t, d in df.items()}
         self.default_idf = math.log(1 + n) + 1  # a word no case has
-        self.vectors = [self.vector(c.tokens) for c in self.cases]
+        self.postings: dict[str, list[tuple[int, float]]] = {}  # word → (case, weight) of every case that has it
+        for i, case in enumerate(self.cases):
+            for t, w in self.vector(case.tokens).items():
+                self.postings.setdefault(t, []).append((i, w))
 
     def vector(self, tokens: Iterable[str]) -> dict[str, float]:
         """The unit TF-IDF vector of a list of words."""
@@ -76,12 +79,12 @@ class CaseIndex:
 
     def nearest(self, tokens: Iterable[str], k: int) -> list[tuple[float, Case]]:
         """The ``k`` most similar cases, most similar first, with their cosine similarity (ties: case order)."""
-        query = self.vector(tokens)
-        if not query:
-            return []
-        scored = [(sum(w * vec.get(t, 0.0) for t, w in query.items()), i) for i, vec in enumerate(self.vectors)]
-        scored.sort(key=lambda s: (-s[0], s[1]))
-        return [(round(s, 6), self.cases[i]) for s, i in scored[:k] if s > 0]
+        scores: dict[int, float] = {}
+        for t, w in self.vector(tokens).items():
+            for i, cw in self.postings.get(t, ()):
+                scores[i] = scores.get(i, 0.0) + w * cw
+        ranked = sorted(scores.items(), key=lambda s: (-s[1], s[0]))[:k]
+        return [(round(s, 6), self.cases[i]) for i, s in ranked if s > 0]
 
 
 @functools.cache

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 
 MIN_CHARS = 3  # shorter words are dropped ("a", "is", "ms")
-_PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\w.+~@-]*[/\\])+([\w.+@-]*)")
+_SPLIT = re.compile(r"[\s\"'`()\[\]{}<>,;=|]+")  # what ends a path (no pattern here backtracks: any line is linear)
 _HEX = re.compile(r"\b0x[0-9a-fA-F]+\b")
 _WORD = re.compile(r"[a-z_][a-z0-9_.]*[a-z0-9_]|[a-z_]")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
@@ -26,7 +26,7 @@ one two use used using please line file""".split())
 
 def line_tokens(line: str) -> list[str]:
     """The comparable words of one line, in order (a word may repeat)."""
-    text = _HEX.sub(" ", _PATH.sub(lambda m: " " + m.group(1) + " ", line)).lower()
+    text = _HEX.sub(" ", " ".join(w.replace("\\", "/").rpartition("/")[2] for w in _SPLIT.split(line))).lower()
     out = []
     for word in _WORD.findall(text):
         dotted = word.split(".")
