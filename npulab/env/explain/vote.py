@@ -9,7 +9,7 @@ fix for a cause no family describes carries over only to a nearly identical log)
 The three numbers were chosen by leave-one-set-out on the sets collected before pool 2026-12j (tests/explain_loso.py,
 ``--tune``): K in 1, 3, 5, MIN_SIMILARITY in 0.2–0.5, MIN_FIX_SIMILARITY in 0.5–0.9. No combination raised the hits
 over the rules alone (242 known + fix named, all within ±1); among the ties these gave the verdicts most often right
-(10 of 25 added findings on those sets), and a higher fix threshold was no more precise.
+(10 of 27 added findings on those sets), and a higher fix threshold was no more precise.
 """
 
 from __future__ import annotations
