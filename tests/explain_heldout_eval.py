@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from npulab.env import explain as ex
+from npulab.env.explain.casebase import CaseIndex, load_cases
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -34,11 +35,28 @@ def _hit(meta: dict, report: ex.Report) -> bool:
     return any(w in f.fix.lower() for f in report.findings[:2] for w in words)
 
 
-def evaluate(folder: Path) -> dict:
-    """Per log: expected, what explain said, hit or not; and ``(hits, total)`` per group."""
+def set_of(folder: Path) -> str | None:
+    """The labelled set a folder belongs to (its top folder under ``tests/data``), None outside it."""
+    folder = Path(folder).resolve()
+    return folder.relative_to(DATA).parts[0] if folder.is_relative_to(DATA) and folder != DATA else None
+
+
+def cases_without(folder: Path) -> CaseIndex:
+    """The reported cases ``explain`` may consult when it is judged on ``folder``: every case except those of the
+    folder's whole set and those from a thread the folder uses (leave-one-set-out: never the log being judged, nor one
+    collected with it)."""
+    top = set_of(folder)
+    threads = {thread_of(m["url"]) for m in load_sources(folder).values()}
+    return CaseIndex(c for c in load_cases() if c.set != top and thread_of(c.url) not in threads)
+
+
+def evaluate(folder: Path, cases: CaseIndex | None = None) -> dict:
+    """Per log: expected, what explain said, hit or not; and ``(hits, total)`` per group. ``cases``: the reported
+    cases ``explain`` consults (default: ``cases_without(folder)``; ``CaseIndex(())`` for the rules alone)."""
     rows = []
+    cases = cases_without(folder) if cases is None else cases
     for name, meta in load_sources(folder).items():
-        report = ex.explain_file(folder / name)
+        report = ex.explain_file(folder / name, cases=cases)
         expect = meta["expect"]
         known = expect != "none" and any(c in ex.CATEGORIES for c in expect)
         rows.append({"log": name, "expect": expect, "got": report.categories, "hit": _hit(meta, report),

@@ -9,11 +9,14 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
 - ``matcher`` — the catalog's error families (``npulab/data/error_catalog.yaml``, real excerpts as tests);
 - ``rules``   — general rules over the structure of Ascend messages (their own advice, missing modules, libraries
   and symbols, capability mismatches, communication timeouts, graph capture, resource limits);
+- ``features``, ``casebase``, ``vote``, ``neighbours`` — the reported cases: when no family matches, the words of
+  the decisive lines are compared with labelled real logs (``npulab/data/explain_cases.yaml``) and the nearest ones
+  may add a finding (kind ``case``) that says so and cites their threads;
 - ``triage``  — the generic finding, due whenever the log shows an Ascend error, recognised or not;
 - ``cli``     — the text report, doctor notes and the command line.
 
 Findings come most likely root cause first: catalog families, then the rules' own findings (the message's own
-advice first), then the generic finding (category ``generic_triage``; its fix starts with what the error lines say
+advice first; a reported-cases finding goes second among them), then the generic finding (category ``generic_triage``; its fix starts with what the error lines say
 themselves: the failed command, the versions and the failure condition they name, the failing call and package).
 A log that shows another accelerator (CUDA/NVIDIA, ROCm/HIP, Intel's NPU, MetaX, Cambricon, MUSA) and none of
 Ascend's own words gets no finding: the catalog's advice is for Ascend machines ("NPU" as a bare word, or MindSpore,
@@ -28,7 +31,7 @@ Exit codes: 0 nothing found (healthy or unrelated log), 1 problems found, 2 usag
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -43,14 +46,18 @@ from npulab.env.explain.catalog import (
     load_catalog,
     tidy,
 )
+from npulab.env.explain.casebase import CaseIndex, packaged_index
 from npulab.env.explain.codes import CodeHit, CodeInfo, CodeScanner, decode
+from npulab.env.explain.features import log_tokens
 from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Finding
 from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks
 from npulab.env.explain.root import RootFinder, RootLine
 from npulab.env.explain.rules import RULES, RuleScanner, device, library, module
+from npulab.env.explain.neighbours import consult
 from npulab.env.explain.triage import generic_finding, native_component, should_report
 
 CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
+NEIGHBOURS = True  # consult the packaged reported cases when no family matches (npulab.env.explain.neighbours)
 
 
 @dataclass
@@ -61,6 +68,7 @@ class Report:
     findings: list[Finding]
     root_error: RootLine | None = None
     codes: list[CodeHit] | None = None
+    tokens: list[str] = field(default_factory=list)  # the words of its decisive lines (features.log_tokens)
 
     def to_dict(self) -> dict:
         return {"lines_read": self.lines_read, "root_error": self.root_error.to_dict() if self.root_error else None,
@@ -77,10 +85,13 @@ class Report:
         return [f.category for f in self.findings if f.kind == "family"]
 
 
-def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None,
+def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None, cases: CaseIndex | None = None,
                    chunk_size: int = CHUNK_SIZE, max_line: int = MAX_LINE) -> Report:
-    """Read a binary stream to its end and return the report (memory bounded by ``chunk_size + max_line``)."""
-    matcher = FamilyMatcher(load_catalog() if entries is None else entries)
+    """Read a binary stream to its end and return the report (memory bounded by ``chunk_size + max_line``).
+    ``cases``: the reported cases to consult when no family matches (default: the packaged case base when
+    ``NEIGHBOURS`` is on; ``CaseIndex(())`` for none)."""
+    entries = load_catalog() if entries is None else entries
+    matcher = FamilyMatcher(entries)
     scanner, roots, rules = CodeScanner(), RootFinder(), RuleScanner()
     lines_read = 0
     for first_line, block in iter_blocks(stream, chunk_size, max_line):
@@ -92,7 +103,7 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         lines_read = first_line - 1
     codes, root = scanner.codes(), roots.root()
     if roots.foreign_context and not roots.ascend_context:  # another accelerator's log: Ascend advice does not apply
-        return Report(lines_read, [], root, codes)
+        return Report(lines_read, [], root, codes, _tokens(root, roots, codes, []))
     evidence = roots.ascend_context or roots.weak_context or bool(codes)  # the log itself says it ran on Ascend
     families = matcher.findings(ascend=evidence)
     ascend = evidence or bool(families) or _npu_stack_error(rules, roots, root)
@@ -117,7 +128,20 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings), component=component,
                                         pip=pip,
                                         call=roots.calls.get(root.line) or next(iter(roots.calls.values()), None)))
-    return Report(lines_read, findings, root, codes)
+    tokens = _tokens(root, roots, codes, findings)
+    if findings and (cases is not None or NEIGHBOURS):
+        consult(findings, tokens, packaged_index() if cases is None else cases, entries,
+                [Evidence(root.line, root.text)] if root else [])
+    return Report(lines_read, findings, root, codes, tokens)
+
+
+def _tokens(root: RootLine | None, roots: RootFinder, codes: list[CodeHit], findings: list[Finding]) -> list[str]:
+    """The words of the log's decisive lines: the root error line, the strongest error lines, the evidence the
+    catalog and the rules read, the codes, and the packages the errors were raised in."""
+    candidates = ([root] if root else []) + roots.strongest()
+    lines = [c.whole or c.text for c in candidates] + [e.text for f in findings if f.kind != "generic" for e in f.evidence]
+    components = [roots.components[c.line] for c in candidates if c.line in roots.components]
+    return log_tokens(lines, [h.info.code for h in codes], components)
 
 
 def _npu_stack_error(rules: RuleScanner, roots: RootFinder, root: RootLine | None) -> bool:

@@ -61,6 +61,7 @@ def render(report: Report) -> str:
     families = [f for f in report.findings if f.kind == "family"]
     rules = [f for f in report.findings if f.kind == "rule"]
     head = (t("explain.head_families", lines=report.lines_read, count=len(families)) if families
+            else t("explain.head_cases", lines=report.lines_read) if any(f.kind == "case" for f in report.findings)
             else t("explain.head_rules", lines=report.lines_read) if rules
             else t("explain.head_generic", lines=report.lines_read))
     out = [head, ""]
