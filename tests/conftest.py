@@ -34,15 +34,3 @@ def en(monkeypatch):
     """npulab in English for one test (the tests of issue 37); the monkeypatch, for more settings of the same test."""
     monkeypatch.setenv("NPULAB_LANG", "en")
     return monkeypatch
-
-
-@pytest.fixture(autouse=True)
-def _explain_rules_alone(request, monkeypatch):
-    """``explain``'s unit tests check what its rules read, often on lines copied from the labelled logs, which the
-    packaged case base holds verbatim: there the reported-cases reader would only find the log itself. They run with
-    the rules alone; a module that sets ``CONSULTS_CASES = True`` tests that reader, and the scorer
-    (tests/explain_heldout_eval.py) always passes its leave-one-set-out case base explicitly."""
-    if not getattr(request.module, "CONSULTS_CASES", False):
-        from npulab.env import explain
-
-        monkeypatch.setattr(explain, "NEIGHBOURS", False)

@@ -52,9 +52,11 @@ def cases_without(folder: Path) -> CaseIndex:
 
 def evaluate(folder: Path, cases: CaseIndex | None = None) -> dict:
     """Per log: expected, what explain said, hit or not; and ``(hits, total)`` per group. ``cases``: the reported
-    cases ``explain`` consults (default: ``cases_without(folder)``; ``CaseIndex(())`` for the rules alone)."""
+    cases ``explain`` consults (default: what ``explain`` does by default — the rules alone, or with ``NEIGHBOURS`` on
+    ``cases_without(folder)``, leave-one-set-out; ``CaseIndex(())`` for the rules alone)."""
     rows = []
-    cases = cases_without(folder) if cases is None else cases
+    if cases is None:
+        cases = cases_without(folder) if ex.NEIGHBOURS else CaseIndex(())
     for name, meta in load_sources(folder).items():
         report = ex.explain_file(folder / name, cases=cases)
         expect = meta["expect"]

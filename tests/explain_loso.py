@@ -58,7 +58,7 @@ def lines(table: dict) -> list[str]:
     out = [f"{'set':42} {'reader':6} " + " ".join(f"{g:>13}" for g in GROUPS)]
     for name, row in [*table.items(), ("TOTAL", {r: total(table, r) for r in ("rules", "cases")})]:
         for reader in ("rules", "cases"):
-            out.append(f"{name:42} {reader:6} " + " ".join(f"{'%d/%d' % tuple(row[reader][g]):>13}" for g in GROUPS))
+            out.append(f"{name:42} {reader:6} " + " ".join(f"{'{}/{}'.format(*row[reader][g]):>13}" for g in GROUPS))
     return out
 
 

@@ -16,7 +16,6 @@ from npulab.env.explain.casebase import LACKING, NONE, Case, CaseIndex
 from npulab.env.explain.features import line_tokens, log_tokens
 from npulab.env.explain.vote import decide
 
-CONSULTS_CASES = True  # tests/conftest.py: this module tests the reader, so explain consults cases here
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -125,13 +124,26 @@ def test_a_recognised_family_a_healthy_and_a_foreign_log_are_left_alone():
     assert ex.explain_text(foreign, cases=_index(["npu_oom"])).findings == []
 
 
-def test_explain_consults_the_packaged_cases_by_default_and_stays_fast():
+def test_explain_consults_the_packaged_cases_only_when_asked_and_stays_fast():
+    log = DATA / "explain_fresh_2026_12k" / "abi_paddlecustomdevice2452.log"
+    assert "case" not in [f.kind for f in ex.explain_file(log).findings]  # the default: the rules alone
     casebase.load_cases.cache_clear()
     casebase.packaged_index.cache_clear()
     start = time.perf_counter()
-    report = ex.explain_file(DATA / "explain_fresh_2026_12k" / "abi_paddlecustomdevice2452.log")
+    report = ex.explain_file(log, cases=casebase.packaged_index())  # what ``explain --similar`` does
     assert time.perf_counter() - start < 1.0
     assert [f.kind for f in report.findings] == ["rule", "case", "generic"] and neighbours.POSITION == 1
+
+
+def test_cli_similar_adds_the_reported_cases_finding(capsys):
+    from npulab.__main__ import main
+
+    log = str(DATA / "explain_fresh_2026_12k" / "abi_paddlecustomdevice2452.log")
+    assert main(["explain", log, "--no-env", "--json"]) == 1
+    plain = capsys.readouterr().out
+    assert main(["explain", log, "--no-env", "--json", "--similar"]) == 1
+    similar = capsys.readouterr().out
+    assert '"case"' not in plain and '"case"' in similar
 
 
 # the case base and the measurement -----------------------------------------------------------------------------------

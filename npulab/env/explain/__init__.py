@@ -9,9 +9,10 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
 - ``matcher`` — the catalog's error families (``npulab/data/error_catalog.yaml``, real excerpts as tests);
 - ``rules``   — general rules over the structure of Ascend messages (their own advice, missing modules, libraries
   and symbols, capability mismatches, communication timeouts, graph capture, resource limits);
-- ``features``, ``casebase``, ``vote``, ``neighbours`` — the reported cases: when no family matches, the words of
-  the decisive lines are compared with labelled real logs (``npulab/data/explain_cases.yaml``) and the nearest ones
-  may add a finding (kind ``case``) that says so and cites their threads;
+- ``features``, ``casebase``, ``vote``, ``neighbours`` — the reported cases, on request (``explain --similar``): when
+  no family matches, the words of the decisive lines are compared with labelled real logs
+  (``npulab/data/explain_cases.yaml``) and the nearest ones may add a finding (kind ``case``) that says so and cites
+  their threads;
 - ``triage``  — the generic finding, due whenever the log shows an Ascend error, recognised or not;
 - ``cli``     — the text report, doctor notes and the command line.
 
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from npulab.core.i18n import t
+from npulab.env.explain.casebase import CaseIndex, packaged_index
 from npulab.env.explain.catalog import (
     CATALOG_PATH,
     CATEGORIES,
@@ -46,18 +48,19 @@ from npulab.env.explain.catalog import (
     load_catalog,
     tidy,
 )
-from npulab.env.explain.casebase import CaseIndex, packaged_index
 from npulab.env.explain.codes import CodeHit, CodeInfo, CodeScanner, decode
 from npulab.env.explain.features import log_tokens
 from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Finding
+from npulab.env.explain.neighbours import consult
 from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks
 from npulab.env.explain.root import RootFinder, RootLine
 from npulab.env.explain.rules import RULES, RuleScanner, device, library, module
-from npulab.env.explain.neighbours import consult
 from npulab.env.explain.triage import generic_finding, native_component, should_report
 
 CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
-NEIGHBOURS = True  # consult the packaged reported cases when no family matches (npulab.env.explain.neighbours)
+# consult the packaged reported cases when no family matches (npulab.env.explain.neighbours): opt-in, ``explain
+# --similar``; judged leave-one-set-out, two of its four verdicts on unseen logs were right (docs/DECISIONS.md, round 10)
+NEIGHBOURS = False
 
 
 @dataclass

@@ -114,16 +114,18 @@ def build_parser(subparsers, name: str) -> None:
     parser.add_argument("log", nargs="?", default=None, help=t("explain.help_log"))
     parser.add_argument("--json", action="store_true", help=t("explain.help_json", fields=JSON_FIELDS))
     parser.add_argument("--no-env", dest="env", action="store_false", help=t("explain.help_no_env"))
+    parser.add_argument("--similar", action="store_true", help=t("explain.help_similar"))
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
     """Explain the log named by ``args.log``; print text or JSON; return 0, 1 or 2."""
     from npulab.env.explain import explain_stream
+    from npulab.env.explain.casebase import packaged_index
 
     stream, close = _open_input(args.log)
     try:
-        report = explain_stream(stream)
+        report = explain_stream(stream, cases=packaged_index() if args.similar else None)
     except OSError as err:
         raise UsageError(t("explain.read_error", reason=err.strerror or err)) from None
     finally:
