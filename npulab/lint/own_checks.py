@@ -421,6 +421,7 @@ def _merge_value(a, b):
 
 
 _RETURNED, _MAYBE = "#returned", "#maybe"  # the path returned; some paths returned (what follows may not run)
+_DECIDED = "#decided"  # the last test the path passed whose truth the call decided (an ``if``, negated if false)
 
 
 def _merge(a: dict | None, b: dict | None) -> dict | None:
@@ -463,8 +464,10 @@ def _statement(stmt: ast.stmt, state: dict, walk: Walk, stack: list, depth: int)
         if test is UNKNOWN:
             return _merge(run(stmt.body, state, walk, [*stack, None], depth),
                           run(stmt.orelse, state, walk, [*stack, None], depth))
-        return run(stmt.body, state, walk, [*stack, stmt], depth) if test else \
-            run(stmt.orelse, state, walk, [*stack, _negated(stmt)] if stmt.orelse else stack, depth)
+        if test:
+            return run(stmt.body, {**state, _DECIDED: stmt}, walk, [*stack, stmt], depth)
+        return run(stmt.orelse, {**state, _DECIDED: _negated(stmt)}, walk,
+                   [*stack, _negated(stmt)] if stmt.orelse else stack, depth)
     if isinstance(stmt, ast.Assert):
         held = truth(evaluate(stmt.test, state, walk))
         if held is False and all(entry is not None for entry in stack):
@@ -473,9 +476,11 @@ def _statement(stmt: ast.stmt, state: dict, walk: Walk, stack: list, depth: int)
             return None
         return state
     if isinstance(stmt, ast.Raise):
-        if _certain(stack):
+        # under true tests, or after tests the call decided (``if name == "relu": return …`` then ``raise``)
+        decided = stack[-1] if stack else state.get(_DECIDED)
+        if isinstance(decided, ast.If) and all(entry is not None for entry in stack):
             error = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
-            walk.found.append(Refusal(stack[-1].test, stack[-1].lineno, ast.unparse(error) if error else "Exception",
+            walk.found.append(Refusal(decided.test, decided.lineno, ast.unparse(error) if error else "Exception",
                                       origin=walk.origin))
         return None
     if isinstance(stmt, ast.Return):

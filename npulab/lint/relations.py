@@ -80,7 +80,8 @@ def shown(parameters: list[str], bound: Bound) -> str:
     parts = []
     for p in parameters:
         if p in bound.given:
-            parts.append(f"`{p}={ast.unparse(bound.given[p])}`")
+            parts.append(f"`{p}={ast.unparse(bound.given[p])}`" if not p.startswith("#") else
+                         f"`{ast.unparse(bound.given[p])}`")
         elif bound.defaults.get(p, own_checks.UNKNOWN) is not own_checks.UNKNOWN:
             parts.append(t("lint.relation.default", parameter=p, value=repr(bound.defaults[p])))
     return joined(parts)
@@ -119,7 +120,7 @@ def source_problems(tree: SourceTree, definition: str, call: ast.Call, done: set
     if not found:
         return []
     by_defaults, plain = refused(frozenset(names)), refused(plain=True)
-    given = {n: e for n, e in expressions.items() if not n.startswith("#")}
+    given = expressions  # "#2": the third positional argument, taken by ``*args``
     bound = Bound({}, given, {p: v for p, v in function.defaults.items() if p not in given})
     for key, refusal in found.items():
         if key in by_defaults:
