@@ -31,7 +31,7 @@ _NUMPY = {"ndarray", "generic", "number", "integer", "floating", "signedinteger"
 # bases through which a class may accept instances it does not create (ABC.register, runtime-checkable protocols)
 _VIRTUAL_BASES = {"ABC", "Protocol"}
 _MAX_BASES = 6
-_built: dict = {}  # (id(tree), module, id(def)) -> Function
+_built: dict = {}  # (id(tree), module, id(node)…) -> (the objects whose ids key it, the Function or None)
 
 
 def resolver(tree: SourceTree, module: str):
@@ -127,7 +127,7 @@ def _function(tree: SourceTree, module: str, func: ast.FunctionDef, name: str, c
               depth: int = 0) -> own_checks.Function:
     key = (id(tree), module, id(func), id(cls))
     if key in _built:
-        return _built[key]
+        return _built[key][-1]
     method = cls is not None or (bool(func.args.args) and func.args.args[0].arg in ("self", "cls"))
     params, defaults = parameters(func, skip_first=method)
     resolve = resolver(tree, module)
@@ -148,7 +148,7 @@ def _function(tree: SourceTree, module: str, func: ast.FunctionDef, name: str, c
         methods, setters, _base(tree, module, cls, depth) if cls is not None and func.name == "__init__" else None,
         lambda node: lookup(tree, module, node), classes(tree, module), standard_types(tree, module),
         constructor=cls is not None and func.name == "__init__")
-    _built[key] = function
+    _built[key] = (tree, func, cls, function)  # kept alive, so the ids in the key stay theirs
     return function
 
 
@@ -194,9 +194,9 @@ def _module_alias(tree: SourceTree, module: str, name: str) -> str | None:
 def lookup(tree: SourceTree, module: str, node: ast.expr) -> own_checks.Function | None:
     """The Function a call of ``module`` names: a function or class bound in the module, one of a module it
     imports (``validator.check_int_range``), or ``Base.__init__``; None otherwise."""
-    key = (id(tree), module, ast.unparse(node))
+    key = (id(tree), module, id(node))  # the trees are kept, so a node's id stays its own
     if key in _built:
-        return _built[key]
+        return _built[key][-1]
     found = None
     if isinstance(node, ast.Name):
         found = _named(tree, module, node.id)
@@ -207,7 +207,7 @@ def lookup(tree: SourceTree, module: str, node: ast.expr) -> own_checks.Function
         elif node.attr == "__init__":
             home, cls = _binding(tree, module, node.value.id, 0)
             found = _constructor(tree, f"{home}.{cls.name}") if isinstance(cls, ast.ClassDef) else None
-    _built[key] = found
+    _built[key] = (tree, node, found)
     return found
 
 

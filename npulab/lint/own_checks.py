@@ -607,13 +607,27 @@ def _value(node: ast.expr, state: dict, walk: Walk, stack: list, depth: int) -> 
     return state, evaluate(node, state, walk)
 
 
+def _names_of(func: ast.expr) -> str:
+    """``warnings.warn``: the names of a called expression, cheaper than unparsing it."""
+    parts = []
+    while isinstance(func, (ast.Attribute, ast.Call, ast.Subscript)):
+        parts.append(func.attr if isinstance(func, ast.Attribute) else "")
+        func = func.func if isinstance(func, ast.Call) else func.value
+    return ".".join([getattr(func, "id", ""), *reversed(parts)])
+
+
+def _super_init(func: ast.expr) -> bool:
+    return isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call) \
+        and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
+
+
 def _reached(call: ast.Call, state: dict, walk: Walk, depth: int) -> tuple[Function, bool, dict | None] | None:
     """(the function a call reaches, whether it runs on ``self`` (a base class's constructor), the state it closes
     over (a nested ``def``)), or None: not one of the sources', or the depth or the budget spent."""
     if depth >= _MAX_CALL_DEPTH or walk.budget[0] <= 0:
         return None
     func = call.func
-    if ast.unparse(func) == "super().__init__":
+    if _super_init(func):
         return (walk.base, True, None) if walk.base is not None else None
     if isinstance(func, ast.Name) and func.id in walk.local:
         node = walk.local[func.id]
@@ -693,10 +707,14 @@ def _enter_call(call: ast.Call, function: Function, on_self: bool, outer: dict |
     if args is None:
         return state, NotNone() if function.constructor else UNKNOWN
     positional, keywords = args
-    if on_self and ast.unparse(call.func) != "super().__init__":
+    if on_self and not _super_init(call.func):
         positional = positional[1:]  # Base.__init__(self, …)
-    if not (on_self or outer is not None) and not any(_informative(v) for v in [*positional, *keywords.values()]):
-        return state, NotNone() if function.constructor else UNKNOWN  # nothing of the call's is known in it
+    written = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+    if not (on_self or outer is not None) and (not any(_informative(v) for v in [*positional, *keywords.values()])
+                                               or all(isinstance(a, ast.Constant) for a in written)):
+        # nothing of the call's is known in it, or nothing but constants: what those make it refuse, the
+        # defaults alone make it refuse too
+        return state, NotNone() if function.constructor else UNKNOWN
     return _enter(function, positional, keywords, state, walk, stack, depth, on_self, outer)
 
 
@@ -733,7 +751,7 @@ def _enter(function: Function, positional: list, keywords: dict, state: dict, wa
 
 def _expression_call(call: ast.Call, state: dict, walk: Walk, stack: list, depth: int) -> dict | None:
     func = call.func
-    if re.search(_WARN, ast.unparse(func)):
+    if re.search(_WARN, _names_of(func)):
         if stack and stack[-1] is not None:
             _warning(walk, stack)
         return state
