@@ -84,6 +84,16 @@ class Keys:
 
 
 @dataclass(frozen=True)
+class Fields:
+    """An object whose attributes are known (the namespace a launcher's parser returns: ``args.max_restarts``)."""
+
+    values: tuple  # ((attribute, value), ...)
+
+    def get(self, name: str):
+        return next((v for k, v in self.values if k == name), UNKNOWN)
+
+
+@dataclass(frozen=True)
 class Function:
     """A function of the released sources walked inline where a call reaches it (npulab.lint.callees builds it):
     its body and parameters (``self`` left out), the default values, its class's methods and property setters,
@@ -190,7 +200,8 @@ def evaluate(node: ast.expr, state: dict, walk: Walk):
         value = walk.resolve(node)
         return _BUILTINS[key] if value is UNKNOWN and key in _BUILTINS else value  # check_number_range(…, float)
     if isinstance(node, ast.Attribute):
-        return walk.resolve(node)
+        owner = state.get(node.value.id) if isinstance(node.value, ast.Name) else None
+        return owner.get(node.attr) if isinstance(owner, Fields) else walk.resolve(node)
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         items = [evaluate(e, state, walk) for e in node.elts]
         kind = {ast.Tuple: tuple, ast.List: list, ast.Set: set}[type(node)]
@@ -506,6 +517,12 @@ def _statement(stmt: ast.stmt, state: dict, walk: Walk, stack: list, depth: int)
                 state[key] = value if len(targets) == 1 else UNKNOWN
             for k in _stores([ast.Expr(target)]) - {key}:
                 state[k] = UNKNOWN
+            items = value.values if isinstance(value, Items) else value if isinstance(value, (tuple, list)) else None
+            if isinstance(target, (ast.Tuple, ast.List)) and items is not None and len(items) == len(target.elts) \
+                    and len(targets) == 1:  # min_nodes, max_nodes = parse_min_max_nnodes(args.nnodes)
+                for element, item in zip(target.elts, items, strict=True):
+                    if (k := _key(element)) is not None:
+                        state[k] = item
         return state
     if isinstance(stmt, ast.AugAssign):
         for k in _stores([stmt]):
