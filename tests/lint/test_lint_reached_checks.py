@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 import pytest
+from english_checks import no_cjk
 
 from npulab.core.paths import REPO_ROOT
 from npulab.lint import relations
@@ -174,3 +175,9 @@ def test_torch_checks_reached_through_bases_helpers_and_inner_constructors(torch
 def test_mindspore_checks_reached_through_its_validator(mindspore, definition, planted, twin):
     assert _found(mindspore, definition, planted), planted
     assert not _found(mindspore, definition, twin), twin
+
+
+def test_the_reached_check_speaks_english(en, tree):  # noqa: F811
+    problems = _found(tree, "pkg.Block", "Block(100, 3)")
+    assert "(called from pkg.Block)" in problems[0][1] and "raises AssertionError" in problems[0][1]
+    no_cjk(problems[0][1])
