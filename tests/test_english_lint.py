@@ -108,7 +108,8 @@ EXTRA = {
     "tools": _notebook("!npu-smi infoo\n!msprof --bogus-flag=1 ./app\n!python convert_ckpt_x.py --a 1\n"
                        "!bash MindSpeed-LLM/examples/mcore/llama2/unknown_script.sh"),
     "own-parser": _notebook("!torchrun --nproc-per-node=2 --tee=both train.py\n"
-                            "!torchrun --nproc-per-node=2 --numa-binding=NODE train.py"),
+                            "!torchrun --nproc-per-node=2 --numa-binding=NODE train.py\n"
+                            "!torchrun --nproc-per-node=2 --no-python -m train"),
     "markdown": {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {},
                             "source": "```bash\nexport ASCEND_LAUNCH_BLOCKING=true\nexport HCCL_CONECT_TIMEOUT=600\n"
                                       "vllm serve m --max-model-length 8\n```\n\nSet `TORCH_NPU_FALLBACK_CPU_DISABLE=1`.\n"}]},

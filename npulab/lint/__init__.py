@@ -13,7 +13,9 @@ released artifacts of every framework and tool they call. One concern a module:
   about), and (``schema_types``) the literal types of ``torch.ops.npu`` operator schemas; ``relations``: what the
   arguments make the function refuse together, by its own statements run on the call's literals (``own_checks``:
   ``if num_workers == 0 and prefetch_factor is not None: raise``, a constructor's warn-and-reset checks, a
-  ``__setattr__``) and by documented rules held as data (api_values.yaml ``refused``);
+  ``__setattr__``), following what it reaches (``callees``: base constructors, helpers, closures, constructors of
+  the objects it builds, property setters; walked, never run) and by documented rules held as data (api_values.yaml
+  ``refused``);
 - ``options``: values set on torchair config objects (``config.mode = …``) against their OptionValue lists;
 - ``devices``: device strings (``torch.device("npu:0")``, ``device=`` / ``*_device=``, ``.to(...)``) against c10's
   grammar and the device types an Ascend machine has; ``distributed``: torch.distributed backends and init methods

@@ -92,7 +92,8 @@ class Tables:
             return []
         from npulab.lint import own_parsers
 
-        return own_parsers.problems(tool, own_parsers.launcher_args(args, entry.get("leave_out", [])), entry, tree.version)
+        return own_parsers.problems(tool, own_parsers.launcher_args(args, entry.get("leave_out", [])), entry, tree.version,
+                                    tree)
 
 
 def argparse_values(tree: ast.Module) -> dict[str, dict]:
@@ -263,8 +264,13 @@ def _until_positional(argv: list[str]) -> list[str]:
     return out
 
 
+# torchrun's switches (torch/distributed/run.py: action=check_env, nargs=0): no value follows them
+_SWITCHES = {"--standalone", "-m", "--module", "--no-python", "--no_python", "--run-path", "--run_path",
+             "--virtual-local-rank", "--virtual_local_rank"}
+
+
 def _takes_value(tok: str) -> bool:
-    return tok.startswith("-") and "=" not in tok and not tok.startswith("--join") and tok not in ("--standalone",)
+    return tok.startswith("-") and "=" not in tok and not tok.startswith("--join") and tok not in _SWITCHES
 
 
 def check_command(argv: list[str], tables: Tables) -> list[str]:

@@ -17,6 +17,7 @@ reported.
 from __future__ import annotations
 
 import ast
+import math
 import operator
 import re
 from dataclasses import dataclass, field
@@ -30,7 +31,8 @@ _STR_METHODS = {"isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "issp
                 "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace"}
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
                ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
-_MAX_CALL_DEPTH = 3
+_MAX_CALL_DEPTH = 6
+_BUDGET = 6000  # statements one check may walk, nested calls included
 _LITERAL_TYPES = (int, float, str, bool, type(None), bytes)
 
 
@@ -57,18 +59,65 @@ class Refusal:
     line: int
     raises: str | None  # the exception raised (``ValueError``), or None for a warning and a reset
     reset: str | None = None  # what is reset after the warning
+    origin: str | None = None  # the function reached from the call whose test it is (None: the called one)
 
 
 @dataclass(frozen=True)
-class Base:
-    """The constructor a ``super().__init__(…)`` call runs: its body, parameters, their default values, its class's
-    methods, and how names of its module resolve."""
+class Items:
+    """A tuple or list of known length whose items may not all be known (what ``*args`` packs)."""
 
+    values: tuple
+    kind: type = tuple
+
+
+@dataclass(frozen=True)
+class Keys:
+    """A dict whose keys are known and whose values may not be (what ``**kwargs`` packs, ``{"device": device}``)."""
+
+    values: tuple  # ((key, value), ...)
+
+    def get(self, key, default=UNKNOWN):
+        return next((v for k, v in self.values if k == key), default)
+
+    def without(self, key) -> Keys:
+        return Keys(tuple((k, v) for k, v in self.values if k != key))
+
+
+@dataclass(frozen=True)
+class Fields:
+    """An object whose attributes are known (the namespace a launcher's parser returns: ``args.max_restarts``)."""
+
+    values: tuple  # ((attribute, value), ...)
+
+    def get(self, name: str):
+        return next((v for k, v in self.values if k == name), UNKNOWN)
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function of the released sources walked inline where a call reaches it (npulab.lint.callees builds it):
+    its body and parameters (``self`` left out), the default values, its class's methods and property setters,
+    how names of its module resolve, the constructor ``super().__init__(…)`` runs, and how a call inside it finds
+    the function or class it names (``lookup``: ast.expr -> Function or None)."""
+
+    name: str  # module.qualname: where a refusal inside it sits
     body: list
-    params: list
+    params: list  # positional, then keyword-only
+    positional: int
     defaults: dict
-    methods: dict
     resolve: object
+    vararg: str | None = None
+    kwarg: str | None = None
+    methods: dict = field(default_factory=dict)
+    setters: dict = field(default_factory=dict)
+    base: Function | None = None
+    lookup: object = field(default=lambda node: None)
+    classes: object = field(default=lambda node: False)
+    types: object = field(default=lambda node: None)  # ast.expr -> a type of the standard library (numbers.Number)
+    constructor: bool = False  # a class's __init__: the call's value is the new object
+
+
+Base = Function  # what ``super().__init__(…)`` runs
 
 
 def bind(params: list[str], defaults: dict, call: ast.Call, value_of) -> tuple[dict, dict] | None:
@@ -97,6 +146,19 @@ class Walk:
     # callable(ast.expr) -> True when the expression names a class of the released sources that no plain literal
     # (int, float, str, bool, None) is an instance of (torch_npu's IntEnum _CubeMathType), else False
     classes: object = field(default=lambda node: False)
+    lookup: object = field(default=lambda node: None)  # ast.expr -> the Function a call names, or None
+    types: object = field(default=lambda node: None)  # ast.expr -> a standard-library type (numbers.Number)
+    setters: dict = field(default_factory=dict)  # property name -> its setter (``self.x = v`` runs it)
+    origin: str | None = None  # the reached function walked (None: the called one)
+    local: dict = field(default_factory=dict)  # name -> a ``def`` nested in the walked body (a closure)
+    budget: list = field(default_factory=lambda: [_BUDGET])  # statements left to walk, shared by nested walks
+    level: int = 0  # how many calls deep this walk is
+
+    def into(self, function: Function) -> Walk:
+        """The walk of a function a call reaches: its own module and class, what is found shared."""
+        return Walk(function.methods, function.resolve, self.found, self.warned, self.stored, [], function.base,
+                    function.classes, function.lookup, function.types, function.setters, function.name, {},
+                    self.budget, self.level + 1)
 
 
 def truth(value):
@@ -104,6 +166,8 @@ def truth(value):
         return UNKNOWN
     if isinstance(value, NotNone):
         return UNKNOWN if value.truth is None else value.truth
+    if isinstance(value, (Items, Keys)):
+        return bool(value.values)
     try:
         return bool(value)
     except Exception:  # noqa: BLE001 - a value whose truth raises is not known
@@ -131,14 +195,20 @@ def evaluate(node: ast.expr, state: dict, walk: Walk):
     if key is not None:
         if key in state:
             return state[key]
-        return walk.resolve(node) if not key.startswith("self.") else UNKNOWN
+        if key.startswith("self."):
+            return UNKNOWN
+        value = walk.resolve(node)
+        return _BUILTINS[key] if value is UNKNOWN and key in _BUILTINS else value  # check_number_range(…, float)
     if isinstance(node, ast.Attribute):
-        return walk.resolve(node)
+        owner = state.get(node.value.id) if isinstance(node.value, ast.Name) else None
+        return owner.get(node.attr) if isinstance(owner, Fields) else walk.resolve(node)
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         items = [evaluate(e, state, walk) for e in node.elts]
         kind = {ast.Tuple: tuple, ast.List: list, ast.Set: set}[type(node)]
-        if any(v is UNKNOWN or isinstance(v, NotNone) for v in items) or any(isinstance(e, ast.Starred) for e in node.elts):
+        if any(isinstance(e, ast.Starred) for e in node.elts):
             return NotNone(kind, bool(node.elts) or None)
+        if any(not _known(v) for v in items):
+            return Items(tuple(items), kind) if kind is not set else NotNone(kind, bool(items))
         try:
             return kind(items)
         except TypeError:
@@ -147,11 +217,19 @@ def evaluate(node: ast.expr, state: dict, walk: Walk):
         try:
             return ast.literal_eval(node)
         except ValueError:
-            return NotNone(dict, bool(node.keys) or None)
+            pass
+        if all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
+            return Keys(tuple((k.value, evaluate(v, state, walk)) for k, v in zip(node.keys, node.values, strict=True)))
+        return NotNone(dict, bool(node.keys) or None)
     if isinstance(node, (ast.Lambda, ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp, ast.JoinedStr)):
         return NotNone({ast.ListComp: list, ast.DictComp: dict, ast.SetComp: set, ast.JoinedStr: str}.get(type(node)))
     if isinstance(node, ast.Subscript):
         base, index = evaluate(node.value, state, walk), evaluate(node.slice, state, walk)
+        if isinstance(base, (Items, Keys)) and _known(index):
+            try:
+                return base.values[index] if isinstance(base, Items) else base.get(index)
+            except (LookupError, TypeError):
+                return UNKNOWN
         if _known(base) and _known(index):
             try:
                 return base[index]
@@ -219,6 +297,9 @@ def _compare(node: ast.Compare, state: dict, walk: Walk):
             same = UNKNOWN if other is UNKNOWN else other is None
             results.append(same if same is UNKNOWN or isinstance(op, ast.Is) else not same)
             continue
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(b, Keys) and _known(a):
+            results.append((a in dict(b.values)) == isinstance(op, ast.In))  # "proj_size" in kwargs
+            continue
         if not (_known(a) and _known(b)):
             results.append(UNKNOWN)
             continue
@@ -247,18 +328,13 @@ def _apply(op: ast.cmpop, a, b) -> bool:
 def _call(node: ast.Call, state: dict, walk: Walk):
     name = node.func.id if isinstance(node.func, ast.Name) else None
     if name == "isinstance" and len(node.args) == 2:
+        return _isinstance(evaluate(node.args[0], state, walk), _kinds(node.args[1], state, walk))
+    if isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "pop") and not node.keywords \
+            and (key := _key(node.func.value)) is not None and isinstance(state.get(key), (dict, Keys)):
+        return _dict_read(key, node, state, walk)
+    if ast.unparse(node.func) in _MATH and len(node.args) == 1:
         value = evaluate(node.args[0], state, walk)
-        kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
-        types = [_BUILTINS.get(getattr(k, "id", None)) for k in kinds]
-        if value is UNKNOWN or (isinstance(value, NotNone) and value.kind is None):
-            return UNKNOWN
-        kind = value.kind if isinstance(value, NotNone) else type(value)
-        if any(issubclass(kind, t) for t in types if t is not None):
-            return True
-        if None in types and not (kind in _LITERAL_TYPES and all(
-                walk.classes(k) for k, t in zip(kinds, types, strict=True) if t is None)):
-            return UNKNOWN  # a type not known here (Tensor) may still match
-        return False
+        return _MATH[ast.unparse(node.func)](value) if type(value) in (int, float) else UNKNOWN
     if isinstance(node.func, ast.Attribute) and node.func.attr in _STR_METHODS and not node.keywords:
         text, args = evaluate(node.func.value, state, walk), [evaluate(a, state, walk) for a in node.args]
         if isinstance(text, str) and all(_known(a) for a in args):  # value.isdigit()
@@ -269,14 +345,66 @@ def _call(node: ast.Call, state: dict, walk: Walk):
         return UNKNOWN
     if name in ("any", "all") and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
         return _quantified(name == "any", node.args[0], state, walk)
+    if isinstance(walk, Walk) and walk.level < _MAX_CALL_DEPTH and (reached := _reached(node, state, walk, walk.level)):
+        # a call inside a test (``if not _check_inc_rel(value, low, high, rel):``): only its value; under an unknown
+        # test nothing it meets counts as a refusal
+        return _enter_call(node, *reached, state, walk, [None], walk.level)[1]
     if name in _CONVERT and len(node.args) == 1 and not node.keywords:
         value = evaluate(node.args[0], state, walk)
+        if isinstance(value, (Items, Keys)) and name in ("len", "tuple", "list"):
+            return len(value.values) if name == "len" else Items(value.values, _CONVERT[name]) \
+                if isinstance(value, Items) else UNKNOWN
         if _known(value):
             try:
                 return _CONVERT[name](value)
             except (TypeError, ValueError):
                 return UNKNOWN
     return UNKNOWN
+
+
+_MATH = {"math.isinf": math.isinf, "math.isnan": math.isnan, "math.isfinite": math.isfinite}
+_FOREIGN = object()  # a class no plain literal is an instance of
+
+
+def _kinds(node: ast.expr, state: dict, walk) -> list:
+    """The classes an ``isinstance`` test names: a type (builtins, the standard library's ABCs, a value that is a
+    type), _FOREIGN for a class of the sources no literal belongs to, None for one not known here (Tensor)."""
+    out = []
+    for kind in node.elts if isinstance(node, ast.Tuple) else [node]:
+        if isinstance(kind, ast.Name) and kind.id in _BUILTINS and kind.id not in state:
+            out.append(_BUILTINS[kind.id])
+        elif (std := walk.types(kind)) is not None:
+            out.append(std)
+        elif walk.classes(kind):
+            out.append(_FOREIGN)
+        else:
+            value = evaluate(kind, state, walk)
+            values = value if isinstance(value, tuple) and not isinstance(kind, ast.Tuple) else (value,)
+            out.extend(v if isinstance(v, type) else None for v in values)  # isinstance(x, tuple(valid_types))
+    return out
+
+
+def _isinstance(value, kinds: list):
+    if value is UNKNOWN or (isinstance(value, NotNone) and value.kind is None):
+        return UNKNOWN
+    kind = value.kind if isinstance(value, (NotNone, Items)) else dict if isinstance(value, Keys) else type(value)
+    if any(isinstance(t, type) and issubclass(kind, t) for t in kinds):
+        return True
+    if None in kinds or (_FOREIGN in kinds and kind not in _LITERAL_TYPES):
+        return UNKNOWN  # a type not known here (Tensor) may still match
+    return False
+
+
+def _dict_read(key: str, node: ast.Call, state: dict, walk):
+    """``kwargs.get(name, default)`` / ``kwargs.pop(name, default)``: the value, and for ``pop`` the dict without it."""
+    args = [evaluate(a, state, walk) for a in node.args]
+    if not args or not _known(args[0]) or len(args) > 2:
+        return UNKNOWN
+    held = state[key] if isinstance(state[key], Keys) else Keys(tuple(state[key].items()))
+    default = args[1] if len(args) == 2 else UNKNOWN
+    if node.func.attr == "pop":
+        state[key] = held.without(args[0])
+    return held.get(args[0], default)
 
 
 def _quantified(some: bool, gen: ast.GeneratorExp, state: dict, walk: Walk):
@@ -296,12 +424,15 @@ def _quantified(some: bool, gen: ast.GeneratorExp, state: dict, walk: Walk):
 def _merge_value(a, b):
     if a is b or (_known(a) and _known(b) and type(a) is type(b) and a == b):
         return a
+    if isinstance(a, (Items, Keys)) and a == b:
+        return a
     if isinstance(a, NotNone) and isinstance(b, NotNone):
         return NotNone(a.kind if a.kind is b.kind else None, a.truth if a.truth == b.truth else None)
     return UNKNOWN
 
 
 _RETURNED, _MAYBE = "#returned", "#maybe"  # the path returned; some paths returned (what follows may not run)
+_DECIDED = "#decided"  # the last test the path passed whose truth the call decided (an ``if``, negated if false)
 
 
 def _merge(a: dict | None, b: dict | None) -> dict | None:
@@ -329,8 +460,12 @@ def run(stmts: list[ast.stmt], state: dict | None, walk: Walk, stack: list, dept
     for stmt in stmts:
         if state is None or state.get(_RETURNED):
             return state
+        walk.budget[0] -= 1
         here = [*stack, None] if state.get(_MAYBE) else stack  # after a return in an unknown branch
-        state = _statement(stmt, dict(state), walk, here, depth)
+        after = _statement(stmt, dict(state), walk, here, depth)
+        if after is None and state.get(_MAYBE):  # the paths that returned before live on
+            return {**state, _RETURNED: True}
+        state = after
     return state
 
 
@@ -340,39 +475,54 @@ def _statement(stmt: ast.stmt, state: dict, walk: Walk, stack: list, depth: int)
         if test is UNKNOWN:
             return _merge(run(stmt.body, state, walk, [*stack, None], depth),
                           run(stmt.orelse, state, walk, [*stack, None], depth))
-        return run(stmt.body, state, walk, [*stack, stmt], depth) if test else \
-            run(stmt.orelse, state, walk, stack, depth)
+        if test:
+            return run(stmt.body, {**state, _DECIDED: stmt}, walk, [*stack, stmt], depth)
+        return run(stmt.orelse, {**state, _DECIDED: _negated(stmt)}, walk,
+                   [*stack, _negated(stmt)] if stmt.orelse else stack, depth)
     if isinstance(stmt, ast.Assert):
         held = truth(evaluate(stmt.test, state, walk))
         if held is False and all(entry is not None for entry in stack):
-            walk.found.append(Refusal(ast.UnaryOp(ast.Not(), stmt.test), stmt.lineno, "AssertionError"))
+            walk.found.append(Refusal(ast.UnaryOp(ast.Not(), stmt.test), stmt.lineno, "AssertionError",
+                                      origin=walk.origin))
             return None
         return state
     if isinstance(stmt, ast.Raise):
-        if _certain(stack):
+        # under true tests, or after tests the call decided (``if name == "relu": return …`` then ``raise``)
+        decided = stack[-1] if stack else state.get(_DECIDED)
+        if isinstance(decided, ast.If) and all(entry is not None for entry in stack):
             error = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
-            walk.found.append(Refusal(stack[-1].test, stack[-1].lineno, ast.unparse(error) if error else "Exception"))
+            walk.found.append(Refusal(decided.test, decided.lineno, ast.unparse(error) if error else "Exception",
+                                      origin=walk.origin))
         return None
     if isinstance(stmt, ast.Return):
+        state, value = _value(stmt.value, state, walk, stack, depth) if stmt.value is not None else (state, None)
+        if state is None:
+            return None
         if walk.returned:
-            walk.returned[-1].append(evaluate(stmt.value, state, walk) if stmt.value is not None else None)
+            walk.returned[-1].append(value)
         return {**state, _RETURNED: True}
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and (stmt.value is not None):
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        if _own_method(stmt.value, walk, depth):  # self._x = self._as_list(x)
-            after, value = _invoke(stmt.value, state, walk, stack, depth)
-            if after is None:
-                return None
-            state = after
-        else:
-            value = evaluate(stmt.value, state, walk)
+        state, value = _value(stmt.value, state, walk, stack, depth)  # self._x = self._as_list(x)
+        if state is None:
+            return None
         for target in targets:
             key = _key(target)
+            if key is not None and key.startswith("self.") and key[5:] in walk.setters and len(targets) == 1:
+                state = _enter(walk.setters[key[5:]], [value], {}, state, walk, stack, depth, on_self=True)[0]
+                if state is None:  # the property's setter refused the value
+                    return None
             if key is not None:
                 _stored(key, walk, stack)
                 state[key] = value if len(targets) == 1 else UNKNOWN
             for k in _stores([ast.Expr(target)]) - {key}:
                 state[k] = UNKNOWN
+            items = value.values if isinstance(value, Items) else value if isinstance(value, (tuple, list)) else None
+            if isinstance(target, (ast.Tuple, ast.List)) and items is not None and len(items) == len(target.elts) \
+                    and len(targets) == 1:  # min_nodes, max_nodes = parse_min_max_nnodes(args.nnodes)
+                for element, item in zip(target.elts, items, strict=True):
+                    if (k := _key(element)) is not None:
+                        state[k] = item
         return state
     if isinstance(stmt, ast.AugAssign):
         for k in _stores([stmt]):
@@ -390,8 +540,15 @@ def _statement(stmt: ast.stmt, state: dict, walk: Walk, stack: list, depth: int)
         return _forget(state, [*stmt.body, *stmt.orelse, stmt])
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         state[stmt.name] = UNKNOWN
+        if isinstance(stmt, ast.FunctionDef):
+            walk.local[stmt.name] = stmt  # called below as a closure (MindSpore's ``def _check_param(): …``)
         return state
     return _forget(state, [stmt])
+
+
+def _negated(stmt: ast.If) -> ast.If:
+    """The test an ``else`` branch stands in: the ``if``'s, negated (``else: raise`` after ``if mode == "tanh"``)."""
+    return ast.If(ast.UnaryOp(ast.Not(), stmt.test), [], [], lineno=stmt.lineno)
 
 
 def _forget(state: dict, stmts: list) -> dict:
@@ -402,7 +559,7 @@ def _forget(state: dict, stmts: list) -> dict:
 
 
 def _refused_by_reset(node: ast.If, key: str, walk: Walk) -> None:
-    walk.found.append(Refusal(node.test, node.lineno, None, key))
+    walk.found.append(Refusal(node.test, node.lineno, None, key, walk.origin))
     walk.warned[:] = [w for w in walk.warned if w[0] is not node]
 
 
@@ -456,34 +613,171 @@ def _invoke(call: ast.Call, state: dict, walk: Walk, stack: list, depth: int) ->
     return {**state, **{k: v for k, v in after.items() if k.startswith("self.")}}, value
 
 
-def _base_init(call: ast.Call, state: dict, walk: Walk, stack: list, depth: int) -> dict | None:
-    """The state after the base class's constructor, walked inline with the arguments handed to it
-    (``AdamW(Adam)``: Adam checks the ``betas`` AdamW passes on)."""
-    base = walk.base
-    bound = bind(base.params, base.defaults, call, lambda node: evaluate(node, state, walk))
-    if bound is None:
-        return state
-    inner = Walk({**base.methods, **walk.methods}, base.resolve, walk.found, walk.warned, walk.stored, walk.returned,
-                 classes=walk.classes)
-    after = run(base.body, {**{k: v for k, v in state.items() if k.startswith("self.")}, **bound[0]}, inner, stack,
-                depth + 1)
-    if after is None:
+def _value(node: ast.expr, state: dict, walk: Walk, stack: list, depth: int) -> tuple[dict | None, object]:
+    """(the state after evaluating ``node``, its value): a call of the class's own method or of a function the
+    sources define is walked inline (None: it surely refuses), any other expression evaluated."""
+    if _own_method(node, walk, depth):
+        return _invoke(node, state, walk, stack, depth)
+    reached = _reached(node, state, walk, depth) if isinstance(node, ast.Call) else None
+    if reached is not None:
+        return _enter_call(node, *reached, state, walk, stack, depth)
+    return state, evaluate(node, state, walk)
+
+
+def _names_of(func: ast.expr) -> str:
+    """``warnings.warn``: the names of a called expression, cheaper than unparsing it."""
+    parts = []
+    while isinstance(func, (ast.Attribute, ast.Call, ast.Subscript)):
+        parts.append(func.attr if isinstance(func, ast.Attribute) else "")
+        func = func.func if isinstance(func, ast.Call) else func.value
+    return ".".join([getattr(func, "id", ""), *reversed(parts)])
+
+
+def _super_init(func: ast.expr) -> bool:
+    return isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call) \
+        and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
+
+
+def _reached(call: ast.Call, state: dict, walk: Walk, depth: int) -> tuple[Function, bool, dict | None] | None:
+    """(the function a call reaches, whether it runs on ``self`` (a base class's constructor), the state it closes
+    over (a nested ``def``)), or None: not one of the sources', or the depth or the budget spent."""
+    if depth >= _MAX_CALL_DEPTH or walk.budget[0] <= 0:
         return None
-    return {**state, **{k: v for k, v in after.items() if k.startswith("self.")}}
+    func = call.func
+    if _super_init(func):
+        return (walk.base, True, None) if walk.base is not None else None
+    if isinstance(func, ast.Name) and func.id in walk.local:
+        node = walk.local[func.id]
+        params = [a.arg for a in node.args.args]
+        defaults = dict(zip(params[len(params) - len(node.args.defaults):], node.args.defaults, strict=True))
+        return Function(walk.origin or "", node.body, params, len(params),
+                        {p: evaluate(d, state, walk) for p, d in defaults.items()}, walk.resolve,
+                        methods=walk.methods, lookup=walk.lookup, classes=walk.classes, types=walk.types), False, state
+    if isinstance(func, ast.Name) and func.id in state:
+        return None  # a local value, not a module's function
+    function = walk.lookup(func)
+    if function is None:
+        return None
+    explicit = isinstance(func, ast.Attribute) and func.attr == "__init__"  # Base.__init__(self, …)
+    if explicit and not (call.args and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"):
+        return None
+    return function, explicit, None
+
+
+def arguments(call: ast.Call, value_of) -> tuple[list, dict] | None:
+    """(positional values, keyword -> value) of a call, ``*x`` and ``**x`` spread where ``x`` is known by length or
+    keys (``**factory_kwargs``); None where a splat is not."""
+    positional: list = []
+    for arg in call.args:
+        value = value_of(arg.value if isinstance(arg, ast.Starred) else arg)
+        if not isinstance(arg, ast.Starred):
+            positional.append(value)
+        elif isinstance(value, (Items, tuple, list)):
+            positional += value.values if isinstance(value, Items) else value
+        else:
+            return None
+    keywords: dict = {}
+    for keyword in call.keywords:
+        value = value_of(keyword.value)
+        if keyword.arg is not None:
+            keywords[keyword.arg] = value
+        elif isinstance(value, Keys) or (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
+            keywords.update(value.values if isinstance(value, Keys) else value)
+        else:
+            return None
+    return positional, keywords
+
+
+def bind_values(function: Function, positional: list, keywords: dict) -> dict | None:
+    """Parameter -> value of a call of ``function`` (``*args`` packed as Items, ``**kwargs`` as Keys, the others
+    their defaults or UNKNOWN); None where the call itself does not fit (the signature check reports that)."""
+    named = function.params[:function.positional]
+    values = dict(zip(named, positional, strict=False))
+    extra = positional[len(named):]
+    if extra and function.vararg is None:
+        return None
+    if function.vararg is not None:
+        values[function.vararg] = tuple(extra) if all(_known(v) for v in extra) else Items(tuple(extra))
+    rest = {}
+    for name, value in keywords.items():
+        if name in values:
+            return None
+        if name in function.params:
+            values[name] = value
+        else:
+            rest[name] = value
+    if rest and function.kwarg is None:
+        return None
+    if function.kwarg is not None:
+        values[function.kwarg] = Keys(tuple(rest.items()))
+    return {**{p: function.defaults.get(p, UNKNOWN) for p in function.params}, **values}
+
+
+def _informative(value) -> bool:
+    return _known(value) or (isinstance(value, (Items, Keys)) and any(_informative(v) for v in
+                                                                      (value.values if isinstance(value, Items) else dict(value.values).values())))
+
+
+def _enter_call(call: ast.Call, function: Function, on_self: bool, outer: dict | None, state: dict, walk: Walk,
+                stack: list, depth: int) -> tuple[dict | None, object]:
+    args = arguments(call, lambda node: evaluate(node, state, walk))
+    if args is None:
+        return state, NotNone() if function.constructor else UNKNOWN
+    positional, keywords = args
+    if on_self and not _super_init(call.func):
+        positional = positional[1:]  # Base.__init__(self, …)
+    written = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+    if not (on_self or outer is not None) and (not any(_informative(v) for v in [*positional, *keywords.values()])
+                                               or all(isinstance(a, ast.Constant) for a in written)):
+        # nothing of the call's is known in it, or nothing but constants: what those make it refuse, the
+        # defaults alone make it refuse too
+        return state, NotNone() if function.constructor else UNKNOWN
+    return _enter(function, positional, keywords, state, walk, stack, depth, on_self, outer)
+
+
+def _enter(function: Function, positional: list, keywords: dict, state: dict, walk: Walk, stack: list, depth: int,
+           on_self: bool = False, outer: dict | None = None) -> tuple[dict | None, object]:
+    """(the caller's state after a call of ``function``, walked inline with the call's values; the call's value).
+    A base constructor (``on_self``) shares ``self``'s attributes and the subclass's overriding methods; a closure
+    sees the state it was defined in (``outer``)."""
+    values = bind_values(function, positional, keywords)
+    if values is None:
+        return state, UNKNOWN
+    inner = walk.into(function)
+    if on_self:
+        inner.methods = {**function.methods, **walk.methods}
+    if outer is not None:
+        inner.origin, inner.local = walk.origin, walk.local
+    own = {k: v for k, v in state.items() if k.startswith("self.")} if on_self else {}
+    inner.returned.append([])
+    after = run(function.body, {**(outer or {}), **own, **values}, inner, stack, depth + 1)
+    returned = inner.returned.pop()
+    if after is None:  # every path raised
+        return None, UNKNOWN
+    if on_self:
+        state = {**state, **{k: v for k, v in after.items() if k.startswith("self.")}}
+    if function.constructor:
+        return state, NotNone()
+    if not after.get(_RETURNED):
+        returned.append(None)
+    value = returned[0]
+    for other in returned[1:]:
+        value = _merge_value(value, other)
+    return state, value
 
 
 def _expression_call(call: ast.Call, state: dict, walk: Walk, stack: list, depth: int) -> dict | None:
     func = call.func
-    if re.search(_WARN, ast.unparse(func)):
+    if re.search(_WARN, _names_of(func)):
         if stack and stack[-1] is not None:
             _warning(walk, stack)
         return state
-    if _own_method(call, walk, depth):
-        return _invoke(call, state, walk, stack, depth)[0]
-    if ast.unparse(func) == "super().__init__" and walk.base is not None and depth < _MAX_CALL_DEPTH:
-        return _base_init(call, state, walk, stack, depth)
+    if _own_method(call, walk, depth) or _reached(call, state, walk, depth) is not None:
+        return _value(call, state, walk, stack, depth)[0]
     if isinstance(func, ast.Attribute) and (key := _key(func.value)) is not None:
-        state[key] = UNKNOWN if not isinstance(state.get(key), NotNone) else state[key]  # x.append(...)
+        evaluate(call, state, walk)  # kwargs.pop(name)
+        if not isinstance(state.get(key), (NotNone, Keys)):
+            state[key] = UNKNOWN  # x.append(...)
     return state
 
 
@@ -499,4 +793,13 @@ def refusals(body: list[ast.stmt], state: dict, methods: dict, resolve, base: Ba
     """The refusals of a function body run with ``state`` (parameter -> value)."""
     walk = Walk(methods, resolve, base=base, classes=classes)
     run(body, dict(state), walk, [])
+    return walk.found
+
+
+def refusals_of(function: Function, values: dict) -> list[Refusal]:
+    """The refusals of ``function`` run with ``values`` (parameter -> value), following the functions and
+    constructors it calls (their refusals carry ``origin``)."""
+    walk = Walk({}, function.resolve).into(function)
+    walk.origin = None
+    run(function.body, dict(values), walk, [])
     return walk.found

@@ -4,7 +4,8 @@ from the pinned torch / mindspore installed here, then the values the launcher's
 config's ``key=value`` pairs, ``--nnodes`` as ``MIN:MAX``, ``--local-ranks-filter``'s integers).
 
 Nothing is started and nothing touches the network: the parser parses the cell's tokenised command line and the named
-functions convert single values. The package is imported only when a cell has such a line, and only when the
+functions convert single values; the function run on the whole namespace (``walk``: torchrun's ``config_from_args``,
+which reads the machine's accelerators) is walked by npulab.lint.own_checks over the parsed values, never run. The package is imported only when a cell has such a line, and only when the
 installed release is the pinned one (lint-npu's Context says so). An argparse error or an exception of one of those
 functions is a finding, quoted in the tool's own words. Values written as placeholders (``$PORT``, ``{n}``, ``<n>``)
 are left out with their flag, and ``-h``/``--help`` is never passed.
@@ -12,6 +13,7 @@ are left out with their flag, and ``-h``/``--help`` is never passed.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import contextlib
 import importlib
@@ -106,11 +108,36 @@ def _after(entry: dict, namespace, parser) -> str | None:
     return None
 
 
-def problems(tool: str, args: list[str], entry: dict, version: str) -> list[str]:
+def _walked(entry: dict, namespace, parser, tree) -> str | None:
+    """The first refusal of the function the launcher runs on the whole namespace (``walk``: torchrun's
+    ``config_from_args``), walked over the parsed values by npulab.lint.own_checks, never run (it reads the
+    machine's accelerators and sets OMP_NUM_THREADS); one the parser's defaults meet too is not the line's."""
+    from npulab.lint import callees, own_checks
+
+    function = callees.of_definition(tree, entry["walk"]) if "walk" in entry and tree is not None else None
+    if function is None or parser is None or namespace is None or not function.params:
+        return None
+
+    def refused(values: dict) -> dict:
+        fields = own_checks.Fields(tuple((k, v if isinstance(v, (str, int, float, bool, type(None))) else own_checks.UNKNOWN)
+                                         for k, v in values.items()))
+        bound = own_checks.bind_values(function, [fields], {})
+        return {(r.origin, r.line): r for r in own_checks.refusals_of(function, bound)} if bound is not None else {}
+
+    found = refused(vars(namespace))
+    plain = refused({k: parser.get_default(k) for k in vars(namespace)}) if found else {}
+    for key, refusal in found.items():
+        if key not in plain:
+            return t("lint.own_parser.walked", test=ast.unparse(refusal.test), kind=refusal.raises or "",
+                     function=refusal.origin or entry["walk"])
+    return None
+
+
+def problems(tool: str, args: list[str], entry: dict, version: str, tree=None) -> list[str]:
     """Sentences for one launcher command line that its own parser or the code after it refuses."""
     namespace, parser, error = parse(entry, tool, args)
     if error is None:
-        error = _after(entry, namespace, parser)
+        error = _after(entry, namespace, parser) or _walked(entry, namespace, parser, tree)
     if not error:
         return []
     where = t("lint.own_parser.where", package=entry["package"], version=version,

@@ -16,13 +16,12 @@ A parameter the call does not give takes its default where the definition's defa
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 
 from npulab.core.i18n import localized, t
 from npulab.core.words import joined
-from npulab.lint import own_checks
-from npulab.lint.api_values import _MISSING, _binding, _module_of, constructor, resolve_literal, rules_for
+from npulab.lint import callees, own_checks
+from npulab.lint.api_values import _module_of, constructor, rules_for
 from npulab.lint.signatures import Signature, SourceTree
 
 
@@ -33,46 +32,6 @@ class Bound:
     values: dict  # parameter -> value (own_checks' three values)
     given: dict  # parameter -> the expression the call gives
     defaults: dict  # parameter -> its default value
-
-
-def _resolver(tree: SourceTree, module: str):
-    def resolve(node: ast.expr):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and _is_enum(tree, module, node.value.id):
-            return own_checks.NotNone()  # an enum member is not its value (isinstance(member, TheEnum) holds)
-        value = resolve_literal(tree, module, node)
-        return own_checks.UNKNOWN if value is _MISSING else value
-    return resolve
-
-
-def _is_enum(tree: SourceTree, module: str, name: str) -> bool:
-    """Whether ``name`` binds, in ``module``, a class of the sources with an Enum base (IntEnum, StrEnum, Flag …)."""
-    cls = _binding(tree, module, name, 0)[1]
-    return isinstance(cls, ast.ClassDef) and any(
-        re.search(r"Enum|Flag", ast.unparse(b)) for b in cls.bases)
-
-
-# bases through which a class may accept instances it does not create (ABC.register, runtime-checkable protocols)
-_VIRTUAL_BASES = {"ABC", "Protocol"}
-
-
-def _classes(tree: SourceTree, module: str):
-    """own_checks' ``classes``: whether an expression of ``module`` names a class defined in the released sources
-    (followed across imports) that a plain literal cannot be an instance of: an ``int`` literal is exactly ``int``,
-    never a subclass the library defines (``isinstance(3, _CubeMathType)`` is False though it is an IntEnum). A
-    metaclass or an ABC / Protocol base, which may change ``isinstance``, makes the answer unknown."""
-    def defined(node: ast.expr, where: str, depth: int) -> bool:
-        if not isinstance(node, ast.Name) or depth > 8:
-            return False
-        found_in, cls = _binding(tree, where, node.id, depth)
-        if not isinstance(cls, ast.ClassDef) or cls.keywords:
-            return False
-        for base in cls.bases:
-            name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)
-            if name in _VIRTUAL_BASES or (isinstance(base, ast.Name) and isinstance(
-                    _binding(tree, found_in, base.id, depth + 1)[1], ast.ClassDef) and not defined(base, found_in, depth + 1)):
-                return False
-        return True
-    return lambda node: defined(node, module, 0)
 
 
 def given_value(node: ast.expr, resolve, built: frozenset[str] = frozenset()):
@@ -95,6 +54,8 @@ def given_value(node: ast.expr, resolve, built: frozenset[str] = frozenset()):
                 return ast.literal_eval(node) if kind is dict else own_checks.UNKNOWN
             except ValueError:
                 pass
+            if kind in (tuple, list) and not any(isinstance(e, ast.Starred) for e in node.elts):
+                return own_checks.Items(tuple(items), kind)  # [warmup, cosine]: its length is known
             return own_checks.NotNone(kind, bool(items) or None)
         return kind(items)
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):  # x.ProfilerLevel.Level1
@@ -114,34 +75,13 @@ def bind(params: list[str], defaults: dict, call: ast.Call, resolve, built: froz
     return Bound(bound[0], bound[1], default_values) if bound is not None else None
 
 
-def _base(tree: SourceTree, module: str, cls: ast.ClassDef) -> own_checks.Base | None:
-    """The constructor of a class's one base, found across imports (``AdamW(Adam)``)."""
-    if len(cls.bases) != 1 or not isinstance(cls.bases[0], ast.Name):
-        return None
-    where, base = _binding(tree, module, cls.bases[0].id, 0)
-    _, init = constructor(tree, f"{where}.{base.name}") if isinstance(base, ast.ClassDef) else (None, None)
-    if init is None:
-        return None
-    resolve = _resolver(tree, where)
-    params, defaults = _parameters(init, skip_first=True)
-    return own_checks.Base(init.body, params, {p: resolve(d) for p, d in defaults.items() if d is not None},
-                           {n.name: n for n in base.body if isinstance(n, ast.FunctionDef)}, resolve)
-
-
-def _parameters(func: ast.FunctionDef, skip_first: bool) -> tuple[list[str], dict]:
-    args = func.args.posonlyargs + func.args.args
-    positional = [a.arg for a in args][1 if skip_first else 0:]
-    defaults = dict(zip([a.arg for a in args][len(args) - len(func.args.defaults):], func.args.defaults, strict=True))
-    defaults.update({a.arg: d for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True)})
-    return positional + [a.arg for a in func.args.kwonlyargs], defaults
-
-
 def shown(parameters: list[str], bound: Bound) -> str:
     """``num_workers=0`` (default), ``prefetch_factor=4``: the values a refused test reads, as the call has them."""
     parts = []
     for p in parameters:
         if p in bound.given:
-            parts.append(f"`{p}={ast.unparse(bound.given[p])}`")
+            parts.append(f"`{p}={ast.unparse(bound.given[p])}`" if not p.startswith("#") else
+                         f"`{ast.unparse(bound.given[p])}`")
         elif bound.defaults.get(p, own_checks.UNKNOWN) is not own_checks.UNKNOWN:
             parts.append(t("lint.relation.default", parameter=p, value=repr(bound.defaults[p])))
     return joined(parts)
@@ -155,45 +95,47 @@ def _read(test: ast.expr, params: list[str]) -> list[str]:
 
 def source_problems(tree: SourceTree, definition: str, call: ast.Call, done: set[str],
                     built: frozenset[str] = frozenset()) -> list[tuple[list[str], str]]:
-    """(parameters, sentence) for the first check of the called function's own code that the call's arguments make
-    refuse, the defaults alone not; none where a parameter it reads is already reported (``done``)."""
-    func = tree.function(definition)
-    methods: dict = {}
-    base = None
-    if func is None:
-        cls, func = constructor(tree, definition)
-        if func is None:
-            return []
-        module = definition.rpartition(".")[0]
-        methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
-        params, defaults = _parameters(func, skip_first=True)
-        base = _base(tree, module, cls)
-    else:
-        module = _module_of(tree, definition)
-        params, defaults = _parameters(func, skip_first=bool(func.args.args) and func.args.args[0].arg in ("self", "cls"))
-    resolve = _resolver(tree, module)
-    bound = bind(params, defaults, call, resolve, built)
-    if bound is None or not bound.given:
+    """(parameters, sentence) for the first check of the called function's own code, or of a function or
+    constructor it reaches (npulab.lint.callees), that the call's arguments make refuse, the defaults alone not;
+    none where a parameter it reads is already reported (``done``)."""
+    function = callees.of_definition(tree, definition)
+    if function is None or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return []
+    names = [function.params[i] if i < function.positional else f"#{i}" for i in range(len(call.args))]
+    names += [k.arg for k in call.keywords]
+    expressions = dict(zip(names, [*call.args, *(k.value for k in call.keywords)], strict=True))
+    if not names:
         return []
 
-    def lines(values: dict) -> list:
-        return own_checks.refusals(func.body, values, methods, resolve, base, _classes(tree, module))
+    def refused(unknown=frozenset(), plain: bool = False) -> dict:
+        """(origin, line) -> Refusal, with the arguments named in ``unknown`` not known (plain: none given)."""
+        values = {n: own_checks.UNKNOWN if n in unknown else given_value(e, function.resolve, built)
+                  for n, e in expressions.items()} if not plain else {}
+        positional = [values[n] for n in names[:len(call.args)]] if not plain else []
+        keywords = {k.arg: values[k.arg] for k in call.keywords} if not plain else {}
+        bound = own_checks.bind_values(function, positional, keywords)
+        return {} if bound is None else {(r.origin, r.line): r for r in own_checks.refusals_of(function, bound)}
 
-    refused = lines(bound.values)
-    if not refused:
+    found = refused()
+    if not found:
         return []
-    by_defaults = {r.line for r in lines({**bound.values, **dict.fromkeys(bound.given, own_checks.UNKNOWN)})}
-    # what a call without arguments meets too: the library's own defaults do, so only a combination the call
-    # writes out in full is the call's (aic_metrics left at its default with a level that drops it is not)
-    plain = {r.line for r in lines({**bound.values, **bound.defaults})}
-    where = t("lint.of", where=f"{tree.package} {tree.version}", what=definition)
-    for refusal in refused:
-        read = _read(refusal.test, params)
-        if refusal.line in by_defaults or not set(read) & set(bound.given) or set(read) & done \
-                or (refusal.line in plain and not set(read) <= set(bound.given)):
+    by_defaults, plain = refused(frozenset(names)), refused(plain=True)
+    given = expressions  # "#2": the third positional argument, taken by ``*args``
+    bound = Bound({}, given, {p: v for p, v in function.defaults.items() if p not in given})
+    for key, refusal in found.items():
+        if key in by_defaults:
             continue
-        fields = {"given": shown(read, bound), "test": ast.unparse(refusal.test),
-                  "source": where}
+        # the parameters the test reads; for a test of a function reached from the call (or of ``**kwargs``), the
+        # arguments without which it would not hold
+        read = _read(refusal.test, function.params) if refusal.origin is None else []
+        read = read or [n for n in given if key not in refused(frozenset({n}))]
+        if not set(read) & set(given) or set(read) & done or (key in plain and not set(read) <= set(given)):
+            continue
+        where = t("lint.of", where=f"{tree.package} {tree.version}", what=definition)
+        if refusal.origin is not None:
+            where = t("lint.relation.reached", origin=t("lint.of", where=f"{tree.package} {tree.version}",
+                                                          what=refusal.origin), definition=definition)
+        fields = {"given": shown(read, bound), "test": ast.unparse(refusal.test), "source": where}
         if refusal.raises:
             return [(read, t("lint.relation.raises", error=refusal.raises, **fields))]
         return [(read, t("lint.relation.resets", reset=refusal.reset, **fields))]
@@ -209,9 +151,9 @@ def rule_problems(tree: SourceTree, definition: str, call: ast.Call, sig: Signat
     if not rules:
         return []
     func = tree.function(definition) or constructor(tree, definition)[1]
-    resolve = _resolver(tree, _module_of(tree, definition))
+    resolve = callees.resolver(tree, _module_of(tree, definition))
     if func is not None:
-        params, defaults = _parameters(func, skip_first=bool(func.args.args) and func.args.args[0].arg in ("self", "cls"))
+        params, defaults = callees.parameters(func, skip_first=bool(func.args.args) and func.args.args[0].arg in ("self", "cls"))
     elif sig is not None:
         params, defaults = sig.positional + sig.keyword_only, {}
     else:
@@ -240,13 +182,13 @@ def setting_problems(tree: SourceTree, owner: str, name: str, node: ast.expr, bu
     if found is None:
         return []
     module, cls_name, setter = found
-    resolve = _resolver(tree, module)
+    resolve = callees.resolver(tree, module)
     value = given_value(node, resolve, built)
     if value is own_checks.UNKNOWN:
         return []
     params = [a.arg for a in setter.args.args]
     refused = own_checks.refusals(setter.body, {params[1]: name, params[2]: value}, {}, resolve,
-                                  classes=_classes(tree, module))
+                                  classes=callees.classes(tree, module))
     where = t("lint.of", where=f"{tree.package} {tree.version}", what=f"{module}.{cls_name}.__setattr__")
     fields = {"given": f"`{name} = {ast.unparse(node)}`", "source": where}
     return [t("lint.relation.setting_raises", error=r.raises, test=ast.unparse(r.test), **fields) if r.raises else

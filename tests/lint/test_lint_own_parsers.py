@@ -47,3 +47,16 @@ def test_importing_the_launcher_leaves_the_environment_alone(lint):  # noqa: F81
     before = dict(os.environ)
     lint("!msrun --worker_num=8 --local_worker_num=8 --bind_core=maybe train.py")
     assert dict(os.environ) == before
+
+
+@pytest.mark.parametrize(("line", "twin"), [
+    # config_from_args, walked over the parsed namespace (round 6): its own tests after argparse
+    ("!torchrun --nnodes=3:2 --nproc-per-node=2 train.py", "!torchrun --nnodes=2:3 --nproc-per-node=2 train.py"),
+    ("!torchrun --nproc-per-node=2 --no_python -m pkg.main", "!torchrun --nproc-per-node=2 --no_python ./run.sh"),
+    ("!torchrun --standalone --nproc-per-node=4 --max_restarts=-2 train.py",
+     "!torchrun --standalone --nproc-per-node=4 --max_restarts=2 train.py"),
+])
+def test_what_torchrun_does_after_parsing_is_walked(lint, line, twin):  # noqa: F811
+    found = lint(line)
+    assert [f.kind for f in found] == ["cli-flag"] and "config_from_args" in found[0].message, found
+    assert lint(twin) == []

@@ -9,7 +9,7 @@ import pytest
 
 from npulab.core.paths import REPO_ROOT
 from npulab.env import value_grammar
-from npulab.lint import api_values, command_flags, own_checks, relations
+from npulab.lint import api_values, callees, command_flags, own_checks, relations
 from npulab.lint.context import Context
 from npulab.lint.signatures import Signature, SourceTree
 from npulab.pytorch.torch_npu_names import pinned_version
@@ -58,7 +58,7 @@ class Loader:
 def _refused(source: str, call: str, built=frozenset()) -> list[int]:
     cls = ast.parse(source).body[0]
     init = cls.body[0]
-    params, defaults = relations._parameters(init, skip_first=True)
+    params, defaults = callees.parameters(init, skip_first=True)
 
     def resolve(node: ast.expr):  # literals only: no module constants in these snippets
         return node.value if isinstance(node, ast.Constant) else own_checks.UNKNOWN

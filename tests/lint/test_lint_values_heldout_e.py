@@ -27,8 +27,10 @@ EARLIER = [Path(__file__).resolve().parents[1] / "data" / name / "cases.yaml"
 # argument (the weakest classes of sets C and D); the issue asks this set to hold at least 20 of them.
 WEAK_KINDS = {"argument-relation", "argument-exclusive", "argument-number-outside-range",
               "argument-number-outside-set", "argument-value-outside-set", "cli-flag-relation", "cli-flag-exclusive"}
-# Baseline (main at 9f77a31, before the round this set measures; README): the floor.
-BASELINE_CAUGHT, BASELINE_UNLISTED, BASELINE_FALSE_POSITIVES = 40, 24, 4
+# Baseline (main at 9f77a31, before the round this set measures; README): 40/79, 24/46, 4 twins flagged; round 5
+# measured once: the same. Round 6 used the set as DEVELOPMENT data (README, "Round 6"): the floor is what it reaches
+# with the set in view (53/79, 33/46, no twin flagged), a development-data floor, not a held-out measurement.
+BASELINE_CAUGHT, BASELINE_UNLISTED, BASELINE_FALSE_POSITIVES = 53, 33, 0
 
 
 def load_cases() -> list[dict]:
@@ -65,15 +67,13 @@ def test_scores_are_measured(result):
 
 
 def test_no_regression_from_the_baseline(result):
-    """A floor, not the aim: what lint-npu caught on this set before the round it measures (README), and no more
-    flagged twins than then (ASCEND_REMAIN_CACHE_SIZE_RATIO unknown to the variable table, MULTI_STREAM_MEMORY_REUSE=3
-    outside the table's 0-2, msprof --sys-devices/--sys-period unknown to the flag table in two cases; all documented,
-    README)."""
+    """A floor, not the aim: what lint-npu catches on this set after round 6, which had it as development data
+    (README), and no flagged twin (round 6 filled the four data gaps the baseline's flagged twins showed)."""
     assert result["caught"][0] >= BASELINE_CAUGHT and result["caught_unlisted"][0] >= BASELINE_UNLISTED, result["caught"]
     assert result["false_positives"][0] <= BASELINE_FALSE_POSITIVES, [(r["id"], r["twin"]) for r in result["rows"] if r["twin"]]
 
 
-@pytest.mark.xfail(strict=True, reason="not every planted error is caught and four twins are flagged (baseline 40/79, 24/46 of the unlisted classes, 4/79 twins; README)")
+@pytest.mark.xfail(strict=True, reason="not every planted error is caught (baseline 40/79, 24/46 of the unlisted classes, 4/79 twins; round 5 the same; round 6 with the set as development data: 53/79, 33/46, 0/79; README)")
 def test_every_planted_error_caught_and_no_twin_flagged(result):
     assert result["caught"][0] == result["caught"][1], [r["id"] for r in result["rows"] if not r["planted"]]
     assert result["false_positives"][0] == 0, [(r["id"], r["twin"]) for r in result["rows"] if r["twin"]]
