@@ -28,8 +28,9 @@ EARLIER = [Path(__file__).resolve().parents[1] / "data" / name / "cases.yaml"
 # argument (the weakest classes of sets C, D and E); the issue asks this set to hold at least 20 of them.
 WEAK_KINDS = {"argument-relation", "argument-exclusive", "argument-number-outside-range",
               "argument-number-outside-set", "argument-value-outside-set", "cli-flag-relation", "cli-flag-exclusive"}
-# Baseline (main at 02a416f, before the round this set measures; README): the floor.
-BASELINE_CAUGHT, BASELINE_UNLISTED, BASELINE_FALSE_POSITIVES = 30, 16, 3
+# Baseline (main at 02a416f, README): 30 caught, 16 of them unlisted, 3 twins flagged (gaps in the data tables).
+# Round 6, measured once (README): the floor from then on; the three gaps were filled after it, so no twin is flagged.
+ROUND6_CAUGHT, ROUND6_UNLISTED, FALSE_POSITIVES = 40, 24, 0
 
 
 def load_cases() -> list[dict]:
@@ -65,15 +66,15 @@ def test_scores_are_measured(result):
     print("\n".join(report_lines(result)))
 
 
-def test_no_regression_from_the_baseline(result):
-    """A floor, not the aim: what lint-npu caught on this set before the round it measures (README), and no more
-    flagged twins than then (ASCEND_HOST_LOG_FILE_NUM unknown to the variable table, msprof --aicpu and ascend-dmi -p
-    --dur/--it unknown to the flag table; all documented, README)."""
-    assert result["caught"][0] >= BASELINE_CAUGHT and result["caught_unlisted"][0] >= BASELINE_UNLISTED, result["caught"]
-    assert result["false_positives"][0] <= BASELINE_FALSE_POSITIVES, [(r["id"], r["twin"]) for r in result["rows"] if r["twin"]]
+def test_no_regression_from_the_measurement(result):
+    """A floor, not the aim: what round 6 caught on this set when it was measured once (README), and no twin flagged
+    (the three table gaps the baseline showed — ASCEND_HOST_LOG_FILE_NUM, msprof --aicpu, ascend-dmi -p --dur/--it —
+    were filled with their documented values after the measurement)."""
+    assert result["caught"][0] >= ROUND6_CAUGHT and result["caught_unlisted"][0] >= ROUND6_UNLISTED, result["caught"]
+    assert result["false_positives"][0] <= FALSE_POSITIVES, [(r["id"], r["twin"]) for r in result["rows"] if r["twin"]]
 
 
-@pytest.mark.xfail(strict=True, reason="not every planted error is caught and three twins are flagged (baseline 30/82, 16/47 of the unlisted classes, 3/82 twins; README)")
+@pytest.mark.xfail(strict=True, reason="not every planted error is caught (baseline 30/82, 16/47 of the unlisted classes, 3/82 twins; round 6, measured once: 40/82, 24/47, 3/82, the three twins clean since; README)")
 def test_every_planted_error_caught_and_no_twin_flagged(result):
     assert result["caught"][0] == result["caught"][1], [r["id"] for r in result["rows"] if not r["planted"]]
     assert result["false_positives"][0] == 0, [(r["id"], r["twin"]) for r in result["rows"] if r["twin"]]
