@@ -20,7 +20,8 @@ from npulab.env.explain import catalog
 
 TEXT_SUFFIXES = {".md", ".yaml", ".yml", ".txt", ".sh", ".py", ".toml", ".cfg", ".j2", ""}
 SCANNED = ["README.md", "intro.md", "chapters", "notebooks", "about", "docs", "workshop", "npulab/data", "npulab"]
-SKIPPED = {"npulab/env/torch_install.py"}  # the writer itself
+# the writer itself; the reported-cases index, whose token lists (words of real logs, split and joined) are no commands
+SKIPPED = {"npulab/env/torch_install.py", "npulab/data/explain_cases.yaml"}
 COMMAND = re.compile(r"(?:\buv\s+)?(?:\bpython3?\s+-m\s+)?\bpip3?\s+install\b[^\n`'\"|，。；、（）()]*")
 TORCH = re.compile(r"^(torch|torchvision|torchaudio)(?:[=<>!~\[;]|$)")
 TORCH_NPU = re.compile(r"^torch[-_]npu(?:[=<>!~\[;]|$)", re.IGNORECASE)
