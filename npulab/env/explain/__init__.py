@@ -13,11 +13,15 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
   no family matches, the words of the decisive lines are compared with labelled real logs
   (``npulab/data/explain_cases.yaml``) and the nearest ones may add a finding (kind ``case``) that says so and cites
   their threads;
+- ``documented`` — documented troubleshooting entries (``npulab/data/explain_docs.yaml``: message fragments the
+  products' own documentation explains, matched verbatim after normalising case, spacing and full-width forms): at
+  most two findings of kind ``docs``, after the catalog's and the rules' findings, citing the page and its release;
 - ``triage``  — the generic finding, due whenever the log shows an Ascend error, recognised or not;
 - ``cli``     — the text report, doctor notes and the command line.
 
 Findings come most likely root cause first: catalog families, then the rules' own findings (the message's own
-advice first; a reported-cases finding goes second among them), then the generic finding (category ``generic_triage``; its fix starts with what the error lines say
+advice first; a reported-cases finding goes second among them), then the documented entries' findings, then the
+generic finding (category ``generic_triage``; its fix starts with what the error lines say
 themselves: the failed command, the versions and the failure condition they name, the failing call and package).
 A log that shows another accelerator (CUDA/NVIDIA, ROCm/HIP, Intel's NPU, MetaX, Cambricon, MUSA) and none of
 Ascend's own words gets no finding: the catalog's advice is for Ascend machines ("NPU" as a bare word, or MindSpore,
@@ -49,6 +53,7 @@ from npulab.env.explain.catalog import (
     tidy,
 )
 from npulab.env.explain.codes import CodeHit, CodeInfo, CodeScanner, decode
+from npulab.env.explain.documented import DocEntry, DocScanner, documented_findings, load_documented
 from npulab.env.explain.features import log_tokens
 from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Finding
 from npulab.env.explain.neighbours import consult
@@ -89,13 +94,16 @@ class Report:
 
 
 def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None, cases: CaseIndex | None = None,
-                   chunk_size: int = CHUNK_SIZE, max_line: int = MAX_LINE) -> Report:
+                   documented: tuple[DocEntry, ...] | None = None, chunk_size: int = CHUNK_SIZE,
+                   max_line: int = MAX_LINE) -> Report:
     """Read a binary stream to its end and return the report (memory bounded by ``chunk_size + max_line``).
     ``cases``: the reported cases to consult when no family matches (default: the packaged case base when
-    ``NEIGHBOURS`` is on; ``CaseIndex(())`` for none)."""
+    ``NEIGHBOURS`` is on; ``CaseIndex(())`` for none). ``documented``: the documented troubleshooting entries
+    (default: the packaged ones, none when the file is absent; ``()`` for none)."""
     entries = load_catalog() if entries is None else entries
     matcher = FamilyMatcher(entries)
     scanner, roots, rules = CodeScanner(), RootFinder(), RuleScanner()
+    docs = DocScanner(load_documented() if documented is None else documented)
     lines_read = 0
     for first_line, block in iter_blocks(stream, chunk_size, max_line):
         if block:
@@ -103,11 +111,13 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
             scanner.feed(first_line, block)
             roots.feed(first_line, block)
             rules.feed(first_line, block)
+            docs.feed(first_line, block)
         lines_read = first_line - 1
     codes, root = scanner.codes(), roots.root()
     if roots.foreign_context and not roots.ascend_context:  # another accelerator's log: Ascend advice does not apply
         return Report(lines_read, [], root, codes, _tokens(root, roots, codes, []))
-    evidence = roots.ascend_context or roots.weak_context or bool(codes)  # the log itself says it ran on Ascend
+    # the log itself says it ran on Ascend (a documented signature on an error line says so too)
+    evidence = roots.ascend_context or roots.weak_context or bool(codes) or docs.error_lines()
     families = matcher.findings(ascend=evidence)
     ascend = evidence or bool(families) or _npu_stack_error(rules, roots, root)
     findings = rules.findings(families) if ascend else families  # the rules speak only about Ascend logs
@@ -122,19 +132,23 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         root = roots.warnings[0]
     if root is None and ascend and roots.fallbacks:  # … or in the warning that the NPU was given up for the CPU
         root = roots.fallbacks[0]
+    documented_found = documented_findings(docs, findings, root, roots.strongest(), entries) if ascend else []
     if should_report(root, codes, ascend):
         component = roots.components.get(root.line) or next(  # the last frame's package, or the module the line names
             (h.facts["module"].partition(".")[0] for h in rules.hits[module.NAME] if h.line == root.line), None)
         pip = module.pip_name(component) if component else None
         if component is None:  # no Python frame: the framework whose C++ sources or logger the error lines quote
             component, pip = native_component(root, roots.strongest()) or (None, None)
-        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings), component=component,
+        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings) + len(documented_found),
+                                        component=component,
                                         pip=pip,
                                         call=roots.calls.get(root.line) or next(iter(roots.calls.values()), None)))
     tokens = _tokens(root, roots, codes, findings)
     if findings and (cases is not None or NEIGHBOURS):
         consult(findings, tokens, packaged_index() if cases is None else cases, entries,
                 [Evidence(root.line, root.text)] if root else [])
+    after = sum(f.kind in ("family", "rule") for f in findings)  # after the catalog's and the rules' own findings
+    findings[after:after] = documented_found
     return Report(lines_read, findings, root, codes, tokens)
 
 
@@ -193,7 +207,7 @@ from npulab.env.explain.cli import build_parser, environment_notes, render, run 
 
 __all__ = [
     "CASEBOOK", "CATALOG_PATH", "CATEGORIES", "CHUNK_SIZE", "EVIDENCE_CHARS", "GENERIC", "MAX_EVIDENCE", "MAX_LINE",
-    "CatalogError", "CodeHit", "CodeInfo", "Entry", "Evidence", "Finding", "Pattern", "RULES", "Report", "RootLine",
+    "CatalogError", "CodeHit", "CodeInfo", "DocEntry", "Entry", "Evidence", "Finding", "Pattern", "RULES", "Report", "RootLine",
     "build_parser", "clean", "decode", "decode_line", "environment_notes", "explain_bytes", "explain_file",
-    "explain_stream", "explain_text", "iter_blocks", "load_catalog", "render", "run", "tidy",
+    "explain_stream", "explain_text", "iter_blocks", "load_catalog", "load_documented", "render", "run", "tidy",
 ]

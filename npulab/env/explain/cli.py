@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
 JSON_FIELDS = ('{"lines_read", "root_error", "codes", "findings": [{"category", "kind", "codes", "title", "cause", "fix", '
-               '"evidence", "sources", "rule"?}]}')
+               '"evidence", "sources", "rule"?, "entry"?, "product"?, "source"?, "version"?}]}')
 
 
 def casebook() -> str:
@@ -60,7 +60,9 @@ def render(report: Report) -> str:
         return t("explain.read_lines", lines=report.lines_read) + t("explain.nothing_found")
     families = [f for f in report.findings if f.kind == "family"]
     rules = [f for f in report.findings if f.kind == "rule"]
-    head = (t("explain.head_families", lines=report.lines_read, count=len(families)) if families
+    documented = [f for f in report.findings if f.kind == "docs"]
+    head = (t("explain.head_families", lines=report.lines_read, count=len(families) + len(documented)) if families
+            else t("explain.head_docs", lines=report.lines_read) if documented
             else t("explain.head_cases", lines=report.lines_read) if any(f.kind == "case" for f in report.findings)
             else t("explain.head_rules", lines=report.lines_read) if rules
             else t("explain.head_generic", lines=report.lines_read))

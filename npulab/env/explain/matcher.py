@@ -23,7 +23,8 @@ class Evidence:
 
 @dataclass
 class Finding:
-    """One recognised problem (the JSON ``findings`` item); ``kind`` is ``family``, ``rule`` or ``generic``."""
+    """One recognised problem (the JSON ``findings`` item); ``kind`` is ``family``, ``rule``, ``case`` (similar
+    reported cases), ``docs`` (a documented troubleshooting entry) or ``generic``."""
 
     category: str
     title: str
@@ -37,15 +38,21 @@ class Finding:
     kind: str = "family"
     environment: list[dict] = field(default_factory=list)
     rule: str = ""  # the general rule that read the line (npulab.env.explain.rules), when one did
+    entry: str = ""  # a documented entry's id, product, source page and release (kind ``docs``)
+    product: str = ""
+    source: str = ""
+    version: str = ""
 
     def to_dict(self) -> dict:
         """The JSON form: category, kind, codes, title, cause, fix, evidence, sources (+ rule when a general rule
-        read the line, + environment when checked)."""
+        read the line, + entry, product, source and version for a documented entry, + environment when checked)."""
         out = {"category": self.category, "kind": self.kind, "codes": self.codes, "title": self.title,
                "cause": self.cause, "fix": self.fix, "evidence": [e.to_dict() for e in self.evidence],
                "sources": self.sources}
         if self.rule:
             out["rule"] = self.rule
+        if self.kind == "docs":
+            out.update(entry=self.entry, product=self.product, source=self.source, version=self.version)
         if self.environment:
             out["environment"] = self.environment
         return out

@@ -1,0 +1,330 @@
+"""Documented troubleshooting entries: error messages the products' own documentation explains, matched verbatim.
+
+The knowledge base ``npulab/data/explain_docs.yaml`` (``entries:``) holds, per entry: ``id``; ``product`` (one of
+``PRODUCTS``); ``signatures`` (a string or a list: fragments of the message as the documentation prints it, at least
+``MIN_SIGNATURE`` characters); an optional ``family`` (a family id of the error catalog); ``cause`` and ``fix`` in
+Chinese, ``cause_en`` and ``fix_en`` in English; ``source`` (the page's URL) and ``version`` (the release it documents).
+Without the file there are no entries and ``explain`` reads logs exactly as it does without this module.
+
+Matching. A log line holds a signature when :func:`normalise` of the line holds :func:`normalise` of the signature
+(Unicode compatibility forms, so full-width letters and punctuation count as their ASCII twins, plus the Chinese marks
+NFKC keeps; lower case; runs of spaces as one, and none next to punctuation or Chinese text), and a signature that
+starts or ends with a letter or digit does not continue a longer word there. The log itself is only folded
+(:func:`fold`: forms, marks, case); the spacing is left to the expression each signature becomes (a space as one or
+more spaces, any spaces next to punctuation or Chinese). One expression, the trie of every signature, is searched
+over each block (linear in the log: at each offset the trie's first characters decide, and shared prefixes are read
+once); the lines it finds, the first ``LOOK_BUDGET`` of them, are then read signature by signature. A line counts when it is an error line
+(:func:`npulab.env.explain.root.rank`, or a line indented under one) or a warning line, and neither a command echoed at a
+prompt nor a command-line help text.
+
+Findings (``documented_findings``), kind ``docs``, at most ``MAX_FINDINGS``, after the catalog's and the rules' own
+findings (so they never displace one of those) and before the generic one. The entries whose lines are most decisive
+come first: one matched on the root error line, then on the strongest error lines, then on other error lines, then on
+warning lines; longer signatures first, then earlier lines. The category is the entry's family when the catalog has it,
+else ``documented_case``. Deduplication: an entry of a family that a catalog or rule finding already names (or that a
+reported family suppresses) adds no finding; it adds its documented fix to that finding, once, and only when it says
+something new — its source is not cited there yet and its normalised fix is not already part of that finding's fix.
+Of two entries of one family, or with the same source and fix, only the more decisive one speaks.
+
+Guards (applied by :func:`npulab.env.explain.explain_stream`): a log another accelerator shows (and Ascend's own words
+do not) gets nothing; a match on an error line counts as Ascend evidence, one on a warning line does not; nothing is
+said about a log with no error line (a healthy log).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from npulab.core import i18n
+from npulab.core.i18n import t
+from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.env.explain.catalog import CatalogError, Entry, tidy
+from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, Finding
+from npulab.env.explain.reader import decode_line, shorten
+from npulab.env.explain.root import RootLine, rank
+from npulab.env.explain.rules import _CANN_TRACEBACK, _IS_CONTINUATION, _last_head  # how the rules find a line's head
+
+DOCS_PATH = DATA_DIR / "explain_docs.yaml"
+CATEGORY = "documented_case"  # the category of an entry with no catalog family
+KIND = "docs"
+PRODUCTS = {"cann": "CANN", "torch_npu": "torch_npu", "mindspore": "MindSpore", "hccl": "HCCL",
+            "vllm_ascend": "vLLM-Ascend", "triton_ascend": "Triton-Ascend", "driver": ""}  # the driver: said in words
+MIN_SIGNATURE = 12  # characters of a signature, at least (as written in the knowledge base)
+MAX_FINDINGS = 2
+LOOK_BUDGET = 2000  # lines holding a signature that are looked at closely, at most, in one log
+HEAD_REACH = 50  # lines above an indented line searched for the line it continues
+
+# Chinese marks NFKC leaves alone, as their ASCII twins (NFKC already maps full-width ASCII and the ideographic space)
+_MARKS = {"。": ".", "、": ",", "“": '"', "”": '"', "‘": "'", "’": "'", "【": "[", "】": "]",
+          "「": '"', "」": '"', "『": '"', "』": '"', "《": "<", "》": ">", "—": "-", "–": "-"}
+_SPACES = re.compile(r"[^\S\n]+")
+_LOOSE_SPACE = re.compile(r" (?![0-9a-z_])|(?<![0-9a-z_ ]) ")  # a space next to punctuation, Chinese or a line end
+_WORD = re.compile(r"[0-9a-z_]")
+# a command echoed at a shell or Python prompt ("$ python x.py", "[root@host dir]# …", "(venv) user@host:~$ …",
+# ">>> …", "+ …" of ``set -x``, "PS C:\\…> …"), a shell command written out, or a help text's option line
+_NOT_MESSAGE = re.compile(r"^\s*(?:(?:\(\S+\)\s*)?(?:\[?[\w.-]+@[\w.-]+[^\n$#]*?)?[$#%]\s|>>>\s|\+\s|PS [A-Za-z]:\\[^>]*>|"
+                          r"In \[\d+\]:|usage:|-{1,2}[A-Za-z][\w-]*[ =,]|(?:echo|grep|export|sed|awk|cat|bash|sh|source)\s)")
+_WARNING = re.compile(r"(?i)\bwarn(?:ing)?s?\b|\[W(?:\d{4}| )|^W\d{4} |\w+Warning\b")
+
+
+def fold(text: str) -> str:
+    """Text in compatibility forms (full-width letters and punctuation → ASCII), Chinese marks as ASCII, lower case."""
+    text = unicodedata.normalize("NFKC", text)
+    for mark, ascii_mark in _MARKS.items():
+        if mark in text:
+            text = text.replace(mark, ascii_mark)
+    return text.lower()
+
+
+def normalise(text: str) -> str:
+    """Text as it is compared: :func:`fold`, then one space for a run of spaces and none next to punctuation, Chinese
+    text or a line's ends. Line breaks stay."""
+    return _LOOSE_SPACE.sub("", _SPACES.sub(" ", fold(text)))
+
+
+@dataclass(frozen=True)
+class DocEntry:
+    """One documented troubleshooting entry, in one language."""
+
+    id: str
+    product: str
+    signatures: tuple[str, ...]  # as the documentation writes them
+    needles: tuple[str, ...]  # the same, normalised
+    family: str
+    cause: str
+    fix: str
+    source: str
+    version: str = ""
+
+    def product_name(self) -> str:
+        return PRODUCTS[self.product] or t("explain.docs.driver")
+
+
+def _entry(raw: dict, lang: str) -> DocEntry:
+    where = f"explain_docs 条目 {raw.get('id', '?')!r}"
+    signatures = raw.get("signatures")
+    signatures = tuple(str(s) for s in ([signatures] if isinstance(signatures, str) else signatures or ()))
+    if not signatures or any(len(s.strip()) < MIN_SIGNATURE for s in signatures):
+        raise CatalogError(f"{where}：signatures 不能为空，每条至少 {MIN_SIGNATURE} 个字符")
+    if raw.get("product") not in PRODUCTS:
+        raise CatalogError(f"{where}：product 只能是 {', '.join(PRODUCTS)}")
+    missing = [k for k in ("id", "cause", "fix", "source") if not raw.get(k)]
+    if missing:
+        raise CatalogError(f"{where} 缺少字段 {', '.join(missing)}")
+    english = lang != "zh" and raw.get("cause_en") and raw.get("fix_en")  # else the Chinese text (as the catalog does)
+    return DocEntry(str(raw["id"]), raw["product"], signatures, tuple(dict.fromkeys(normalise(s).strip() for s in signatures)),
+                    str(raw.get("family") or ""), tidy(raw["cause_en"] if english else raw["cause"]),
+                    tidy(raw["fix_en"] if english else raw["fix"]), str(raw["source"]), str(raw.get("version") or ""))
+
+
+def load_documented(path: Path | str | None = None, lang: str | None = None) -> tuple[DocEntry, ...]:
+    """The knowledge base's entries in ``lang`` (default: npulab's language), parsed once per process and language;
+    no entries when the file does not exist."""
+    return _load(Path(path or DOCS_PATH), lang or i18n.language())
+
+
+@functools.cache
+def _load(path: Path, lang: str) -> tuple[DocEntry, ...]:
+    if not path.exists():
+        return ()
+    entries = tuple(_entry(raw, lang) for raw in (load_yaml(path) or {}).get("entries") or ())
+    ids = [e.id for e in entries]
+    if len(set(ids)) != len(ids):
+        raise CatalogError(f"{path.name} 中有重复的条目 id")
+    return entries
+
+
+# what a normalised signature is read as in a folded line: its characters, and between them the spacing normalise drops
+_UNIT = {"start": r"(?<![0-9a-z_])", "end": r"(?![0-9a-z_])", "space": r"[^\S\n]+", "any_space": r"[^\S\n]*"}
+
+
+def _units(needle: str) -> tuple[str, ...]:
+    """A normalised signature as the units of its expression: characters and ``_UNIT`` names."""
+    units = ["start"] if _WORD.match(needle[0]) else []
+    for i, ch in enumerate(needle):
+        if ch == " ":
+            units.append("space")
+            continue
+        if i and needle[i - 1] != " " and not (_WORD.match(needle[i - 1]) and _WORD.match(ch)):
+            units.append("any_space")
+        units.append(ch)
+    return (*units, "end") if _WORD.match(needle[-1]) else tuple(units)
+
+
+def _unit(unit: str) -> str:
+    return _UNIT[unit] if len(unit) > 1 else re.escape(unit)
+
+
+def pattern(needle: str) -> re.Pattern:
+    """The expression of one normalised signature, searched in a folded line."""
+    return re.compile("".join(map(_unit, _units(needle))))
+
+
+def _trie(needles: list[str]) -> str:
+    """One expression for a set of normalised signatures, as a trie of their units: shared prefixes are read once."""
+    tree: dict = {}
+    for needle in needles:
+        node = tree
+        for unit in _units(needle):
+            node = node.setdefault(unit, {})
+        node[""] = {}
+
+    def walk(node: dict) -> str:
+        if "" in node and len(node) == 1:
+            return ""
+        branches = [_unit(unit) + walk(child) for unit, child in sorted(node.items()) if unit]
+        body = branches[0] if len(branches) == 1 and "" not in node else f"(?:{'|'.join(branches)})"
+        return f"{body}?" if "" in node else body  # a signature that ends here: the rest is optional
+
+    return walk(tree)
+
+
+@dataclass
+class DocHit:
+    """A line that holds a documented signature: its number, its text, how it counts, the signature."""
+
+    line: int
+    text: str
+    level: int  # 0 an error line, 1 a warning line
+    needle: str
+
+
+@dataclass
+class DocScanner:
+    """Collects, over the blocks of a log, the lines that hold each entry's signatures (``MAX_EVIDENCE`` each)."""
+
+    entries: tuple[DocEntry, ...]
+    hits: dict[int, list[DocHit]] = field(default_factory=dict)  # entry index → its lines, earliest first
+    looked: int = 0
+    _head: str = ""  # the last unindented line before the current block
+
+    def __post_init__(self):
+        needles = sorted({n for e in self.entries for n in e.needles})
+        self._any = re.compile(_trie(needles)) if needles else None
+        self._by_needle = {n: [i for i, e in enumerate(self.entries) if n in e.needles] for n in needles}
+        self._patterns = {n: pattern(n) for n in needles}
+
+    def feed(self, first_line: int, block: bytes) -> None:
+        """Read one block of whole lines."""
+        if self._any is None:
+            return
+        try:
+            text = block.decode("utf-8")
+        except UnicodeDecodeError:
+            text = "\n".join(decode_line(raw) for raw in block.split(b"\n"))
+        folded = fold(text)
+        lines: list[str] | None = None  # the block's lines as written, split when first needed
+        index, at, pos = 0, 0, 0
+        while self.looked < LOOK_BUDGET and (m := self._any.search(folded, pos)):
+            index += folded.count("\n", at, m.start())
+            start, end = folded.rfind("\n", 0, m.start()) + 1, folded.find("\n", m.start())
+            end = len(folded) if end < 0 else end
+            at = pos = end
+            self.looked += 1
+            if lines is None:
+                lines = text.split("\n")
+            self._read(first_line + index, folded[start:end], lines, index)
+        last = _last_head(block)
+        if last is not None:
+            self._head = last
+
+    def _read(self, number: int, folded: str, lines: list[str], index: int) -> None:
+        found = [n for n, p in self._patterns.items() if p.search(folded)]
+        if not found:
+            return
+        line = lines[index]
+        level = self._level(line, lines, index)
+        if level is None:
+            return
+        for needle in found:
+            for i in self._by_needle[needle]:
+                kept = self.hits.setdefault(i, [])
+                if len(kept) < MAX_EVIDENCE and all(h.line != number for h in kept):
+                    kept.append(DocHit(number, shorten(line), level, needle))
+
+    def _level(self, line: str, lines: list[str], index: int) -> int | None:
+        """0 for an error line, 1 for a warning line, None for any other (a command, a help text, plain output)."""
+        if _NOT_MESSAGE.match(line):
+            return None
+        head = self._head_of(lines, index) if _IS_CONTINUATION.match(line) else line
+        if rank(line) or (head is not line and (rank(head) or _CANN_TRACEBACK.match(head))):
+            return 0
+        return 1 if _WARNING.search(line) or _WARNING.search(head) else None
+
+    def _head_of(self, lines: list[str], index: int) -> str:
+        """The unindented line an indented line continues (within ``HEAD_REACH`` lines, or the previous block's)."""
+        for above in range(index - 1, max(-1, index - 1 - HEAD_REACH), -1):
+            if lines[above].strip() and not _IS_CONTINUATION.match(lines[above]):
+                return lines[above]
+        return self._head if index < HEAD_REACH else ""
+
+    def error_lines(self) -> bool:
+        """Whether a signature was found on an error line (Ascend evidence, in a log no other accelerator shows)."""
+        return any(h.level == 0 for hits in self.hits.values() for h in hits)
+
+
+def documented_findings(scanner: DocScanner, findings: list[Finding], root: RootLine | None,
+                        strongest: list[RootLine], catalog: tuple[Entry, ...]) -> list[Finding]:
+    """The documented entries' findings (at most ``MAX_FINDINGS``), most decisive first; an entry whose family a
+    finding of ``findings`` already names adds its fix to that finding instead (see the module docstring)."""
+    if root is None or not scanner.hits:
+        return []
+    decisive = {r.line for r in strongest}
+
+    def weight(i: int) -> tuple:
+        best = min(scanner.hits[i], key=lambda h: (0 if h.line == root.line else 1 if h.line in decisive else 2,
+                                                   h.level, -len(h.needle), h.line))
+        return (0 if best.line == root.line else 1 if best.line in decisive else 2, best.level, -len(best.needle),
+                best.line)
+
+    families = {e.id: e for e in catalog}
+    named = {f.category: f for f in findings if f.kind in ("family", "rule") and f.category in families}
+    suppressed = {e.id for e in catalog if any(s in named for s in e.suppressed_by)}
+    out: list[Finding] = []
+    spoken: set[tuple[str, str]] = set()
+    enriched: set[str] = set()
+    for i in sorted(scanner.hits, key=weight):
+        entry, hits = scanner.entries[i], scanner.hits[i]
+        family = entry.family if entry.family in families else ""
+        if family in named or family in suppressed:
+            if family in named and family not in enriched and _adds(entry, named[family]):
+                _enrich(named[family], entry)
+                enriched.add(family)
+            continue
+        key = (family or entry.source, entry.fix if not family else "")
+        if key in spoken or len(out) >= MAX_FINDINGS:
+            continue
+        spoken.add(key)
+        out.append(_finding(entry, hits, families.get(family)))
+    return out
+
+
+def _adds(entry: DocEntry, finding: Finding) -> bool:
+    """Whether an entry says something its family's finding does not: a source not cited there, a fix not in it."""
+    return entry.source not in finding.sources and normalise(entry.fix) not in normalise(finding.fix)
+
+
+def _enrich(finding: Finding, entry: DocEntry) -> None:
+    finding.fix = f"{finding.fix}{t('explain.docs.note', product=entry.product_name(), version=_version(entry), fix=entry.fix, source=entry.source)}"
+    finding.sources.append(entry.source)
+
+
+def _version(entry: DocEntry) -> str:
+    return t("explain.docs.version", version=entry.version) if entry.version else ""
+
+
+def _finding(entry: DocEntry, hits: list[DocHit], family: Entry | None) -> Finding:
+    product = entry.product_name()
+    what = family.title if family else next((s for s in entry.signatures if normalise(s).strip() in
+                                              {h.needle for h in hits}), entry.signatures[0]).strip()
+    evidence = [Evidence(h.line, h.text) for h in sorted(hits, key=lambda h: h.line)]
+    return Finding(family.id if family else CATEGORY, t("explain.docs.title", product=product, what=what), [],
+                   t("explain.docs.cause", product=product, version=_version(entry), source=entry.source,
+                     cause=entry.cause),
+                   t("explain.docs.fix", fix=entry.fix), evidence, [entry.source], priority=-1,
+                   casebook=family.casebook if family else "", kind=KIND, entry=entry.id, product=entry.product,
+                   source=entry.source, version=entry.version)
