@@ -50,15 +50,17 @@ def cases_without(folder: Path) -> CaseIndex:
     return CaseIndex(c for c in load_cases() if c.set != top and thread_of(c.url) not in threads)
 
 
-def evaluate(folder: Path, cases: CaseIndex | None = None) -> dict:
+def evaluate(folder: Path, cases: CaseIndex | None = None, documented: tuple | None = None) -> dict:
     """Per log: expected, what explain said, hit or not; and ``(hits, total)`` per group. ``cases``: the reported
     cases ``explain`` consults (default: what ``explain`` does by default — the rules alone, or with ``NEIGHBOURS`` on
-    ``cases_without(folder)``, leave-one-set-out; ``CaseIndex(())`` for the rules alone)."""
+    ``cases_without(folder)``, leave-one-set-out; ``CaseIndex(())`` for the rules alone). ``documented``: the
+    documented troubleshooting entries it reads (default: what ``explain`` reads by default, the packaged ones;
+    ``()`` for none)."""
     rows = []
     if cases is None:
         cases = cases_without(folder) if ex.NEIGHBOURS else CaseIndex(())
     for name, meta in load_sources(folder).items():
-        report = ex.explain_file(folder / name, cases=cases)
+        report = ex.explain_file(folder / name, cases=cases, documented=documented)
         expect = meta["expect"]
         known = expect != "none" and any(c in ex.CATEGORIES for c in expect)
         rows.append({"log": name, "expect": expect, "got": report.categories, "hit": _hit(meta, report),
