@@ -310,3 +310,19 @@ def test_evaluate_passes_the_documented_entries_through(kb, tmp_path):
         "a.log: {url: 'https://github.com/o/r/issues/1', expect: [], fix_any: [zorble_cache]}\n", encoding="utf-8")
     assert evaluate(tmp_path, documented=())["rates"]["unanticipated"] == (0, 1)
     assert evaluate(tmp_path, documented=docs(kb))["rates"]["unanticipated"] == (1, 1)
+
+
+def test_the_measurement_lists_the_logs_whose_verdict_changed(kb, monkeypatch, tmp_path):
+    import explain_docs_measure as measure
+
+    monkeypatch.setattr(documented, "DOCS_PATH", kb)
+    (tmp_path / "a.log").write_text(ZORBLE, encoding="utf-8")
+    (tmp_path / "b.log").write_text(HCCL_LIB, encoding="utf-8")
+    (tmp_path / "sources.yaml").write_text(
+        "a.log: {url: 'https://github.com/o/r/issues/1', expect: [], fix_any: [zorble_cache]}\n"
+        "b.log: {url: 'https://github.com/o/r/issues/2', expect: [env_not_loaded]}\n", encoding="utf-8")
+    results = measure.measure(measure.folders([str(tmp_path)]))
+    rows = measure.table(results)
+    assert rows[-2].split()[:4] == ["TOTAL", "rules", "1/1", "0/1"] and rows[-1].split()[:4] == ["TOTAL", "docs", "1/1", "1/1"]
+    verdicts, findings = measure.changes(results)
+    assert len(verdicts) == 1 and verdicts[0].startswith("GAINED") and "a.log" in verdicts[0] and findings == []
