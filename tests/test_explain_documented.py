@@ -326,3 +326,10 @@ def test_the_measurement_lists_the_logs_whose_verdict_changed(kb, monkeypatch, t
     assert rows[-2].split()[:4] == ["TOTAL", "rules", "1/1", "0/1"] and rows[-1].split()[:4] == ["TOTAL", "docs", "1/1", "1/1"]
     verdicts, findings = measure.changes(results)
     assert len(verdicts) == 1 and verdicts[0].startswith("GAINED") and "a.log" in verdicts[0] and findings == []
+
+
+def test_a_pythons_traceback_frames_and_source_lines_are_not_messages(kb):
+    log = ("Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\n"
+           "    if 'zorbleflux quantiser exploded' in str(err):\nValueError: torch_npu shape mismatch\n")
+    assert "docs" not in [f.kind for f in ex.explain_text(log, documented=docs(kb)).findings]
+    assert ("docs", CATEGORY) in kinds(ex.explain_text(log + ZORBLE, documented=docs(kb)))

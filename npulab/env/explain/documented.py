@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from npulab.core import i18n
@@ -46,7 +46,8 @@ from npulab.env.explain.catalog import CatalogError, Entry, tidy
 from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, Finding
 from npulab.env.explain.reader import decode_line, shorten
 from npulab.env.explain.root import RootLine, rank
-from npulab.env.explain.rules import _CANN_TRACEBACK, _IS_CONTINUATION, _last_head  # how the rules find a line's head
+# how the rules find the line an indented line continues, and a launcher's prefix (one definition, shared)
+from npulab.env.explain.rules import _CANN_TRACEBACK, _IS_CONTINUATION, _PREFIX, _last_head
 
 DOCS_PATH = DATA_DIR / "explain_docs.yaml"
 CATEGORY = "documented_case"  # the category of an entry with no catalog family
@@ -57,6 +58,7 @@ MIN_SIGNATURE = 12  # characters of a signature, at least (as written in the kno
 MAX_FINDINGS = 2
 LOOK_BUDGET = 2000  # lines holding a signature that are looked at closely, at most, in one log
 HEAD_REACH = 50  # lines above an indented line searched for the line it continues
+MAX_STARTS = 64  # places in one line where a signature may start, looked at
 
 # Chinese marks NFKC leaves alone, as their ASCII twins (NFKC already maps full-width ASCII and the ideographic space)
 _MARKS = {"。": ".", "、": ",", "“": '"', "”": '"', "‘": "'", "’": "'", "【": "[", "】": "]",
@@ -68,6 +70,7 @@ _WORD = re.compile(r"[0-9a-z_]")
 # ">>> …", "+ …" of ``set -x``, "PS C:\\…> …"), a shell command written out, or a help text's option line
 _NOT_MESSAGE = re.compile(r"^\s*(?:(?:\(\S+\)\s*)?(?:\[?[\w.-]+@[\w.-]+[^\n$#]*?)?[$#%]\s|>>>\s|\+\s|PS [A-Za-z]:\\[^>]*>|"
                           r"In \[\d+\]:|usage:|-{1,2}[A-Za-z][\w-]*[ =,]|(?:echo|grep|export|sed|awk|cat|bash|sh|source)\s)")
+_PY_TRACEBACK = re.compile(r"^\W*Traceback \(most recent call last\)")  # Python's: frames and source lines under it
 _WARNING = re.compile(r"(?i)\bwarn(?:ing)?s?\b|\[W(?:\d{4}| )|^W\d{4} |\w+Warning\b")
 
 
@@ -193,20 +196,20 @@ class DocHit:
     needle: str
 
 
-@dataclass
 class DocScanner:
     """Collects, over the blocks of a log, the lines that hold each entry's signatures (``MAX_EVIDENCE`` each)."""
 
-    entries: tuple[DocEntry, ...]
-    hits: dict[int, list[DocHit]] = field(default_factory=dict)  # entry index → its lines, earliest first
-    looked: int = 0
-    _head: str = ""  # the last unindented line before the current block
-
-    def __post_init__(self):
-        needles = sorted({n for e in self.entries for n in e.needles})
+    def __init__(self, entries: tuple[DocEntry, ...]):
+        self.entries = entries
+        self.hits: dict[int, list[DocHit]] = {}  # entry index → its lines, earliest first
+        self.looked = 0  # lines holding a signature looked at so far
+        self._head = ""  # the last unindented line before the current block
+        needles = sorted({n for e in entries for n in e.needles})
         self._any = re.compile(_trie(needles)) if needles else None
-        self._by_needle = {n: [i for i, e in enumerate(self.entries) if n in e.needles] for n in needles}
-        self._patterns = {n: pattern(n) for n in needles}
+        self._entries_of = {n: [i for i, e in enumerate(entries) if n in e.needles] for n in needles}
+        self._patterns: dict[str, list[tuple[str, re.Pattern]]] = {}  # first character → its signatures' expressions
+        for n in needles:
+            self._patterns.setdefault(n[0], []).append((n, pattern(n)))
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Read one block of whole lines."""
@@ -227,30 +230,41 @@ class DocScanner:
             self.looked += 1
             if lines is None:
                 lines = text.split("\n")
-            self._read(first_line + index, folded[start:end], lines, index)
+            level = self._level(lines, index)
+            if level is not None:
+                self._keep(first_line + index, lines[index], level, self._needles(folded[start:end], m.start() - start))
         last = _last_head(block)
         if last is not None:
             self._head = last
 
-    def _read(self, number: int, folded: str, lines: list[str], index: int) -> None:
-        found = [n for n, p in self._patterns.items() if p.search(folded)]
-        if not found:
-            return
-        line = lines[index]
-        level = self._level(line, lines, index)
-        if level is None:
-            return
-        for needle in found:
-            for i in self._by_needle[needle]:
+    def _needles(self, folded: str, first: int) -> list[str]:
+        """The signatures a folded line holds (``first``: where the earliest one starts): those that start with a
+        character some signature's match starts with, checked one by one."""
+        starts, pos = set(), first
+        for _ in range(MAX_STARTS):
+            starts.add(folded[pos])
+            m = self._any.search(folded, pos + 1)
+            if m is None:
+                break
+            pos = m.start()
+        return [n for ch in starts for n, p in self._patterns.get(ch, ()) if p.search(folded)]
+
+    def _keep(self, number: int, line: str, level: int, needles: list[str]) -> None:
+        for needle in needles:
+            for i in self._entries_of[needle]:
                 kept = self.hits.setdefault(i, [])
                 if len(kept) < MAX_EVIDENCE and all(h.line != number for h in kept):
                     kept.append(DocHit(number, shorten(line), level, needle))
 
-    def _level(self, line: str, lines: list[str], index: int) -> int | None:
-        """0 for an error line, 1 for a warning line, None for any other (a command, a help text, plain output)."""
+    def _level(self, lines: list[str], index: int) -> int | None:
+        """0 for an error line, 1 for a warning line, None for any other (a command, a help text, a traceback's
+        frames and source lines, plain output)."""
+        line = lines[index]
         if _NOT_MESSAGE.match(line):
             return None
         head = self._head_of(lines, index) if _IS_CONTINUATION.match(line) else line
+        if head is not line and _PY_TRACEBACK.match(_PREFIX.sub("", head, count=1)):
+            return None
         if rank(line) or (head is not line and (rank(head) or _CANN_TRACEBACK.match(head))):
             return 0
         return 1 if _WARNING.search(line) or _WARNING.search(head) else None
@@ -275,11 +289,8 @@ def documented_findings(scanner: DocScanner, findings: list[Finding], root: Root
         return []
     decisive = {r.line for r in strongest}
 
-    def weight(i: int) -> tuple:
-        best = min(scanner.hits[i], key=lambda h: (0 if h.line == root.line else 1 if h.line in decisive else 2,
-                                                   h.level, -len(h.needle), h.line))
-        return (0 if best.line == root.line else 1 if best.line in decisive else 2, best.level, -len(best.needle),
-                best.line)
+    def weight(hit: DocHit) -> tuple:  # the root line, the strongest error lines, other errors, warnings; longer first
+        return 0 if hit.line == root.line else 1 if hit.line in decisive else 2, hit.level, -len(hit.needle), hit.line
 
     families = {e.id: e for e in catalog}
     named = {f.category: f for f in findings if f.kind in ("family", "rule") and f.category in families}
@@ -287,7 +298,7 @@ def documented_findings(scanner: DocScanner, findings: list[Finding], root: Root
     out: list[Finding] = []
     spoken: set[tuple[str, str]] = set()
     enriched: set[str] = set()
-    for i in sorted(scanner.hits, key=weight):
+    for i in sorted(scanner.hits, key=lambda i: min(map(weight, scanner.hits[i]))):
         entry, hits = scanner.entries[i], scanner.hits[i]
         family = entry.family if entry.family in families else ""
         if family in named or family in suppressed:
