@@ -162,8 +162,9 @@ def _unit(unit: str) -> str:
     return _UNIT[unit] if len(unit) > 1 else re.escape(unit)
 
 
+@functools.lru_cache(maxsize=4096)
 def pattern(needle: str) -> re.Pattern:
-    """The expression of one normalised signature, searched in a folded line."""
+    """The expression of one normalised signature, searched in a folded line (compiled once per process)."""
     return re.compile("".join(map(_unit, _units(needle))))
 
 
@@ -196,6 +197,37 @@ class DocHit:
     needle: str
 
 
+class Signatures:
+    """The signatures of a set of entries, compiled: the trie of them all, and each one's own expression (compiled
+    when first needed), grouped by the character it starts with."""
+
+    def __init__(self, entries: tuple[DocEntry, ...]):
+        needles = sorted({n for e in entries for n in e.needles})
+        self.any = re.compile(_trie(needles)) if needles else None
+        self.entries_of = {n: [i for i, e in enumerate(entries) if n in e.needles] for n in needles}
+        self.starting: dict[str, list[str]] = {}
+        for n in needles:
+            self.starting.setdefault(n[0], []).append(n)
+
+    def held(self, folded: str, first: int) -> list[str]:
+        """The signatures a folded line holds (``first``: where the earliest one starts): those that start with a
+        character some signature's match starts with, checked one by one."""
+        starts, pos = set(), first
+        for _ in range(MAX_STARTS):
+            starts.add(folded[pos])
+            m = self.any.search(folded, pos + 1)
+            if m is None:
+                break
+            pos = m.start()
+        return [n for ch in starts for n in self.starting.get(ch, ()) if pattern(n).search(folded)]
+
+
+@functools.lru_cache(maxsize=8)
+def signatures(entries: tuple[DocEntry, ...]) -> Signatures:
+    """The compiled signatures of a set of entries, built once per process."""
+    return Signatures(entries)
+
+
 class DocScanner:
     """Collects, over the blocks of a log, the lines that hold each entry's signatures (``MAX_EVIDENCE`` each)."""
 
@@ -204,16 +236,11 @@ class DocScanner:
         self.hits: dict[int, list[DocHit]] = {}  # entry index → its lines, earliest first
         self.looked = 0  # lines holding a signature looked at so far
         self._head = ""  # the last unindented line before the current block
-        needles = sorted({n for e in entries for n in e.needles})
-        self._any = re.compile(_trie(needles)) if needles else None
-        self._entries_of = {n: [i for i, e in enumerate(entries) if n in e.needles] for n in needles}
-        self._patterns: dict[str, list[tuple[str, re.Pattern]]] = {}  # first character → its signatures' expressions
-        for n in needles:
-            self._patterns.setdefault(n[0], []).append((n, pattern(n)))
+        self._signatures = signatures(entries) if entries else None
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Read one block of whole lines."""
-        if self._any is None:
+        if self._signatures is None or self.looked >= LOOK_BUDGET:
             return
         try:
             text = block.decode("utf-8")
@@ -222,7 +249,7 @@ class DocScanner:
         folded = fold(text)
         lines: list[str] | None = None  # the block's lines as written, split when first needed
         index, at, pos = 0, 0, 0
-        while self.looked < LOOK_BUDGET and (m := self._any.search(folded, pos)):
+        while self.looked < LOOK_BUDGET and (m := self._signatures.any.search(folded, pos)):
             index += folded.count("\n", at, m.start())
             start, end = folded.rfind("\n", 0, m.start()) + 1, folded.find("\n", m.start())
             end = len(folded) if end < 0 else end
@@ -232,26 +259,15 @@ class DocScanner:
                 lines = text.split("\n")
             level = self._level(lines, index)
             if level is not None:
-                self._keep(first_line + index, lines[index], level, self._needles(folded[start:end], m.start() - start))
+                self._keep(first_line + index, lines[index], level,
+                           self._signatures.held(folded[start:end], m.start() - start))
         last = _last_head(block)
         if last is not None:
             self._head = last
 
-    def _needles(self, folded: str, first: int) -> list[str]:
-        """The signatures a folded line holds (``first``: where the earliest one starts): those that start with a
-        character some signature's match starts with, checked one by one."""
-        starts, pos = set(), first
-        for _ in range(MAX_STARTS):
-            starts.add(folded[pos])
-            m = self._any.search(folded, pos + 1)
-            if m is None:
-                break
-            pos = m.start()
-        return [n for ch in starts for n, p in self._patterns.get(ch, ()) if p.search(folded)]
-
     def _keep(self, number: int, line: str, level: int, needles: list[str]) -> None:
         for needle in needles:
-            for i in self._entries_of[needle]:
+            for i in self._signatures.entries_of[needle]:
                 kept = self.hits.setdefault(i, [])
                 if len(kept) < MAX_EVIDENCE and all(h.line != number for h in kept):
                     kept.append(DocHit(number, shorten(line), level, needle))
