@@ -69,7 +69,7 @@ def changes(results: dict[str, dict[str, dict]]) -> tuple[list[str], list[str]]:
     """The logs whose verdict changed, and those whose findings changed with the same verdict."""
     verdicts, findings = [], []
     for folder, by_reader in results.items():
-        for before, after in zip(by_reader["rules"]["rows"], by_reader["docs"]["rows"]):
+        for before, after in zip(by_reader["rules"]["rows"], by_reader["docs"]["rows"], strict=True):
             where = f"{name_of(Path(folder))}/{Path(folder).name}/{before['log']}"
             line = f"{where}  expect={before['expect']}  rules={before['got']}  docs={after['got']}"
             if (before["hit"], before["silent"]) != (after["hit"], after["silent"]):

@@ -333,3 +333,9 @@ def test_a_pythons_traceback_frames_and_source_lines_are_not_messages(kb):
            "    if 'zorbleflux quantiser exploded' in str(err):\nValueError: torch_npu shape mismatch\n")
     assert "docs" not in [f.kind for f in ex.explain_text(log, documented=docs(kb)).findings]
     assert ("docs", CATEGORY) in kinds(ex.explain_text(log + ZORBLE, documented=docs(kb)))
+
+
+def test_the_evidence_of_a_long_line_shows_the_signature(kb):
+    log = "[ERROR] ascend: " + "padding " * 100 + "Zorbleflux quantiser exploded\n"
+    found = ex.explain_text(log, documented=docs(kb)).findings[0]
+    assert "Zorbleflux quantiser exploded" in found.evidence[0].text and len(found.evidence[0].text) < 300

@@ -46,6 +46,7 @@ from npulab.env.explain.catalog import CatalogError, Entry, tidy
 from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, Finding
 from npulab.env.explain.reader import decode_line, shorten
 from npulab.env.explain.root import RootLine, rank
+
 # how the rules find the line an indented line continues, and a launcher's prefix (one definition, shared)
 from npulab.env.explain.rules import _CANN_TRACEBACK, _IS_CONTINUATION, _PREFIX, _last_head
 
@@ -119,7 +120,7 @@ def _entry(raw: dict, lang: str) -> DocEntry:
     if missing:
         raise CatalogError(f"{where} 缺少字段 {', '.join(missing)}")
     english = lang != "zh" and raw.get("cause_en") and raw.get("fix_en")  # else the Chinese text (as the catalog does)
-    return DocEntry(str(raw["id"]), raw["product"], signatures, tuple(dict.fromkeys(normalise(s).strip() for s in signatures)),
+    return DocEntry(str(raw["id"]), raw["product"], signatures, tuple(dict.fromkeys(normalise(" ".join(s.split())) for s in signatures)),
                     str(raw.get("family") or ""), tidy(raw["cause_en"] if english else raw["cause"]),
                     tidy(raw["fix_en"] if english else raw["fix"]), str(raw["source"]), str(raw.get("version") or ""))
 
@@ -259,18 +260,19 @@ class DocScanner:
                 lines = text.split("\n")
             level = self._level(lines, index)
             if level is not None:
-                self._keep(first_line + index, lines[index], level,
-                           self._signatures.held(folded[start:end], m.start() - start))
+                line, at_match = lines[index], m.start() - start
+                focus = line[at_match:at_match + MIN_SIGNATURE] if len(line) == end - start else ""  # forms kept
+                self._keep(first_line + index, shorten(line, focus), level, self._signatures.held(folded[start:end], at_match))
         last = _last_head(block)
         if last is not None:
             self._head = last
 
-    def _keep(self, number: int, line: str, level: int, needles: list[str]) -> None:
+    def _keep(self, number: int, text: str, level: int, needles: list[str]) -> None:
         for needle in needles:
             for i in self._signatures.entries_of[needle]:
                 kept = self.hits.setdefault(i, [])
                 if len(kept) < MAX_EVIDENCE and all(h.line != number for h in kept):
-                    kept.append(DocHit(number, shorten(line), level, needle))
+                    kept.append(DocHit(number, text, level, needle))
 
     def _level(self, lines: list[str], index: int) -> int | None:
         """0 for an error line, 1 for a warning line, None for any other (a command, a help text, a traceback's
