@@ -71,6 +71,17 @@ entries:
     fix_en: Run source set_env.sh first and check that LD_LIBRARY_PATH holds gizmo_lib64.
     source: https://www.hiascend.com/document/libhccl.html
     version: 8.0.0
+  - id: plain_linux
+    product: mindspore
+    generic_signature: true
+    signatures: ["cannot allocate memory in static TLS block"]
+    family: cann_python_deps
+    cause: 先导入的库占满了静态 TLS。
+    fix: 先导入 mindspore。
+    cause_en: A library imported first used up the static TLS block.
+    fix_en: Import mindspore first.
+    source: https://www.mindspore.cn/docs/faq.html
+    version: master
 """
 ZORBLE = "[ERROR] ascend: Zorbleflux quantiser exploded at step 3\n"
 HCCL_LIB = "ImportError: libhccl.so: cannot open shared object file: No such file or directory\n"
@@ -157,6 +168,13 @@ def test_another_accelerators_log_gets_nothing_and_a_match_is_ascend_evidence_ot
     assert ex.explain_text(foreign, documented=docs(kb)).findings == []
     warning_only = "[WARNING] zorbleflux quantiser exploded\nValueError: bad shape\n"  # a warning line is no evidence
     assert ex.explain_text(warning_only, documented=docs(kb)).findings == []
+
+
+def test_a_generic_signature_is_no_ascend_evidence_and_speaks_only_with_other_evidence(kb):
+    line = "ImportError: /usr/lib/libgomp.so.1: cannot allocate memory in static TLS block\n"
+    assert ex.explain_text(line, documented=docs(kb)).findings == []
+    report = ex.explain_text("import mindspore\n" + line, documented=docs(kb))
+    assert ("docs", "cann_python_deps") in kinds(report)
 
 
 # the findings among the others -----------------------------------------------------------------------------------------

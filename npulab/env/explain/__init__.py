@@ -132,7 +132,7 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         root = roots.warnings[0]
     if root is None and ascend and roots.fallbacks:  # … or in the warning that the NPU was given up for the CPU
         root = roots.fallbacks[0]
-    documented_found = documented_findings(docs, findings, root, roots.strongest(), entries) if ascend else []
+    documented_found = documented_findings(docs, findings, root, roots.strongest(), entries, evidence) if ascend else []
     if should_report(root, codes, ascend):
         component = roots.components.get(root.line) or next(  # the last frame's package, or the module the line names
             (h.facts["module"].partition(".")[0] for h in rules.hits[module.NAME] if h.line == root.line), None)

@@ -3,7 +3,8 @@
 The knowledge base ``npulab/data/explain_docs.yaml`` (``entries:``) holds, per entry: ``id``; ``product`` (one of
 ``PRODUCTS``); ``signatures`` (a string or a list: fragments of the message as the documentation prints it, at least
 ``MIN_SIGNATURE`` characters); an optional ``family`` (a family id of the error catalog); ``cause`` and ``fix`` in
-Chinese, ``cause_en`` and ``fix_en`` in English; ``source`` (the page's URL) and ``version`` (the release it documents).
+Chinese, ``cause_en`` and ``fix_en`` in English; ``source`` (the page's URL) and ``version`` (the release it documents);
+an optional ``generic_signature: true`` for a message that ordinary Python, Linux, pip or docker tools also print.
 Without the file there are no entries and ``explain`` reads logs exactly as it does without this module.
 
 Matching. A log line holds a signature when :func:`normalise` of the line holds :func:`normalise` of the signature
@@ -27,7 +28,8 @@ something new — its source is not cited there yet and its normalised fix is no
 Of two entries of one family, or with the same source and fix, only the more decisive one speaks.
 
 Guards (applied by :func:`npulab.env.explain.explain_stream`): a log another accelerator shows (and Ascend's own words
-do not) gets nothing; a match on an error line counts as Ascend evidence, one on a warning line does not; nothing is
+do not) gets nothing; a match on an error line counts as Ascend evidence, one on a warning line or of a generic
+signature does not, and an entry with a generic signature speaks only in a log with other Ascend evidence; nothing is
 said about a log with no error line (a healthy log).
 """
 
@@ -103,6 +105,7 @@ class DocEntry:
     fix: str
     source: str
     version: str = ""
+    generic: bool = False  # its message is printed by ordinary tools too: it needs other Ascend evidence
 
     def product_name(self) -> str:
         return PRODUCTS[self.product] or t("explain.docs.driver")
@@ -122,7 +125,8 @@ def _entry(raw: dict, lang: str) -> DocEntry:
     english = lang != "zh" and raw.get("cause_en") and raw.get("fix_en")  # else the Chinese text (as the catalog does)
     return DocEntry(str(raw["id"]), raw["product"], signatures, tuple(dict.fromkeys(normalise(" ".join(s.split())) for s in signatures)),
                     str(raw.get("family") or ""), tidy(raw["cause_en"] if english else raw["cause"]),
-                    tidy(raw["fix_en"] if english else raw["fix"]), str(raw["source"]), str(raw.get("version") or ""))
+                    tidy(raw["fix_en"] if english else raw["fix"]), str(raw["source"]), str(raw.get("version") or ""),
+                    bool(raw.get("generic_signature", False)))
 
 
 def load_documented(path: Path | str | None = None, lang: str | None = None) -> tuple[DocEntry, ...]:
@@ -295,14 +299,16 @@ class DocScanner:
         return self._head if index < HEAD_REACH else ""
 
     def error_lines(self) -> bool:
-        """Whether a signature was found on an error line (Ascend evidence, in a log no other accelerator shows)."""
-        return any(h.level == 0 for hits in self.hits.values() for h in hits)
+        """Whether a signature that is not generic was found on an error line (Ascend evidence, in a log no other
+        accelerator shows)."""
+        return any(h.level == 0 for i, hits in self.hits.items() if not self.entries[i].generic for h in hits)
 
 
 def documented_findings(scanner: DocScanner, findings: list[Finding], root: RootLine | None,
-                        strongest: list[RootLine], catalog: tuple[Entry, ...]) -> list[Finding]:
+                        strongest: list[RootLine], catalog: tuple[Entry, ...], evidence: bool) -> list[Finding]:
     """The documented entries' findings (at most ``MAX_FINDINGS``), most decisive first; an entry whose family a
-    finding of ``findings`` already names adds its fix to that finding instead (see the module docstring)."""
+    finding of ``findings`` already names adds its fix to that finding instead (see the module docstring).
+    ``evidence``: whether the log shows Ascend evidence (entries with a generic signature need it)."""
     if root is None or not scanner.hits:
         return []
     decisive = {r.line for r in strongest}
@@ -318,6 +324,8 @@ def documented_findings(scanner: DocScanner, findings: list[Finding], root: Root
     enriched: set[str] = set()
     for i in sorted(scanner.hits, key=lambda i: min(map(weight, scanner.hits[i]))):
         entry, hits = scanner.entries[i], scanner.hits[i]
+        if entry.generic and not evidence:
+            continue
         family = entry.family if entry.family in families else ""
         if family in named or family in suppressed:
             if family in named and family not in enriched and _adds(entry, named[family]):
