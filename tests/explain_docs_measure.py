@@ -5,7 +5,8 @@ twice with ``evaluate``: with the rules alone (``documented=()``) and with the r
 one row per set (top folder) and reader, the total, and every log whose verdict changed (hit ↔ miss, or silent ↔
 spoken), with what ``explain`` said before and after; then the logs whose findings changed without a verdict changing.
 
-Usage (from the repository root): ``PYTHONPATH=. python tests/explain_docs_measure.py [FOLDER …]``.
+Usage (from the repository root): ``PYTHONPATH=. python tests/explain_docs_measure.py [--kb FILE] [FOLDER …]``
+(``--kb``: another knowledge base file than the packaged one).
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ def name_of(folder: Path) -> str:
     return folder.relative_to(DATA).parts[0] if folder.is_relative_to(DATA) else folder.name
 
 
-def measure(chosen: list[Path]) -> dict[str, dict[str, dict]]:
-    """Per folder: ``evaluate``'s result with the rules alone and with the documented entries."""
-    entries = load_documented()
+def measure(chosen: list[Path], entries: tuple | None = None) -> dict[str, dict[str, dict]]:
+    """Per folder: ``evaluate``'s result with the rules alone and with the documented entries (default: packaged)."""
+    entries = load_documented() if entries is None else entries
     return {str(f): {"rules": evaluate(f, documented=()), "docs": evaluate(f, documented=entries)} for f in chosen}
 
 
@@ -81,9 +82,13 @@ def changes(results: dict[str, dict[str, dict]]) -> tuple[list[str], list[str]]:
 
 
 def main(args: list[str]) -> None:
-    entries = load_documented()
-    print(f"documented entries: {len(entries)}")
-    results = measure(folders(args))
+    kb = None
+    if "--kb" in args:
+        at = args.index("--kb")
+        kb, args = args[at + 1], args[:at] + args[at + 2:]
+    entries = load_documented(kb)
+    print(f"documented entries: {len(entries)} ({kb or 'packaged'})")
+    results = measure(folders(args), entries)
     print("\n".join(table(results)))
     verdicts, findings = changes(results)
     print(f"\nverdict changed ({len(verdicts)}):")

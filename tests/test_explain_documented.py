@@ -153,6 +153,12 @@ def test_an_indented_line_under_an_error_counts_as_an_error_line(kb):
     assert ("docs", CATEGORY) in kinds(ex.explain_text(log, documented=docs(kb)))
 
 
+def test_the_generic_finding_is_the_same_with_or_without_documented_entries(kb):
+    log = "EZ9999: Inner Error!\n        zorbleflux quantiser exploded in the ascend kernel\n"
+    with_docs, without = ex.explain_text(log, documented=docs(kb)), ex.explain_text(log, documented=())
+    assert with_docs.findings[-1].to_dict() == without.findings[-1].to_dict() and "EZ9999" in without.findings[-1].fix
+
+
 def test_a_warning_line_counts_only_in_a_log_with_an_error(kb):
     warning = "[WARNING] ascend: zorbleflux quantiser exploded, retrying\n"
     assert ex.explain_text(warning, documented=docs(kb)).findings == []

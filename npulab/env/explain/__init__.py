@@ -139,8 +139,7 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         pip = module.pip_name(component) if component else None
         if component is None:  # no Python frame: the framework whose C++ sources or logger the error lines quote
             component, pip = native_component(root, roots.strongest()) or (None, None)
-        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings) + len(documented_found),
-                                        component=component,
+        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings), component=component,
                                         pip=pip,
                                         call=roots.calls.get(root.line) or next(iter(roots.calls.values()), None)))
     tokens = _tokens(root, roots, codes, findings)
