@@ -363,3 +363,16 @@ def test_the_evidence_of_a_long_line_shows_the_signature(kb):
     log = "[ERROR] ascend: " + "padding " * 100 + "Zorbleflux quantiser exploded\n"
     found = ex.explain_text(log, documented=docs(kb)).findings[0]
     assert "Zorbleflux quantiser exploded" in found.evidence[0].text and len(found.evidence[0].text) < 300
+
+
+def test_with_the_reported_cases_the_documented_findings_still_follow_every_rule_finding(kb):
+    from npulab.env.explain.casebase import Case, CaseIndex
+    from npulab.env.explain.features import line_tokens
+
+    log = "import torch_npu\nModuleNotFoundError: No module named 'vllm_ascend'\n" + ZORBLE
+    words = " ".join(line_tokens(log))
+    cases = CaseIndex([Case("s", "x.log", "https://github.com/o/r/issues/7", ("npu_oom",), "family", "", tuple(words.split()))])
+    report = ex.explain_text(log, cases=cases, documented=docs(kb))
+    kinds_found = [f.kind for f in report.findings]
+    assert "case" in kinds_found and kinds_found[-1] == "generic"
+    assert kinds_found.index("docs") == max(i for i, k in enumerate(kinds_found) if k == "rule") + 1

@@ -146,7 +146,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     if findings and (cases is not None or NEIGHBOURS):
         consult(findings, tokens, packaged_index() if cases is None else cases, entries,
                 [Evidence(root.line, root.text)] if root else [])
-    after = sum(f.kind in ("family", "rule") for f in findings)  # after the catalog's and the rules' own findings
+    # after the last of the catalog's and the rules' own findings (a reported-cases finding may sit among them)
+    after = max((i + 1 for i, f in enumerate(findings) if f.kind in ("family", "rule")), default=0)
     findings[after:after] = documented_found
     return Report(lines_read, findings, root, codes, tokens)
 
