@@ -17,7 +17,7 @@ ENTRIES = yaml.safe_load((DATA / "explain_docs.yaml").read_text(encoding="utf-8"
 FAMILIES = {entry["id"] for entry in yaml.safe_load((DATA / "error_catalog.yaml").read_text(encoding="utf-8"))["entries"]}
 PRODUCTS = {"cann", "torch_npu", "mindspore", "hccl", "vllm_ascend", "triton_ascend", "driver"}
 REQUIRED = {"id", "product", "signatures", "cause", "fix", "cause_en", "fix_en", "source", "version"}
-OPTIONAL = {"family"}
+OPTIONAL = {"family", "generic_signature"}
 IDS = [entry["id"] for entry in ENTRIES]
 
 # Chinese next to a Latin letter or digit with no space between, outside `code` spans
@@ -75,6 +75,7 @@ def test_entries_have_the_schema_and_unique_snake_case_ids():
         assert re.fullmatch(r"[a-z][a-z0-9]*(_[a-z0-9]+)*", entry["id"]), entry["id"]
         assert entry["product"] in PRODUCTS, entry["id"]
         assert all(isinstance(entry[key], str) and entry[key].strip() for key in REQUIRED - {"signatures"}), entry["id"]
+        assert entry.get("generic_signature", True) is True, entry["id"]
 
 
 def test_families_exist_in_the_error_catalogue():
