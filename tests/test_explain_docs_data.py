@@ -109,8 +109,9 @@ def test_both_languages_are_present():
         assert not CJK.search(entry["cause_en"]) and not CJK.search(entry["fix_en"]), entry["id"]
 
 
-def test_chinese_text_spaces_latin_words_and_digits():
+def test_chinese_text_spaces_latin_words_and_digits_and_uses_chinese_quotes():
     for entry in ENTRIES:
         for key in ("cause", "fix"):
             prose = re.sub(r"`[^`]*`", " ", entry[key])
             assert not CRAMPED.search(prose), (entry["id"], key, CRAMPED.findall(prose))
+            assert not re.search(r"[\"']", prose), (entry["id"], key, prose)
