@@ -28,3 +28,17 @@ def test_random_halves_are_reproducible_disjoint_and_split_every_group():
     assert not dev & blind and dev | blind == {n for names in groups.values() for n in names}
     assert [sum(n in dev for n in names) for names in groups.values()] == [3, 2, 1]
     assert random_halves(groups, seed=1) != (dev, blind)
+
+
+def test_other_sets_finds_every_set_but_the_one_asked_about():
+    """Each fresh set is checked against every other set's threads: the discovery must see them all (pool halves
+    included) and leave out the set itself with anything inside it."""
+    from explain_heldout_eval import DATA, other_sets
+
+    every = {p.parent for p in DATA.glob("explain_*/**/sources.yaml")}
+    assert len(every) >= 16
+    for folder in every:
+        assert set(other_sets(folder)) == {f for f in every if folder not in (f, *f.parents)}
+    names = {p.relative_to(DATA).as_posix() for p in other_sets(DATA / "explain_fresh_2026_12k")}
+    assert {"explain_heldout", "explain_fresh_2026_12b", "explain_pool_2026_12j/dev", "explain_pool_2026_12j/blind",
+            "explain_dev4_2026_12f"} <= names

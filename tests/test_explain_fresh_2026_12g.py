@@ -1,63 +1,22 @@
 """Fresh set "2026-12g" (tests/data/explain_fresh_2026_12g) of issue 36: error logs and healthy or non-Ascend logs
 from public threads that neither the catalog nor any other explain set cites, collected and labelled before the next
 round of message-reading rules, by someone who did not read the rules and did not run ``explain`` on them (README).
-``python tests/test_explain_fresh_2026_12g.py`` prints the table.
+``python tests/test_explain_fresh_2026_12g.py`` prints the table."""
 
-No floor or rate test yet: the integrator measures the set once and adds it (README, "Measurement")."""
+from explain_fresh_set import FreshSetChecks, print_report
 
-from __future__ import annotations
-
-import pytest
-from explain_heldout_eval import (
-    DATA,
-    check_floor,
-    check_fresh_set,
-    check_logs_per_repository,
-    check_sources_txt,
-    other_sets,
-)
-
-FOLDER = DATA / "explain_fresh_2026_12g"
-# the sizes the set holds when collected (README); the set may grow, never shrink
-MIN_LOGS, MIN_KNOWN, MIN_LACKING, MIN_HEALTHY = 45, 8, 12, 25
+FOLDER = "explain_fresh_2026_12g"
 
 
-def test_other_sets_are_all_found():
-    names = {p.relative_to(DATA).as_posix() for p in other_sets(FOLDER)}
-    assert {"explain_heldout", "explain_heldout_2026_12", "explain_fresh_2026_12b", "explain_fresh_2026_12d",
-            "explain_fresh_2026_12e", "explain_dev_2026_12b", "explain_dev2_2026_12b", "explain_dev3_2026_12b",
-            "explain_dev4_2026_12f"} <= names, names
-
-
-def test_set_is_real_sizeable_and_cited_nowhere_else():
-    check_fresh_set(FOLDER, MIN_LOGS, MIN_KNOWN, MIN_LACKING, MIN_HEALTHY)
-
-
-def test_sources_txt_lists_exactly_the_threads():
-    """SOURCES.txt (the only file the rule writers may read) lists the thread URLs and nothing else."""
-    check_sources_txt(FOLDER)
-
-
-def test_at_most_six_logs_per_repository():
-    check_logs_per_repository(FOLDER)
-
-
-
-def test_no_regression_from_the_measurement():
-    """A floor, not the aim: what round 7 reached on this set, a development set since round 6 measured it once
-    (README: round 6 had 3/8 known, 2/12 fix named, 4/20 silent, 22/25 healthy)."""
-    check_floor(FOLDER, known=7, fix_named=4, healthy=23, silent=2)
-
-
-@pytest.mark.xfail(strict=True, reason="issue 36 aims not met on this set (round 6: 3/8 known, 2/12 fix named, "
-                                       "4/20 silent, 22/25 healthy): explain stays open")
-def test_rates_meet_issue_36_aims():
-    from explain_heldout_eval import evaluate, unmet_aims
-
-    assert not unmet_aims(evaluate(FOLDER))
+class TestFresh2026_12g(FreshSetChecks):
+    FOLDER = FOLDER
+    SIZES = (45, 8, 12, 25)  # logs, known, lacking, healthy when collected (README)
+    # round 7, a development set since round 6 measured it once (round 6: 3/8 known, 2/12 fix named, 4/20
+    # silent, 22/25 healthy)
+    FLOOR = dict(known=7, fix_named=4, healthy=23, silent=2)
+    OPEN = ("issue 36 aims not met on this set (round 6: 3/8 known, 2/12 fix named, 4/20 silent, 22/25 healthy): "
+            "explain stays open")
 
 
 if __name__ == "__main__":
-    from explain_heldout_eval import evaluate, report_lines
-
-    print("\n".join(report_lines(evaluate(FOLDER))))
+    print_report(FOLDER)
