@@ -1,7 +1,9 @@
 """What the documented troubleshooting entries (npulab/data/explain_docs.yaml) change on the labelled sets (issue 36).
 
 Every folder with a ``sources.yaml`` under ``tests/data/explain_*`` (or only the folders given as arguments) is scored
-twice with ``evaluate``: with the rules alone (``documented=()``) and with the rules and the packaged entries. Printed:
+twice with ``evaluate``: without the documented entries (``documented=()``, row ``rules``) and with the packaged ones
+(row ``docs``); everything else as ``explain`` runs by default (the reported cases too when ``NEIGHBOURS`` is on,
+leave-one-set-out as ``evaluate`` does), so the difference is the documented entries' alone. Printed:
 one row per set (top folder) and reader, the total, and every log whose verdict changed (hit ↔ miss, or silent ↔
 spoken), with what ``explain`` said before and after; then the logs whose findings changed without a verdict changing.
 
