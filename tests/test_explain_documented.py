@@ -275,18 +275,14 @@ def test_a_malformed_entry_is_refused(tmp_path, broken):
         load_documented(path, "zh")
 
 
-def test_the_packaged_entries_if_any_are_well_formed():
-    """The packaged knowledge base (written apart from this reader): families of the catalog, public pages, English
-    twins without Chinese, signatures long enough."""
+def test_the_packaged_entries_if_any_load_in_both_languages():
+    """The packaged knowledge base (written apart from this reader; its content is checked by
+    tests/test_explain_docs_data.py) is accepted by the reader, and in English every entry speaks English."""
     if not documented.DOCS_PATH.exists():
         pytest.skip("no packaged knowledge base yet")
-    families = {e.id for e in ex.load_catalog()}
-    for lang in ("zh", "en"):
-        for entry in load_documented(lang=lang):
-            assert not entry.family or entry.family in families, entry.id
-            assert entry.source.startswith("https://"), entry.id
-    for entry in load_documented(lang="en"):
-        assert not CJK.search(entry.cause + entry.fix), entry.id
+    zh, en = load_documented(lang="zh"), load_documented(lang="en")
+    assert zh and [e.id for e in zh] == [e.id for e in en]
+    assert not [e.id for e in en if CJK.search(e.cause + e.fix)]
 
 
 # speed -----------------------------------------------------------------------------------------------------------------
