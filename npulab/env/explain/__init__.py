@@ -207,7 +207,8 @@ from npulab.env.explain.cli import build_parser, environment_notes, render, run 
 
 __all__ = [
     "CASEBOOK", "CATALOG_PATH", "CATEGORIES", "CHUNK_SIZE", "EVIDENCE_CHARS", "GENERIC", "MAX_EVIDENCE", "MAX_LINE",
-    "CatalogError", "CodeHit", "CodeInfo", "DocEntry", "Entry", "Evidence", "Finding", "Pattern", "RULES", "Report", "RootLine",
+    "CatalogError", "CodeHit", "CodeInfo", "DocEntry", "Entry", "Evidence", "Finding", "Pattern", "RULES", "Report",
+    "RootLine",
     "build_parser", "clean", "decode", "decode_line", "environment_notes", "explain_bytes", "explain_file",
     "explain_stream", "explain_text", "iter_blocks", "load_catalog", "load_documented", "render", "run", "tidy",
 ]

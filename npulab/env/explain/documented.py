@@ -14,9 +14,9 @@ starts or ends with a letter or digit does not continue a longer word there. The
 (:func:`fold`: forms, marks, case); the spacing is left to the expression each signature becomes (a space as one or
 more spaces, any spaces next to punctuation or Chinese). One expression, the trie of every signature, is searched
 over each block (linear in the log: at each offset the trie's first characters decide, and shared prefixes are read
-once); the lines it finds, the first ``LOOK_BUDGET`` of them, are then read signature by signature. A line counts when it is an error line
-(:func:`npulab.env.explain.root.rank`, or a line indented under one) or a warning line, and neither a command echoed at a
-prompt nor a command-line help text.
+once); the lines it finds, the first ``LOOK_BUDGET`` of them, are then read signature by signature. A line counts
+when it is an error line (:func:`npulab.env.explain.root.rank`, or a line indented under one) or a warning line, and
+neither a command echoed at a prompt, a command-line help text, nor a frame or source line of a Python traceback.
 
 Findings (``documented_findings``), kind ``docs``, at most ``MAX_FINDINGS``, after the catalog's and the rules' own
 findings (so they never displace one of those) and before the generic one. The entries whose lines are most decisive
@@ -71,14 +71,16 @@ _LOOSE_SPACE = re.compile(r" (?![0-9a-z_])|(?<![0-9a-z_ ]) ")  # a space next to
 _WORD = re.compile(r"[0-9a-z_]")
 # a command echoed at a shell or Python prompt ("$ python x.py", "[root@host dir]# …", "(venv) user@host:~$ …",
 # ">>> …", "+ …" of ``set -x``, "PS C:\\…> …"), a shell command written out, or a help text's option line
-_NOT_MESSAGE = re.compile(r"^\s*(?:(?:\(\S+\)\s*)?(?:\[?[\w.-]+@[\w.-]+[^\n$#]*?)?[$#%]\s|>>>\s|\+\s|PS [A-Za-z]:\\[^>]*>|"
-                          r"In \[\d+\]:|usage:|-{1,2}[A-Za-z][\w-]*[ =,]|(?:echo|grep|export|sed|awk|cat|bash|sh|source)\s)")
+_NOT_MESSAGE = re.compile(r"^\s*(?:(?:\(\S+\)\s*)?(?:\[?[\w.-]+@[\w.-]+[^\n$#]*?)?[$#%]\s|>>>\s|\+\s|"
+                          r"PS [A-Za-z]:\\[^>]*>|In \[\d+\]:|usage:|-{1,2}[A-Za-z][\w-]*[ =,]|"
+                          r"(?:echo|grep|export|sed|awk|cat|bash|sh|source)\s)")
 _PY_TRACEBACK = re.compile(r"^\W*Traceback \(most recent call last\)")  # Python's: frames and source lines under it
 _WARNING = re.compile(r"(?i)\bwarn(?:ing)?s?\b|\[W(?:\d{4}| )|^W\d{4} |\w+Warning\b")
 
 
 def fold(text: str) -> str:
-    """Text in compatibility forms (full-width letters and punctuation → ASCII), Chinese marks as ASCII, lower case."""
+    """Text in compatibility forms (full-width letters and punctuation → ASCII), Chinese marks as ASCII, in lower
+    case."""
     text = unicodedata.normalize("NFKC", text)
     for mark, ascii_mark in _MARKS.items():
         if mark in text:
@@ -123,7 +125,8 @@ def _entry(raw: dict, lang: str) -> DocEntry:
     if missing:
         raise CatalogError(f"{where} 缺少字段 {', '.join(missing)}")
     english = lang != "zh" and raw.get("cause_en") and raw.get("fix_en")  # else the Chinese text (as the catalog does)
-    return DocEntry(str(raw["id"]), raw["product"], signatures, tuple(dict.fromkeys(normalise(" ".join(s.split())) for s in signatures)),
+    needles = tuple(dict.fromkeys(normalise(" ".join(s.split())) for s in signatures))
+    return DocEntry(str(raw["id"]), raw["product"], signatures, needles,
                     str(raw.get("family") or ""), tidy(raw["cause_en"] if english else raw["cause"]),
                     tidy(raw["fix_en"] if english else raw["fix"]), str(raw["source"]), str(raw.get("version") or ""),
                     bool(raw.get("generic_signature", False)))
@@ -266,7 +269,8 @@ class DocScanner:
             if level is not None:
                 line, at_match = lines[index], m.start() - start
                 focus = line[at_match:at_match + MIN_SIGNATURE] if len(line) == end - start else ""  # forms kept
-                self._keep(first_line + index, shorten(line, focus), level, self._signatures.held(folded[start:end], at_match))
+                self._keep(first_line + index, shorten(line, focus), level,
+                           self._signatures.held(folded[start:end], at_match))
         last = _last_head(block)
         if last is not None:
             self._head = last
@@ -346,7 +350,9 @@ def _adds(entry: DocEntry, finding: Finding) -> bool:
 
 
 def _enrich(finding: Finding, entry: DocEntry) -> None:
-    finding.fix = f"{finding.fix}{t('explain.docs.note', product=entry.product_name(), version=_version(entry), fix=entry.fix, source=entry.source)}"
+    note = t("explain.docs.note", product=entry.product_name(), version=_version(entry), fix=entry.fix,
+             source=entry.source)
+    finding.fix = f"{finding.fix}{note}"
     finding.sources.append(entry.source)
 
 
