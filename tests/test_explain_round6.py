@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from english_checks import CJK
 
 from npulab.env import explain as ex
@@ -97,3 +98,19 @@ def test_a_capability_line_naming_the_data_type_wins_over_one_naming_only_the_op
            "The reason why this op LogicalAnd is not supported by op information library[tbe-builtin] is that "
            "[Dynamic check]: data type DT_INT8 of input [x1] is not supported.\n")
     assert ex.explain_text(log).categories[0] == "dtype_unsupported"
+
+
+@pytest.mark.parametrize("log", [
+    # Rockchip's RKNN runtime: its transfer client is called NPUTransfer, which is no Ascend plugin class
+    "I NPUTransfer: Starting NPU Transfer Client\nE RKNNAPI: rknn_init, driver open fail!\n"
+    "Exception: RKNN init failed. error code: RKNN_ERR_DEVICE_UNAVAILABLE\n",
+    "E RKNN: failed to open rknpu module, need to insmod rknpu driver!\nRuntimeError: init runtime failed\n",
+    "hailort: HAILO_OUT_OF_PHYSICAL_DEVICES\nRuntimeError: no NPU device found\n",
+    "RuntimeError: Synapse initialization failed (habana_frameworks.torch)\n",
+])
+def test_other_vendors_npus_and_tpus_are_another_accelerator(log):
+    assert ex.explain_text(log).findings == []
+
+
+def test_an_ascend_plugin_class_still_counts_as_ascend():
+    assert ex.explain_text("(NPUWorker pid=7) RuntimeError: call aclnnMatmul failed, ERR01100\n").findings

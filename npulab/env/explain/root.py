@@ -74,7 +74,8 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
 # … and an API named for the NPU ("enable_npu", "is_npu": a word that ends in "_npu")
 _WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9])(?:[a-z][a-z0-9]*_)?npus?(?![a-z0-9_])|mindspore|/home/ma-user/")
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
-_NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
+# (not Rockchip RKNN's NPUTransfer client, whose logs are another vendor's NPU)
+_NPU_CLASS = re.compile(rb"\bNPU(?!Transfer)[A-Z][a-z]")
 # torch_npu's and the plugins' API and module names: npu_fusion_attention, transformers' npu_flash_attention, npu_format_cast
 # (case-sensitive, not inside a longer name such as intel_npu_…)
 _NPU_API = re.compile(rb"(?<![A-Za-z0-9_])npu_[a-z]")
@@ -90,7 +91,8 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     b"openvino", b"intel_npu", b"vpux", b"ze_result", b"level zero", b"level_zero", b"npu_drv", b"npu_vcl",  # Intel's NPU
     b"metax", b"mx-smi", b"maca", b"cambricon", b"cnmon", b"musa",  # MetaX, Cambricon, Moore Threads
     b"mps backend", b"mps framework", b"torch.backends.mps", b"pytorch_enable_mps_fallback",  # Apple's Metal (MPS)
-    b"directml", b"torch_directml")  # Microsoft's DirectML
+    b"directml", b"torch_directml",  # Microsoft's DirectML
+    b"rknn", b"rknpu", b"hailort", b"habana_frameworks", b"hl-smi", b"libtpu", b"tenstorrent")  # other NPUs and TPUs
 # a tensor or an allocation on a CUDA device ("device='cuda:0'", "on device cuda:1"); never code such as .to("cuda:0")
 _FOREIGN_DEVICE = re.compile(rb"(?:device[ =]'?|on )cuda:\d|"
                              # NVIDIA's data-centre and desktop cards named by model ("32GB V100", "RTX 4090")
