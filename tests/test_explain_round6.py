@@ -114,3 +114,10 @@ def test_other_vendors_npus_and_tpus_are_another_accelerator(log):
 
 def test_an_ascend_plugin_class_still_counts_as_ascend():
     assert ex.explain_text("(NPUWorker pid=7) RuntimeError: call aclnnMatmul failed, ERR01100\n").findings
+
+
+def test_an_exception_after_a_full_width_colon_is_the_root_line():
+    """A title or a sentence in Chinese that quotes the error after "：" still gives its root line."""
+    report = ex.explain_text("部署时报错：ValueError: unsupported dtype uint16 on npu\n环境：torch_npu 2.5.1\n")
+    assert report.root_error is not None and report.root_error.line == 1 and report.findings
+    assert ex.explain_text("说明：ValueError 不会出现在这里\n").root_error is None  # no message after the type
