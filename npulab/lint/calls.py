@@ -20,7 +20,7 @@ from functools import cache
 from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
 from npulab.core.words import code, guess_end
-from npulab.lint import annotations, api_values, relations, schema_types
+from npulab.lint import annotations, api_values, op_docs, relations, schema_types
 from npulab.lint.signatures import NameNotFound, Signature, SourceTree
 from npulab.pytorch.torch_npu_names import dotted_parts
 
@@ -301,7 +301,10 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
             out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
     found = relations.source_problems(source, definition, call, reported, built)
     reported.update(p for read, _ in found for p in read)
-    for _, problem in found + relations.rule_problems(source, definition, call, sig, reported, built):
+    found += relations.rule_problems(source, definition, call, sig, reported, built)
+    reported.update(p for read, _ in found for p in read)
+    found += op_docs.problems(source, full, call, sig, reported, built)  # torch_npu operators' documentation
+    for _, problem in found:
         out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
     return out
 

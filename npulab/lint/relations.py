@@ -143,15 +143,18 @@ def source_problems(tree: SourceTree, definition: str, call: ast.Call, done: set
 
 
 def rule_problems(tree: SourceTree, definition: str, call: ast.Call, sig: Signature | None,
-                  done: set[str], built: frozenset[str] = frozenset()) -> list[tuple[list[str], str]]:
-    """(parameters, sentence) for each documented ``refused`` rule of api_values.yaml the call's arguments meet.
-    Parameters and defaults come from the definition; for an operator without one (``npu_fusion_attention``), from
-    its signature and the rule's documented ``defaults``."""
-    rules = [r for r in rules_for(definition) if "refused" in r]
+                  done: set[str], built: frozenset[str] = frozenset(), rules: list[dict] | None = None,
+                  reading=None) -> list[tuple[list[str], str]]:
+    """(parameters, sentence) for each documented ``refused`` rule the call's arguments meet: api_values.yaml's,
+    or ``rules`` given (npulab.lint.op_docs reads them from the operators' documentation). Parameters and defaults
+    come from the definition; for an operator without one (``npu_fusion_attention``), from its signature and the
+    rule's documented ``defaults``. ``reading`` wraps how names resolve (the dtype rules read ``torch.int8``)."""
+    rules = [r for r in (rules_for(definition) if rules is None else rules) if "refused" in r]
     if not rules:
         return []
     func = tree.function(definition) or constructor(tree, definition)[1]
     resolve = callees.resolver(tree, _module_of(tree, definition))
+    resolve = reading(resolve) if reading is not None else resolve
     if func is not None:
         params, defaults = callees.parameters(func, skip_first=bool(func.args.args) and func.args.args[0].arg in ("self", "cls"))
     elif sig is not None:
