@@ -85,4 +85,6 @@ DTYPE = re.compile(r"(?<![A-Za-z0-9_.])(?:torch(?:_npu)?\.(" + "|".join(sorted(D
                    + r"))(?![A-Za-z0-9_])", re.IGNORECASE)
 DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32",
                  "short": "int16"}
+# a line that opens what holds under one value of a switch: ``div_mode为True时,``
+SWITCH_CONDITION = re.compile(r"^\W*`?(\w+)`?\s*为\s*`?(True|False)`?\s*时[,，:：]?")
 DTYPE_STATEMENT = re.compile(r"支持|允许|取值|supports?", re.IGNORECASE)

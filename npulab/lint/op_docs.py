@@ -189,9 +189,10 @@ def _value_rules(parameter: str, paragraph: str, kind: str, default) -> list[tup
     return [rule for rule in out if _satisfies(rule[0], parameter, default)]
 
 
-def _dtype_rule(parameter: str, paragraph: str) -> tuple[str, str, dict, str] | None:
+def _dtypes(sentences: list[str]) -> tuple[list[str], str]:
+    """(the dtypes the sentences say are supported, as ``torch.<name>``; the first sentence that says so)."""
     names, said = [], ""
-    for s in _sentences(paragraph):
+    for s in sentences:
         if phrases.DTYPE_STATEMENT.search(s):
             for m in phrases.DTYPE.finditer(s):
                 written = (m.group(1) or m.group(2)).lower()
@@ -199,10 +200,35 @@ def _dtype_rule(parameter: str, paragraph: str) -> tuple[str, str, dict, str] | 
                 if name not in names:
                     names.append(name)
                     said = said or s
-    if not names:
-        return None
-    test = f"isinstance({parameter}, str) and {parameter}.startswith('torch.') and {parameter} not in ({_listed(names)},)"
-    return (test, "values", {"parameter": parameter, "values": ", ".join(names)}, said)
+    return names, said
+
+
+def _dtype_rules(parameter: str, paragraph: str, names: list[str]) -> list[tuple[str, str, dict, str]]:
+    """The dtypes a dtype parameter takes: all its paragraph lists, and those listed under a switch's value
+    (``div_mode为True时`` … ``div_mode为False时`` …) when that switch has it."""
+    def rule(listed: list[str], said: str, condition: tuple = ()) -> tuple[str, str, dict, str]:
+        test = f"isinstance({parameter}, str) and {parameter}.startswith('torch.') and {parameter} not in ({_listed(listed)},)"
+        fields = {"parameter": parameter, "values": ", ".join(listed)}
+        if not condition:
+            return (test, "values", fields, said)
+        switch, value = condition
+        return (f"{switch} is {value} and {test}", "values_when", {**fields, "switch": switch, "value": value}, said)
+
+    listed, said = _dtypes(_sentences(paragraph))
+    out = [rule(listed, said)] if listed else []
+    groups: dict[tuple[str, str], list[str]] = {}
+    condition = None
+    for line in paragraph.splitlines():
+        if (m := phrases.SWITCH_CONDITION.match(line)) and m.group(1) in names:
+            condition = (m.group(1), m.group(2))
+            line = line[m.end():]
+        if condition is not None:
+            groups.setdefault(condition, []).append(line)
+    for (switch, value), lines in groups.items():
+        listed, said = _dtypes(_sentences("\n".join(lines)))
+        if listed:
+            out.append(rule(listed, said, (switch, value)))
+    return out
 
 
 def _relation_rules(text: str, names: list[str]) -> list[tuple[list[str], str, str, dict, str]]:
@@ -242,7 +268,7 @@ def _limits(tree_key: int, operator: str, names: tuple[str, ...], version: str) 
         kind = _kind(paragraph, declared.get(parameter, ("", None))[0], defaults[parameter])
         found = _value_rules(parameter, paragraph, kind, defaults[parameter]) if kind != "tensor" else []
         if phrases.DTYPE_PARAMETER.search(parameter) and kind != "str":
-            found += [r for r in [_dtype_rule(parameter, paragraph)] if r is not None]
+            found += _dtype_rules(parameter, paragraph, params)
         rules += [_rule(operator, [parameter], test, what, fields, said, version, defaults)
                   for test, what, fields, said in found]
     for read, test, what, fields, said in _relation_rules("\n".join([*by_parameter.values(), constraints]), params):
