@@ -115,6 +115,30 @@ class Function:
     classes: object = field(default=lambda node: False)
     types: object = field(default=lambda node: None)  # ast.expr -> a type of the standard library (numbers.Number)
     constructor: bool = False  # a class's __init__: the call's value is the new object
+    closure: dict = field(default_factory=dict)  # names its body sees from outside (a decorator's ``method``)
+
+
+@dataclass(frozen=True)
+class Wrapped:
+    """The function a validating decorator wraps, as its wrapper sees it (``method``; npulab.lint.decorators)."""
+
+    function: Function
+
+
+def bound_to(wrapped: Function, positional: list, keywords: dict):
+    """What binding the call's arguments to the wrapped function's signature gives (MindSpore's
+    ``parse_user_args(method, *args, **kwargs)``: its parameters' values in order, defaults applied, and the
+    mapping): Items((Items(values), UNKNOWN)), or UNKNOWN where the call does not fit."""
+    values = bind_values(wrapped, positional, keywords)
+    if values is None:
+        return UNKNOWN
+    return Items((Items(tuple(values[p] for p in wrapped.params), list), UNKNOWN))
+
+
+def _binds(function: Function) -> bool:
+    """Whether a function binds arguments to another's signature (``inspect.signature(method).bind(…)``)."""
+    names = {n.attr for stmt in function.body for n in ast.walk(stmt) if isinstance(n, ast.Attribute)}
+    return {"signature", "bind"} <= names
 
 
 Base = Function  # what ``super().__init__(…)`` runs
@@ -517,12 +541,8 @@ def _statement(stmt: ast.stmt, state: dict, walk: Walk, stack: list, depth: int)
                 state[key] = value if len(targets) == 1 else UNKNOWN
             for k in _stores([ast.Expr(target)]) - {key}:
                 state[k] = UNKNOWN
-            items = value.values if isinstance(value, Items) else value if isinstance(value, (tuple, list)) else None
-            if isinstance(target, (ast.Tuple, ast.List)) and items is not None and len(items) == len(target.elts) \
-                    and len(targets) == 1:  # min_nodes, max_nodes = parse_min_max_nnodes(args.nnodes)
-                for element, item in zip(target.elts, items, strict=True):
-                    if (k := _key(element)) is not None:
-                        state[k] = item
+            if len(targets) == 1:  # min_nodes, max_nodes = parse_min_max_nnodes(args.nnodes)
+                _unpack(target, value, state)
         return state
     if isinstance(stmt, ast.AugAssign):
         for k in _stores([stmt]):
@@ -544,6 +564,17 @@ def _statement(stmt: ast.stmt, state: dict, walk: Walk, stack: list, depth: int)
             walk.local[stmt.name] = stmt  # called below as a closure (MindSpore's ``def _check_param(): …``)
         return state
     return _forget(state, [stmt])
+
+
+def _unpack(target: ast.expr, value, state: dict) -> None:
+    """``a, b = value`` and ``[a], _ = value`` where the value's items are known by position."""
+    items = value.values if isinstance(value, Items) else value if isinstance(value, (tuple, list)) else None
+    if isinstance(target, (ast.Tuple, ast.List)) and items is not None and len(items) == len(target.elts):
+        for element, item in zip(target.elts, items, strict=True):
+            if (k := _key(element)) is not None:
+                state[k] = item
+            else:
+                _unpack(element, item, state)
 
 
 def _negated(stmt: ast.If) -> ast.If:
@@ -653,6 +684,9 @@ def _reached(call: ast.Call, state: dict, walk: Walk, depth: int) -> tuple[Funct
         return Function(walk.origin or "", node.body, params, len(params),
                         {p: evaluate(d, state, walk) for p, d in defaults.items()}, walk.resolve,
                         methods=walk.methods, lookup=walk.lookup, classes=walk.classes, types=walk.types), False, state
+    if isinstance(func, ast.Name) and isinstance(state.get(func.id), Wrapped):  # method(self, *args, **kwargs)
+        on_self = bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
+        return state[func.id].function, on_self, None
     if isinstance(func, ast.Name) and func.id in state:
         return None  # a local value, not a module's function
     function = walk.lookup(func)
@@ -724,6 +758,8 @@ def _enter_call(call: ast.Call, function: Function, on_self: bool, outer: dict |
     if args is None:
         return state, NotNone() if function.constructor else UNKNOWN
     positional, keywords = args
+    if positional and isinstance(positional[0], Wrapped) and _binds(function):  # parse_user_args(method, …)
+        return state, bound_to(positional[0].function, positional[1:], keywords)
     if on_self and not _super_init(call.func):
         positional = positional[1:]  # Base.__init__(self, …)
     written = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
@@ -750,7 +786,7 @@ def _enter(function: Function, positional: list, keywords: dict, state: dict, wa
         inner.origin, inner.local = walk.origin, walk.local
     own = {k: v for k, v in state.items() if k.startswith("self.")} if on_self else {}
     inner.returned.append([])
-    after = run(function.body, {**(outer or {}), **own, **values}, inner, stack, depth + 1)
+    after = run(function.body, {**(outer or {}), **function.closure, **own, **values}, inner, stack, depth + 1)
     returned = inner.returned.pop()
     if after is None:  # every path raised
         return None, UNKNOWN
@@ -801,5 +837,5 @@ def refusals_of(function: Function, values: dict) -> list[Refusal]:
     constructors it calls (their refusals carry ``origin``)."""
     walk = Walk({}, function.resolve).into(function)
     walk.origin = None
-    run(function.body, dict(values), walk, [])
+    run(function.body, {**function.closure, **values}, walk, [])
     return walk.found
