@@ -132,7 +132,9 @@ def bound_to(wrapped: Function, positional: list, keywords: dict):
     values = bind_values(wrapped, positional, keywords)
     if values is None:
         return UNKNOWN
-    return Items((Items(tuple(values[p] for p in wrapped.params), list), UNKNOWN))
+    order = wrapped.params[:wrapped.positional] + [wrapped.vararg] * bool(wrapped.vararg) \
+        + wrapped.params[wrapped.positional:] + [wrapped.kwarg] * bool(wrapped.kwarg)  # the signature's order
+    return Items((Items(tuple(values[p] for p in order), list), UNKNOWN))
 
 
 def _binds(function: Function) -> bool:
@@ -367,6 +369,8 @@ def _call(node: ast.Call, state: dict, walk: Walk):
             except (TypeError, ValueError):
                 return UNKNOWN
         return UNKNOWN
+    if name == "callable" and len(node.args) == 1:
+        return _callable(evaluate(node.args[0], state, walk))
     if name in ("any", "all") and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
         return _quantified(name == "any", node.args[0], state, walk)
     if isinstance(walk, Walk) and walk.level < _MAX_CALL_DEPTH and (reached := _reached(node, state, walk, walk.level)):
@@ -384,6 +388,13 @@ def _call(node: ast.Call, state: dict, walk: Walk):
             except (TypeError, ValueError):
                 return UNKNOWN
     return UNKNOWN
+
+
+def _callable(value):
+    """``callable(value)``: False for a literal or a display, UNKNOWN for anything else."""
+    if isinstance(value, (Items, Keys)) or (isinstance(value, NotNone) and value.kind in (list, tuple, dict, set, str)):
+        return False
+    return callable(value) if _known(value) and isinstance(value, _LITERAL_TYPES + (list, tuple, dict, set)) else UNKNOWN
 
 
 _MATH = {"math.isinf": math.isinf, "math.isnan": math.isnan, "math.isfinite": math.isfinite}
