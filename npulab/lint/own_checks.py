@@ -137,6 +137,11 @@ def bound_to(wrapped: Function, positional: list, keywords: dict):
     return Items((Items(tuple(values[p] for p in order), list), UNKNOWN))
 
 
+def _wrapping(function: Function) -> int:
+    """1 for a validating decorator's wrapper (what it wraps is walked as deep as an undecorated call), else 0."""
+    return int(any(isinstance(v, Wrapped) for v in function.closure.values()))
+
+
 def _binds(function: Function) -> bool:
     """Whether a function binds arguments to another's signature (``inspect.signature(method).bind(…)``)."""
     names = {n.attr for stmt in function.body for n in ast.walk(stmt) if isinstance(n, ast.Attribute)}
@@ -797,7 +802,9 @@ def _enter(function: Function, positional: list, keywords: dict, state: dict, wa
         inner.origin, inner.local = walk.origin, walk.local
     own = {k: v for k, v in state.items() if k.startswith("self.")} if on_self else {}
     inner.returned.append([])
-    after = run(function.body, {**(outer or {}), **function.closure, **own, **values}, inner, stack, depth + 1)
+    inner.level -= _wrapping(function)  # a decorator's wrapper is not a call deeper
+    after = run(function.body, {**(outer or {}), **function.closure, **own, **values}, inner, stack,
+                depth + 1 - _wrapping(function))
     returned = inner.returned.pop()
     if after is None:  # every path raised
         return None, UNKNOWN
@@ -848,5 +855,6 @@ def refusals_of(function: Function, values: dict) -> list[Refusal]:
     constructors it calls (their refusals carry ``origin``)."""
     walk = Walk({}, function.resolve).into(function)
     walk.origin = None
-    run(function.body, {**function.closure, **values}, walk, [])
+    walk.level -= _wrapping(function)
+    run(function.body, {**function.closure, **values}, walk, [], -_wrapping(function))
     return walk.found
