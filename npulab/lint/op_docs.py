@@ -257,8 +257,12 @@ def _relation_rules(text: str, names: list[str]) -> list[tuple[list[str], str, s
 @cache
 def _limits(tree_key: int, operator: str, names: tuple[str, ...], version: str) -> tuple[dict, ...]:
     text = _DOCS[tree_key][1].get(operator)
-    if text is None:
-        return ()
+    return limits_of_text(text, operator, names, version) if text is not None else ()
+
+
+def limits_of_text(text: str, operator: str, names: tuple[str, ...], version: str) -> tuple[dict, ...]:
+    """The ``refused`` rules one operator's documentation text states (``names``: its parameters as the schema
+    gives them; the text's prototype adds its own and their defaults)."""
     declared = prototype(text, operator)
     params = list(dict.fromkeys([*names, *declared]))
     defaults = {p: declared.get(p, ("", own_checks.UNKNOWN))[1] for p in params}
