@@ -67,10 +67,11 @@ MULTIPLE = re.compile(r"(?:必须|须|需|需要|要求)(?:是|为)\s*`?(\d+)`?\
 
 # relations between parameters
 EXPRESSION = re.compile(r"(?:要求|须满足|需满足|需要满足|必须满足)\s*`([^`]+(?:<=|>=|<|>|==|!=)[^`]+)`")
-NOT_BOTH_NONE = re.compile(r"不支持\s*`?(\w+)`?\s*和\s*`?(\w+)`?\s*同时(?:传|为|设置为)\s*None")
-NOT_WITHOUT = re.compile(r"`?(\w+)`?\s*不能独立于\s*`?(\w+)`?\s*存在")
+_NAME = r"([A-Za-z_][A-Za-z0-9_]*)"  # a parameter's name (\w would take the Chinese around it too)
+NOT_BOTH_NONE = re.compile(rf"不支持\s*`?{_NAME}`?\s*和\s*`?{_NAME}`?\s*同时(?:传|为|设置为)\s*None")
+NOT_WITHOUT = re.compile(rf"`?{_NAME}`?\s*不能独立于\s*`?{_NAME}`?\s*存在")
 # in the constraints: "目前仅支持输入的最后一个维度(dim=-1)"
-ONLY_ASSIGNMENT = re.compile(rf"(?:仅|只)支持[^。；;(（\n]*[(（]\s*(\w+)\s*=\s*({_INT})\s*[)）]")
+ONLY_ASSIGNMENT = re.compile(rf"(?:仅|只)支持[^。；;(（\n]*[(（]\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*({_INT})\s*[)）]")
 
 # dtypes: the names a dtype parameter's paragraph lists (``torch.int8``, ``float16``, ``BFLOAT16``)
 DTYPE_PARAMETER = re.compile(r"(?:^|_)dtype$|^dst_type$")
@@ -86,5 +87,5 @@ DTYPE = re.compile(r"(?<![A-Za-z0-9_.])(?:torch(?:_npu)?\.(" + "|".join(sorted(D
 DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32",
                  "short": "int16"}
 # a line that opens what holds under one value of a switch: ``div_mode为True时,``
-SWITCH_CONDITION = re.compile(r"^\W*`?(\w+)`?\s*为\s*`?(True|False)`?\s*时[,，:：]?")
+SWITCH_CONDITION = re.compile(r"^\W*`?([A-Za-z_][A-Za-z0-9_]*)`?\s*为\s*`?(True|False)`?\s*时[,，:：]?")
 DTYPE_STATEMENT = re.compile(r"支持|允许|取值|supports?", re.IGNORECASE)
