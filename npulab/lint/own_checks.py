@@ -572,6 +572,13 @@ def _statement(stmt: ast.stmt, state: dict, walk: Walk, stack: list, depth: int)
         inner = run(stmt.body, state, walk, [*stack, None], depth)
         after = _merge(inner, _forget(state, [s for h in stmt.handlers for s in h.body]))
         return run(stmt.finalbody, after, walk, stack, depth) if after is not None else None
+    if isinstance(stmt, ast.For) and (items := _loop_items(stmt, state, walk)) is not None:
+        for item in items:  # a loop over a short known sequence, walked item by item
+            _unpack(ast.Tuple([stmt.target], ast.Store()), (item,), state)
+            state = run(stmt.body, state, walk, stack, depth)
+            if state is None or state.get(_RETURNED):
+                return state
+        return state
     if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
         return _forget(state, [*stmt.body, *stmt.orelse, stmt])
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -591,6 +598,25 @@ def _unpack(target: ast.expr, value, state: dict) -> None:
                 state[k] = item
             else:
                 _unpack(element, item, state)
+
+
+_MAX_UNROLLED = 32
+
+
+def _loop_items(stmt: ast.For, state: dict, walk: Walk) -> list | None:
+    """The items a ``for`` loop runs over where they are known and few (``enumerate(milestone)`` of a literal list),
+    and its body neither jumps (break, continue) nor has an ``else``; None otherwise."""
+    if stmt.orelse or any(isinstance(n, (ast.Break, ast.Continue)) for b in stmt.body for n in ast.walk(b)):
+        return None
+    node, numbered = stmt.iter, False
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "enumerate" \
+            and len(node.args) == 1 and not node.keywords and "enumerate" not in state:
+        node, numbered = node.args[0], True
+    value = evaluate(node, state, walk)
+    items = list(value.values) if isinstance(value, Items) else list(value) if isinstance(value, (list, tuple)) else None
+    if items is None or len(items) > _MAX_UNROLLED:
+        return None
+    return list(enumerate(items)) if numbered else items
 
 
 def _negated(stmt: ast.If) -> ast.If:
