@@ -34,3 +34,35 @@ def test_decorator_and_method_checks_are_read(lint, code):  # noqa: F811
 def test_correct_calls_pass(lint, code):  # noqa: F811
     found = [f for f in lint(code) if f.kind != "undefined-name"]
     assert found == []
+
+
+@pytest.mark.parametrize("code", [
+    "import torch\nrnn = torch.nn.RNN(4, 8, proj_size=2)",  # giving the keyword at all is refused (RNN.__init__)
+    # ops.Conv2D, reached through ``from mindspore.ops.operations import *``, checks pad_mode
+    "import mindspore as ms\nfrom mindspore import nn\nconv = nn.Conv1d(3, 8, 3, pad_mode='zeros')",
+    "import mindspore as ms\nfrom mindspore import nn\nlr = nn.piecewise_constant_lr([10, 30, 20], [0.1, 0.05, 0.01])",
+])
+def test_presence_star_imports_and_loops(lint, code):  # noqa: F811
+    assert [f.kind for f in lint(code)] == ["argument-value"]
+
+
+@pytest.mark.parametrize("code", [
+    "import torch\nrnn = torch.nn.LSTM(4, 8, proj_size=2)",
+    "import mindspore as ms\nfrom mindspore import nn\nconv = nn.Conv1d(3, 8, 3, pad_mode='valid')",
+    "import mindspore as ms\nfrom mindspore import nn\nlr = nn.piecewise_constant_lr([10, 20, 30], [0.1, 0.05, 0.01])",
+])
+def test_presence_star_imports_and_loops_pass(lint, code):  # noqa: F811
+    assert lint(code) == []
+
+
+def test_a_loop_over_known_items_is_walked_item_by_item():
+    import ast
+
+    from npulab.lint import own_checks
+
+    body = ast.parse("last = 0\nfor i, x in enumerate(xs):\n    if x < last:\n        raise ValueError(i)\n    last = x\n").body
+    unknown = lambda node: own_checks.UNKNOWN  # noqa: E731
+    assert own_checks.refusals(body, {"xs": [1, 3, 2]}, {}, unknown)
+    assert not own_checks.refusals(body, {"xs": [1, 2, 3]}, {}, unknown)
+    jumping = ast.parse("for x in xs:\n    if x:\n        continue\n    raise ValueError\n").body
+    assert not own_checks.refusals(jumping, {"xs": [0]}, {}, unknown)  # a body that jumps is not unrolled
