@@ -44,8 +44,32 @@ def resolver(tree: SourceTree, module: str):
             value = resolve_literal(tree, where, ast.Name(node.attr, ast.Load()))
         else:
             value = resolve_literal(tree, module, node)
+        if value is _MISSING and isinstance(node, ast.Name):
+            return _closed_dict(tree, module, node.id)
         return own_checks.UNKNOWN if value is _MISSING else value
     return resolve
+
+
+_MUTATORS = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__"}
+
+
+def _closed_dict(tree: SourceTree, module: str, name: str):
+    """own_checks.Keys of a module-level dict display whose keys are constants and which nothing in its module
+    changes (``_activation = {'relu': ReLU, …}`` for ``if name not in _activation: raise KeyError``); its values
+    are not known. UNKNOWN otherwise."""
+    where, found = _binding(tree, module, name, 0)
+    if not (isinstance(found, ast.Assign) and len(found.targets) == 1 and isinstance(found.value, ast.Dict)
+            and all(isinstance(k, ast.Constant) for k in found.value.keys)):
+        return own_checks.UNKNOWN
+    for node in ast.walk(tree.tree(where)):
+        changed = (isinstance(node, (ast.Subscript, ast.Name)) and not isinstance(node.ctx, ast.Load)
+                   and (node.value if isinstance(node, ast.Subscript) else node) is not found.targets[0]
+                   and getattr(node.value if isinstance(node, ast.Subscript) else node, "id", None) == name) \
+            or (isinstance(node, ast.Attribute) and node.attr in _MUTATORS and getattr(node.value, "id", None) == name) \
+            or (isinstance(node, ast.Global) and name in node.names)
+        if changed:
+            return own_checks.UNKNOWN
+    return own_checks.Keys(tuple((k.value, own_checks.UNKNOWN) for k in found.value.keys))
 
 
 def _is_enum(tree: SourceTree, module: str, name: str) -> bool:

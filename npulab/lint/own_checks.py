@@ -689,6 +689,8 @@ def _invoke(call: ast.Call, state: dict, walk: Walk, stack: list, depth: int) ->
 def _value(node: ast.expr, state: dict, walk: Walk, stack: list, depth: int) -> tuple[dict | None, object]:
     """(the state after evaluating ``node``, its value): a call of the class's own method or of a function the
     sources define is walked inline (None: it surely refuses), any other expression evaluated."""
+    if isinstance(node, ast.IfExp) and (test := truth(evaluate(node.test, state, walk))) is not UNKNOWN:
+        return _value(node.body if test else node.orelse, state, walk, stack, depth)  # x = f(v) if known else v
     if _own_method(node, walk, depth):
         return _invoke(node, state, walk, stack, depth)
     reached = _reached(node, state, walk, depth) if isinstance(node, ast.Call) else None
