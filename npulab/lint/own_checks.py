@@ -612,7 +612,14 @@ def _loop_items(stmt: ast.For, state: dict, walk: Walk) -> list | None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "enumerate" \
             and len(node.args) == 1 and not node.keywords and "enumerate" not in state:
         node, numbered = node.args[0], True
-    value = evaluate(node, state, walk)
+    view = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args \
+        and node.func.attr in ("items", "keys", "values") else None  # for key, value in config.items()
+    value = evaluate(node.func.value if view else node, state, walk)
+    if view and isinstance(value, (dict, Keys)):
+        pairs = list(value.values) if isinstance(value, Keys) else list(value.items())
+        value = {"items": pairs, "keys": [k for k, _ in pairs], "values": [v for _, v in pairs]}[view]
+    elif view:
+        return None
     items = list(value.values) if isinstance(value, Items) else list(value) if isinstance(value, (list, tuple)) else None
     if items is None or len(items) > _MAX_UNROLLED:
         return None
