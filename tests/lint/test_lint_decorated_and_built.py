@@ -66,3 +66,29 @@ def test_a_loop_over_known_items_is_walked_item_by_item():
     assert not own_checks.refusals(body, {"xs": [1, 2, 3]}, {}, unknown)
     jumping = ast.parse("for x in xs:\n    if x:\n        continue\n    raise ValueError\n").body
     assert not own_checks.refusals(jumping, {"xs": [0]}, {}, unknown)  # a body that jumps is not unrolled
+
+
+def test_known_branches_dict_views_and_closed_dicts():
+    import ast
+
+    from npulab.lint import own_checks
+
+    unknown = lambda node: own_checks.UNKNOWN  # noqa: E731
+    helper = own_checks.Function("m.check", ast.parse("if v < 0:\n    raise ValueError\n").body, ["v"], 1, {}, unknown)
+    lookup = lambda node: helper if isinstance(node, ast.Name) and node.id == "check" else None  # noqa: E731
+    walk = own_checks.Walk({}, unknown, lookup=lookup)
+    branch = ast.parse("y = check(x) if isinstance(x, int) else x\n").body
+    own_checks.run(branch, {"x": -1}, walk, [])
+    assert walk.found  # the branch the test decides is walked as a statement of its own
+    views = ast.parse("for key, value in config.items():\n    if key == 'mode' and value not in ('a', 'b'):\n"
+                      "        raise ValueError\n").body
+    assert own_checks.refusals(views, {"config": {"mode": "c"}}, {}, unknown)
+    assert not own_checks.refusals(views, {"config": {"mode": "a"}}, {}, unknown)
+
+
+@pytest.mark.parametrize("code, refused", [
+    ("import mindspore as ms\nfrom mindspore import nn\nact = nn.get_activation('relu7')", True),
+    ("import mindspore as ms\nfrom mindspore import nn\nact = nn.get_activation('relu6')", False),
+])
+def test_a_closed_dict_of_names(lint, code, refused):  # noqa: F811
+    assert bool(lint(code)) is refused
