@@ -128,13 +128,13 @@ class Wrapped:
 def bound_to(wrapped: Function, positional: list, keywords: dict):
     """What binding the call's arguments to the wrapped function's signature gives (MindSpore's
     ``parse_user_args(method, *args, **kwargs)``: its parameters' values in order, defaults applied, and the
-    mapping): Items((Items(values), UNKNOWN)), or UNKNOWN where the call does not fit."""
+    mapping of names to them): Items((Items(values), Keys(…))), or UNKNOWN where the call does not fit."""
     values = bind_values(wrapped, positional, keywords)
     if values is None:
         return UNKNOWN
     order = wrapped.params[:wrapped.positional] + [wrapped.vararg] * bool(wrapped.vararg) \
         + wrapped.params[wrapped.positional:] + [wrapped.kwarg] * bool(wrapped.kwarg)  # the signature's order
-    return Items((Items(tuple(values[p] for p in order), list), UNKNOWN))
+    return Items((Items(tuple(values[p] for p in order), list), Keys(tuple((p, values[p]) for p in order))))
 
 
 def _wrapping(function: Function) -> int:
