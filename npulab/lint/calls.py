@@ -20,7 +20,7 @@ from functools import cache
 from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
 from npulab.core.words import code, guess_end
-from npulab.lint import annotations, api_values, cell_constants, instances, op_docs, relations, schema_types
+from npulab.lint import annotations, api_values, instances, op_docs, relations, schema_types
 from npulab.lint.signatures import NameNotFound, Signature, SourceTree
 from npulab.pytorch.torch_npu_names import dotted_parts
 
@@ -351,7 +351,6 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
     skip = rebound_names(tree)  # a name the cell rebinds may not be the module it was imported as
     reported = set()
     built = built_names(tree)
-    constants = cell_constants.constants(tree)  # hidden = 512 / 2
 
     def tree_of(full: str) -> SourceTree | str | None:
         root = full.split(".")[0]
@@ -425,8 +424,7 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
                   version=source.version, signatures=shown)
                 + guess_end(code(guess)))))
         elif written not in reported and not reported & {ast.unparse(n) for n in ast.walk(call) if isinstance(n, ast.Attribute)}:
-            found += _value_findings(source, full, written, cell_constants.substituted(call, constants), sigs, line,
-                                     built)  # (an unknown name in it is reported)
+            found += _value_findings(source, full, written, call, sigs, line, built)  # (an unknown name in it is reported)
     found += _instance_findings(tree, aliases, skip, built, tree_of, reported)
     mindspore = sources("mindspore") if any(v.split(".")[0] == "mindspore" for v in aliases.values()) else None
     if isinstance(mindspore, SourceTree) and runtime_api()["version"] == mindspore.version:

@@ -94,14 +94,3 @@ def test_known_branches_dict_views_and_closed_dicts():
 ])
 def test_a_closed_dict_of_names(lint, code, refused):  # noqa: F811
     assert bool(lint(code)) is refused
-
-
-@pytest.mark.parametrize("code, refused", [
-    ("import torch\nworkers = 2 - 3\nloader = torch.utils.data.DataLoader([1, 2], num_workers=workers)", True),
-    ("import torch\nworkers = 2 * 2\nloader = torch.utils.data.DataLoader([1, 2], num_workers=workers)", False),
-    # bound twice, or a parameter of that name inside a function: not one value
-    ("import torch\nworkers = -1\nworkers = 4\nloader = torch.utils.data.DataLoader([1, 2], num_workers=workers)", False),
-    ("import torch\ndef make(workers):\n    return torch.utils.data.DataLoader([1], num_workers=workers)\nworkers = -1", False),
-])
-def test_numbers_the_cell_computes_from_literals(lint, code, refused):  # noqa: F811
-    assert bool(lint(code)) is refused
