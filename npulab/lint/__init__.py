@@ -11,9 +11,9 @@ released artifacts of every framework and tool they call. One concern a module:
   (``value_tests``: number tests that raise, switches tested only for truth, MindSpore's checking helpers), torch's
   annotations (``annotations``: ``Literal[...]`` included, decorator types, keywords a function keeps only to warn
   about), and (``schema_types``) the literal types of ``torch.ops.npu`` operator schemas; ``relations``: what the
-  arguments make the function refuse together, by its own statements run on the call's literals (``own_checks``, over ``walked`` values:
-  ``if num_workers == 0 and prefetch_factor is not None: raise``, a constructor's warn-and-reset checks, a
-  ``__setattr__``), following what it reaches (``callees``: base constructors, helpers, closures, constructors of
+  arguments make the function refuse together, by its own statements run on the call's literals (``own_checks``,
+  over the values of ``walked``: ``if num_workers == 0 and prefetch_factor is not None: raise``, a constructor's
+  warn-and-reset checks, a ``__setattr__``), following what it reaches (``callees``: base constructors, helpers, closures, constructors of
   the objects it builds, property setters, the wrapper of a validating decorator (``decorators``); walked, never
   run), by documented rules held as data (api_values.yaml ``refused``) and by the limits torch_npu's operator
   documentation states (``op_docs``, its phrases in ``op_doc_phrases``: the wheel's ``_op_plugin_docs.py``);
