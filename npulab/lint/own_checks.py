@@ -45,7 +45,8 @@ _BUILTINS = {"int": int, "float": float, "bool": bool, "str": str, "list": list,
 _CONVERT = {"len": len, "list": list, "set": set, "tuple": tuple, "sorted": sorted, "str": str, "int": int,
             "float": float, "bool": bool, "abs": abs}
 _STR_METHODS = {"isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspace", "islower", "isupper", "lower",
-                "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace"}
+                "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace", "find", "rfind",
+                "count"}
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
                ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 _MAX_CALL_DEPTH = 6

@@ -94,3 +94,12 @@ def test_known_branches_dict_views_and_closed_dicts():
 ])
 def test_a_closed_dict_of_names(lint, code, refused):  # noqa: F811
     assert bool(lint(code)) is refused
+
+
+@pytest.mark.parametrize("code, refused", [
+    # str.find evaluated on a literal (ModelCheckpoint: prefix.find('/') >= 0), with another folder and name
+    ("import mindspore as ms\ncb = ms.train.ModelCheckpoint(prefix='runs/lenet')", True),
+    ("import mindspore as ms\ncb = ms.train.ModelCheckpoint(prefix='lenet', directory='runs')", False),
+])
+def test_string_methods_on_literals(lint, code, refused):  # noqa: F811
+    assert bool(lint(code)) is refused
