@@ -184,6 +184,12 @@ def _binding(tree: SourceTree, module: str, name: str, depth: int):
     if isinstance(found, ast.ImportFrom):
         alias = next(a for a in found.names if (a.asname or a.name) == name)
         return _binding(tree, tree._absolute(module, found), alias.name, depth + 1)
+    if found is None and parsed is not None and not name.startswith("_"):  # from .operations import *
+        for node in parsed.body:
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                where, bound = _binding(tree, tree._absolute(module, node), name, depth + 1)
+                if bound is not None:
+                    return where, bound
     return module, found
 
 

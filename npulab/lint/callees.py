@@ -21,7 +21,7 @@ import collections.abc
 import numbers
 import re
 
-from npulab.lint import own_checks
+from npulab.lint import decorators, own_checks
 from npulab.lint.api_values import _MISSING, _binding, _module_of, constructor, resolve_literal
 from npulab.lint.signatures import SourceTree, _flat, _top_level
 
@@ -44,8 +44,32 @@ def resolver(tree: SourceTree, module: str):
             value = resolve_literal(tree, where, ast.Name(node.attr, ast.Load()))
         else:
             value = resolve_literal(tree, module, node)
+        if value is _MISSING and isinstance(node, ast.Name):
+            return _closed_dict(tree, module, node.id)
         return own_checks.UNKNOWN if value is _MISSING else value
     return resolve
+
+
+_MUTATORS = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__"}
+
+
+def _closed_dict(tree: SourceTree, module: str, name: str):
+    """own_checks.Keys of a module-level dict display whose keys are constants and which nothing in its module
+    changes (``_activation = {'relu': ReLU, …}`` for ``if name not in _activation: raise KeyError``); its values
+    are not known. UNKNOWN otherwise."""
+    where, found = _binding(tree, module, name, 0)
+    if not (isinstance(found, ast.Assign) and len(found.targets) == 1 and isinstance(found.value, ast.Dict)
+            and all(isinstance(k, ast.Constant) for k in found.value.keys)):
+        return own_checks.UNKNOWN
+    for node in ast.walk(tree.tree(where)):
+        changed = (isinstance(node, (ast.Subscript, ast.Name)) and not isinstance(node.ctx, ast.Load)
+                   and (node.value if isinstance(node, ast.Subscript) else node) is not found.targets[0]
+                   and getattr(node.value if isinstance(node, ast.Subscript) else node, "id", None) == name) \
+            or (isinstance(node, ast.Attribute) and node.attr in _MUTATORS and getattr(node.value, "id", None) == name) \
+            or (isinstance(node, ast.Global) and name in node.names)
+        if changed:
+            return own_checks.UNKNOWN
+    return own_checks.Keys(tuple((k.value, own_checks.UNKNOWN) for k in found.value.keys))
 
 
 def _is_enum(tree: SourceTree, module: str, name: str) -> bool:
@@ -148,7 +172,27 @@ def _function(tree: SourceTree, module: str, func: ast.FunctionDef, name: str, c
         methods, setters, _base(tree, module, cls, depth) if cls is not None and func.name == "__init__" else None,
         lambda node: lookup(tree, module, node), classes(tree, module), standard_types(tree, module),
         constructor=cls is not None and func.name == "__init__")
+    function = _decorated(tree, module, func, function)
     _built[key] = (tree, func, cls, function)  # kept alive, so the ids in the key stay theirs
+    return function
+
+
+def _decorated(tree: SourceTree, module: str, func: ast.FunctionDef, function: own_checks.Function
+               ) -> own_checks.Function:
+    """``function`` as its validating decorator runs it (npulab.lint.decorators): the decorator's wrapper, walked
+    with the call's arguments, ``method`` standing for ``function``; ``function`` itself otherwise."""
+    for decorator in func.decorator_list:
+        where, bound = _binding(tree, module, decorator.id, 0) if isinstance(decorator, ast.Name) else (module, None)
+        wrapper = decorators.wrapper_of(bound) if isinstance(bound, ast.FunctionDef) else None
+        if wrapper is None:
+            continue
+        method = bool(wrapper.args.args) and wrapper.args.args[0].arg in ("self", "cls")
+        params, defaults = parameters(wrapper, skip_first=method)
+        return own_checks.Function(
+            function.name, wrapper.body, params, len(params) - len(wrapper.args.kwonlyargs), {}, resolver(tree, where),
+            wrapper.args.vararg.arg, wrapper.args.kwarg.arg, function.methods, function.setters, None,
+            lambda node, where=where: lookup(tree, where, node), classes(tree, where), standard_types(tree, where),
+            constructor=function.constructor, closure={bound.args.args[0].arg: own_checks.Wrapped(function)})
     return function
 
 

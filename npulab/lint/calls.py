@@ -20,7 +20,7 @@ from functools import cache
 from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
 from npulab.core.words import code, guess_end
-from npulab.lint import annotations, api_values, relations, schema_types
+from npulab.lint import annotations, api_values, instances, op_docs, relations, schema_types
 from npulab.lint.signatures import NameNotFound, Signature, SourceTree
 from npulab.pytorch.torch_npu_names import dotted_parts
 
@@ -301,8 +301,33 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
             out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
     found = relations.source_problems(source, definition, call, reported, built)
     reported.update(p for read, _ in found for p in read)
-    for _, problem in found + relations.rule_problems(source, definition, call, sig, reported, built):
+    found += relations.rule_problems(source, definition, call, sig, reported, built)
+    reported.update(p for read, _ in found for p in read)
+    found += op_docs.problems(source, full, call, sig, reported, built)  # torch_npu operators' documentation
+    for _, problem in found:
         out.append(CallFinding(line, written, "argument-value", t("lint.line_call", line=line, written=written, problem=problem)))
+    return out
+
+
+def _instance_findings(tree: ast.Module, aliases: dict[str, str], skip: set[str], built: frozenset[str], tree_of,
+                       reported: set[str]) -> list[CallFinding]:
+    """The value findings of calls on objects the cell built (``ds = ds.batch(0)`` after ``ds = NumpySlicesDataset(…)``;
+    npulab.lint.instances): the method, found in the object's class or its bases, read as any call's function. A call
+    that does not fit the method's signature is left alone (its class may be other than the one built)."""
+    def class_of(full: str) -> str | None:
+        source = tree_of(canonical(full))
+        definition = source.definition(canonical(full)) if isinstance(source, SourceTree) else ""
+        return definition if definition and api_values.constructor(source, definition)[0] is not None else None
+
+    out = []
+    for line, written, cls, method, call in instances.method_calls(tree, instances.built_classes(tree, aliases, skip, class_of)):
+        source = tree_of(cls)
+        definition = instances.method_definition(source, cls, method) if isinstance(source, SourceTree) else None
+        if definition is None or written in reported:
+            continue
+        problem, _, sigs = check_call(source, definition, call)
+        if problem is None and sigs:
+            out += _value_findings(source, definition, written, call, sigs, line, built)
     return out
 
 
@@ -400,6 +425,7 @@ def findings_for_cell(tree: ast.Module, aliases: dict[str, str], sources: Callab
                 + guess_end(code(guess)))))
         elif written not in reported and not reported & {ast.unparse(n) for n in ast.walk(call) if isinstance(n, ast.Attribute)}:
             found += _value_findings(source, full, written, call, sigs, line, built)  # (an unknown name in it is reported)
+    found += _instance_findings(tree, aliases, skip, built, tree_of, reported)
     mindspore = sources("mindspore") if any(v.split(".")[0] == "mindspore" for v in aliases.values()) else None
     if isinstance(mindspore, SourceTree) and runtime_api()["version"] == mindspore.version:
         members = runtime_api()["tensor_members"]

@@ -22,102 +22,36 @@ import operator
 import re
 from dataclasses import dataclass, field
 
+from npulab.lint.walked import (  # the values and functions a walk handles (re-exported: own_checks.UNKNOWN …)
+    UNKNOWN,
+    Base,
+    Fields,
+    Function,
+    Items,
+    Keys,
+    NotNone,
+    Refusal,
+    Wrapped,
+    _known,
+    bind_values,
+    binds,
+    bound_to,
+    wrapping,
+)
+
 _WARN = re.compile(r"warn", re.IGNORECASE)
 _BUILTINS = {"int": int, "float": float, "bool": bool, "str": str, "list": list, "tuple": tuple, "dict": dict,
              "set": set}
 _CONVERT = {"len": len, "list": list, "set": set, "tuple": tuple, "sorted": sorted, "str": str, "int": int,
             "float": float, "bool": bool, "abs": abs}
 _STR_METHODS = {"isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspace", "islower", "isupper", "lower",
-                "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace"}
+                "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "replace", "find", "rfind",
+                "count"}
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
                ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 _MAX_CALL_DEPTH = 6
 _BUDGET = 6000  # statements one check may walk, nested calls included
 _LITERAL_TYPES = (int, float, str, bool, type(None), bytes)
-
-
-class _Unknown:
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-
-UNKNOWN = _Unknown()
-
-
-@dataclass(frozen=True)
-class NotNone:
-    """A value that is surely not None: its type where the expression shows it (a list display), its truth where
-    known (a non-empty display is true)."""
-
-    kind: type | None = None
-    truth: bool | None = None
-
-
-@dataclass(frozen=True)
-class Refusal:
-    test: ast.expr  # the test that holds (for an ``assert``, its negation)
-    line: int
-    raises: str | None  # the exception raised (``ValueError``), or None for a warning and a reset
-    reset: str | None = None  # what is reset after the warning
-    origin: str | None = None  # the function reached from the call whose test it is (None: the called one)
-
-
-@dataclass(frozen=True)
-class Items:
-    """A tuple or list of known length whose items may not all be known (what ``*args`` packs)."""
-
-    values: tuple
-    kind: type = tuple
-
-
-@dataclass(frozen=True)
-class Keys:
-    """A dict whose keys are known and whose values may not be (what ``**kwargs`` packs, ``{"device": device}``)."""
-
-    values: tuple  # ((key, value), ...)
-
-    def get(self, key, default=UNKNOWN):
-        return next((v for k, v in self.values if k == key), default)
-
-    def without(self, key) -> Keys:
-        return Keys(tuple((k, v) for k, v in self.values if k != key))
-
-
-@dataclass(frozen=True)
-class Fields:
-    """An object whose attributes are known (the namespace a launcher's parser returns: ``args.max_restarts``)."""
-
-    values: tuple  # ((attribute, value), ...)
-
-    def get(self, name: str):
-        return next((v for k, v in self.values if k == name), UNKNOWN)
-
-
-@dataclass(frozen=True)
-class Function:
-    """A function of the released sources walked inline where a call reaches it (npulab.lint.callees builds it):
-    its body and parameters (``self`` left out), the default values, its class's methods and property setters,
-    how names of its module resolve, the constructor ``super().__init__(…)`` runs, and how a call inside it finds
-    the function or class it names (``lookup``: ast.expr -> Function or None)."""
-
-    name: str  # module.qualname: where a refusal inside it sits
-    body: list
-    params: list  # positional, then keyword-only
-    positional: int
-    defaults: dict
-    resolve: object
-    vararg: str | None = None
-    kwarg: str | None = None
-    methods: dict = field(default_factory=dict)
-    setters: dict = field(default_factory=dict)
-    base: Function | None = None
-    lookup: object = field(default=lambda node: None)
-    classes: object = field(default=lambda node: False)
-    types: object = field(default=lambda node: None)  # ast.expr -> a type of the standard library (numbers.Number)
-    constructor: bool = False  # a class's __init__: the call's value is the new object
-
-
-Base = Function  # what ``super().__init__(…)`` runs
 
 
 def bind(params: list[str], defaults: dict, call: ast.Call, value_of) -> tuple[dict, dict] | None:
@@ -268,10 +202,6 @@ def evaluate(node: ast.expr, state: dict, walk: Walk):
     return UNKNOWN
 
 
-def _known(value) -> bool:
-    return value is not UNKNOWN and not isinstance(value, NotNone)
-
-
 def _bool_op(node: ast.BoolOp, state: dict, walk: Walk):
     values = [evaluate(v, state, walk) for v in node.values]
     if all(_known(v) for v in values):  # Python's own result (a value, not only a truth)
@@ -343,6 +273,8 @@ def _call(node: ast.Call, state: dict, walk: Walk):
             except (TypeError, ValueError):
                 return UNKNOWN
         return UNKNOWN
+    if name == "callable" and len(node.args) == 1:
+        return _callable(evaluate(node.args[0], state, walk))
     if name in ("any", "all") and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
         return _quantified(name == "any", node.args[0], state, walk)
     if isinstance(walk, Walk) and walk.level < _MAX_CALL_DEPTH and (reached := _reached(node, state, walk, walk.level)):
@@ -360,6 +292,13 @@ def _call(node: ast.Call, state: dict, walk: Walk):
             except (TypeError, ValueError):
                 return UNKNOWN
     return UNKNOWN
+
+
+def _callable(value):
+    """``callable(value)``: False for a literal or a display, UNKNOWN for anything else."""
+    if isinstance(value, (Items, Keys)) or (isinstance(value, NotNone) and value.kind in (list, tuple, dict, set, str)):
+        return False
+    return callable(value) if _known(value) and isinstance(value, _LITERAL_TYPES + (list, tuple, dict, set)) else UNKNOWN
 
 
 _MATH = {"math.isinf": math.isinf, "math.isnan": math.isnan, "math.isfinite": math.isfinite}
@@ -517,12 +456,8 @@ def _statement(stmt: ast.stmt, state: dict, walk: Walk, stack: list, depth: int)
                 state[key] = value if len(targets) == 1 else UNKNOWN
             for k in _stores([ast.Expr(target)]) - {key}:
                 state[k] = UNKNOWN
-            items = value.values if isinstance(value, Items) else value if isinstance(value, (tuple, list)) else None
-            if isinstance(target, (ast.Tuple, ast.List)) and items is not None and len(items) == len(target.elts) \
-                    and len(targets) == 1:  # min_nodes, max_nodes = parse_min_max_nnodes(args.nnodes)
-                for element, item in zip(target.elts, items, strict=True):
-                    if (k := _key(element)) is not None:
-                        state[k] = item
+            if len(targets) == 1:  # min_nodes, max_nodes = parse_min_max_nnodes(args.nnodes)
+                _unpack(target, value, state)
         return state
     if isinstance(stmt, ast.AugAssign):
         for k in _stores([stmt]):
@@ -536,6 +471,13 @@ def _statement(stmt: ast.stmt, state: dict, walk: Walk, stack: list, depth: int)
         inner = run(stmt.body, state, walk, [*stack, None], depth)
         after = _merge(inner, _forget(state, [s for h in stmt.handlers for s in h.body]))
         return run(stmt.finalbody, after, walk, stack, depth) if after is not None else None
+    if isinstance(stmt, ast.For) and (items := _loop_items(stmt, state, walk)) is not None:
+        for item in items:  # a loop over a short known sequence, walked item by item
+            _unpack(ast.Tuple([stmt.target], ast.Store()), (item,), state)
+            state = run(stmt.body, state, walk, stack, depth)
+            if state is None or state.get(_RETURNED):
+                return state
+        return state
     if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
         return _forget(state, [*stmt.body, *stmt.orelse, stmt])
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -544,6 +486,43 @@ def _statement(stmt: ast.stmt, state: dict, walk: Walk, stack: list, depth: int)
             walk.local[stmt.name] = stmt  # called below as a closure (MindSpore's ``def _check_param(): …``)
         return state
     return _forget(state, [stmt])
+
+
+def _unpack(target: ast.expr, value, state: dict) -> None:
+    """``a, b = value`` and ``[a], _ = value`` where the value's items are known by position."""
+    items = value.values if isinstance(value, Items) else value if isinstance(value, (tuple, list)) else None
+    if isinstance(target, (ast.Tuple, ast.List)) and items is not None and len(items) == len(target.elts):
+        for element, item in zip(target.elts, items, strict=True):
+            if (k := _key(element)) is not None:
+                state[k] = item
+            else:
+                _unpack(element, item, state)
+
+
+_MAX_UNROLLED = 32
+
+
+def _loop_items(stmt: ast.For, state: dict, walk: Walk) -> list | None:
+    """The items a ``for`` loop runs over where they are known and few (``enumerate(milestone)`` of a literal list),
+    and its body neither jumps (break, continue) nor has an ``else``; None otherwise."""
+    if stmt.orelse or any(isinstance(n, (ast.Break, ast.Continue)) for b in stmt.body for n in ast.walk(b)):
+        return None
+    node, numbered = stmt.iter, False
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "enumerate" \
+            and len(node.args) == 1 and not node.keywords and "enumerate" not in state:
+        node, numbered = node.args[0], True
+    view = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args \
+        and node.func.attr in ("items", "keys", "values") else None  # for key, value in config.items()
+    value = evaluate(node.func.value if view else node, state, walk)
+    if view and isinstance(value, (dict, Keys)):
+        pairs = list(value.values) if isinstance(value, Keys) else list(value.items())
+        value = {"items": pairs, "keys": [k for k, _ in pairs], "values": [v for _, v in pairs]}[view]
+    elif view:
+        return None
+    items = list(value.values) if isinstance(value, Items) else list(value) if isinstance(value, (list, tuple)) else None
+    if items is None or len(items) > _MAX_UNROLLED:
+        return None
+    return list(enumerate(items)) if numbered else items
 
 
 def _negated(stmt: ast.If) -> ast.If:
@@ -616,6 +595,8 @@ def _invoke(call: ast.Call, state: dict, walk: Walk, stack: list, depth: int) ->
 def _value(node: ast.expr, state: dict, walk: Walk, stack: list, depth: int) -> tuple[dict | None, object]:
     """(the state after evaluating ``node``, its value): a call of the class's own method or of a function the
     sources define is walked inline (None: it surely refuses), any other expression evaluated."""
+    if isinstance(node, ast.IfExp) and (test := truth(evaluate(node.test, state, walk))) is not UNKNOWN:
+        return _value(node.body if test else node.orelse, state, walk, stack, depth)  # x = f(v) if known else v
     if _own_method(node, walk, depth):
         return _invoke(node, state, walk, stack, depth)
     reached = _reached(node, state, walk, depth) if isinstance(node, ast.Call) else None
@@ -653,6 +634,9 @@ def _reached(call: ast.Call, state: dict, walk: Walk, depth: int) -> tuple[Funct
         return Function(walk.origin or "", node.body, params, len(params),
                         {p: evaluate(d, state, walk) for p, d in defaults.items()}, walk.resolve,
                         methods=walk.methods, lookup=walk.lookup, classes=walk.classes, types=walk.types), False, state
+    if isinstance(func, ast.Name) and isinstance(state.get(func.id), Wrapped):  # method(self, *args, **kwargs)
+        on_self = bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
+        return state[func.id].function, on_self, None
     if isinstance(func, ast.Name) and func.id in state:
         return None  # a local value, not a module's function
     function = walk.lookup(func)
@@ -688,31 +672,6 @@ def arguments(call: ast.Call, value_of) -> tuple[list, dict] | None:
     return positional, keywords
 
 
-def bind_values(function: Function, positional: list, keywords: dict) -> dict | None:
-    """Parameter -> value of a call of ``function`` (``*args`` packed as Items, ``**kwargs`` as Keys, the others
-    their defaults or UNKNOWN); None where the call itself does not fit (the signature check reports that)."""
-    named = function.params[:function.positional]
-    values = dict(zip(named, positional, strict=False))
-    extra = positional[len(named):]
-    if extra and function.vararg is None:
-        return None
-    if function.vararg is not None:
-        values[function.vararg] = tuple(extra) if all(_known(v) for v in extra) else Items(tuple(extra))
-    rest = {}
-    for name, value in keywords.items():
-        if name in values:
-            return None
-        if name in function.params:
-            values[name] = value
-        else:
-            rest[name] = value
-    if rest and function.kwarg is None:
-        return None
-    if function.kwarg is not None:
-        values[function.kwarg] = Keys(tuple(rest.items()))
-    return {**{p: function.defaults.get(p, UNKNOWN) for p in function.params}, **values}
-
-
 def _informative(value) -> bool:
     return _known(value) or (isinstance(value, (Items, Keys)) and any(_informative(v) for v in
                                                                       (value.values if isinstance(value, Items) else dict(value.values).values())))
@@ -724,6 +683,8 @@ def _enter_call(call: ast.Call, function: Function, on_self: bool, outer: dict |
     if args is None:
         return state, NotNone() if function.constructor else UNKNOWN
     positional, keywords = args
+    if positional and isinstance(positional[0], Wrapped) and binds(function):  # parse_user_args(method, …)
+        return state, bound_to(positional[0].function, positional[1:], keywords)
     if on_self and not _super_init(call.func):
         positional = positional[1:]  # Base.__init__(self, …)
     written = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
@@ -750,7 +711,9 @@ def _enter(function: Function, positional: list, keywords: dict, state: dict, wa
         inner.origin, inner.local = walk.origin, walk.local
     own = {k: v for k, v in state.items() if k.startswith("self.")} if on_self else {}
     inner.returned.append([])
-    after = run(function.body, {**(outer or {}), **own, **values}, inner, stack, depth + 1)
+    inner.level -= wrapping(function)  # a decorator's wrapper is not a call deeper
+    after = run(function.body, {**(outer or {}), **function.closure, **own, **values}, inner, stack,
+                depth + 1 - wrapping(function))
     returned = inner.returned.pop()
     if after is None:  # every path raised
         return None, UNKNOWN
@@ -801,5 +764,6 @@ def refusals_of(function: Function, values: dict) -> list[Refusal]:
     constructors it calls (their refusals carry ``origin``)."""
     walk = Walk({}, function.resolve).into(function)
     walk.origin = None
-    run(function.body, dict(values), walk, [])
+    walk.level -= wrapping(function)
+    run(function.body, {**function.closure, **values}, walk, [], -wrapping(function))
     return walk.found

@@ -107,12 +107,13 @@ def source_problems(tree: SourceTree, definition: str, call: ast.Call, done: set
     if not names:
         return []
 
-    def refused(unknown=frozenset(), plain: bool = False) -> dict:
-        """(origin, line) -> Refusal, with the arguments named in ``unknown`` not known (plain: none given)."""
+    def refused(unknown=frozenset(), plain: bool = False, dropped: str | None = None) -> dict:
+        """(origin, line) -> Refusal, with the arguments named in ``unknown`` not known (plain: none given;
+        ``dropped``: that keyword left out)."""
         values = {n: own_checks.UNKNOWN if n in unknown else given_value(e, function.resolve, built)
                   for n, e in expressions.items()} if not plain else {}
         positional = [values[n] for n in names[:len(call.args)]] if not plain else []
-        keywords = {k.arg: values[k.arg] for k in call.keywords} if not plain else {}
+        keywords = {k.arg: values[k.arg] for k in call.keywords if k.arg != dropped} if not plain else {}
         bound = own_checks.bind_values(function, positional, keywords)
         return {} if bound is None else {(r.origin, r.line): r for r in own_checks.refusals_of(function, bound)}
 
@@ -123,11 +124,15 @@ def source_problems(tree: SourceTree, definition: str, call: ast.Call, done: set
     given = expressions  # "#2": the third positional argument, taken by ``*args``
     bound = Bound({}, given, {p: v for p, v in function.defaults.items() if p not in given})
     for key, refusal in found.items():
-        if key in by_defaults:
+        # a refusal the arguments' values do not decide is the library's, unless giving a keyword at all decides it
+        # (``if "proj_size" in kwargs: raise``)
+        present = [k.arg for k in call.keywords if key not in refused(dropped=k.arg)] \
+            if key in by_defaults and key not in plain else []
+        if key in by_defaults and not present:
             continue
         # the parameters the test reads; for a test of a function reached from the call (or of ``**kwargs``), the
         # arguments without which it would not hold
-        read = _read(refusal.test, function.params) if refusal.origin is None else []
+        read = present or (_read(refusal.test, function.params) if refusal.origin is None else [])
         read = read or [n for n in given if key not in refused(frozenset({n}))]
         if not set(read) & set(given) or set(read) & done or (key in plain and not set(read) <= set(given)):
             continue
@@ -143,15 +148,18 @@ def source_problems(tree: SourceTree, definition: str, call: ast.Call, done: set
 
 
 def rule_problems(tree: SourceTree, definition: str, call: ast.Call, sig: Signature | None,
-                  done: set[str], built: frozenset[str] = frozenset()) -> list[tuple[list[str], str]]:
-    """(parameters, sentence) for each documented ``refused`` rule of api_values.yaml the call's arguments meet.
-    Parameters and defaults come from the definition; for an operator without one (``npu_fusion_attention``), from
-    its signature and the rule's documented ``defaults``."""
-    rules = [r for r in rules_for(definition) if "refused" in r]
+                  done: set[str], built: frozenset[str] = frozenset(), rules: list[dict] | None = None,
+                  reading=None) -> list[tuple[list[str], str]]:
+    """(parameters, sentence) for each documented ``refused`` rule the call's arguments meet: api_values.yaml's,
+    or ``rules`` given (npulab.lint.op_docs reads them from the operators' documentation). Parameters and defaults
+    come from the definition; for an operator without one (``npu_fusion_attention``), from its signature and the
+    rule's documented ``defaults``. ``reading`` wraps how names resolve (the dtype rules read ``torch.int8``)."""
+    rules = [r for r in (rules_for(definition) if rules is None else rules) if "refused" in r]
     if not rules:
         return []
     func = tree.function(definition) or constructor(tree, definition)[1]
     resolve = callees.resolver(tree, _module_of(tree, definition))
+    resolve = reading(resolve) if reading is not None else resolve
     if func is not None:
         params, defaults = callees.parameters(func, skip_first=bool(func.args.args) and func.args.args[0].arg in ("self", "cls"))
     elif sig is not None:

@@ -1,0 +1,91 @@
+"""lint-npu, the phrases of torch_npu's operator documentation (the wheel's ``_op_plugin_docs.py``) that state a
+machine-checkable limit of one parameter, as regular expressions. npulab.lint.op_docs splits each operator's text
+into one paragraph per parameter and reads these phrases in it; a phrase is used only when it says one thing:
+
+- an enumeration: ``支持范围["mean", "sum", "none"]``, ``只支持“none”和“tanh”``, ``可取值0或1``, ``当前仅支持取值128``,
+  ``目前仅支持为False``;
+- a range: ``取值范围[0.0, 1.0)``, ``数据范围为(0, 1]``, ``取值大于等于0``;
+- a multiple: ``必须是32的倍数``;
+- a relation: ``要求`1 <= k_group <= group_count```, ``不支持p和k同时传None``, ``quant_offset不能独立于quant_scale存在``,
+  and in the constraints ``仅支持输入的最后一个维度(dim=-1)``;
+- the dtypes a dtype parameter takes: ``支持取值torch.int8、torch.quint4x2``, ``数据类型支持float16、bfloat16``.
+"""
+
+from __future__ import annotations
+
+import re
+
+# where a doc's parts begin: its parameters, and what follows them
+PARAMETERS = re.compile(r"^\W*参数说明")
+CONSTRAINTS = re.compile(r"^\W*约束说明")
+OTHER_SECTION = re.compile(r"^\W*(输出说明|返回值说明|返回值|支持的PyTorch版本|支持的型号|支持的芯片型号|支持版本|调用示例|调用|示例"
+                           r"|产品支持情况|功能描述|接口原型|函数原型)\W*$")
+
+
+def parameter_head(name: str) -> re.Pattern:
+    """A line that starts the paragraph of ``name``: ``name: …``, ``name (int): …``, ``-   **name**（`int`）：…``."""
+    return re.compile(rf"^\W*(?:\*\*)?{re.escape(name)}(?:\*\*)?\s*(?:[:：(（]|\s-\s)")
+
+
+# the type a paragraph's head gives its parameter
+STRING_TYPE = re.compile(r"^[^:：]*?(?:\(str\)|（`?str`?）|(?<![A-Za-z])str类型|String类型|\(String\)|\(str,)", re.IGNORECASE)
+INT_TYPE = re.compile(r"^[^。.]*?(?:\(int\)|（`?int`?）|(?<![A-Za-z])int类型|\(Int\b|(?<![A-Za-z])int64类型)", re.IGNORECASE)
+FLOAT_TYPE = re.compile(r"^[^。.]*?(?:\(float\)|（`?float`?）|(?<![A-Za-z])float类型|\(Float\b|(?<![A-Za-z])double类型)", re.IGNORECASE)
+BOOL_TYPE = re.compile(r"^[^。.]*?(?:\(bool\b|（`?bool`?）|(?<![A-Za-z])bool类型|布尔类型|\(Bool\b)", re.IGNORECASE)
+TENSOR_TYPE = re.compile(r"^[^。.]*?Tensor", re.IGNORECASE)
+
+# a clause stated under a condition (``div_mode为False时, …``, ``若…``): its limits are not the parameter's own
+CONDITIONAL = re.compile(r"(?<!此)时|当|若|如果|场景|(?<![A-Za-z])(?:when|if)(?![A-Za-z])", re.IGNORECASE)
+CLAUSE_END = re.compile(r"[，,]")
+SENTENCE_END = re.compile(r"[。；;]|\.\s|\n")
+
+_QUOTE = "\"“”'‘’`"
+_Q = rf"[{_QUOTE}]([A-Za-z_][\w\-]*)[{_QUOTE}]"
+_JOIN = r"\s*(?:、|,|，|和|或|及|/)\s*"
+# quoted words after "supports", "only", "takes": the values a string parameter takes
+STRING_VALUES = re.compile(rf"(?:支持范围|只支持|仅支持|支持|取值为|可取值|可选值|可选|取值|supports?|only)\s*[:：为是]?\s*\[?\s*"
+                           rf"({_Q}(?:{_JOIN}{_Q})*)")
+QUOTED = re.compile(_Q)
+ONLY_WORD = re.compile(r"(?:仅|只)支持取值\s*([A-Za-z_]\w*)(?=\s*(?:[。，,;；.]|$))")
+
+_INT = r"-?\d+"
+_AFTER = r"(?=\s*(?:`|[。，,;；.)）]|$|，|表示|\s))(?![\d.]|\s*(?:维|个|位|D|字节|倍|的))"
+INT_VALUES = re.compile(rf"(?:可取值|取值为|取值只能为|只能为)\s*`?({_INT}(?:`?{_JOIN}`?{_INT})*)`?{_AFTER}")
+INT_ONLY = re.compile(rf"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|设置为|为)?\s*`?({_INT})`?{_AFTER}")
+INTS = re.compile(_INT)
+BOOL_ONLY = re.compile(r"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|设置为|为)?\s*`?(True|False)`?")
+
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_INF = r"[-+]?(?:∞|inf)"
+RANGE = re.compile(rf"(?:取值范围|数据范围|值域|范围)\s*(?:为|是)?\s*[:：]?\s*([\[(（［])\s*({_NUMBER}|{_INF})\s*[,，]\s*"
+                   rf"({_NUMBER}|{_INF})\s*([\])）］])")
+BOUND = re.compile(rf"(?:取值|值|须|需|必须|要求|应)\s*(大于等于|大于|小于等于|小于|不小于|不大于)\s*`?({_NUMBER})`?(?![\d.]|\s*的)")
+BOUND_TEST = {"大于等于": ">=", "不小于": ">=", "大于": ">", "小于等于": "<=", "不大于": "<=", "小于": "<"}
+# a range or bound that is not one number's: of a list's items or a shape, or one the operator clamps to
+NOT_ONE_NUMBER = re.compile(r"数组|列表|元素|shape|维度|自动|截断|list", re.IGNORECASE)
+MULTIPLE = re.compile(r"(?:必须|须|需|需要|要求)(?:是|为)\s*`?(\d+)`?\s*的(?:整数)?倍数")
+
+# relations between parameters
+EXPRESSION = re.compile(r"(?:要求|须满足|需满足|需要满足|必须满足)\s*`([^`]+(?:<=|>=|<|>|==|!=)[^`]+)`")
+_NAME = r"([A-Za-z_][A-Za-z0-9_]*)"  # a parameter's name (\w would take the Chinese around it too)
+NOT_BOTH_NONE = re.compile(rf"不支持\s*`?{_NAME}`?\s*和\s*`?{_NAME}`?\s*同时(?:传|为|设置为)\s*None")
+NOT_WITHOUT = re.compile(rf"`?{_NAME}`?\s*不能独立于\s*`?{_NAME}`?\s*存在")
+# in the constraints: "目前仅支持输入的最后一个维度(dim=-1)"
+ONLY_ASSIGNMENT = re.compile(rf"(?:仅|只)支持[^。；;(（\n]*[(（]\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*({_INT})\s*[)）]")
+
+# dtypes: the names a dtype parameter's paragraph lists (``torch.int8``, ``float16``, ``BFLOAT16``)
+DTYPE_PARAMETER = re.compile(r"(?:^|_)dtype$|^dst_type$")
+DTYPE_NAMES = ("float16", "float32", "float64", "bfloat16", "float", "double", "half", "int8", "uint8", "int16",
+               "int32", "int64", "int4", "qint8", "quint8", "qint32", "quint4x2", "bool", "complex64", "complex128",
+               "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "hifloat8", "float4_e2m1", "float4_e1m2", "long", "int",
+               "short", "uint16", "uint32", "uint64")
+# a bare name that is also a Python type (``int``, ``float``) counts only as ``torch.int``: bare, it is the
+# parameter's own type (``gmm_y_dtype（int）``)
+_BARE = "|".join(sorted((n for n in DTYPE_NAMES if not n.isalpha()), key=len, reverse=True))
+DTYPE = re.compile(r"(?<![A-Za-z0-9_.])(?:torch(?:_npu)?\.(" + "|".join(sorted(DTYPE_NAMES, key=len, reverse=True)) + r")|(" + _BARE
+                   + r"))(?![A-Za-z0-9_])", re.IGNORECASE)
+DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32",
+                 "short": "int16"}
+# a line that opens what holds under one value of a switch: ``div_mode为True时,``
+SWITCH_CONDITION = re.compile(r"^\W*`?([A-Za-z_][A-Za-z0-9_]*)`?\s*为\s*`?(True|False)`?\s*时[,，:：]?")
+DTYPE_STATEMENT = re.compile(r"支持|允许|取值|supports?", re.IGNORECASE)
