@@ -43,11 +43,21 @@ def resolver(tree: SourceTree, module: str):
                 (where := _module_alias(tree, module, node.value.id)) is not None:  # validator.INC_NEITHER
             value = resolve_literal(tree, where, ast.Name(node.attr, ast.Load()))
         else:
-            value = resolve_literal(tree, module, node)
+            value = _as_written(node, resolve_literal(tree, module, node))
         if value is _MISSING and isinstance(node, ast.Name):
             return _closed_dict(tree, module, node.id)
         return own_checks.UNKNOWN if value is _MISSING else value
     return resolve
+
+
+def _as_written(node: ast.expr, value):
+    """A resolved literal with the tuples the source wrote kept tuples (resolve_literal gives lists, which value sets
+    need): a default ``step_sizes=(1e-6, 50.)`` must pass the function's own ``isinstance(step_sizes, tuple)``."""
+    if isinstance(node, ast.Tuple) and isinstance(value, list) and len(value) == len(node.elts):
+        return tuple(_as_written(e, v) for e, v in zip(node.elts, value, strict=True))
+    if isinstance(node, ast.List) and isinstance(value, list) and len(value) == len(node.elts):
+        return [_as_written(e, v) for e, v in zip(node.elts, value, strict=True)]
+    return value
 
 
 _MUTATORS = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__"}

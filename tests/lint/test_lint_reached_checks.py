@@ -181,3 +181,22 @@ def test_the_reached_check_speaks_english(en, tree):  # noqa: F811
     problems = _found(tree, "pkg.Block", "Block(100, 3)")
     assert "(called from pkg.Block)" in problems[0][1] and "raises AssertionError" in problems[0][1]
     no_cjk(problems[0][1])
+
+
+PAIRS = '''
+def bounds(low=0.0, window=(1, 8), nested=((0, 1), [2, 3])):
+    if not isinstance(window, tuple) or not isinstance(nested[0], tuple) or not isinstance(nested[1], list):
+        raise TypeError("window")
+    if low > window[0]:
+        raise ValueError("low")
+    return window
+'''
+
+
+def test_a_tuple_default_stays_a_tuple_when_another_argument_is_given():
+    """A default the source writes as a tuple is a tuple to the function's own isinstance test (a list before: a
+    correct call was refused as soon as any other argument was known)."""
+    tree = SourceTree("pairs", "1.0", {"pairs": PAIRS}, {"pairs"})
+    assert not _found(tree, "pairs.bounds", "bounds(low=0.5)")
+    assert [read for read, _ in _found(tree, "pairs.bounds", "bounds(low=2.0)")] == [["low", "window"]]
+    assert _found(tree, "pairs.bounds", "bounds(low=0.5, window=[1, 8])")

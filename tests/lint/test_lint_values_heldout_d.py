@@ -3,7 +3,8 @@ every set is (tests/lint/heldout_values.py). Written after set C, from public do
 a session that read lint-npu only through its public entry point. Baseline (main at afe591d): 24/70 caught, 9/34 of the
 unlisted classes, 2 twins flagged (HCCL_OP_RETRY_ENABLE/_PARAMS, atc --deterministic: gaps in the data, filled since).
 Round 4, measured once: 33/70, 17/34. Round 5 was written with the set as DEVELOPMENT data: its 47/70 and 23/34 are the
-floor against regressions, not a held-out measurement (README)."""
+floor against regressions, not a held-out measurement (README).
+Round 7 used it as development data too (docs/DECISIONS.md, round 7)."""
 
 from heldout_values import PlantedSetChecks, print_report
 
@@ -14,9 +15,10 @@ class TestSetD(PlantedSetChecks):
     FOLDER = FOLDER
     EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c")
     MIN_CASES, MIN_WEAK = 50, 15
-    FLOOR = (47, 23)
+    FLOOR = (53, 25)  # round 7, with the set as development data (docs/DECISIONS.md)
     OPEN = ("not every planted error is caught (baseline 24/70, 9/34 of the unlisted classes, 2/70 twins; round 4, "
-            "measured once: 33/70, 17/34, 2/70; round 5 with the set as development data: 47/70, 23/34, 0/70; README)")
+            "measured once: 33/70, 17/34, 2/70; round 5 with the set as development data: 47/70, 23/34, 0/70; "
+            "round 7 as development data: 53/70, 25/34, 0 twins; README)")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ every set is (tests/lint/heldout_values.py). Written after set E, from public do
 a session that read lint-npu only through its public entry point. Baseline (main at 02a416f): 30/82, 16/47 of the
 unlisted classes, 3 twins flagged (gaps in the data tables). Round 6, measured once: 40/82, 24/47, the floor from then
 on; the three gaps (ASCEND_HOST_LOG_FILE_NUM, msprof --aicpu, ascend-dmi -p --dur/--it) were filled with their
-documented values after the measurement, so no twin is flagged (README)."""
+documented values after the measurement, so no twin is flagged (README).
+Round 7 used it as development data too (docs/DECISIONS.md, round 7)."""
 
 from heldout_values import PlantedSetChecks, print_report
 
@@ -15,9 +16,10 @@ class TestSetF(PlantedSetChecks):
     EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
                "lint_values_heldout_e")
     MIN_CASES, MIN_WEAK, MIN_CLI, MIN_ENV = 60, 20, 8, 8
-    FLOOR = (40, 24)
+    FLOOR = (56, 35)  # round 7, with the set as development data (docs/DECISIONS.md)
     OPEN = ("not every planted error is caught (baseline 30/82, 16/47 of the unlisted classes, 3/82 twins; round 6, "
-            "measured once: 40/82, 24/47, 3/82, the three twins clean since; README)")
+            "measured once: 40/82, 24/47, 3/82, the three twins clean since; "
+            "round 7 as development data: 56/82, 35/47, 0 twins; README)")
 
 
 if __name__ == "__main__":
