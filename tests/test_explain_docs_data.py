@@ -8,8 +8,8 @@ import re
 
 import pytest
 import yaml
-
 from english_checks import CJK
+
 from npulab.core.paths import REPO_ROOT
 
 DATA = REPO_ROOT / "npulab" / "data"
