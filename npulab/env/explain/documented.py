@@ -50,7 +50,7 @@ from npulab.env.explain.reader import decode_line, shorten
 from npulab.env.explain.root import RootLine, rank
 
 # how the rules find the line an indented line continues, and a launcher's prefix (one definition, shared)
-from npulab.env.explain.rules import _CANN_TRACEBACK, _IS_CONTINUATION, _PREFIX, _last_head
+from npulab.env.explain.rules import CANN_TRACEBACK, IS_CONTINUATION, LAUNCHER_PREFIX, last_head
 
 DOCS_PATH = DATA_DIR / "explain_docs.yaml"
 CATEGORY = "documented_case"  # the category of an entry with no catalog family
@@ -271,7 +271,7 @@ class DocScanner:
                 focus = line[at_match:at_match + MIN_SIGNATURE] if len(line) == end - start else ""  # forms kept
                 self._keep(first_line + index, shorten(line, focus), level,
                            self._signatures.held(folded[start:end], at_match))
-        last = _last_head(block)
+        last = last_head(block)
         if last is not None:
             self._head = last
 
@@ -288,17 +288,17 @@ class DocScanner:
         line = lines[index]
         if _NOT_MESSAGE.match(line):
             return None
-        head = self._head_of(lines, index) if _IS_CONTINUATION.match(line) else line
-        if head is not line and _PY_TRACEBACK.match(_PREFIX.sub("", head, count=1)):
+        head = self._head_of(lines, index) if IS_CONTINUATION.match(line) else line
+        if head is not line and _PY_TRACEBACK.match(LAUNCHER_PREFIX.sub("", head, count=1)):
             return None
-        if rank(line) or (head is not line and (rank(head) or _CANN_TRACEBACK.match(head))):
+        if rank(line) or (head is not line and (rank(head) or CANN_TRACEBACK.match(head))):
             return 0
         return 1 if _WARNING.search(line) or _WARNING.search(head) else None
 
     def _head_of(self, lines: list[str], index: int) -> str:
         """The unindented line an indented line continues (within ``HEAD_REACH`` lines, or the previous block's)."""
         for above in range(index - 1, max(-1, index - 1 - HEAD_REACH), -1):
-            if lines[above].strip() and not _IS_CONTINUATION.match(lines[above]):
+            if lines[above].strip() and not IS_CONTINUATION.match(lines[above]):
                 return lines[above]
         return self._head if index < HEAD_REACH else ""
 

@@ -84,13 +84,13 @@ _LAUNCHER = rb"(?:\((?:[\w.]+ )+pid=\d+\)|\[rank\d+\]:)"
 _CONTINUES = (rb"(?:" + _LAUNCHER + rb"(?: {2,}|\s*\t)|[ \t]|(?:" + _LAUNCHER + rb")?\s*"
               rb"(?:Solution|Suggestion|Possible Cause)\s*(?::|\xef\xbc\x9a))")
 _HEAD = re.compile(rb"(?m)^(?!" + _CONTINUES + rb")[^\n]*\S")  # an unindented, non-empty line that starts a message
-_IS_CONTINUATION = re.compile(_CONTINUES.decode().replace(r"\xef\xbc\x9a", "："))
-_PREFIX = re.compile(_LAUNCHER.decode() + " ?")
+IS_CONTINUATION = re.compile(_CONTINUES.decode().replace(r"\xef\xbc\x9a", "："))
+LAUNCHER_PREFIX = re.compile(_LAUNCHER.decode() + " ?")
 
 
 _CONTINUES_BYTES = re.compile(_CONTINUES)
 # CANN's own "TraceBack (most recent call last):" under a coded error: the lines indented under it are its causes
-_CANN_TRACEBACK = re.compile(r"^\W*(?:" + _LAUNCHER.decode() + r"\s*)?TraceBack \(most recent call last\)")
+CANN_TRACEBACK = re.compile(r"^\W*(?:" + _LAUNCHER.decode() + r"\s*)?TraceBack \(most recent call last\)")
 
 
 # a line saying that something the program wanted is not there (a warning, usually): "X are unavailable", "X is not
@@ -114,7 +114,7 @@ def _unwrapped(block: bytes, end: int, text: str, most: int = 3) -> str:
     return text
 
 
-def _last_head(block: bytes) -> str | None:
+def last_head(block: bytes) -> str | None:
     """The block's last unindented, non-empty line (read backwards: usually the very last line)."""
     pos = len(block)
     while pos > 0:
@@ -161,7 +161,7 @@ class RuleScanner:
             if not wanting:
                 continue
             line = decode_line(block[start:end])
-            if _IS_CONTINUATION.match(line):
+            if IS_CONTINUATION.match(line):
                 if heads is None:
                     heads = [m.start() for m in _HEAD.finditer(block)]
                 head = self._head_before(block, heads, start)
@@ -170,21 +170,21 @@ class RuleScanner:
             hushed = quiet(line) or quiet(head)
             if hushed and not any(r.warnings for r in wanting):
                 continue
-            body, is_error = _PREFIX.sub("", line, count=1), None
+            body, is_error = LAUNCHER_PREFIX.sub("", line, count=1), None
             for rule in wanting:
                 if hushed and not rule.warnings:
                     continue
                 self._looked[rule.name] += 1
                 if rule.needs_error:
                     if is_error is None:
-                        is_error = rank(line) > 0 or rank(head) > 0 or bool(_CANN_TRACEBACK.match(head))
+                        is_error = rank(line) > 0 or rank(head) > 0 or bool(CANN_TRACEBACK.match(head))
                     if not is_error:
                         continue
                 facts = rule.read(_unwrapped(block, end, body) if rule.wraps else body)
                 if facts is not None:
                     self.hits[rule.name].append(
                         RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, facts.get("focus", "")), facts))
-        last = _last_head(block)
+        last = last_head(block)
         if last is not None:
             self._head = last
 
