@@ -54,7 +54,6 @@ NOT_PLANTED = {
     "lint.what.member": "a class member that is not a method",
     "lint.what.method_overloads": "a method with overloads",
     "lint.what.c_extension": "a call into a C extension module",
-    "lint.what.method": "a method called on its class (Class.method(obj, …)), none in the planted cells",
     "lint.tree.not_installed": "the pinned frameworks are installed here (the tests skip without them)",
     "lint.tree.other_version": "the installed frameworks are the pinned ones",
     "lint.tree.no_sources": "an installed package without sources",
@@ -110,6 +109,12 @@ EXTRA = {
     "own-parser": _notebook("!torchrun --nproc-per-node=2 --tee=both train.py\n"
                             "!torchrun --nproc-per-node=2 --numa-binding=NODE train.py\n"
                             "!torchrun --nproc-per-node=2 --no-python -m train"),
+    "operator-docs": _notebook("import torch\nimport torch_npu\ny = torch_npu.npu_prefetch(w, None, 0)\n"
+                               "y = torch_npu.npu_weight_quant_batchmatmul(x, w, s, antiquant_group_size=48)\n"
+                               "y = torch_npu.npu_weight_quant_batchmatmul(x, w, s, quant_offset=torch.ones(1))\n"
+                               "y = torch_npu.npu_moe_gating_top_k(x, k=2, k_group=4, group_count=2)\n"
+                               "y = torch_npu.npu_quantize(x, s, None, torch.quint4x2, -1, True)\n"
+                               "y = torch_npu.npu_top_k_top_p(x, p=None, k=None)"),
     "markdown": {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {},
                             "source": "```bash\nexport ASCEND_LAUNCH_BLOCKING=true\nexport HCCL_CONECT_TIMEOUT=600\n"
                                       "vllm serve m --max-model-length 8\n```\n\nSet `TORCH_NPU_FALLBACK_CPU_DISABLE=1`.\n"}]},
@@ -118,7 +123,9 @@ EXTRA = {
 
 def _facts(message: str) -> tuple[Counter, set]:
     """What a finding must say in both languages: its code spans (names, flags, values, guesses), each as often,
-    and its numbers (lines, versions, counts, bounds)."""
+    and its numbers (lines, versions, counts, bounds). A Chinese document's sentence that the Chinese message quotes
+    (op_docs: "（原文：“…”）") is not a fact the English one repeats: it cites the page instead."""
+    message = re.sub(r"（原文：“[^”]*”）", "", message)
     spans = [s for s in re.findall(r"`([^`]+)`", message) if not CJK.search(s)]  # `npu:<编号>`: a placeholder
     return Counter(spans), set(re.findall(r"\d+(?:\.\d+)*", re.sub(r"`[^`]+`", " ", message)))
 

@@ -11,6 +11,7 @@ from npulab.__main__ import TOOLS
 from npulab.core import i18n
 from npulab.core.paths import REPO_ROOT
 from npulab.course import npu_magic, quiz
+from npulab.lint import op_docs
 
 
 @pytest.fixture
@@ -59,6 +60,7 @@ def test_every_key_is_used_and_every_used_key_exists():
     used |= {f"site.{k}" for k in re.findall(r"""\bsite_text\(\s*["'](\w+)["']""", code)}
     used |= {f"cli.tool.{k}" for k in TOOLS}  # __main__: t(f"cli.tool.{name}") for each sub-command
     used |= {f"quiz.{k}" for k in quiz.FEEDBACK} | {f"quiz.{k}" for k in ("single", "multiple", "numeric")}
+    used |= {f"lint.opdoc.{k}" for k in op_docs.KINDS}  # op_docs: t(f"lint.opdoc.{what}") for each kind of limit
     assert used - set(i18n.catalogue()) == set()
     assert set(i18n.catalogue()) - used == set()
 

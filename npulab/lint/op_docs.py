@@ -116,14 +116,19 @@ def _satisfies(test: str, parameter: str, default) -> bool:
     return own_checks.truth(value) is not True
 
 
+# what a limit says, each a message lint.opdoc.<kind> in both languages
+KINDS = ("values", "values_when", "range", "bound", "multiple", "requires", "not_both_none", "not_without")
+
+
 def _rule(operator: str, parameters: list[str], test: str, what: str, fields: dict, sentence: str, version: str,
           defaults: dict) -> dict:
     quoted = sentence if len(sentence) <= 90 else sentence[:88] + "…"
     where = {"operator": operator, "parameter": "、".join(parameters), "version": version}
+    # the documentation is Chinese: the Chinese message quotes its sentence, the English one cites the page only
     return {"refused": test,
             "defaults": {p: v for p, v in defaults.items() if v is not own_checks.UNKNOWN},
             "rule": t(f"lint.opdoc.{what}", "zh", **fields) + t("lint.opdoc.quote", "zh", text=quoted),
-            "rule_en": t(f"lint.opdoc.{what}", "en", **fields) + t("lint.opdoc.quote", "en", text=quoted),
+            "rule_en": t(f"lint.opdoc.{what}", "en", **fields),
             "source": t("lint.opdoc.source", "zh", **where), "source_en": t("lint.opdoc.source", "en", **where)}
 
 
