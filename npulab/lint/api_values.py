@@ -267,7 +267,17 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
             param, held = numeric  # if fraction < 0 or fraction > 1: raise ValueError(...)
             known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=where)))
             out[param] = replace(known, refused_by=(*known.refused_by, (node.test, held)))
+        elif isinstance(node, ast.If) and (chain := _equality_chain(node, names)) and chain[0] not in out:
+            param, values = chain  # if mode == "sum": … elif mode == "mean": … else: raise ValueError(...)
+            resolved = [resolve_literal(tree, module, v) for v in values]
+            if _MISSING not in resolved and None not in resolved:
+                out[param] = Allowed(tuple(resolved), None, {}, t("lint.validation", where=where))
         elif isinstance(node, ast.If) and _refuses(node.body):
+            if (unequal := _unequal_to_all(node.test, names)) and unequal[0] not in out:
+                param, values = unequal  # if mode != "bilinear" and mode != "nearest": raise ValueError(...)
+                resolved = [resolve_literal(tree, module, v) for v in values]
+                if _MISSING not in resolved and None not in resolved:
+                    out[param] = Allowed(tuple(resolved), None, {}, t("lint.validation", where=where))
             for test in ast.walk(node.test):
                 if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn) \
                         and (param := names.get(ast.unparse(test.left))) and param not in out:
@@ -301,22 +311,75 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
                     pattern = resolve_literal(tree, module, test.args[1])
                     if isinstance(pattern, str):
                         out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=where), pattern=pattern))
-        elif isinstance(node, ast.Call) and node.args and depth == 0 and (param := names.get(ast.unparse(node.args[0]))):
+        elif isinstance(node, ast.Call) and depth == 0 and (handed := _handed(node, names)):
             home, helper = _helper(tree, module, node.func)  # _check(x); validator.check_positive_int(x, "x")
             if not (isinstance(helper, ast.FunctionDef) and helper.args.args):
                 continue
             inner_where = t("lint.paren", text=where, inner=ast.unparse(node.func))
-            number = value_tests.number_check(helper, param)
+            param = names.get(ast.unparse(node.args[0])) if node.args else None
+            number = value_tests.number_check(helper, param) if param else None
             if number is not None:  # return _check_number(arg_value, 0, GT, int, …)
                 test, _kind = number  # the range only: callers often convert an int first (weight_decay=0)
                 known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=inner_where)))
                 if known.values is None and known.pattern is None:  # with an isinstance test read before it
                     out[param] = replace(known, refused_by=(*known.refused_by, (test, param)))
                 continue
-            inner = validations(tree, home, helper, {helper.args.args[0].arg: param}, inner_where, depth + 1)
+            # the helper's parameters the call hands ours to: by position, or by keyword (F.embedding_bag(…, self.mode))
+            own = [a.arg for a in helper.args.posonlyargs + helper.args.args]
+            bound = {own[i]: p for i, p in handed.items() if isinstance(i, int) and i < len(own)}
+            bound.update({k: p for k, p in handed.items() if isinstance(k, str)})
+            inner = validations(tree, home, helper, bound, inner_where, depth + 1)
             for key, value in inner.items():
                 out.setdefault(key, value)
     return out
+
+
+def _handed(call: ast.Call, names: dict[str, str]) -> dict[int | str, str]:
+    """position or keyword -> parameter, of the arguments of ``call`` that are expressions holding our parameters
+    (positions only before any ``*x``)."""
+    out: dict[int | str, str] = {}
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if param := names.get(ast.unparse(arg)):
+            out[i] = param
+    out.update({kw.arg: names[ast.unparse(kw.value)] for kw in call.keywords
+                if kw.arg and ast.unparse(kw.value) in names})
+    return out
+
+
+def _unequal_to_all(test: ast.expr, names: dict[str, str]) -> tuple[str, list[ast.expr]] | None:
+    """(parameter, the values) of ``p != A and p != B …`` (at least two, all of one parameter): p must be one of them."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and len(test.values) >= 2):
+        return None
+    params, values = set(), []
+    for part in test.values:
+        if not (isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.NotEq)):
+            return None
+        params.add(names.get(ast.unparse(part.left)))
+        values.append(part.comparators[0])
+    return (params.pop(), values) if len(params) == 1 and None not in params else None
+
+
+def _equality_chain(node: ast.If, names: dict[str, str]) -> tuple[str, list[ast.expr]] | None:
+    """(parameter, the values) of ``if p == A: … elif p == B: … else: raise``: an ``if``/``elif`` chain that tests
+    one parameter for equality only (two values at least) and whose final ``else`` raises."""
+    params, values = set(), []
+    while True:
+        test = node.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+            return None
+        params.add(names.get(ast.unparse(test.left)))
+        values.append(test.comparators[0])
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            node = node.orelse[0]
+            continue
+        break
+    if len(values) < 2 or len(params) != 1 or None in params or not node.orelse:
+        return None
+    if not (len(node.orelse) == 1 and isinstance(node.orelse[0], ast.Raise)):
+        return None
+    return params.pop(), values
 
 
 def _helper(tree: SourceTree, module: str, func: ast.expr) -> tuple[str, ast.stmt | None]:
