@@ -311,12 +311,20 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
                     pattern = resolve_literal(tree, module, test.args[1])
                     if isinstance(pattern, str):
                         out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=where), pattern=pattern))
+        elif isinstance(node, ast.Call) and (converted := _converted_types(node, names)):
+            param, types = converted  # type_it('Softmax', 'axis', axis, OpDtype.DT_INT, OpDtype.DT_TUPLE_INT)
+            known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=where)))
+            if known.types is None and known.values is None:
+                out[param] = replace(known, types=types)
         elif isinstance(node, ast.Call) and depth == 0 and (handed := _handed(node, names)):
             home, helper = _helper(tree, module, node.func)  # _check(x); validator.check_positive_int(x, "x")
+            constructed = isinstance(helper, ast.ClassDef)  # ops.Softmax(axis): the primitive's __init__
+            if constructed:
+                helper = _class_member(helper, "__init__")
             if not (isinstance(helper, ast.FunctionDef) and helper.args.args):
                 continue
             inner_where = t("lint.paren", text=where, inner=ast.unparse(node.func))
-            param = names.get(ast.unparse(node.args[0])) if node.args else None
+            param = names.get(ast.unparse(node.args[0])) if node.args and not constructed else None
             number = value_tests.number_check(helper, param) if param else None
             if number is not None:  # return _check_number(arg_value, 0, GT, int, …)
                 test, _kind = number  # the range only: callers often convert an int first (weight_decay=0)
@@ -325,13 +333,42 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
                     out[param] = replace(known, refused_by=(*known.refused_by, (test, param)))
                 continue
             # the helper's parameters the call hands ours to: by position, or by keyword (F.embedding_bag(…, self.mode))
-            own = [a.arg for a in helper.args.posonlyargs + helper.args.args]
+            own = [a.arg for a in helper.args.posonlyargs + helper.args.args][1 if constructed else 0:]
             bound = {own[i]: p for i, p in handed.items() if isinstance(i, int) and i < len(own)}
             bound.update({k: p for k, p in handed.items() if isinstance(k, str)})
             inner = validations(tree, home, helper, bound, inner_where, depth + 1)
             for key, value in inner.items():
                 out.setdefault(key, value)
     return out
+
+
+# MindSpore's generated primitives convert an argument with type_it(op, name, value, SRC, DST)
+# (mindspore/ops/_utils/arg_dtype_cast.py): a value that is neither of a SRC type nor of DST raises TypeError.
+# What is_instance_of there tests each OpDtype for; any other OpDtype leaves the argument unread.
+_OP_DTYPES = {"DT_INT": (int,), "DT_FLOAT": (float,), "DT_BOOL": (bool,), "DT_NUMBER": (int, float, bool),
+              "DT_TENSOR": ()}
+
+
+def _op_dtype_types(node: ast.expr) -> tuple | None:
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    if name.startswith("DT_TUPLE_"):
+        return (tuple,)
+    if name.startswith("DT_LIST_"):
+        return (list,)
+    return _OP_DTYPES.get(name)
+
+
+def _converted_types(call: ast.Call, names: dict[str, str]) -> tuple[str, tuple] | None:
+    """(parameter, the Python types accepted) of ``type_it(op, name, param, SRC, DST)``."""
+    if ast.unparse(call.func).rsplit(".", 1)[-1] != "type_it" or len(call.args) != 5:
+        return None
+    param = names.get(ast.unparse(call.args[2]))
+    sources = call.args[3].elts if isinstance(call.args[3], ast.Tuple) else [call.args[3]]
+    found = [_op_dtype_types(n) for n in [*sources, call.args[4]]]
+    if param is None or any(f is None for f in found):
+        return None
+    types = tuple(dict.fromkeys(k for f in found for k in f))
+    return (param, types) if types else None
 
 
 def _handed(call: ast.Call, names: dict[str, str]) -> dict[int | str, str]:
@@ -383,8 +420,9 @@ def _equality_chain(node: ast.If, names: dict[str, str]) -> tuple[str, list[ast.
 
 
 def _helper(tree: SourceTree, module: str, func: ast.expr) -> tuple[str, ast.stmt | None]:
-    """(its module, the def) of a checking function a validation calls: a function of the same module, or one of a
-    module the code imports under a name (``from mindspore import _checkparam as validator``)."""
+    """(its module, the def or class) of a checking function a validation calls: a function of the same module, or
+    one of a module the code imports under a name (``from mindspore import _checkparam as validator``), followed to
+    where that module takes it from."""
     if isinstance(func, ast.Name):
         return module, _top_level(tree.tree(module), func.id)
     if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or tree.tree(module) is None:
@@ -394,8 +432,9 @@ def _helper(tree: SourceTree, module: str, func: ast.expr) -> tuple[str, ast.stm
     if alias is None:
         return module, None
     home = f"{tree._absolute(module, bound)}.{alias.name}" if isinstance(bound, ast.ImportFrom) else alias.name
-    parsed = tree.tree(home)
-    return home, (_top_level(parsed, func.attr) if parsed is not None else None)
+    if tree.tree(home) is None:
+        return home, None
+    return _binding(tree, home, func.attr, 0)  # re-exported: mindspore.ops.Softmax from a star import
 
 
 def checked_by_definition(tree: SourceTree, definition: str) -> dict[str, Allowed]:
@@ -600,7 +639,8 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
         return [t("lint.value.string_switch", parameter=parameter, value=repr(value), where=allowed.source,
                   fix=value.capitalize() if value.lower() in ("true", "false") else "True / False")] \
             if isinstance(value, str) else []
-    if allowed.types is not None and isinstance(node, ast.Constant) and not isinstance(value, allowed.types):
+    literal = isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
+    if allowed.types is not None and literal and not isinstance(value, allowed.types):
         return [t("lint.value.type", parameter=parameter, wanted=either(k.__name__ for k in allowed.types),
                     type=type(value).__name__, value=repr(value), source=allowed.source)]
     for test, held in allowed.refused_by:
