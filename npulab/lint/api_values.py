@@ -463,6 +463,8 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
                    and id(n) not in defaults | checked}
         names = {a.arg: a.arg for a in func.args.args + func.args.kwonlyargs if a.arg not in rebound}
         out = validations(tree, _module_of(tree, definition), func, names, where)
+        for key, value in _keyword_checks(tree, _module_of(tree, definition), func, where).items():
+            out.setdefault(key, value)
         for param in value_tests.truth_tested(func) - set(out):  # 'enable' if jit_compile else 'disable'
             out[param] = Allowed(None, None, {}, where, switch=True)
         return out
@@ -485,6 +487,31 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
             out.setdefault(key, value)
     for key, value in _passed_to_base(tree, module, cls, init, params).items():
         out.setdefault(key, value)
+    return out
+
+
+def _keyword_checks(tree: SourceTree, module: str, func: ast.FunctionDef, where: str) -> dict[str, Allowed]:
+    """keyword -> what a ``**kwargs`` function checks of it in a loop over its keywords: ``for key, value in
+    kwargs.items(): if key == 'save_graphs': … if value > 3: raise`` (MindSpore's set_context), each ``if`` that
+    tests the key for one name read as a validation of that keyword's value."""
+    if func.args.kwarg is None:
+        return {}
+    out: dict[str, Allowed] = {}
+    for loop in (n for n in ast.walk(func) if isinstance(n, ast.For)):
+        if not (isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2
+                and all(isinstance(e, ast.Name) for e in loop.target.elts)
+                and ast.unparse(loop.iter) == f"{func.args.kwarg.arg}.items()"):
+            continue
+        key, value = (e.id for e in loop.target.elts)
+        for node in (n for n in ast.walk(loop) if isinstance(n, ast.If)):
+            tests = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) else [node.test]
+            named = [c.comparators[0].value for c in tests if isinstance(c, ast.Compare) and len(c.ops) == 1
+                     and isinstance(c.ops[0], ast.Eq) and ast.unparse(c.left) == key
+                     and isinstance(c.comparators[0], ast.Constant) and isinstance(c.comparators[0].value, str)]
+            if len(named) == 1 and named[0] not in out:
+                checked = validations(tree, module, ast.Module(body=[node], type_ignores=[]), {value: named[0]}, where)
+                if named[0] in checked:
+                    out[named[0]] = checked[named[0]]
     return out
 
 
