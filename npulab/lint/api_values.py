@@ -153,10 +153,14 @@ def _literal(node: ast.expr):
 
 
 def _docstring_list(func: ast.FunctionDef, parameter: str) -> list | None:
-    """The first ``[...]`` literal on a docstring line that names ``parameter``."""
+    """The first ``[...]`` literal on a docstring line that names ``parameter``, or the quoted values of a line that
+    names them as a choice (``mode: ``'constant'``, ``'reflect'`` or ``'circular'``.``)."""
     doc = ast.get_docstring(func) or ""
     for line in doc.splitlines():
         if re.search(rf"(^|[\s`'\"]){re.escape(parameter)}([\s`'\"(:]|$)", line):
+            quoted = re.findall(r"``'([^'`]+)'``", line)
+            if len(quoted) >= 2 and re.search(r"``\s*or\s*``", line):
+                return quoted
             match = re.search(r"\[[^\[\]]+\]", line)
             if match:
                 try:
