@@ -96,7 +96,7 @@ def annotation_types(node: ast.expr | None, stub: bool = False) -> set[str] | No
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         left, right = annotation_types(node.left, stub), annotation_types(node.right, stub)
         return left | right if left is not None and right is not None else None
-    name = ast.unparse(node.value if isinstance(node, ast.Subscript) else node).removeprefix("typing.")
+    name = ast.unparse(node.value if isinstance(node, ast.Subscript) else node).removeprefix("typing.").removeprefix("builtins.")
     if isinstance(node, ast.Subscript):
         inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if name in ("Optional", "Union"):
