@@ -485,6 +485,11 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
             elif isinstance(node.value, ast.Call) and len(node.value.args) == 1 and \
                     isinstance(node.value.args[0], ast.Name) and node.value.args[0].id in params:
                 names[f"each:{ast.unparse(node.targets[0])}"] = node.value.args[0].id
+    for prop in (n for n in cls.body if isinstance(n, ast.FunctionDef) and "property" in map(ast.unparse, n.decorator_list)):
+        returned = {ast.unparse(r.value) for r in ast.walk(prop) if isinstance(r, ast.Return) and r.value is not None}
+        held = {names[r] for r in returned if r in names}  # return self._num_samples (when it was given)
+        if len(held) == 1:
+            names.setdefault(f"self.{prop.name}", held.pop())
     out: dict[str, Allowed] = {}
     for method in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
         for key, value in validations(tree, module, method, names, where).items():

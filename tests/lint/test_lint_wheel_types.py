@@ -26,6 +26,8 @@ MS = "import mindspore as ms\nfrom mindspore import nn, ops\n"
     MS + "s = nn.Softmax(axis=0.5)",                          # nn.Softmax builds ops.Softmax(axis)
     MS + "ms.set_context(save_graphs=7)",                     # for key, value in kwargs.items(): if key == …
     MS + "import numpy as np\ny = ops.pad(ms.Tensor(np.ones((2, 2))), (1, 1), mode='wrap')",
+    # __init__ tests the property self.num_samples, which returns self._num_samples, the parameter given
+    TORCH + "from torch.utils.data import RandomSampler\ns = RandomSampler(range(10), num_samples=-3)",
 ])
 def test_wheel_checks_refuse(lint, code):  # noqa: F811
     assert [f.kind for f in lint(code)] == ["argument-value"]
@@ -48,6 +50,7 @@ def test_wheel_checks_refuse(lint, code):  # noqa: F811
     MS + "s = nn.Softmax(axis=-2)",
     MS + "ms.set_context(save_graphs=True)",
     MS + "import numpy as np\ny = ops.pad(ms.Tensor(np.ones((2, 2))), (1, 1), mode='circular')",
+    TORCH + "from torch.utils.data import RandomSampler\ns = RandomSampler(range(10), replacement=True, num_samples=20)",
 ])
 def test_correct_calls_pass(lint, code):  # noqa: F811
     assert lint(code) == []
