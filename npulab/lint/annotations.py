@@ -66,14 +66,22 @@ _CLASSES = {"timedelta": "timedelta", "datetime.timedelta": "timedelta", "dateti
             "datetime.datetime": "datetime", "_dtype": "dtype", "dtype": "dtype", "torch.dtype": "dtype",
             "_layout": "layout", "layout": "layout", "torch.layout": "layout", "memory_format": "memory_format",
             "torch.memory_format": "memory_format", "Generator": "Generator", "torch.Generator": "Generator"}
+# the aliases torch's generated stubs (torch/_C/*.pyi, from torch/types.py) write for what its C++ argument parser
+# takes: a SymInt is given as an int; ``_size`` is a list, tuple or torch.Size, never a bare number (a parameter that
+# also takes one, ``int[2] kernel_size``, is written ``_int | _size``); Number is int, float or bool
+_STUB_ALIASES = {"_int": {"int"}, "SymInt": {"int"}, "IntLikeType": {"int"}, "_float": {"float"},
+                 "SymFloat": {"float"}, "FloatLikeType": {"float"}, "_bool": {"bool"}, "SymBool": {"bool"},
+                 "BoolLikeType": {"bool"}, "_complex": {"complex"}, "Number": {"int", "float", "bool"},
+                 "_size": {"sequence"}, "_symsize": {"sequence"}, "Size": {"sequence"}}
 # the literal's type -> the annotated types that accept it (PEP 484: int is acceptable where float is, bool where int
 # is; an int flag such as bias=1 works as a bool at run time, so it is not reported)
 _ACCEPTS = {"bool": {"bool", "int", "float", "complex"}, "int": {"int", "float", "complex", "bool"}, "float": {"float", "complex"},
             "str": {"str", "sequence"}, "bytes": {"bytes", "sequence"}}
 
 
-def annotation_types(node: ast.expr | None) -> set[str] | None:
-    """The types an annotation names, when every part of it is one this check understands; None otherwise."""
+def annotation_types(node: ast.expr | None, stub: bool = False) -> set[str] | None:
+    """The types an annotation names, when every part of it is one this check understands; None otherwise.
+    ``stub``: a torch stub's aliases (``_int``, ``_size`` …) are understood too."""
     if node is None:
         return None
     if isinstance(node, ast.Constant):
@@ -81,18 +89,18 @@ def annotation_types(node: ast.expr | None) -> set[str] | None:
             return {"None"}
         if isinstance(node.value, str):
             try:
-                return annotation_types(ast.parse(node.value, mode="eval").body)
+                return annotation_types(ast.parse(node.value, mode="eval").body, stub)
             except SyntaxError:
                 return None
         return None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        left, right = annotation_types(node.left), annotation_types(node.right)
+        left, right = annotation_types(node.left, stub), annotation_types(node.right, stub)
         return left | right if left is not None and right is not None else None
-    name = ast.unparse(node.value if isinstance(node, ast.Subscript) else node).removeprefix("typing.")
+    name = ast.unparse(node.value if isinstance(node, ast.Subscript) else node).removeprefix("typing.").removeprefix("builtins.")
     if isinstance(node, ast.Subscript):
         inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if name in ("Optional", "Union"):
-            parts = [annotation_types(i) for i in inner]
+            parts = [annotation_types(i, stub) for i in inner]
             if any(p is None for p in parts):
                 return None
             return set().union(*parts) | ({"None"} if name == "Optional" else set())
@@ -101,6 +109,8 @@ def annotation_types(node: ast.expr | None) -> set[str] | None:
         return {name}
     if name in _CONTAINERS:
         return {_CONTAINERS[name]}
+    if stub and name in _STUB_ALIASES:
+        return _STUB_ALIASES[name]
     return {_CLASSES[name]} if name in _CLASSES else None
 
 
@@ -124,11 +134,12 @@ def literal_choices(node: ast.expr | None) -> tuple | None:
 
 
 def annotation_problems(call: ast.Call, sig: Signature | None, func: ast.FunctionDef, where: str,
-                        only_bool: bool = False) -> list[tuple[str, str]]:
+                        only_bool: bool = False, stub: bool = False) -> list[tuple[str, str]]:
     """(parameter, sentence) of literal arguments (numbers, strings, booleans) whose type the parameter's annotation
     rules out: ``init_process_group(timeout=1800)`` where ``timeout: Optional[timedelta]``. ``only_bool``: only a
     string given for a ``bool`` parameter (``with_stack='False'`` is true), for packages whose other annotations
-    are not kept up."""
+    are not kept up. ``stub``: the annotations of a generated stub of C++ bindings (torch/_C/*.pyi), which say what
+    the C++ argument parser takes: its aliases are read, and a sequence type is a sequence (``torch.full(512, …)``)."""
     out = []
     for arg in func.args.posonlyargs + func.args.args + func.args.kwonlyargs:
         choices = literal_choices(arg.annotation)
@@ -137,10 +148,10 @@ def annotation_problems(call: ast.Call, sig: Signature | None, func: ast.Functio
             if isinstance(node, ast.Constant) and node.value is not None and node.value not in choices:
                 out.append((arg.arg, _sentence(f"`{arg.arg}`", node.value, choices, t("lint.literal_of", where=where))))
             continue
-        accepted = annotation_types(arg.annotation)
+        accepted = annotation_types(arg.annotation, stub)
         if only_bool and not (accepted and accepted <= {"bool", "None"}):
             continue
-        if accepted and accepted & set(_CONTAINERS.values()):
+        if accepted and accepted & set(_CONTAINERS.values()) and not stub:
             continue  # TorchScript-era annotations: interpolate(scale_factor: list[float] | None) takes 2 as well
         node = argument(call, sig, arg.arg) if accepted else None
         if not isinstance(node, ast.Constant) or node.value is None or type(node.value).__name__ not in _ACCEPTS:

@@ -153,10 +153,14 @@ def _literal(node: ast.expr):
 
 
 def _docstring_list(func: ast.FunctionDef, parameter: str) -> list | None:
-    """The first ``[...]`` literal on a docstring line that names ``parameter``."""
+    """The first ``[...]`` literal on a docstring line that names ``parameter``, or the quoted values of a line that
+    names them as a choice (``mode: ``'constant'``, ``'reflect'`` or ``'circular'``.``)."""
     doc = ast.get_docstring(func) or ""
     for line in doc.splitlines():
         if re.search(rf"(^|[\s`'\"]){re.escape(parameter)}([\s`'\"(:]|$)", line):
+            quoted = re.findall(r"``'([^'`]+)'``", line)
+            if len(quoted) >= 2 and re.search(r"``\s*or\s*``", line):
+                return quoted
             match = re.search(r"\[[^\[\]]+\]", line)
             if match:
                 try:
@@ -267,7 +271,17 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
             param, held = numeric  # if fraction < 0 or fraction > 1: raise ValueError(...)
             known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=where)))
             out[param] = replace(known, refused_by=(*known.refused_by, (node.test, held)))
+        elif isinstance(node, ast.If) and (chain := _equality_chain(node, names)) and chain[0] not in out:
+            param, values = chain  # if mode == "sum": … elif mode == "mean": … else: raise ValueError(...)
+            resolved = [resolve_literal(tree, module, v) for v in values]
+            if _MISSING not in resolved and None not in resolved:
+                out[param] = Allowed(tuple(resolved), None, {}, t("lint.validation", where=where))
         elif isinstance(node, ast.If) and _refuses(node.body):
+            if (unequal := _unequal_to_all(node.test, names)) and unequal[0] not in out:
+                param, values = unequal  # if mode != "bilinear" and mode != "nearest": raise ValueError(...)
+                resolved = [resolve_literal(tree, module, v) for v in values]
+                if _MISSING not in resolved and None not in resolved:
+                    out[param] = Allowed(tuple(resolved), None, {}, t("lint.validation", where=where))
             for test in ast.walk(node.test):
                 if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn) \
                         and (param := names.get(ast.unparse(test.left))) and param not in out:
@@ -301,27 +315,118 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
                     pattern = resolve_literal(tree, module, test.args[1])
                     if isinstance(pattern, str):
                         out.setdefault(param, Allowed(None, None, {}, t("lint.validation", where=where), pattern=pattern))
-        elif isinstance(node, ast.Call) and node.args and depth == 0 and (param := names.get(ast.unparse(node.args[0]))):
+        elif isinstance(node, ast.Call) and (converted := _converted_types(node, names)):
+            param, types = converted  # type_it('Softmax', 'axis', axis, OpDtype.DT_INT, OpDtype.DT_TUPLE_INT)
+            known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=where)))
+            if known.types is None and known.values is None:
+                out[param] = replace(known, types=types)
+        elif isinstance(node, ast.Call) and depth == 0 and (handed := _handed(node, names)):
             home, helper = _helper(tree, module, node.func)  # _check(x); validator.check_positive_int(x, "x")
+            constructed = isinstance(helper, ast.ClassDef)  # ops.Softmax(axis): the primitive's __init__
+            if constructed:
+                helper = _class_member(helper, "__init__")
             if not (isinstance(helper, ast.FunctionDef) and helper.args.args):
                 continue
             inner_where = t("lint.paren", text=where, inner=ast.unparse(node.func))
-            number = value_tests.number_check(helper, param)
+            param = names.get(ast.unparse(node.args[0])) if node.args and not constructed else None
+            number = value_tests.number_check(helper, param) if param else None
             if number is not None:  # return _check_number(arg_value, 0, GT, int, …)
                 test, _kind = number  # the range only: callers often convert an int first (weight_decay=0)
                 known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=inner_where)))
                 if known.values is None and known.pattern is None:  # with an isinstance test read before it
                     out[param] = replace(known, refused_by=(*known.refused_by, (test, param)))
                 continue
-            inner = validations(tree, home, helper, {helper.args.args[0].arg: param}, inner_where, depth + 1)
+            # the helper's parameters the call hands ours to: by position, or by keyword (F.embedding_bag(…, self.mode))
+            own = [a.arg for a in helper.args.posonlyargs + helper.args.args][1 if constructed else 0:]
+            bound = {own[i]: p for i, p in handed.items() if isinstance(i, int) and i < len(own)}
+            bound.update({k: p for k, p in handed.items() if isinstance(k, str)})
+            inner = validations(tree, home, helper, bound, inner_where, depth + 1)
             for key, value in inner.items():
                 out.setdefault(key, value)
     return out
 
 
+# MindSpore's generated primitives convert an argument with type_it(op, name, value, SRC, DST)
+# (mindspore/ops/_utils/arg_dtype_cast.py): a value that is neither of a SRC type nor of DST raises TypeError.
+# What is_instance_of there tests each OpDtype for; any other OpDtype leaves the argument unread.
+_OP_DTYPES = {"DT_INT": (int,), "DT_FLOAT": (float,), "DT_BOOL": (bool,), "DT_NUMBER": (int, float, bool),
+              "DT_TENSOR": ()}
+
+
+def _op_dtype_types(node: ast.expr) -> tuple | None:
+    name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+    if name.startswith("DT_TUPLE_"):
+        return (tuple,)
+    if name.startswith("DT_LIST_"):
+        return (list,)
+    return _OP_DTYPES.get(name)
+
+
+def _converted_types(call: ast.Call, names: dict[str, str]) -> tuple[str, tuple] | None:
+    """(parameter, the Python types accepted) of ``type_it(op, name, param, SRC, DST)``."""
+    if ast.unparse(call.func).rsplit(".", 1)[-1] != "type_it" or len(call.args) != 5:
+        return None
+    param = names.get(ast.unparse(call.args[2]))
+    sources = call.args[3].elts if isinstance(call.args[3], ast.Tuple) else [call.args[3]]
+    found = [_op_dtype_types(n) for n in [*sources, call.args[4]]]
+    if param is None or any(f is None for f in found):
+        return None
+    types = tuple(dict.fromkeys(k for f in found for k in f))
+    return (param, types) if types else None
+
+
+def _handed(call: ast.Call, names: dict[str, str]) -> dict[int | str, str]:
+    """position or keyword -> parameter, of the arguments of ``call`` that are expressions holding our parameters
+    (positions only before any ``*x``)."""
+    out: dict[int | str, str] = {}
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if param := names.get(ast.unparse(arg)):
+            out[i] = param
+    out.update({kw.arg: names[ast.unparse(kw.value)] for kw in call.keywords
+                if kw.arg and ast.unparse(kw.value) in names})
+    return out
+
+
+def _unequal_to_all(test: ast.expr, names: dict[str, str]) -> tuple[str, list[ast.expr]] | None:
+    """(parameter, the values) of ``p != A and p != B …`` (at least two, all of one parameter): p must be one of them."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and len(test.values) >= 2):
+        return None
+    params, values = set(), []
+    for part in test.values:
+        if not (isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.NotEq)):
+            return None
+        params.add(names.get(ast.unparse(part.left)))
+        values.append(part.comparators[0])
+    return (params.pop(), values) if len(params) == 1 and None not in params else None
+
+
+def _equality_chain(node: ast.If, names: dict[str, str]) -> tuple[str, list[ast.expr]] | None:
+    """(parameter, the values) of ``if p == A: … elif p == B: … else: raise``: an ``if``/``elif`` chain that tests
+    one parameter for equality only (two values at least) and whose final ``else`` raises."""
+    params, values = set(), []
+    while True:
+        test = node.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+            return None
+        params.add(names.get(ast.unparse(test.left)))
+        values.append(test.comparators[0])
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            node = node.orelse[0]
+            continue
+        break
+    if len(values) < 2 or len(params) != 1 or None in params or not node.orelse:
+        return None
+    if not (len(node.orelse) == 1 and isinstance(node.orelse[0], ast.Raise)):
+        return None
+    return params.pop(), values
+
+
 def _helper(tree: SourceTree, module: str, func: ast.expr) -> tuple[str, ast.stmt | None]:
-    """(its module, the def) of a checking function a validation calls: a function of the same module, or one of a
-    module the code imports under a name (``from mindspore import _checkparam as validator``)."""
+    """(its module, the def or class) of a checking function a validation calls: a function of the same module, or
+    one of a module the code imports under a name (``from mindspore import _checkparam as validator``), followed to
+    where that module takes it from."""
     if isinstance(func, ast.Name):
         return module, _top_level(tree.tree(module), func.id)
     if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or tree.tree(module) is None:
@@ -331,8 +436,9 @@ def _helper(tree: SourceTree, module: str, func: ast.expr) -> tuple[str, ast.stm
     if alias is None:
         return module, None
     home = f"{tree._absolute(module, bound)}.{alias.name}" if isinstance(bound, ast.ImportFrom) else alias.name
-    parsed = tree.tree(home)
-    return home, (_top_level(parsed, func.attr) if parsed is not None else None)
+    if tree.tree(home) is None:
+        return home, None
+    return _binding(tree, home, func.attr, 0)  # re-exported: mindspore.ops.Softmax from a star import
 
 
 def checked_by_definition(tree: SourceTree, definition: str) -> dict[str, Allowed]:
@@ -361,6 +467,8 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
                    and id(n) not in defaults | checked}
         names = {a.arg: a.arg for a in func.args.args + func.args.kwonlyargs if a.arg not in rebound}
         out = validations(tree, _module_of(tree, definition), func, names, where)
+        for key, value in _keyword_checks(tree, _module_of(tree, definition), func, where).items():
+            out.setdefault(key, value)
         for param in value_tests.truth_tested(func) - set(out):  # 'enable' if jit_compile else 'disable'
             out[param] = Allowed(None, None, {}, where, switch=True)
         return out
@@ -377,12 +485,42 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
             elif isinstance(node.value, ast.Call) and len(node.value.args) == 1 and \
                     isinstance(node.value.args[0], ast.Name) and node.value.args[0].id in params:
                 names[f"each:{ast.unparse(node.targets[0])}"] = node.value.args[0].id
+    for prop in (n for n in cls.body if isinstance(n, ast.FunctionDef) and "property" in map(ast.unparse, n.decorator_list)):
+        returned = {ast.unparse(r.value) for r in ast.walk(prop) if isinstance(r, ast.Return) and r.value is not None}
+        held = {names[r] for r in returned if r in names}  # return self._num_samples (when it was given)
+        if len(held) == 1:
+            names.setdefault(f"self.{prop.name}", held.pop())
     out: dict[str, Allowed] = {}
     for method in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
         for key, value in validations(tree, module, method, names, where).items():
             out.setdefault(key, value)
     for key, value in _passed_to_base(tree, module, cls, init, params).items():
         out.setdefault(key, value)
+    return out
+
+
+def _keyword_checks(tree: SourceTree, module: str, func: ast.FunctionDef, where: str) -> dict[str, Allowed]:
+    """keyword -> what a ``**kwargs`` function checks of it in a loop over its keywords: ``for key, value in
+    kwargs.items(): if key == 'save_graphs': … if value > 3: raise`` (MindSpore's set_context), each ``if`` that
+    tests the key for one name read as a validation of that keyword's value."""
+    if func.args.kwarg is None:
+        return {}
+    out: dict[str, Allowed] = {}
+    for loop in (n for n in ast.walk(func) if isinstance(n, ast.For)):
+        if not (isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2
+                and all(isinstance(e, ast.Name) for e in loop.target.elts)
+                and ast.unparse(loop.iter) == f"{func.args.kwarg.arg}.items()"):
+            continue
+        key, value = (e.id for e in loop.target.elts)
+        for node in (n for n in ast.walk(loop) if isinstance(n, ast.If)):
+            tests = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) else [node.test]
+            named = [c.comparators[0].value for c in tests if isinstance(c, ast.Compare) and len(c.ops) == 1
+                     and isinstance(c.ops[0], ast.Eq) and ast.unparse(c.left) == key
+                     and isinstance(c.comparators[0], ast.Constant) and isinstance(c.comparators[0].value, str)]
+            if len(named) == 1 and named[0] not in out:
+                checked = validations(tree, module, ast.Module(body=[node], type_ignores=[]), {value: named[0]}, where)
+                if named[0] in checked:
+                    out[named[0]] = checked[named[0]]
     return out
 
 
@@ -537,7 +675,8 @@ def problems(node: ast.expr, parameter: str, allowed: Allowed) -> list[str]:
         return [t("lint.value.string_switch", parameter=parameter, value=repr(value), where=allowed.source,
                   fix=value.capitalize() if value.lower() in ("true", "false") else "True / False")] \
             if isinstance(value, str) else []
-    if allowed.types is not None and isinstance(node, ast.Constant) and not isinstance(value, allowed.types):
+    literal = isinstance(node, ast.Constant) or (isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant))
+    if allowed.types is not None and literal and not isinstance(value, allowed.types):
         return [t("lint.value.type", parameter=parameter, wanted=either(k.__name__ for k in allowed.types),
                     type=type(value).__name__, value=repr(value), source=allowed.source)]
     for test, held in allowed.refused_by:

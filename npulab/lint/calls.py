@@ -21,7 +21,7 @@ from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
 from npulab.core.words import code, guess_end
 from npulab.lint import annotations, api_values, instances, op_docs, relations, schema_types
-from npulab.lint.signatures import NameNotFound, Signature, SourceTree
+from npulab.lint.signatures import NameNotFound, Signature, SourceTree, from_def
 from npulab.pytorch.torch_npu_names import dotted_parts
 
 CHECKED_ROOTS = ("torch_npu", "torchair", "npugraph_ex", "msprobe", "mindspore", "triton", "torch")
@@ -275,8 +275,10 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
         where = f"{source.package} {source.version} {definition}"
         only_bool = source.package != "torch"
         overloads = _overloads_of(source, definition) if _overloaded(init) else [init]
-        found = [dict(annotations.annotation_problems(call, None if len(overloads) > 1 else sig, f, where, only_bool))
-                 for f in overloads]
+        stub = definition.rpartition(".")[0] in source.stub_modules or \
+            definition.rsplit(".", 2)[0] in source.stub_modules  # a module's function or a class's method
+        found = [dict(annotations.annotation_problems(call, bound, f, where, only_bool, stub))
+                 for f, bound in _fitting(overloads, call, sig)]
         annotated = [(p, m) for p, m in (found[0] if found else {}).items() if all(p in f for f in found)]  # all refuse
         for parameter, problem in annotated:
             done.add(parameter)
@@ -333,6 +335,18 @@ def _instance_findings(tree: ast.Module, aliases: dict[str, str], skip: set[str]
 
 def _overloaded(func: ast.FunctionDef) -> bool:
     return any(ast.unparse(d).rsplit(".", 1)[-1] == "overload" for d in func.decorator_list)
+
+
+def _fitting(overloads: list[ast.FunctionDef], call: ast.Call, sig: Signature | None):
+    """(overload, its signature) of the overloads the call fits, so that positional arguments bind to each one's own
+    parameters (``torch.full(512, …)``); the one ``def`` with the call's signature when not overloaded."""
+    if len(overloads) == 1:
+        yield overloads[0], sig
+        return
+    for func in overloads:
+        own = from_def(func)
+        if own is not None and _fits([own], call)[0]:
+            yield func, own
 
 
 def _overloads_of(source: SourceTree, definition: str) -> list[ast.FunctionDef]:

@@ -140,14 +140,29 @@ def value_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
     known = tables.values(tool)
     problems = []
     for flag, value in flag_values(argv, known):
-        if not value or "PYVAR" in value or re.search(r"[$<>{}]", value):
-            continue
+        if not value or "PYVAR" in value or (re.search(r"[$<>{}]", value) and not _json_literal(value)):
+            continue  # a placeholder ({x}, $X, <…>); a JSON map given literally is a value
         spec, where = known[flag]
         why = value_grammar.problem(value, spec)
         if why:
             shown = f"{flag}={value}" if flag.startswith("--") else f"{flag} {value}"
             problems.append(t("lint.flag.bad_value", command=f"{tool} {shown}", why=why, where=where))
     return problems + relation_problems(tool, argv, tables)
+
+
+def _substitution(match: re.Match) -> str:
+    """What lint-npu reads for a ``{…}`` of a shell line: PYVAR for an IPython ``{expr}``, the text itself for a JSON
+    map of quoted keys written inside a quoted argument (``'{"device0": ["0-15"]}'``)."""
+    inner = match.group(0)
+    return inner if inner[1:].lstrip().startswith('"') and _json_literal(re.sub(r"\{[^{}]*\}", "{}", inner)) else "PYVAR"
+
+
+def _json_literal(value: str) -> bool:
+    """Whether a flag's value is a JSON object or list written out (msrun ``--bind_core='{"device0": ["0-15"]}'``)."""
+    try:
+        return isinstance(json.loads(value), (dict, list)) and "$" not in value
+    except ValueError:
+        return False
 
 
 _RELATIONS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
@@ -213,7 +228,7 @@ def markdown_shell_blocks(text: str) -> list[tuple[int, str]]:
 
 def _commands(text: str) -> list[list[str]]:
     """Simple commands of a shell line (split at ``&&``, ``||``, ``;``, ``|``), env prefixes and nohup dropped."""
-    text = re.sub(r"\{[^{}]*\}", "PYVAR", text)  # IPython {expr} substitutions
+    text = re.sub(r"\{[^{}]*\}", _substitution, text)  # IPython {expr} substitutions
     try:
         lexer = shlex.shlex(text, posix=True, punctuation_chars="|&;()<>")
         lexer.whitespace_split = True

@@ -2,8 +2,8 @@
 machine-checkable limit of one parameter, as regular expressions. npulab.lint.op_docs splits each operator's text
 into one paragraph per parameter and reads these phrases in it; a phrase is used only when it says one thing:
 
-- an enumeration: ``支持范围["mean", "sum", "none"]``, ``只支持“none”和“tanh”``, ``可取值0或1``, ``当前仅支持取值128``,
-  ``目前仅支持为False``;
+- an enumeration: ``支持范围["mean", "sum", "none"]``, ``只支持“none”和“tanh”``, ``仅支持fastgelu、gelu``, ``可取值0或1``,
+  ``支持的枚举值为0和1``, ``0为IoU模式，1为IoF模式``, ``当前仅支持取值128``, ``目前仅支持为False``;
 - a range: ``取值范围[0.0, 1.0)``, ``数据范围为(0, 1]``, ``取值大于等于0``;
 - a multiple: ``必须是32的倍数``;
 - a relation: ``要求`1 <= k_group <= group_count```, ``不支持p和k同时传None``, ``quant_offset不能独立于quant_scale存在``,
@@ -47,12 +47,17 @@ STRING_VALUES = re.compile(rf"(?:支持范围|只支持|仅支持|支持|取值�
                            rf"({_Q}(?:{_JOIN}{_Q})*)")
 QUOTED = re.compile(_Q)
 ONLY_WORD = re.compile(r"(?:仅|只)支持取值\s*([A-Za-z_]\w*)(?=\s*(?:[。，,;；.]|$))")
+# an unquoted list after "only supports": ``当前仅支持fastgelu、gelu、relu.``
+WORD_LIST = re.compile(r"(?:当前|目前)?(?:仅|只)支持\s*([A-Za-z_]\w*(?:、[A-Za-z_]\w*)+)(?=\s*(?:[。;；.]|$))")
 
 _INT = r"-?\d+"
 _AFTER = r"(?=\s*(?:`|[。，,;；.)）]|$|，|表示|\s))(?![\d.]|\s*(?:维|个|位|D|字节|倍|的))"
-INT_VALUES = re.compile(rf"(?:可取值|取值为|取值只能为|只能为)\s*`?({_INT}(?:`?{_JOIN}`?{_INT})*)`?{_AFTER}")
+INT_VALUES = re.compile(rf"(?:可取值|取值为|取值只能为|只能为|枚举值为)\s*`?({_INT}(?:`?{_JOIN}`?{_INT})*)`?{_AFTER}")
 INT_ONLY = re.compile(rf"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|设置为|为)?\s*`?({_INT})`?{_AFTER}")
 INTS = re.compile(_INT)
+# each value described in turn: ``0为IoU模式，1为IoF模式`` (two at least, one clause each)
+INT_DESCRIBED = re.compile(rf"(?<![\w.])({_INT}\s*为[^，,。；;\d][^，,。；;]*(?:[，,]\s*{_INT}\s*为[^，,。；;\d][^，,。；;]*)+)")
+DESCRIBED_INT = re.compile(rf"(?:^|[，,]\s*)({_INT})\s*为")
 BOOL_ONLY = re.compile(r"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|设置为|为)?\s*`?(True|False)`?")
 
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"

@@ -143,10 +143,10 @@ def _value_rules(parameter: str, paragraph: str, kind: str, default) -> list[tup
     if kind == "str":
         values, said = [], ""
         for s in sentences:
-            for m in [*phrases.STRING_VALUES.finditer(s), *phrases.ONLY_WORD.finditer(s)]:
+            for m in [*phrases.STRING_VALUES.finditer(s), *phrases.ONLY_WORD.finditer(s), *phrases.WORD_LIST.finditer(s)]:
                 if not _free(s, m.start()):
                     continue
-                found = phrases.QUOTED.findall(m.group(1)) or [m.group(1)]
+                found = phrases.QUOTED.findall(m.group(1)) or m.group(1).split("、")
                 values += [v for v in found if v not in values]
                 said = said or s
         if values:
@@ -183,10 +183,11 @@ def _value_rules(parameter: str, paragraph: str, kind: str, default) -> list[tup
         if kind == "int" and not ranges and not bounds:
             values, said = [], ""
             for s in sentences:
-                for m in [*phrases.INT_VALUES.finditer(s), *phrases.INT_ONLY.finditer(s)]:
+                for m in [*phrases.INT_VALUES.finditer(s), *phrases.INT_ONLY.finditer(s), *phrases.INT_DESCRIBED.finditer(s)]:
                     if not _free(s, m.start()):
                         continue
-                    values += [int(v) for v in phrases.INTS.findall(m.group(1)) if int(v) not in values]
+                    each = phrases.DESCRIBED_INT if m.re is phrases.INT_DESCRIBED else phrases.INTS
+                    values += [int(v) for v in each.findall(m.group(1)) if int(v) not in values]
                     said = said or s
             if values:
                 out.append((f"isinstance({parameter}, int) and {parameter} not in ({_listed(values)},)", "values",

@@ -82,3 +82,22 @@ def test_documented_operator_limits_are_read(lint, call):  # noqa: F811
 ])
 def test_documented_values_pass(lint, call):  # noqa: F811
     assert lint(HEAD + f"out = {call}") == []
+
+
+ROUND8_TEXT = """
+torch_npu.npu_other(Tensor x, str act="relu", int kind=0, int fill=1, int level=2) -> Tensor
+
+参数说明:
+act (str): 可选参数，激活函数。目前仅支持relu、sigmoid、tanh.
+kind (int): 可选参数，默认值为0 - 0为左对齐，1为右对齐，2为居中。
+fill (int): 可选参数，支持的枚举值为1和3。
+level (int): 可选参数，当x为float16时0为关闭，2为开启。
+"""
+
+
+def test_round8_phrases_unquoted_lists_described_values_and_enumerations():
+    rules = {r["refused"] for r in op_docs.limits_of_text(ROUND8_TEXT, "npu_other", (), "0")}
+    assert "isinstance(act, str) and act not in ('relu', 'sigmoid', 'tanh',)" in rules
+    assert "isinstance(kind, int) and kind not in (0, 1, 2,)" in rules
+    assert "isinstance(fill, int) and fill not in (1, 3,)" in rules
+    assert not any("level" in r for r in rules)  # stated under a condition (当x为float16时)
