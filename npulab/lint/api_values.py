@@ -259,6 +259,16 @@ def _each_in(test: ast.expr, names: dict[str, str]) -> tuple[str, ast.expr] | No
     return None
 
 
+def _handled_before(func: ast.FunctionDef, param: str, names: dict[str, str]) -> bool:
+    """Whether ``func`` handles some type of ``param`` in a branch that returns (``if isinstance(p, str): …;
+    return``): a later ``if not isinstance(p, tuple): raise`` then does not say which types the call accepts (the
+    walk of the function's own code judges such a call instead)."""
+    return any(isinstance(node, ast.If) and isinstance(node.test, ast.Call) and ast.unparse(node.test.func) == "isinstance"
+               and len(node.test.args) == 2 and names.get(ast.unparse(node.test.args[0])) == param
+               and any(isinstance(n, ast.Return) for s in node.body for n in ast.walk(s))
+               for node in ast.walk(func))
+
+
 def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dict[str, str], where: str,
                 depth: int = 0) -> dict[str, Allowed]:
     """parameter -> what ``func``'s own checks accept: ``if p not in (A, B): raise``/warn, with A, B constants read
@@ -306,7 +316,7 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
                         and (param := names.get(ast.unparse(test.operand.args[0]))):
                     kinds = test.operand.args[1].elts if isinstance(test.operand.args[1], ast.Tuple) else [test.operand.args[1]]
                     types = tuple(_TYPES.get(k.id) for k in kinds if isinstance(k, ast.Name))
-                    if types and len(types) == len(kinds) and None not in types:
+                    if types and len(types) == len(kinds) and None not in types and not _handled_before(func, param, names):
                         known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=where)))
                         if known.types is None and known.values is None:
                             out[param] = replace(known, types=types)

@@ -470,6 +470,8 @@ def _statement(stmt: ast.stmt, state: dict, walk: Walk, stack: list, depth: int)
     if isinstance(stmt, ast.Try):  # a raise inside may be caught: nothing in it is certain
         inner = run(stmt.body, state, walk, [*stack, None], depth)
         after = _merge(inner, _forget(state, [s for h in stmt.handlers for s in h.body]))
+        if after is not None and any(isinstance(n, ast.Return) for h in stmt.handlers for n in ast.walk(h)):
+            after = {**after, _MAYBE: True}  # a handler returns (``except StopIteration: return``): what follows may not run
         return run(stmt.finalbody, after, walk, stack, depth) if after is not None else None
     if isinstance(stmt, ast.For) and (items := _loop_items(stmt, state, walk)) is not None:
         for item in items:  # a loop over a short known sequence, walked item by item

@@ -200,3 +200,42 @@ def test_a_tuple_default_stays_a_tuple_when_another_argument_is_given():
     assert not _found(tree, "pairs.bounds", "bounds(low=0.5)")
     assert [read for read, _ in _found(tree, "pairs.bounds", "bounds(low=2.0)")] == [["low", "window"]]
     assert _found(tree, "pairs.bounds", "bounds(low=0.5, window=[1, 8])")
+
+
+HANDLED = '''
+def strategy(kind):
+    if isinstance(kind, str):
+        if kind not in ("whole", "split"):
+            raise ValueError("kind")
+        return
+    if not isinstance(kind, tuple):
+        raise TypeError("kind")
+
+def run(step):
+    gen = iter([step])
+    if step < 0:
+        raise ValueError("step")
+    try:
+        next(gen)
+    except StopIteration:
+        return step
+    raise AssertionError("the generator yielded twice")
+'''
+
+
+def test_a_type_handled_by_an_earlier_returning_branch_is_accepted():
+    """``if isinstance(p, str): …; return`` before ``if not isinstance(p, tuple): raise``: a string is not refused
+    for not being a tuple; the string branch's own values still are."""
+    from npulab.lint import api_values
+
+    tree = SourceTree("handled", "1.0", {"handled": HANDLED}, {"handled"})
+    allowed = api_values.checked_by_definition(tree, "handled.strategy")["kind"]
+    assert allowed.types is None and set(allowed.values) == {"whole", "split"}
+
+
+def test_a_raise_after_a_handler_that_returns_is_not_certain():
+    """``try: next(gen) except StopIteration: return …`` then ``raise``: the raise runs only when the generator
+    yields again, which nothing in the call decides (torch.utils.checkpoint's non-reentrant path)."""
+    tree = SourceTree("handled", "1.0", {"handled": HANDLED}, {"handled"})
+    assert not _found(tree, "handled.run", "run(3)")
+    assert [read for read, _ in _found(tree, "handled.run", "run(-1)")] == [["step"]]
