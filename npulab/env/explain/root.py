@@ -73,9 +73,9 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
 # ModelArts notebooks, whose home is /home/ma-user, are Huawei Cloud's, most of them on Ascend
 # … and an API named for the NPU ("enable_npu", "is_npu": a word that ends in "_npu")
 _WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9])(?:[a-z][a-z0-9]*_)?npus?(?![a-z0-9_])|mindspore|/home/ma-user/")
+# also weaker evidence, since other vendors name things for their NPU too (Rockchip RKNN's NPUTransfer client):
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
-# (not Rockchip RKNN's NPUTransfer client, whose logs are another vendor's NPU)
-_NPU_CLASS = re.compile(rb"\bNPU(?!Transfer)[A-Z][a-z]")
+_NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
 # torch_npu's and the plugins' API and module names: npu_fusion_attention, transformers' npu_flash_attention, npu_format_cast
 # (case-sensitive, not inside a longer name such as intel_npu_…)
 _NPU_API = re.compile(rb"(?<![A-Za-z0-9_])npu_[a-z]")
@@ -163,10 +163,10 @@ class RootFinder:
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
         lowered = block.lower()
-        if not self.ascend_context and (any(n in lowered for n in _CONTEXT_NEEDLES)
-                                        or _NPU_CLASS.search(block) or _NPU_API.search(block)):
+        if not self.ascend_context and any(n in lowered for n in _CONTEXT_NEEDLES):
             self.ascend_context = True
-        if not self.weak_context and _WEAK_CONTEXT.search(lowered):
+        if not self.weak_context and (_WEAK_CONTEXT.search(lowered) or _NPU_CLASS.search(block)
+                                      or _NPU_API.search(block)):
             self.weak_context = True
         if not (self.ascend_context or self.foreign_context) and (any(n in lowered for n in _FOREIGN_NEEDLES)
                                                                   or _FOREIGN_DEVICE.search(lowered)):
