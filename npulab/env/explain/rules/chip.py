@@ -36,5 +36,5 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     return found
 
 
-RULE = Rule(NAME, (b"310", b"300i", b"300v", b"300 i", b"300 v", b"300-i", b"300_i", b"200", b"orange"), read, finding,
-            needs_error=True)
+RULE = Rule(NAME, (b"310", *(b"300" + sep + kind for sep in (b"", b" ", b"-", b"_") for kind in (b"i", b"v")), b"dk",
+                   b"orange"), read, finding, needs_error=True)
