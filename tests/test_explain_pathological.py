@@ -60,6 +60,13 @@ RUNS = {
     "cuda_calls": "torch.cuda." * 3000 + "cuda " * 2000 + "device = " * 1000 + ".to( " * 1000,
     "uncalled_checks": "elif " * 2000 + "a." * 3000 + "is_" + "x" * 3000 + " if not " * 1000 + "available",
     "missing_words": "missing the " * 1000 + "a." * 3000 + " 缺少" * 1000 + "a" * 3000 + " package " * 500,
+    # round 12: a taken port, an inference chip, a symptom in words, a documented variable
+    "port_words": "port " * 3000 + "bind " * 1000 + "端口" * 1000 + "already " * 1000,
+    "chip_words": "atlas " * 2000 + "300 " * 2000 + "310" * 2000 + "orange pi " * 500,
+    "symptom_words": "is " * 2000 + "running " * 1000 + "on " * 1000 + "silently " * 1000 + "mis" * 1000 + "跑在" * 1000,
+    "documented_variables": "ASCEND_RT_VISIBLE_DEVICES " * 2000 + "wrong " * 1000,
+    "device_not_seen": "docker " + "cannot detect the " * 1000 + "no npu " * 1000 + "davinci" * 2000 + " not " * 500,
+    "cpu_words": "gguf " + "running on " * 2000 + "falls back to the " * 1000 + "cpu" * 1000,
 }
 FRAMES = ("{run}", "RuntimeError: {run}", "[ERROR] torch_npu ascend ACL {run}", "  File \"x.py\", line 1\n{run}\nValueError: {run}")
 

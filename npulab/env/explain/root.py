@@ -33,7 +33,7 @@ _CANDIDATE_NEEDLES = (b"error", b"exception", b"fail", b"fatal", b"core dumped",
                       b"unable to", b"not found", b"traceback (most recent call last)",
                       b"killed", b"has no attribute", b"required positional argument", b"keyword argument",
                       b"positional argument", b"no module named", b"crash", b"conflict", b"garbled", b"incompatib",
-                      b"detect", b"recogni", "冲突".encode(), "乱码".encode(), "不兼容".encode(), "安装不了".encode(),
+                      b"detect", b"recogni", b"incorrect", b"wrong", b"silently", b"cpu", "冲突".encode(), "乱码".encode(), "不兼容".encode(), "安装不了".encode(),
                       "装不上".encode(), "识别不到".encode(), "检测不到".encode())
 _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^W\d{4} |UserWarning|FutureWarning|"
                         r"DeprecationWarning|RuntimeWarning|ImportWarning|\b0 (?:errors?|failed)\b|"
@@ -42,6 +42,9 @@ _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^
 _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|：])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::\s|:$)")
 _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
 _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
+# the work found on the CPU instead of the device, in words ("It is running on CPU", "falls back to CPU", "跑在CPU上")
+CPU_RUN = (r"\b(?:runs?|running|ran|falls? back|fell back|falling back|using|uses|used) (?:\w+ )?(?:on|to) (?:the )?cpu\b|"
+           r"\b(?:using|uses) cpu only\b|(?:跑|运行|回退|退回)(?:在|到)\s*cpu")
 _WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segmentation fault|\baborted\b)|报错|错误|失败|"
                    # what cannot be found or done, in either language ("找不到 libascendcl", "无法加载", "unable to open")
                    r"找不到|未找到|无法|异常|崩溃|(?i:\b(?:cannot|could not|couldn't|can't) find\b|\bunable to\b|\bnot found\b)|"
@@ -54,8 +57,12 @@ _WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segme
                    # a symptom told in words, with no error line: a crash, a version conflict, garbled output, a device
                    # not detected ("版本冲突", "输出乱码", "the worker cannot detect the NPU devices")
                    r"(?i:\bcrash(?:es|ed)?\b|\bconflict(?:s|ing)?\b|\bgarbled\b|\bincompatib(?:le|ilit(?:y|ies))\b|"
-                   r"\b(?:cannot|can't|could not|couldn't|unable to|fails? to|does not|doesn't) (?:detect|recogni[sz]e)\b)|"
-                   r"冲突|乱码|不兼容|安装不了|装不上|识别不到|检测不到")
+                   r"\b(?:cannot|can't|could not|couldn't|unable to|fails? to|does not|doesn't) (?:detect|recogni[sz]e)\b|"
+                   # … a result said to be wrong, a check that silently gives the wrong answer, the work found on the CPU
+                   # instead of the device ("was incorrect", "silently return False", "It is running on CPU")
+                   r"\b(?:is|are|was|were|be|gets?|got|returns?|returned) (?:\w+ )?(?:incorrect|wrong)\b|\bmis-?detect\w*|"
+                   r"\bsilently (?:return|fail|fall|ignor|skip|us)\w*|"
+                   + CPU_RUN + r")|冲突|乱码|不兼容|安装不了|装不上|识别不到|检测不到|(?i:结果不对|结果不正确)")
 _INNER_ONLY = re.compile(r"(?i:inner error!?\s*$)")
 _TRACEBACK_FRAME = re.compile(r"^\s*(?:File \"|frame #\d|at |\^+\s*$|raise )")
 _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word ("cannot" is not)

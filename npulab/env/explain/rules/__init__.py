@@ -21,8 +21,14 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``graph``         — graph capture and graph-mode failures: eager fallback, the op that broke capture;
 - ``recompile``     — torch.compile's recompilation limit (a WARNING the PyTorch docs ask to act on): eager fallback;
 - ``communication`` — timeouts of collectives and device synchronisation: the documented HCCL settings;
+- ``port``          — a port already taken, in any wording: HCCL's sockets (the ``hccl_network`` family);
 - ``resource``      — UB, workspace, HBM and host memory limits: the knob that sizes each;
 - ``capability``    — "not supported" with a chip, data type, format, op, version or mode: what, on what, instead;
+- ``container``     — the NPU not detected in a log that shows a container: ``driver_not_mounted``;
+- ``fallback``      — the work said to run on the CPU: the Ascend back end's documented limits (llama.cpp: FP16,
+  Q4_0, Q8_0);
+- ``chip``          — an Atlas inference-series chip (310/310B/310P) in an error line: ``unsupported_soc``, last of
+  the families;
 - ``component``     — the service, operator or subprocess the line names and its documented remedy (a summary
   component, such as vLLM's "Engine core initialization failed", only when nothing else was found).
 
@@ -47,17 +53,21 @@ from npulab.env.explain.root import quiet, rank
 from npulab.env.explain.rules import (
     advice,
     capability,
+    chip,
     choice,
     communication,
     component,
+    container,
     cuda,
     device,
     exception,
+    fallback,
     graph,
     library,
     misspelt,
     module,
     ordinal,
+    port,
     recompile,
     requirement,
     resource,
@@ -71,10 +81,13 @@ from npulab.env.explain.rules.base import MAX_HITS, LogFacts, Rule, RuleHit, not
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
                            exception.RULE, misspelt.RULE, values.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
-                           communication.RULE, resource.RULE, capability.RULE, component.RULE)  # component last: it may be a summary
+                           communication.RULE, port.RULE, container.RULE, fallback.RULE, resource.RULE, capability.RULE, chip.RULE,
+                           component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
     "vllm": (b"vllm",), "mindspore": (b"mindspore",),
     "torch": (b"torch._dynamo", b"torch/_dynamo", b"torch.compile", b"torch._inductor", b"torchair", b"torch.fx"),
+    "ggml": (b"gguf", b"llama.cpp", b"llama-box", b"llama_cpp", b"ggml"),  # llama.cpp and the servers built on it
+    "container": (b"docker", b"container", b"kubernetes", b"k8s", b"podman", "容器".encode()),
     "acl": (b"aclgraph", b"acl graph", b"npugraph", b"aclmdlri", b"capture mode", b"capture_begin"),
 }
 # what launchers put before every line of a process: vLLM's "(EngineCore pid=12) ", torchrun's "[rank3]: "

@@ -92,7 +92,7 @@ def read(line: str) -> dict | None:
         return {"kind": "device", "devices": [m.group(1), m.group(2)], "focus": "same device"}
     if _CONTIGUOUS.search(line):
         return {"kind": "contiguous", "focus": "contiguous"}
-    if _PORT.search(line):
+    if _PORT.search(line) and "hccl" not in line.lower():  # HCCL's own sockets: rules/port.py (hccl_network)
         return {"kind": "port", "focus": _PORT.search(line).group(0)}
     if _NO_SPACE.search(line):
         return {"kind": "nospace", "focus": _NO_SPACE.search(line).group(0)}

@@ -2,7 +2,10 @@
 found``, ``does not exist``) or an Ascend environment variable the error is about (``ASCEND_*``, ``HCCL_*``,
 ``PYTORCH_NPU_*`` … — the families of npulab/data/env_vars.yaml). The finding names the path and what usually sets
 it (CANN's install path and ``set_env.sh``, the working directory for a relative path, a model or config option),
-or the variable, what it is for (npulab/data/cann_stack.yaml) and where its values are documented. A variable the
+or the variable, what it is for (npulab/data/cann_stack.yaml) and where its values are documented; a variable whose
+documented role belongs to a catalog family (device selection, HCCL's interfaces and ports, its timeouts, the
+variables ``set_env.sh`` exports: explain_rules.yaml ``setting.variable_families``) reports that family. A name
+CANN documents as a variable (env_vars.yaml) is one without the line saying so. A variable the
 message only recommends (``please set ASCEND_LAUNCH_BLOCKING=1``) is advice, not the cause, and is left to the
 advice rule."""
 
@@ -33,6 +36,20 @@ def _families() -> re.Pattern:
 
 
 @functools.cache
+def _documented() -> frozenset[str]:
+    """The variables CANN documents by name (npulab/data/env_vars.yaml: ``variables`` and the ``values`` grammar)."""
+    data = load_yaml(DATA_DIR / "env_vars.yaml")
+    return frozenset({v["name"] for v in data["variables"]} | set(data.get("values") or {}))
+
+
+@functools.cache
+def family_of(variable: str) -> str | None:
+    """The catalog family a variable's documented role belongs to, if any."""
+    return next((family for family, names in rules_data()["setting"]["variable_families"].items() if variable in names),
+                None)
+
+
+@functools.cache
 def _purposes() -> dict[str, dict]:
     """Each variable of cann_stack.yaml's env_vars → its record (``purpose``, and the English twin ``purpose_en``)."""
     out: dict[str, dict] = {}
@@ -46,9 +63,12 @@ def read(line: str) -> dict | None:
     m = _NO_FILE.search(line) or _NOT_FOUND.search(line)
     if m and not m.group(1).endswith(".so") and ".so." not in m.group(1):  # libraries: the library rule's business
         return {"kind": "path", "path": m.group(1).rstrip(".,;:)"), "focus": m.group(1)}
-    if rank(line) == 0 or not _REASON.search(line) or not _AS_VARIABLE.search(line):  # not enum constants (aclCompileOpt::ACL_…)
+    if rank(line) == 0 or not _REASON.search(line):
         return None
+    named = _AS_VARIABLE.search(line) is not None  # not enum constants (aclCompileOpt::ACL_…), unless documented
     for v in _families().finditer(line):
+        if not named and v.group(1) not in _documented():
+            continue
         if line[max(0, v.start() - 2):v.start()] != "::" and not _ADVISED.search(line[:v.start()][-80:]):
             return {"kind": "variable", "variable": v.group(1), "focus": v.group(1)}
     return None
@@ -79,9 +99,12 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     hit = hits[0].facts
     title, cause, fix = _path(hit["path"]) if hit["kind"] == "path" else _variable(hit["variable"])
     same = [h for h in hits if h.facts["kind"] == hit["kind"]]
-    return rule_finding(NAME, title, cause, fix, same, rules_data()["setting"]["sources"][hit["kind"]])
+    family = family_of(hit["variable"]) if hit["kind"] == "variable" else None
+    return rule_finding(NAME, title, cause, fix, same, rules_data()["setting"]["sources"][hit["kind"]], family=family,
+                        note=f"{cause} {fix}" if family else "")
 
 
 RULE = Rule(NAME, (b"no such file or directory", b" exist", b"not found", b"environ", b"variable", b" set ",
-                   "环境变量".encode()),  # a variable: only where the line names it as one
+                   "环境变量".encode(),  # a variable: where the line names it as one, or by a name a family maps
+                   *(n.lower().encode() for names in rules_data()["setting"]["variable_families"].values() for n in names)),
             read, finding, needs_error=True)
