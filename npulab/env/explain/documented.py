@@ -76,16 +76,21 @@ _NOT_MESSAGE = re.compile(r"^\s*(?:(?:\(\S+\)\s*)?(?:\[?[\w.-]+@[\w.-]+[^\n$#]*?
                           r"(?:echo|grep|export|sed|awk|cat|bash|sh|source)\s)")
 _PY_TRACEBACK = re.compile(r"^\W*Traceback \(most recent call last\)")  # Python's: frames and source lines under it
 _WARNING = re.compile(r"(?i)\bwarn(?:ing)?s?\b|\[W(?:\d{4}| )|^W\d{4} |\w+Warning\b")
+# a shared library's file name in any of the forms one library takes: with its SONAME version ("libgomp.so.1"),
+# the full version ("libgomp.so.1.0.0") or the hash auditwheel gives the copy it bundles into a wheel
+# ("scikit_learn.libs/libgomp-d22c30c5.so.1.0.0"); all are compared as "libgomp.so"
+_SO_NAME = re.compile(r"(?<![\w+-])(lib[\w+-]*?)(?:-[0-9a-f]{8})?\.so(?:\.\d+)*(?![\w.])")
 
 
 def fold(text: str) -> str:
     """Text in compatibility forms (full-width letters and punctuation → ASCII), Chinese marks as ASCII, in lower
-    case."""
+    case, a shared library's name without its version or bundling hash."""
     text = unicodedata.normalize("NFKC", text)
     for mark, ascii_mark in _MARKS.items():
         if mark in text:
             text = text.replace(mark, ascii_mark)
-    return text.lower()
+    text = text.lower()
+    return _SO_NAME.sub(r"\1.so", text) if ".so" in text else text
 
 
 def normalise(text: str) -> str:

@@ -99,7 +99,11 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     b"metax", b"mx-smi", b"maca", b"cambricon", b"cnmon", b"musa",  # MetaX, Cambricon, Moore Threads
     b"mps backend", b"mps framework", b"torch.backends.mps", b"pytorch_enable_mps_fallback",  # Apple's Metal (MPS)
     b"directml", b"torch_directml",  # Microsoft's DirectML
-    b"rknn", b"rknpu", b"hailort", b"habana_frameworks", b"hl-smi", b"libtpu", b"tenstorrent")  # other NPUs and TPUs
+    b"rknn", b"rknpu", b"hailort", b"habana_frameworks", b"hl-smi", b"libtpu", b"tenstorrent",  # other NPUs and TPUs
+    b"habanalabs", b"synstatus")  # Habana Gaudi's driver libraries (/usr/lib/habanalabs) and its Synapse API status
+# a traceback frame in a file on a Windows drive ('File "E:\\…"'): torch_npu and CANN ship for Linux only (PyPI's
+# torch-npu files are manylinux x86_64 and aarch64 wheels), so such a log comes from another machine
+_WINDOWS_FRAME = re.compile(rb'file "[a-z]:\\')
 # a tensor or an allocation on a CUDA device ("device='cuda:0'", "on device cuda:1"); never code such as .to("cuda:0")
 _FOREIGN_DEVICE = re.compile(rb"(?:device[ =]'?|on )cuda:\d|"
                              # NVIDIA's data-centre and desktop cards named by model ("32GB V100", "RTX 4090")
@@ -176,7 +180,8 @@ class RootFinder:
                                       or _NPU_API.search(block)):
             self.weak_context = True
         if not (self.ascend_context or self.foreign_context) and (any(n in lowered for n in _FOREIGN_NEEDLES)
-                                                                  or _FOREIGN_DEVICE.search(lowered)):
+                                                                  or _FOREIGN_DEVICE.search(lowered)
+                                                                  or _WINDOWS_FRAME.search(lowered)):
             self.foreign_context = True
         if len(self.warnings) < PER_RANK and b"[WARNING]" in block:
             for start, end in hit_lines(block, lowered, _WARNING_NEEDLES):

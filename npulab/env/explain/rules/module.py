@@ -34,6 +34,10 @@ _NAME = (r"[`'\"]?(?!(?i:python|the|an?|some|required|following|dependency|packa
          r"([A-Za-z_][\w.]{0,60}?)[`'\"]?")
 _MISSING_IN_WORDS = re.compile(r"(?:缺少|缺失|少了|没有安装|没装|未安装|(?i:\bmissing(?: the)?))\s*" + _NAME + r"\s*(?:这个)?" + _NOUN
                                + r"|(?i:\b(?:package|module|dependency))\s+" + _NAME + r"\s+(?i:is\s+)?(?i:missing|not installed)\b")
+# Python's own words for a distribution that is not installed: importlib.metadata's PackageNotFoundError ("No package
+# metadata was found for flash_attn") and pkg_resources' DistributionNotFound ("The 'X' distribution was not found")
+_NO_DISTRIBUTION = re.compile(r"No package metadata was found for ['\"]?([A-Za-z_][\w.-]*\w)"
+                              r"|The ['\"]([A-Za-z_][\w.-]*\w)(?:[<>=!~][^'\"]*)?['\"] distribution was not found")
 _COMPILED = re.compile(r"^_[Cc](?:_\w*)?$|^lib\w+$")  # a compiled extension: torch._C, mindspore._c_expression
 # what the message says the caller needs: "requires accelerate>=0.21", "需要 vllm==0.9.1"
 _REQUIRES = re.compile(r"(?i:\brequires?\b|\brequired\b:?|需要)\s*[`'\"]?([A-Za-z][\w.-]*)\s*((?:[<>=!~]=?|==)\s*\d[\w.+]*)")
@@ -50,6 +54,8 @@ def read(line: str) -> dict | None:
         facts = {"module": m.group(1), "name": m.group(2), "focus": "has no attribute"}
     elif m := _NO_MODULE.search(line) or _NOT_FOUND_PACKAGES.search(line):
         facts = {"module": m.group(1).rstrip("."), "focus": m.group(0)[:24], "shadowed": bool(_NOT_PACKAGE.search(line, m.end()))}
+    elif m := _NO_DISTRIBUTION.search(line):
+        facts = {"module": (m.group(1) or m.group(2)).replace("-", "_"), "focus": m.group(0)[:24]}
     elif library.read(line):  # "Failed to import X: libY.so: cannot open …": the loader's case, the library rule's
         return None
     elif m := _IMPORT_FAILED.search(line):
@@ -125,7 +131,8 @@ def _explain(module: str, name: str | None, shadowed: bool = False, required: st
                   command=_command(module, required, moved, False)), pkg.family if pkg else None)
     return (t("explain.module.missing.title", module=module), t("explain.module.missing.cause", module=module, who=who),
             sentence(t("explain.module.missing.fix", install=install, same_python=same_python,
-                        command=_command(module, required, None, True))), pkg.family if pkg else None)
+                        command=_command(module, required, None, True) if pkg is None or pkg.for_npu else "")),
+            pkg.family if pkg else None)
 
 
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
@@ -138,7 +145,7 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
 
 
 RULE = Rule(NAME, (b"no module named", b"cannot import name", b"has no attribute", b"not found in your environment",
-                   b"to import", b"error importing", b"error while importing", b" import error", b" import fail",
+                   b"to import", b"no package metadata", b"distribution was not found", b"error importing", b"error while importing", b" import error", b" import fail",
                    b"missing", b"not installed", "缺少".encode(), "缺失".encode(), "少了".encode(), "没有安装".encode(),
                    "没装".encode(), "未安装".encode()), read,
             finding)

@@ -27,6 +27,7 @@ class Package:
     family: str | None
     sources: tuple[str, ...]
     wheel: str | None = None
+    for_npu: bool = True  # False: built for another accelerator only (flash-attn), so installing it is not the fix
 
 
 @functools.cache
@@ -38,7 +39,7 @@ def index() -> dict:
 def package(package_id: str) -> Package:
     raw = index()["packages"][package_id]
     return Package(package_id, localized(raw, "name"), tidy(localized(raw, "install")), raw.get("family"), tuple(raw["sources"]),
-                   raw.get("wheel"))
+                   raw.get("wheel"), raw.get("npu", True))
 
 
 def for_module(module: str) -> Package | None:

@@ -68,6 +68,21 @@ def read(line: str) -> dict | None:
     return None
 
 
+# a pin on a local version of PyTorch's CPU index ("torch==2.6.0+cpu"): PyPI never holds such a version (PEP 440 local
+# version labels), only https://download.pytorch.org/whl/cpu does
+_CPU_VARIANT = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*)\s*==\s*(\d+(?:\.\d+)+\+cpu)(?![\w.])")
+
+
+def _cpu_variant(hits: list[RuleHit]) -> str:
+    """The advice for a pin on a ``+cpu`` local version among the requirements pip names, or ""."""
+    for h in hits:
+        for value in h.facts.values():
+            m = _CPU_VARIANT.search(value) if isinstance(value, str) else None
+            if m:
+                return t("explain.requirement.cpu_variant", package=m.group(1), version=m.group(2))
+    return ""
+
+
 def _name(req: str) -> str:
     return re.split(r"[<>=!~\s]", req, maxsplit=1)[0].lower()
 
@@ -142,6 +157,7 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
         cause = t("explain.requirement.wheel.cause", python=py, platform=platform)
         fix = t("explain.requirement.wheel.fix", python=py)
         involved = {who.lower()}
+    fix += _cpu_variant(hits)
     stack = {s.lower() for s in data["stack"]}
     runtime = first["kind"] not in ("resolver", "depends")  # a resolver's refusal installs nothing: no mismatch yet
     return rule_finding(NAME, title, cause, fix, hits, data["sources"],
