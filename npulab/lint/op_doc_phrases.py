@@ -2,7 +2,7 @@
 machine-checkable limit of one parameter, as regular expressions. npulab.lint.op_docs splits each operator's text
 into one paragraph per parameter and reads these phrases in it; a phrase is used only when it says one thing:
 
-- an enumeration: ``支持范围["mean", "sum", "none"]``, ``只支持“none”和“tanh”``, ``仅支持fastgelu、gelu``, ``可取值0或1``,
+- an enumeration: ``支持范围["mean", "sum", "none"]``, torch's ``'none'`` | ``'mean'`` | ``'sum'``, ``只支持“none”和“tanh”``, ``仅支持fastgelu、gelu``, ``可取值0或1``,
   ``支持的枚举值为0和1``, ``0为IoU模式，1为IoF模式``, ``当前仅支持取值128``, ``目前仅支持为False``;
 - a range: ``取值范围[0.0, 1.0)``, ``数据范围为(0, 1]``, ``取值大于等于0``;
 - a multiple: ``必须是32的倍数``;
@@ -48,6 +48,8 @@ _JOIN = r"\s*(?:、|,|，|和|或|及|/)\s*"
 STRING_VALUES = re.compile(rf"(?:支持范围|只支持|仅支持|支持|取值为|可取值|可选值|可选|取值|supports?|only)\s*[:：为是]?\s*\[?\s*"
                            rf"({_Q}(?:{_JOIN}{_Q})*)")
 QUOTED = re.compile(_Q)
+# torch's docstrings list a string parameter's values as choices: ``'none'`` | ``'mean'`` | ``'sum'``
+PIPE_CHOICES = re.compile(r"``'[\w\-]+'``(?:\s*\|\s*``'[\w\-]+'``)+")
 ONLY_WORD = re.compile(r"(?:仅|只)支持取值\s*([A-Za-z_]\w*)(?=\s*(?:[。，,;；.]|$))")
 # an unquoted list after "only supports": ``当前仅支持fastgelu、gelu、relu.``
 WORD_LIST = re.compile(r"(?:当前|目前)?(?:仅|只)支持\s*([A-Za-z_]\w*(?:、[A-Za-z_]\w*)+)(?=\s*(?:[。;；.]|$))")

@@ -144,10 +144,12 @@ def _value_rules(parameter: str, paragraph: str, kind: str, default) -> list[tup
     if kind == "str":
         values, said = [], ""
         for s in sentences:
-            for m in [*phrases.STRING_VALUES.finditer(s), *phrases.ONLY_WORD.finditer(s), *phrases.WORD_LIST.finditer(s)]:
+            for m in [*phrases.STRING_VALUES.finditer(s), *phrases.ONLY_WORD.finditer(s), *phrases.WORD_LIST.finditer(s),
+                      *phrases.PIPE_CHOICES.finditer(s)]:
                 if not _free(s, m.start()):
                     continue
-                found = phrases.QUOTED.findall(m.group(1)) or m.group(1).split("、")
+                listed = m.group(1) if m.re is not phrases.PIPE_CHOICES else m.group(0)
+                found = phrases.QUOTED.findall(listed) or listed.split("、")
                 values += [v for v in found if v not in values]
                 said = said or s
         if values:

@@ -15,7 +15,8 @@ import ast
 from functools import cache
 
 from npulab.lint import op_docs, own_checks
-from npulab.lint.signatures import Signature, SourceTree, _class_member, _top_level
+from npulab.lint.signatures import Signature, SourceTree, _top_level
+from npulab.lint.source_validations import constructor
 
 DOCS_MODULE = "torch._torch_docs"  # add_docstr(torch.<name>, text) for the functions of the torch namespace
 _INDEX: dict = {}  # id(tree) -> (tree, {"torch.<name>": text})
@@ -71,8 +72,8 @@ def documented(tree: SourceTree, full: str, definition: str) -> tuple[str, str, 
     module, _, name = (definition or full).rpartition(".")
     parsed = tree.tree(module) if module else None
     node = _top_level(parsed, name) if parsed is not None else None
-    if isinstance(node, ast.ClassDef):  # a class documents its constructor's parameters
-        init = _class_member(node, "__init__")
+    if isinstance(node, ast.ClassDef):  # a class documents its constructor's parameters (its own or inherited)
+        init = constructor(tree, f"{module}.{name}")[1]
         text = ast.get_docstring(node)
         defaults = _literal_defaults(init) if isinstance(init, ast.FunctionDef) else {}
         return (text, module, defaults) if text else None
@@ -115,6 +116,6 @@ def problems(tree: SourceTree, full: str, definition: str, call: ast.Call, sig: 
 
     out: list = []
     for rule in limits(tree, full, definition, sig):
-        out += rule_problems(tree, full, call, sig, done | {p for read, _ in out for p in read}, built, [rule],
+        out += rule_problems(tree, definition or full, call, sig, done | {p for read, _ in out for p in read}, built, [rule],
                              op_docs.dtype_resolver)[:1]
     return out

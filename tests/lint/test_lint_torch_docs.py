@@ -43,12 +43,14 @@ class Shrink:
         lam (float, optional): the threshold. The value must be non-negative. Default: 0.5
         mode (str, optional): when ``mode`` is set, the value must be positive.
         count (int): the count, a number in [1, 8].
+        fold (str, optional): how to fold:
+            ``'none'`` | ``'half'`` | ``'all'``. Default: ``'none'``
 
     Shape:
         - Input: the value must be positive (not a parameter's).
     """
 
-    def __init__(self, lam=0.5, mode=None, count=1):
+    def __init__(self, lam=0.5, mode=None, count=1, fold="none"):
         self.lam = lam
 
 
@@ -80,7 +82,9 @@ def test_add_docstr_assignment_and_the_math_interval():
 
 def test_class_docstring_reads_its_parameters_not_its_other_sections():
     # mode's bound stands under a condition; the Shape section's sentence is nobody's parameter
-    assert _refused("torch.nn.Shrink", "torch.nn.modules.Shrink") == {"not (lam >= 0)", "not (1 <= count and count <= 8)"}
+    assert _refused("torch.nn.Shrink", "torch.nn.modules.Shrink") == {
+        "not (lam >= 0)", "not (1 <= count and count <= 8)",
+        "isinstance(fold, str) and fold not in ('none', 'half', 'all',)"}  # the choices written ``'a'`` | ``'b'``
 
 
 def test_conditional_bound_of_a_def_is_not_read():
@@ -104,6 +108,7 @@ TORCH = "import torch\nx = torch.rand(4)\n"
 @pytest.mark.parametrize("code", [
     TORCH + "q = torch.nanquantile(x, 1.5)",             # _torch_docs: "quantile values in the range [0, 1]"
     TORCH + "loss = torch.nn.SmoothL1Loss(beta=-1.0)",   # "The value must be non-negative."
+    TORCH + "loss = torch.nn.MSELoss(reduction='total')",  # ``'none'`` | ``'mean'`` | ``'sum'`` (inherited __init__)
 ])
 def test_documented_limits_refuse(lint, code):  # noqa: F811
     assert [f.kind for f in lint(code)] == ["argument-value"]
@@ -114,6 +119,8 @@ def test_documented_limits_refuse(lint, code):  # noqa: F811
     TORCH + "q = torch.nanquantile(x, torch.tensor([0.1, 0.9]))",
     TORCH + "loss = torch.nn.SmoothL1Loss(beta=0.0)",
     TORCH + "loss = torch.nn.CrossEntropyLoss(label_smoothing=0.1)",
+    TORCH + "loss = torch.nn.MSELoss(reduction='none')",
+    TORCH + "loss = torch.nn.KLDivLoss(reduction='batchmean')",
 ])
 def test_documented_limits_pass(lint, code):  # noqa: F811
     assert lint(code) == []
