@@ -7,17 +7,18 @@ released artifacts of every framework and tool they call. One concern a module:
   ``torchair.X`` / ``npugraph_ex.X`` names against the pinned wheel (npulab.pytorch.torch_npu_names), leaf cells, and
   the deeper checks below;
 - ``calls`` with ``signatures``: every call's positional count and keywords against the released sources, and
-  (``api_values``) the values and types of its arguments: data rules, the called function's own validation code
-  (``value_tests``: number tests that raise, switches tested only for truth, MindSpore's checking helpers), torch's
+  (``api_values``) the values and types of its arguments: data rules (what a parameter accepts and the messages in
+  ``allowed_values``, constants read from source in ``source_literals``), the called function's own validation code
+  (``source_validations``, ``value_tests``: number tests that raise, switches tested only for truth, MindSpore's checking helpers), torch's
   annotations (``annotations``: ``Literal[...]`` included, decorator types, keywords a function keeps only to warn
   about), and (``schema_types``) the literal types of ``torch.ops.npu`` operator schemas; ``relations``: what the
-  arguments make the function refuse together, by its own statements run on the call's literals (``own_checks``,
-  over the values of ``walked``: ``if num_workers == 0 and prefetch_factor is not None: raise``, a constructor's
+  arguments make the function refuse together, by its own statements run on the call's literals (``own_checks``:
+  expressions in ``own_expressions``, statements in ``own_statements``, over the values of ``walked``: ``if num_workers == 0 and prefetch_factor is not None: raise``, a constructor's
   warn-and-reset checks, a ``__setattr__``), following what it reaches (``callees``: base constructors, helpers,
   closures, constructors of the objects it builds, property setters, the wrapper of a validating decorator
   (``decorators``); walked, never run), by documented rules held as data (api_values.yaml ``refused``) and by
   the limits torch_npu's operator documentation states (``op_docs``, its phrases in ``op_doc_phrases``: the
-  wheel's ``_op_plugin_docs.py``); ``instances``: calls on objects a cell built (``ds = ds.batch(…)``), the method found in the object's class;
+  wheel's ``_op_plugin_docs.py``) and torch's own docstrings (``torch_docs``: ``Args:`` paragraphs); ``instances``: calls on objects a cell built (``ds = ds.batch(…)``), the method found in the object's class;
 - ``options``: values set on torchair config objects (``config.mode = …``) against their OptionValue lists;
 - ``devices``: device strings (``torch.device("npu:0")``, ``device=`` / ``*_device=``, ``.to(...)``) against c10's
   grammar and the device types an Ascend machine has; ``distributed``: torch.distributed backends and init methods

@@ -2,7 +2,7 @@
 machine-checkable limit of one parameter, as regular expressions. npulab.lint.op_docs splits each operator's text
 into one paragraph per parameter and reads these phrases in it; a phrase is used only when it says one thing:
 
-- an enumeration: ``支持范围["mean", "sum", "none"]``, ``只支持“none”和“tanh”``, ``仅支持fastgelu、gelu``, ``可取值0或1``,
+- an enumeration: ``支持范围["mean", "sum", "none"]``, torch's ``'none'`` | ``'mean'`` | ``'sum'``, ``只支持“none”和“tanh”``, ``仅支持fastgelu、gelu``, ``可取值0或1``,
   ``支持的枚举值为0和1``, ``0为IoU模式，1为IoF模式``, ``当前仅支持取值128``, ``目前仅支持为False``;
 - a range: ``取值范围[0.0, 1.0)``, ``数据范围为(0, 1]``, ``取值大于等于0``;
 - a multiple: ``必须是32的倍数``;
@@ -16,10 +16,12 @@ from __future__ import annotations
 import re
 
 # where a doc's parts begin: its parameters, and what follows them
-PARAMETERS = re.compile(r"^\W*参数说明")
+PARAMETERS = re.compile(r"^\W*参数说明|^\s*(?:Args|Arguments|Keyword args|Keyword arguments|Parameters)\s*:\s*$")
 CONSTRAINTS = re.compile(r"^\W*约束说明")
 OTHER_SECTION = re.compile(r"^\W*(输出说明|返回值说明|返回值|支持的PyTorch版本|支持的型号|支持的芯片型号|支持版本|调用示例|调用|示例"
-                           r"|产品支持情况|功能描述|接口原型|函数原型)\W*$")
+                           r"|产品支持情况|功能描述|接口原型|函数原型"
+                           # torch's docstrings (reStructuredText, Google style)
+                           r"|Returns?|Shape|Examples?|Note|Warning|Attributes|Raises|See also|Variables|Inputs|Outputs)\W*$")
 
 
 def parameter_head(name: str) -> re.Pattern:
@@ -46,6 +48,8 @@ _JOIN = r"\s*(?:、|,|，|和|或|及|/)\s*"
 STRING_VALUES = re.compile(rf"(?:支持范围|只支持|仅支持|支持|取值为|可取值|可选值|可选|取值|supports?|only)\s*[:：为是]?\s*\[?\s*"
                            rf"({_Q}(?:{_JOIN}{_Q})*)")
 QUOTED = re.compile(_Q)
+# torch's docstrings list a string parameter's values as choices: ``'none'`` | ``'mean'`` | ``'sum'``
+PIPE_CHOICES = re.compile(r"``'[\w\-]+'``(?:\s*\|\s*``'[\w\-]+'``)+")
 ONLY_WORD = re.compile(r"(?:仅|只)支持取值\s*([A-Za-z_]\w*)(?=\s*(?:[。，,;；.]|$))")
 # an unquoted list after "only supports": ``当前仅支持fastgelu、gelu、relu.``
 WORD_LIST = re.compile(r"(?:当前|目前)?(?:仅|只)支持\s*([A-Za-z_]\w*(?:、[A-Za-z_]\w*)+)(?=\s*(?:[。;；.]|$))")
@@ -61,11 +65,29 @@ DESCRIBED_INT = re.compile(rf"(?:^|[，,]\s*)({_INT})\s*为")
 BOOL_ONLY = re.compile(r"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|设置为|为)?\s*`?(True|False)`?")
 
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-_INF = r"[-+]?(?:∞|inf)"
-RANGE = re.compile(rf"(?:取值范围|数据范围|值域|范围)\s*(?:为|是)?\s*[:：]?\s*([\[(（［])\s*({_NUMBER}|{_INF})\s*[,，]\s*"
+_INF = r"[-+]?(?:∞|inf|\\infty)"
+RANGE = re.compile(rf"(?:取值范围|数据范围|值域|范围|in (?:the )?range(?: of)?|\\in"
+                   rf"|(?:float|int|integer|number|value)s?\s+in)\s*(?:为|是)?\s*[:：]?\s*"
+                   rf"([\[(（［])\s*({_NUMBER}|{_INF})\s*[,，]\s*"
                    rf"({_NUMBER}|{_INF})\s*([\])）］])")
 BOUND = re.compile(rf"(?:取值|值|须|需|必须|要求|应)\s*(大于等于|大于|小于等于|小于|不小于|不大于)\s*`?({_NUMBER})`?(?![\d.]|\s*的)")
 BOUND_TEST = {"大于等于": ">=", "不小于": ">=", "大于": ">", "小于等于": "<=", "不大于": "<=", "小于": "<"}
+# the same in torch's English docstrings: ``The value must be positive`` (HuberLoss), ``must be greater than 0``
+BOUND_EN = re.compile(rf"(?:must|should|has to|needs to) be\s+(?:a\s+|strictly\s+)?(positive|non-negative|nonnegative"
+                      rf"|greater than or equal to|greater than|at least|less than or equal to|less than|at most)"
+                      rf"(?:\s+`*({_NUMBER})`*)?(?![\w.])", re.IGNORECASE)
+BOUND_EN_TEST = {"positive": (">", "0"), "non-negative": (">=", "0"), "nonnegative": (">=", "0"),
+                 "greater than or equal to": (">=", None), "greater than": (">", None), "at least": (">=", None),
+                 "less than or equal to": ("<=", None), "less than": ("<", None), "at most": ("<=", None)}
+
+
+def bound(m: re.Match) -> tuple[str, str] | None:
+    """(comparison, number) a BOUND or BOUND_EN match requires; None when it names no number."""
+    if m.re is BOUND:
+        return BOUND_TEST[m.group(1)], m.group(2)
+    test, number = BOUND_EN_TEST[m.group(1).lower()]
+    number = number or m.group(2)
+    return (test, number) if number is not None else None
 # a range or bound that is not one number's: of a list's items or a shape, or one the operator clamps to
 NOT_ONE_NUMBER = re.compile(r"数组|列表|元素|shape|维度|自动|截断|list", re.IGNORECASE)
 MULTIPLE = re.compile(r"(?:必须|须|需|需要|要求)(?:是|为)\s*`?(\d+)`?\s*的(?:整数)?倍数")

@@ -121,15 +121,16 @@ KINDS = ("values", "values_when", "range", "bound", "multiple", "requires", "not
 
 
 def _rule(operator: str, parameters: list[str], test: str, what: str, fields: dict, sentence: str, version: str,
-          defaults: dict) -> dict:
+          defaults: dict, source: str = "lint.opdoc.source", module: str = MODULE) -> dict:
     quoted = sentence if len(sentence) <= 90 else sentence[:88] + "…"
-    where = {"operator": operator, "parameter": "、".join(parameters), "version": version}
-    # the documentation is Chinese: the Chinese message quotes its sentence, the English one cites the page only
+    where = {"operator": operator, "parameter": "、".join(parameters), "version": version, "module": module}
+    # the Chinese message quotes the sentence, the English one cites the page only (torch_npu's documentation is
+    # Chinese; torch's is English)
     return {"refused": test,
             "defaults": {p: v for p, v in defaults.items() if v is not own_checks.UNKNOWN},
             "rule": t(f"lint.opdoc.{what}", "zh", **fields) + t("lint.opdoc.quote", "zh", text=quoted),
             "rule_en": t(f"lint.opdoc.{what}", "en", **fields),
-            "source": t("lint.opdoc.source", "zh", **where), "source_en": t("lint.opdoc.source", "en", **where)}
+            "source": t(source, "zh", **where), "source_en": t(source, "en", **where)}
 
 
 def _listed(values) -> str:
@@ -143,10 +144,12 @@ def _value_rules(parameter: str, paragraph: str, kind: str, default) -> list[tup
     if kind == "str":
         values, said = [], ""
         for s in sentences:
-            for m in [*phrases.STRING_VALUES.finditer(s), *phrases.ONLY_WORD.finditer(s), *phrases.WORD_LIST.finditer(s)]:
+            for m in [*phrases.STRING_VALUES.finditer(s), *phrases.ONLY_WORD.finditer(s), *phrases.WORD_LIST.finditer(s),
+                      *phrases.PIPE_CHOICES.finditer(s)]:
                 if not _free(s, m.start()):
                     continue
-                found = phrases.QUOTED.findall(m.group(1)) or m.group(1).split("、")
+                listed = m.group(1) if m.re is not phrases.PIPE_CHOICES else m.group(0)
+                found = phrases.QUOTED.findall(listed) or listed.split("、")
                 values += [v for v in found if v not in values]
                 said = said or s
         if values:
@@ -160,8 +163,8 @@ def _value_rules(parameter: str, paragraph: str, kind: str, default) -> list[tup
     if kind in ("int", "float"):
         ranges = [(m, s) for s in sentences for m in phrases.RANGE.finditer(s) if _free(s, m.start())
                   and not phrases.NOT_ONE_NUMBER.search(s)]
-        bounds = [(m, s) for s in sentences for m in phrases.BOUND.finditer(s) if _free(s, m.start())
-                  and not phrases.NOT_ONE_NUMBER.search(s)]
+        bounds = [(m, s) for s in sentences for m in [*phrases.BOUND.finditer(s), *phrases.BOUND_EN.finditer(s)]
+                  if _free(s, m.start()) and not phrases.NOT_ONE_NUMBER.search(s) and phrases.bound(m) is not None]
         if len({m.group(0) for m, _ in ranges}) == 1:
             m, said = ranges[0]
             parts = []
@@ -174,7 +177,7 @@ def _value_rules(parameter: str, paragraph: str, kind: str, default) -> list[tup
                 out.append((f"not ({' and '.join(parts)})", "range", {"parameter": parameter, "range": interval}, said))
         elif not ranges and len({m.group(0) for m, _ in bounds}) == 1:
             m, said = bounds[0]
-            test = f"{parameter} {phrases.BOUND_TEST[m.group(1)]} {m.group(2)}"
+            test = "{} {} {}".format(parameter, *phrases.bound(m))
             out.append((f"not ({test})", "bound", {"parameter": parameter, "test": test}, said))
         multiples = {(m.group(1), s) for s in sentences for m in phrases.MULTIPLE.finditer(s)}
         if kind == "int" and len({n for n, _ in multiples}) == 1:
@@ -266,12 +269,15 @@ def _limits(tree_key: int, operator: str, names: tuple[str, ...], version: str) 
     return limits_of_text(text, operator, names, version) if text is not None else ()
 
 
-def limits_of_text(text: str, operator: str, names: tuple[str, ...], version: str) -> tuple[dict, ...]:
+def limits_of_text(text: str, operator: str, names: tuple[str, ...], version: str, known: dict | None = None,
+                   source: str = "lint.opdoc.source", module: str = MODULE) -> tuple[dict, ...]:
     """The ``refused`` rules one operator's documentation text states (``names``: its parameters as the schema
-    gives them; the text's prototype adds its own and their defaults)."""
+    gives them; the text's prototype adds its own and their defaults, ``known`` the defaults a ``def`` gives; ``source``
+    and ``module``: the message key and module that cite the text)."""
     declared = prototype(text, operator)
     params = list(dict.fromkeys([*names, *declared]))
     defaults = {p: declared.get(p, ("", own_checks.UNKNOWN))[1] for p in params}
+    defaults.update({p: v for p, v in (known or {}).items() if p in defaults})
     by_parameter, constraints = paragraphs(text, params)
     rules = []
     for parameter, paragraph in by_parameter.items():
@@ -279,15 +285,16 @@ def limits_of_text(text: str, operator: str, names: tuple[str, ...], version: st
         found = _value_rules(parameter, paragraph, kind, defaults[parameter]) if kind != "tensor" else []
         if phrases.DTYPE_PARAMETER.search(parameter) and kind != "str":
             found += _dtype_rules(parameter, paragraph, params)
-        rules += [_rule(operator, [parameter], test, what, fields, said, version, defaults)
+        rules += [_rule(operator, [parameter], test, what, fields, said, version, defaults, source, module)
                   for test, what, fields, said in found]
     for read, test, what, fields, said in _relation_rules("\n".join([*by_parameter.values(), constraints]), params):
-        rules.append(_rule(operator, read, test, what, fields, said, version, defaults))
+        rules.append(_rule(operator, read, test, what, fields, said, version, defaults, source, module))
     for s in _sentences(constraints):
         for m in phrases.ONLY_ASSIGNMENT.finditer(s):
             if m.group(1) in params and _satisfies(f"{m.group(1)} != {m.group(2)}", m.group(1), defaults[m.group(1)]):
                 rules.append(_rule(operator, [m.group(1)], f"{m.group(1)} != {m.group(2)}", "values",
-                                   {"parameter": m.group(1), "values": m.group(2)}, s, version, defaults))
+                                   {"parameter": m.group(1), "values": m.group(2)}, s, version, defaults, source,
+                                   module))
     return tuple({r["refused"]: r for r in reversed(rules)}[test] for test in dict.fromkeys(r["refused"] for r in rules))
 
 

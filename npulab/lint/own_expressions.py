@@ -10,7 +10,7 @@ import math
 import operator
 from dataclasses import dataclass, field
 
-from npulab.lint.walked import (  # the values and functions a walk handles (re-exported: own_checks.UNKNOWN …)
+from npulab.lint.walked import (  # the values and functions a walk handles
     UNKNOWN,
     Base,
     Fields,
@@ -18,6 +18,7 @@ from npulab.lint.walked import (  # the values and functions a walk handles (re-
     Items,
     Keys,
     NotNone,
+    SourceClass,
     _known,
 )
 
@@ -113,7 +114,9 @@ def evaluate(node: ast.expr, state: dict, walk: Walk):
         if key.startswith("self."):
             return UNKNOWN
         value = walk.resolve(node)
-        return _BUILTINS[key] if value is UNKNOWN and key in _BUILTINS else value  # check_number_range(…, float)
+        if value is UNKNOWN and key in _BUILTINS:
+            return _BUILTINS[key]  # check_number_range(…, float)
+        return SourceClass() if value is UNKNOWN and walk.classes(node) else value
     if isinstance(node, ast.Attribute):
         owner = state.get(node.value.id) if isinstance(node.value, ast.Name) else None
         return owner.get(node.attr) if isinstance(owner, Fields) else walk.resolve(node)
@@ -301,8 +304,10 @@ def _kinds(node: ast.expr, state: dict, walk) -> list:
             out.append(_FOREIGN)
         else:
             value = evaluate(kind, state, walk)
-            values = value if isinstance(value, tuple) and not isinstance(kind, ast.Tuple) else (value,)
-            out.extend(v if isinstance(v, type) else None for v in values)  # isinstance(x, tuple(valid_types))
+            values = value.values if isinstance(value, Items) else \
+                value if isinstance(value, tuple) and not isinstance(kind, ast.Tuple) else (value,)
+            # isinstance(x, tuple(valid_types)); a class handed in as a value (type_check(x, (Border,), …))
+            out.extend(v if isinstance(v, type) else _FOREIGN if isinstance(v, SourceClass) else None for v in values)
     return out
 
 

@@ -28,6 +28,16 @@ class NotNone:
 
 
 @dataclass(frozen=True)
+class SourceClass(NotNone):
+    """A class of the released sources that no plain literal (int, float, str, bool, None) is an instance of, held as
+    a value: ``type_check(padding_mode, (Border,), "padding_mode")`` hands it to the helper whose ``isinstance`` tests
+    it (MindSpore's dataset validators)."""
+
+    kind: type | None = type
+    truth: bool | None = True
+
+
+@dataclass(frozen=True)
 class Refusal:
     test: ast.expr  # the test that holds (for an ``assert``, its negation)
     line: int
