@@ -10,7 +10,7 @@ FOLDER = "explain_fresh_2026_12n"
 
 class TestFresh2026_12n(FreshSetChecks):
     FOLDER = FOLDER
-    SIZES = (8, 1, 1, 6)  # logs, known, lacking, healthy when collected (README)
+    SIZES = (30, 9, 6, 15)  # logs, known, lacking, healthy when collected (README)
     FLOOR = None
     OPEN = "not measured yet (collected blind on 2026-12-06)"
 
