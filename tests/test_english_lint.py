@@ -115,6 +115,8 @@ EXTRA = {
                                "y = torch_npu.npu_moe_gating_top_k(x, k=2, k_group=4, group_count=2)\n"
                                "y = torch_npu.npu_quantize(x, s, None, torch.quint4x2, -1, True)\n"
                                "y = torch_npu.npu_top_k_top_p(x, p=None, k=None)"),
+    "torch-docstrings": _notebook("import torch\nx = torch.rand(4)\nq = torch.nanquantile(x, 1.5)\n"
+                                  "loss = torch.nn.SmoothL1Loss(beta=-1.0)"),
     "markdown": {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {},
                             "source": "```bash\nexport ASCEND_LAUNCH_BLOCKING=true\nexport HCCL_CONECT_TIMEOUT=600\n"
                                       "vllm serve m --max-model-length 8\n```\n\nSet `TORCH_NPU_FALLBACK_CPU_DISABLE=1`.\n"}]},

@@ -29,6 +29,15 @@ def _refuses(body: list[ast.stmt]) -> bool:
     return False
 
 
+def _sufficient(test: ast.expr) -> list[ast.expr]:
+    """The parts of an ``if`` test each of which alone makes it true: the test, and the alternatives of an ``or``. A
+    part of an ``and`` is not one: in ``if isinstance(x, int) and not isinstance(x, bool):`` the ``not isinstance``
+    alone says nothing of what the branch refuses."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return [test, *(part for value in test.values for part in _sufficient(value))]
+    return [test]
+
+
 def _changed(func: ast.FunctionDef, name: str) -> bool:
     """Whether ``func`` assigns ``name`` more than once or grows it (append, extend, +=, …)."""
     stores = sum(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(func))
@@ -107,6 +116,7 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
                     if isinstance(values, list) and values and None not in values:
                         out[each[0]] = Allowed(tuple(values), None, {}, t("lint.validation", where=where))
                 elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call) \
+                        and any(test is part for part in _sufficient(node.test)) \
                         and ast.unparse(test.operand.func) == "isinstance" and len(test.operand.args) == 2 \
                         and (param := names.get(ast.unparse(test.operand.args[0]))):
                     kinds = test.operand.args[1].elts if isinstance(test.operand.args[1], ast.Tuple) else [test.operand.args[1]]
