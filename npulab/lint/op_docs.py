@@ -118,10 +118,12 @@ def _satisfies(test: str, parameter: str, default) -> bool:
 
 # what a limit says, each a message lint.opdoc.<kind> in both languages
 KINDS = ("values", "values_when", "range", "bound", "multiple", "requires", "not_both_none", "not_without")
+# whose documentation a limit cites, each a message lint.opdoc.<source>: torch_npu's operator docs, torch's docstrings
+SOURCES = ("source", "source_torch")
 
 
 def _rule(operator: str, parameters: list[str], test: str, what: str, fields: dict, sentence: str, version: str,
-          defaults: dict, source: str = "lint.opdoc.source", module: str = MODULE) -> dict:
+          defaults: dict, source: str = "source", module: str = MODULE) -> dict:
     quoted = sentence if len(sentence) <= 90 else sentence[:88] + "…"
     where = {"operator": operator, "parameter": "、".join(parameters), "version": version, "module": module}
     # the Chinese message quotes the sentence, the English one cites the page only (torch_npu's documentation is
@@ -130,7 +132,7 @@ def _rule(operator: str, parameters: list[str], test: str, what: str, fields: di
             "defaults": {p: v for p, v in defaults.items() if v is not own_checks.UNKNOWN},
             "rule": t(f"lint.opdoc.{what}", "zh", **fields) + t("lint.opdoc.quote", "zh", text=quoted),
             "rule_en": t(f"lint.opdoc.{what}", "en", **fields),
-            "source": t(source, "zh", **where), "source_en": t(source, "en", **where)}
+            "source": t(f"lint.opdoc.{source}", "zh", **where), "source_en": t(f"lint.opdoc.{source}", "en", **where)}
 
 
 def _listed(values) -> str:
@@ -270,10 +272,10 @@ def _limits(tree_key: int, operator: str, names: tuple[str, ...], version: str) 
 
 
 def limits_of_text(text: str, operator: str, names: tuple[str, ...], version: str, known: dict | None = None,
-                   source: str = "lint.opdoc.source", module: str = MODULE) -> tuple[dict, ...]:
+                   source: str = "source", module: str = MODULE) -> tuple[dict, ...]:
     """The ``refused`` rules one operator's documentation text states (``names``: its parameters as the schema
     gives them; the text's prototype adds its own and their defaults, ``known`` the defaults a ``def`` gives; ``source``
-    and ``module``: the message key and module that cite the text)."""
+    (one of ``SOURCES``) and ``module``: whose documentation and which module the rules cite)."""
     declared = prototype(text, operator)
     params = list(dict.fromkeys([*names, *declared]))
     defaults = {p: declared.get(p, ("", own_checks.UNKNOWN))[1] for p in params}

@@ -1,7 +1,8 @@
 """lint-npu, own checks: the value of an expression while a function's statements are walked (:func:`evaluate`)
 over three-valued values — a literal, UNKNOWN, or NotNone (npulab.lint.walked) — and the :class:`Walk` that carries
 what one walk found. A call inside an expression that reaches a function of the released sources is walked by
-npulab.lint.own_statements (imported when first needed: the two recurse into each other)."""
+npulab.lint.own_statements, which builds on this module and registers its call walker here when it is imported
+(:func:`register_call_walker`), so that the two recurse into each other without importing each other."""
 
 from __future__ import annotations
 
@@ -33,6 +34,14 @@ _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.
                ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 _MAX_CALL_DEPTH = 6
 _BUDGET = 6000  # statements one check may walk, nested calls included
+# the statement walker's functions for a call met inside an expression: "reached" (the function a call reaches, or
+# None) and "enter" (walk it); empty until npulab.lint.own_statements registers them
+_CALL_WALKER: dict = {}
+
+
+def register_call_walker(reached, enter) -> None:
+    """Set how a call inside an expression is walked (npulab.lint.own_statements, when it is imported)."""
+    _CALL_WALKER.update(reached=reached, enter=enter)
 _LITERAL_TYPES = (int, float, str, bool, type(None), bytes)
 
 
@@ -261,12 +270,11 @@ def _call(node: ast.Call, state: dict, walk: Walk):
         return _callable(evaluate(node.args[0], state, walk))
     if name in ("any", "all") and len(node.args) == 1 and isinstance(node.args[0], ast.GeneratorExp):
         return _quantified(name == "any", node.args[0], state, walk)
-    from npulab.lint.own_statements import _enter_call, _reached  # noqa: PLC0415 - they recurse into evaluate
-
-    if isinstance(walk, Walk) and walk.level < _MAX_CALL_DEPTH and (reached := _reached(node, state, walk, walk.level)):
+    if isinstance(walk, Walk) and walk.level < _MAX_CALL_DEPTH and _CALL_WALKER \
+            and (reached := _CALL_WALKER["reached"](node, state, walk, walk.level)):
         # a call inside a test (``if not _check_inc_rel(value, low, high, rel):``): only its value; under an unknown
         # test nothing it meets counts as a refusal
-        return _enter_call(node, *reached, state, walk, [None], walk.level)[1]
+        return _CALL_WALKER["enter"](node, *reached, state, walk, [None], walk.level)[1]
     if name in _CONVERT and len(node.args) == 1 and not node.keywords:
         value = evaluate(node.args[0], state, walk)
         if isinstance(value, (Items, Keys)) and name in ("len", "tuple", "list"):

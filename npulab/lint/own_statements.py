@@ -8,7 +8,16 @@ from __future__ import annotations
 import ast
 import re
 
-from npulab.lint.own_expressions import _MAX_CALL_DEPTH, Walk, _key, _merge_value, evaluate, keys_read, truth
+from npulab.lint.own_expressions import (
+    _MAX_CALL_DEPTH,
+    Walk,
+    _key,
+    _merge_value,
+    evaluate,
+    keys_read,
+    register_call_walker,
+    truth,
+)
 from npulab.lint.walked import (  # the values and functions a walk handles (re-exported: own_checks.UNKNOWN …)
     UNKNOWN,
     Function,
@@ -399,3 +408,6 @@ def _expression_call(call: ast.Call, state: dict, walk: Walk, stack: list, depth
         if not isinstance(state.get(key), (NotNone, Keys)):
             state[key] = UNKNOWN  # x.append(...)
     return state
+
+
+register_call_walker(_reached, _enter_call)  # a call inside an expression is walked as a call statement is

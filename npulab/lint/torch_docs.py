@@ -96,7 +96,7 @@ def _limits(tree_key: int, full: str, definition: str, names: tuple[str, ...]) -
     text, module, defaults = found
     names = tuple(dict.fromkeys([*names, *defaults]))
     return op_docs.limits_of_text(text, full.rpartition(".")[2], names, tree.version, defaults,
-                                  "lint.opdoc.source_torch", module)
+                                  "source_torch", module)
 
 
 def limits(tree: SourceTree, full: str, definition: str, sig: Signature | None) -> list[dict]:
