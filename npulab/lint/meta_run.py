@@ -13,7 +13,8 @@ arithmetic and indexing on them, and a few pure builtins on small values. ``.npu
 names handed to a call that was not run (it might change them in place). Data-dependent results (``.item()``,
 ``.tolist()``, ``nonzero``, ``unique``, boolean masks, ``print``) are unknown, never an error.
 
-A finding is an exception (RuntimeError, ValueError, TypeError, IndexError, AssertionError) that torch raises for a
+A finding is an exception (RuntimeError, ValueError, TypeError, IndexError, AssertionError, ZeroDivisionError) that
+torch raises for a
 call whose inputs were all known; a message naming the meta device (a kernel without a meta implementation) is not
 the user's error, nor is a NotImplementedError, except one that ``torch/nn/functional.py`` raises itself (``Got 3D
 input, but bilinear mode needs 4D input``). Each cell has a budget of statements and time; any failure of the
@@ -72,7 +73,7 @@ _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, as
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge}
-_ERRORS = (RuntimeError, ValueError, TypeError, IndexError, AssertionError)
+_ERRORS = (RuntimeError, ValueError, TypeError, IndexError, AssertionError, ZeroDivisionError)
 _NOT_THE_USER = re.compile(r"\b(meta|fake impl|no data|cuda|npu|gpu|device|pin[_ ]memory|not implemented|symbolic|"
                            r"symint|data-dependent|guard)", re.IGNORECASE)
 
@@ -120,6 +121,12 @@ def _module_name(value) -> str | None:
     return value.__name__ if isinstance(value, types.ModuleType) and value.__name__ in MODULES else None
 
 
+def _module_class(value) -> bool:
+    """A module class of torch.nn (``nn.Linear``), not a user's subclass."""
+    return isinstance(value, type) and issubclass(value, _torch().nn.Module) \
+        and value.__module__.startswith("torch.nn.modules")
+
+
 def _member(module, name: str):
     """A whitelisted module's attribute, or _Unknown."""
     if name.startswith(("_", "set_", "use_", "is_")) or name in _DENIED or name.endswith(("Tensor", "Storage")):
@@ -133,7 +140,7 @@ def _member(module, name: str):
         return value
     if isinstance(value, type):
         torch = _torch()
-        if issubclass(value, torch.nn.Module) and value.__module__.startswith("torch.nn.modules"):
+        if _module_class(value):
             return value
         if value in (torch.Size, torch.device, torch.finfo, torch.iinfo):
             return value
@@ -273,6 +280,11 @@ class _Interpreter:
             if isinstance(value, (torch.Tensor, torch.nn.Module)) or callable(value) or self._plain(value):
                 return value
             raise _Unknown(name)
+        if _module_class(base):  # nn.Embedding.from_pretrained: a class method of a torch.nn module class
+            value = getattr(base, name)
+            if getattr(value, "__self__", None) is base:
+                return value
+            raise _Unknown(name)
         if isinstance(base, (torch.Size, torch.dtype, tuple, list, dict, str, int, float, torch.finfo, torch.iinfo)):
             return getattr(base, name)
         raise _Unknown(name)
@@ -395,10 +407,9 @@ class _Interpreter:
         if isinstance(function, (_OnMeta, torch.nn.Module)) or id(function) in _FUNCTIONS:
             return True
         if isinstance(function, type):
-            return (issubclass(function, torch.nn.Module) and function.__module__.startswith("torch.nn.modules")) \
-                or function in (torch.Size, torch.finfo, torch.iinfo)
+            return _module_class(function) or function in (torch.Size, torch.finfo, torch.iinfo)
         owner = getattr(function, "__self__", None)
-        return isinstance(owner, (torch.Tensor, torch.nn.Module, torch.Size)) and not isinstance(function, type)
+        return isinstance(owner, (torch.Tensor, torch.nn.Module, torch.Size)) or _module_class(owner)
 
     def _builtin(self, function, args, kwargs):
         torch = _torch()
