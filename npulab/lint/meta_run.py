@@ -369,10 +369,14 @@ class _Interpreter:
             raise _Unknown("print")
         try:
             function = self.eval(node.func)
+            if isinstance(function, _OnMeta) and not function.move:
+                return function.base  # x.npu(rank), model.cuda(device): whichever device, the same meta value
             args = self._items(node.args)
             kwargs = {}
             for keyword in node.keywords:
-                if keyword.arg is None:
+                if keyword.arg == "device":
+                    kwargs["device"] = "meta"  # whichever device the cell names (a rank, an f-string)
+                elif keyword.arg is None:
                     extra = self.eval(keyword.value)
                     if not isinstance(extra, dict) or not all(isinstance(k, str) for k in extra):
                         raise _Unknown("**")

@@ -120,3 +120,9 @@ def test_the_statement_budget_bounds_a_cell():
 
 def test_a_cell_without_torch_costs_nothing():
     assert _findings("import numpy as np\nx = np.zeros((2, 3))\nx.reshape(4)") == []
+
+
+def test_any_device_the_cell_names_is_the_meta_device():
+    cell = NPU + ("rank = int(os.environ['RANK'])\nx = torch.randn(16, device=f'npu:{rank}')\n"
+                  "w = torch.randn(4, 4).npu(rank)\ny = x.view(3, 5)")
+    assert [w for _, w, _ in _findings(cell)] == ["x.view"]
