@@ -34,7 +34,7 @@ from functools import cache
 from npulab.core.i18n import t
 
 MAX_STATEMENTS = 200  # per cell, With bodies included
-MAX_SECONDS = 1.5  # per cell
+MAX_SECONDS = 1.5  # per cell, without a function's first meta call (it loads torch's Python kernels once)
 MAX_ITEMS = 10_000  # the longest list, tuple or string the interpreter builds
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft", "torch.special")
 # names of the whitelisted modules that do I/O, change global state, seed or draw from a generator, compile, or reach
@@ -109,11 +109,6 @@ class _Refused(Exception):
 def _torch():
     import torch  # imported only when a cell has torch code to run
 
-    with torch.device("meta"), warnings.catch_warnings():  # the first meta calls load torch's Python kernels: once,
-        warnings.simplefilter("ignore")  # outside any cell's time budget
-        x = torch.randn(2, 3)
-        torch.where(x > 0, x, x).view(3, 2)
-        torch.nn.functional.linear(x, torch.randn(4, 3))
     return torch
 
 
@@ -435,6 +430,8 @@ class _Interpreter:
     def _run(self, written: str, function, args: tuple, kwargs: dict):
         """Call a whitelisted torch function under the meta device; torch's refusal becomes _Refused."""
         torch = _torch()
+        first = _first_call(function)
+        started = time.monotonic()
         try:
             with torch.device("meta"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -449,6 +446,9 @@ class _Interpreter:
             raise _Refused(written, err) from err
         except Exception as err:
             raise _Unknown("other") from err
+        finally:
+            if first:  # a function's first meta call loads torch's Python kernels: not the cell's time
+                self.deadline += time.monotonic() - started
         return self._checked(result)
 
     def _taint(self, node) -> None:
@@ -542,6 +542,18 @@ class _Interpreter:
         else:
             self._taint(target)
             raise _Unknown("target")
+
+
+_CALLED: set = set()
+
+
+def _first_call(function) -> bool:
+    """Whether this process has not yet run ``function`` (a bound method counts by its name)."""
+    key = getattr(function, "__qualname__", None) or getattr(function, "__name__", None) or type(function).__name__
+    if key in _CALLED:
+        return False
+    _CALLED.add(key)
+    return True
 
 
 def _raised_by_functional(err: BaseException) -> bool:
