@@ -38,8 +38,7 @@ MAX_SECONDS = 1.5  # per cell, without a function's first meta call (it loads to
 MAX_ITEMS = 10_000  # the longest list, tuple or string the interpreter builds
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft", "torch.special")
 # names of the whitelisted modules that do I/O, change global state, seed or draw from a generator, compile, or reach
-# a device or another process (names starting with "_", "set_", "use_" or "is_" and legacy *Tensor / *Storage classes
-# are denied as well)
+# a device or another process (with the prefixes and the home modules below, and legacy *Tensor / *Storage classes)
 _DENIED = frozenset({
     "save", "load", "compile", "manual_seed", "seed", "initial_seed", "from_file", "from_numpy", "from_dlpack",
     "frombuffer", "hub", "jit", "onnx", "cuda", "npu", "mps", "xpu", "mtia", "cpu", "distributed", "multiprocessing",
@@ -49,8 +48,12 @@ _DENIED = frozenset({
     "quantization", "ao", "amp", "overrides", "sparse", "nested", "masked", "accelerator", "monitor",
     "futures", "signal", "modules", "attention", "quantized", "intrinsic", "qat",
     "get_default_dtype", "get_default_device", "inference_mode", "no_grad", "enable_grad", "autocast",
-    "set_grad_enabled", "empty_cache", "synchronize", "device_count",
+    "set_grad_enabled", "empty_cache", "synchronize", "device_count", "fork", "wait", "init_num_threads",
+    "clear_autocast_cache", "merge_type_from_type_comment", "unify_type_list", "to_dlpack", "get_file_path",
+    "prepare_multiprocessing_environment", "thread_safe_generator", "get_device_module", "classproperty",
 })
+_DENIED_PREFIXES = ("_", "set_", "use_", "is_", "autocast_", "get_autocast", "import_ir", "parse_", "profiler_")
+_DENIED_HOMES = ("torch._utils", "torch.random", "torch._ops", "torch.jit", "torch.hub", "torch.serialization")
 # tensor and module methods never called: data-dependent (their result is unknown) …
 _DATA_METHODS = frozenset({"item", "tolist", "numpy", "nonzero", "argwhere", "unique", "unique_consecutive",
                            "masked_select", "bincount", "histc", "histogram", "any", "all", "equal", "allclose",
@@ -124,7 +127,7 @@ def _module_class(value) -> bool:
 
 def _member(module, name: str):
     """A whitelisted module's attribute, or _Unknown."""
-    if name.startswith(("_", "set_", "use_", "is_")) or name in _DENIED or name.endswith(("Tensor", "Storage")):
+    if name.startswith(_DENIED_PREFIXES) or name in _DENIED or name.endswith(("Tensor", "Storage")):
         raise _Unknown(name)
     value = getattr(module, name, None)
     if value is None:
@@ -141,6 +144,8 @@ def _member(module, name: str):
             return value
         raise _Unknown(name)
     if callable(value):
+        if (getattr(value, "__module__", None) or "").startswith(_DENIED_HOMES):
+            raise _Unknown(name)  # JIT futures, file paths, generators, raw operator packets
         _FUNCTIONS.add(id(value))  # module attributes live as long as torch: their ids stay theirs
         return value
     if isinstance(value, (int, float, str, bool)) or type(value).__module__ == "torch":

@@ -126,3 +126,20 @@ def test_any_device_the_cell_names_is_the_meta_device():
     cell = NPU + ("rank = int(os.environ['RANK'])\nx = torch.randn(16, device=f'npu:{rank}')\n"
                   "w = torch.randn(4, 4).npu(rank)\ny = x.view(3, 5)")
     assert [w for _, w, _ in _findings(cell)] == ["x.view"]
+
+
+@pytest.mark.parametrize("dotted", ["torch.save", "torch.load", "torch.fork", "torch.import_ir_module",
+                                    "torch.get_file_path", "torch.manual_seed", "torch.set_default_dtype",
+                                    "torch.hub.load", "torch.compile", "torch.cuda.synchronize",
+                                    "torch.nn.DataParallel", "torch.nn.utils.clip_grad_norm_", "torch.Tensor",
+                                    "torch.utils.data.DataLoader", "torch.distributed.all_reduce"])
+def test_the_whitelist_refuses_io_global_state_and_other_processes(dotted):
+    with pytest.raises(meta_run._Unknown):
+        meta_run.resolve(dotted)
+
+
+def test_the_whitelist_hands_out_torch_ops_and_module_classes():
+    import torch
+
+    assert meta_run.resolve("torch.nn.functional.one_hot") is torch.nn.functional.one_hot
+    assert meta_run.resolve("torch.nn.Linear") is torch.nn.Linear
