@@ -19,6 +19,8 @@ released artifacts of every framework and tool they call. One concern a module:
   (``decorators``); walked, never run), by documented rules held as data (api_values.yaml ``refused``) and by
   the limits torch_npu's operator documentation states (``op_docs``, its phrases in ``op_doc_phrases``: the
   wheel's ``_op_plugin_docs.py``) and torch's own docstrings (``torch_docs``: ``Args:`` paragraphs); ``instances``: calls on objects a cell built (``ds = ds.batch(…)``), the method found in the object's class;
+- ``meta_run``: the cell's straight-line torch code run by a whitelisting interpreter on PyTorch's ``meta`` device
+  (shapes and dtypes, no data), so torch's own kernels check the shapes, dtypes and types a call gets;
 - ``options``: values set on torchair config objects (``config.mode = …``) against their OptionValue lists;
 - ``devices``: device strings (``torch.device("npu:0")``, ``device=`` / ``*_device=``, ``.to(...)``) against c10's
   grammar and the device types an Ascend machine has; ``distributed``: torch.distributed backends and init methods

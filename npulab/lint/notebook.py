@@ -24,6 +24,7 @@ from npulab.lint import (
     distributed,
     expected_output,
     features,
+    meta_run,
     options,
 )
 from npulab.lint.context import Context
@@ -264,6 +265,10 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
         for _line, written, message in (devices.findings(tree, imported) + distributed.findings(tree, imported, context.sources)
                                         + compile_backends.findings(tree, imported, context.sources)):
             add("argument-value", written, message)
+        flagged = {problem.line for problem in found}
+        for line, written, message in meta_run.findings(tree, imported):
+            if line not in flagged:  # torch's own checks, where no other reading spoke on the line
+                add("shape-check", written, message)
         if any(v.split(".")[0] in ("torchair", "torch_npu") for v in imported.values()) and "Config" in source:
             tree_npu = context.sources("torch_npu")
             for _line, written, kind, message in options.findings(tree, imported, tree_npu):

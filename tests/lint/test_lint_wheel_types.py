@@ -41,8 +41,9 @@ def test_wheel_checks_refuse(lint, code):  # noqa: F811
     TORCH + "y = torch.full([2, 2], 0.5)",
     TORCH + "y = torch.arange(0.0, 1.0, 0.25)",
     TORCH + "y = torch.sum(x, (0, 1))",
-    TORCH + "y = F.max_pool2d(x, 2)",
-    TORCH + "y = F.grid_sample(x, x, mode='bicubic', padding_mode='reflection')",
+    TORCH + "y = F.max_pool2d(x.unsqueeze(0), 2)",  # a (C, H, W) input: torch's kernel refuses a 2-D one
+    TORCH + "y = F.grid_sample(torch.rand(1, 1, 4, 4), torch.rand(1, 2, 2, 2), mode='bicubic', "
+            "padding_mode='reflection', align_corners=False)",  # (N, C, H, W) and its (N, H, W, 2) grid
     TORCH + "bag = torch.nn.EmbeddingBag(10, 4, mode='sum')",
     TORCH + "y = F.pad(x, (1, 1), 'replicate')",
     TORCH + "torch.use_deterministic_algorithms(False, warn_only=True)",

@@ -1,0 +1,603 @@
+"""lint-npu, torch's own checks: a small interpreter runs the straight-line torch code of an ``npu`` cell on PyTorch's
+``meta`` device (tensors with a shape, a dtype and no storage), so torch's own shape, dtype and type checks judge the
+arguments a cell passes — ``x.view(3, 5)`` on 16 elements, ``F.one_hot`` on a float tensor, ``torch.zeros`` with a
+float size — without data, memory or a device.
+
+Safety: only a whitelist is evaluated — literals, names the interpreter bound, the modules ``torch``, ``torch.nn``,
+``torch.nn.functional``, ``torch.nn.init``, ``torch.linalg``, ``torch.fft``, ``torch.special`` (minus I/O, global
+state, random seeds, compilers and devices: ``_DENIED``), ``torch.nn`` module classes (built under
+``with torch.device("meta")``), tensors and modules the interpreter built, their methods (minus ``_DENIED_METHODS``),
+arithmetic and indexing on them, and a few pure builtins on small values. ``.npu()``, ``.cuda()``, ``.to("npu…")`` and
+``device=…`` become the meta device. Anything else — user functions, other libraries, torch_npu, loops, branches,
+``def``, ``with`` other than ``torch.no_grad()`` — is never called: the statement's names become unknown, and so do the
+names handed to a call that was not run (it might change them in place). Data-dependent results (``.item()``,
+``.tolist()``, ``nonzero``, ``unique``, boolean masks, ``print``) are unknown, never an error.
+
+A finding is an exception (RuntimeError, ValueError, TypeError, IndexError, AssertionError, ZeroDivisionError) that
+torch raises for a
+call whose inputs were all known; a message naming the meta device (a kernel without a meta implementation) is not
+the user's error, nor is a NotImplementedError, except one that ``torch/nn/functional.py`` raises itself (``Got 3D
+input, but bilinear mode needs 4D input``). Each cell has a budget of statements and time; any failure of the
+interpreter itself makes the value unknown, never a finding.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+import time
+import types
+import warnings
+from functools import cache
+
+from npulab.core.i18n import t
+
+MAX_STATEMENTS = 200  # per cell, With bodies included
+MAX_SECONDS = 1.5  # per cell, without a function's first meta call (it loads torch's Python kernels once)
+MAX_ITEMS = 10_000  # the longest list, tuple or string the interpreter builds
+MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft", "torch.special")
+# names of the whitelisted modules that do I/O, change global state, seed or draw from a generator, compile, or reach
+# a device or another process (with the prefixes and the home modules below, and legacy *Tensor / *Storage classes)
+_DENIED = frozenset({
+    "save", "load", "compile", "manual_seed", "seed", "initial_seed", "from_file", "from_numpy", "from_dlpack",
+    "frombuffer", "hub", "jit", "onnx", "cuda", "npu", "mps", "xpu", "mtia", "cpu", "distributed", "multiprocessing",
+    "profiler", "backends", "utils", "autograd", "library", "ops", "classes", "export", "fx", "func", "vmap",
+    "testing", "package", "cond", "while_loop", "Generator", "get_rng_state", "random", "storage", "parallel",
+    "DataParallel", "Tensor", "Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "compiler",
+    "quantization", "ao", "amp", "overrides", "sparse", "nested", "masked", "accelerator", "monitor",
+    "futures", "signal", "modules", "attention", "quantized", "intrinsic", "qat",
+    "get_default_dtype", "get_default_device", "inference_mode", "no_grad", "enable_grad", "autocast",
+    "set_grad_enabled", "empty_cache", "synchronize", "device_count", "fork", "wait", "init_num_threads",
+    "clear_autocast_cache", "merge_type_from_type_comment", "unify_type_list", "to_dlpack", "get_file_path",
+    "prepare_multiprocessing_environment", "thread_safe_generator", "get_device_module", "classproperty",
+})
+_DENIED_PREFIXES = ("_", "set_", "use_", "is_", "autocast_", "get_autocast", "import_ir", "parse_", "profiler_")
+_DENIED_HOMES = ("torch._utils", "torch.random", "torch._ops", "torch.jit", "torch.hub", "torch.serialization")
+# tensor and module methods never called: data-dependent (their result is unknown) …
+_DATA_METHODS = frozenset({"item", "tolist", "numpy", "nonzero", "argwhere", "unique", "unique_consecutive",
+                           "masked_select", "bincount", "histc", "histogram", "any", "all", "equal", "allclose",
+                           "__bool__", "__int__", "__float__", "__index__", "__len__", "__iter__", "__repr__",
+                           "__str__", "__format__", "__array__", "data_ptr", "storage", "untyped_storage",
+                           "element_size", "is_pinned", "eq_", "repeat_interleave", "masked_scatter"})
+# … or with an effect beyond the object (shared memory, hooks, autograd, compilation, callables)
+_DENIED_METHODS = frozenset({"share_memory_", "share_memory", "pin_memory", "backward", "register_hook",
+                             "register_post_accumulate_grad_hook", "record_stream", "apply_", "map_", "map2_",
+                             "apply", "compile", "tofile", "type", "cuda_", "to_sparse", "to_dense", "to_mkldnn",
+                             "storage_offset", "set_", "resize_", "resize_as_", "ipu", "xpu", "mps", "hpu"})
+_DEVICE_METHODS = frozenset({"npu", "cuda", "cpu"})  # x.npu() / x.cuda() / x.cpu(): the same meta tensor
+_CONTEXTS = ("no_grad", "inference_mode", "enable_grad")  # with torch.no_grad(): shapes and dtypes as without it
+_BUILTINS = {"len": len, "int": int, "float": float, "tuple": tuple, "list": list, "range": range, "min": min,
+             "max": max, "abs": abs, "sum": sum, "round": round, "bool": bool}
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+        ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow, ast.MatMult: operator.matmul,
+        ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.LShift: operator.lshift,
+        ast.RShift: operator.rshift}
+_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Gt: operator.gt, ast.GtE: operator.ge}
+_ERRORS = (RuntimeError, ValueError, TypeError, IndexError, AssertionError, ZeroDivisionError)
+_NOT_THE_USER = re.compile(r"\b(meta|fake impl|no data|cuda|npu|gpu|device|pin[_ ]memory|not implemented|symbolic|"
+                           r"symint|data-dependent|guard)", re.IGNORECASE)
+
+
+_FUNCTIONS: set[int] = set()  # ids of the whitelisted modules' functions handed out
+
+
+class _OnMeta:
+    """``x.npu()``, ``x.cuda()``, ``x.cpu()``, ``x.to(device, dtype)`` of a tensor or module the interpreter built."""
+
+    def __init__(self, base, move: bool):
+        self.base, self.move = base, move
+
+    def __call__(self, *args, **kwargs):
+        if not self.move:
+            return self.base
+        torch = _torch()
+        args = tuple(torch.device("meta") if isinstance(v, (str, torch.device)) else v for v in args)
+        return self.base.to(*args, **{k: ("meta" if k == "device" else v) for k, v in kwargs.items()})
+
+
+class _Unknown(Exception):
+    """The value of an expression cannot be known without running what the whitelist excludes."""
+
+
+class _Refused(Exception):
+    def __init__(self, written: str, error: BaseException):
+        super().__init__(written)
+        self.written, self.error = written, error
+
+
+@cache
+def _torch():
+    import torch  # imported only when a cell has torch code to run
+
+    return torch
+
+
+def _module_name(value) -> str | None:
+    return value.__name__ if isinstance(value, types.ModuleType) and value.__name__ in MODULES else None
+
+
+def _module_class(value) -> bool:
+    """A module class of torch.nn (``nn.Linear``), not a user's subclass."""
+    return isinstance(value, type) and issubclass(value, _torch().nn.Module) \
+        and value.__module__.startswith("torch.nn.modules")
+
+
+def _member(module, name: str):
+    """A whitelisted module's attribute, or _Unknown."""
+    if name.startswith(_DENIED_PREFIXES) or name in _DENIED or name.endswith(("Tensor", "Storage")):
+        raise _Unknown(name)
+    value = getattr(module, name, None)
+    if value is None:
+        raise _Unknown(name)
+    if isinstance(value, types.ModuleType):
+        if _module_name(value) is None:
+            raise _Unknown(name)
+        return value
+    if isinstance(value, type):
+        torch = _torch()
+        if _module_class(value):
+            return value
+        if value in (torch.Size, torch.device, torch.finfo, torch.iinfo):
+            return value
+        raise _Unknown(name)
+    if callable(value):
+        if (getattr(value, "__module__", None) or "").startswith(_DENIED_HOMES):
+            raise _Unknown(name)  # JIT futures, file paths, generators, raw operator packets
+        _FUNCTIONS.add(id(value))  # module attributes live as long as torch: their ids stay theirs
+        return value
+    if isinstance(value, (int, float, str, bool)) or type(value).__module__ == "torch":
+        return value
+    raise _Unknown(name)
+
+
+def resolve(dotted: str):
+    """The object a whitelisted dotted path names (``torch.nn.functional``), or _Unknown."""
+    parts = dotted.split(".")
+    if parts[0] != "torch":
+        raise _Unknown(dotted)
+    value = _torch()
+    for part in parts[1:]:
+        value = _member(value, part)
+    return value
+
+
+class _Interpreter:
+    def __init__(self, env: dict):
+        self.env = env
+        self.tainted: set[str] = set()
+        self.statements = 0
+        self.deadline = time.monotonic() + MAX_SECONDS
+
+    # --- values ---------------------------------------------------------------------------------------
+
+    def _torchy(self, value) -> bool:
+        torch = _torch()
+        return isinstance(value, (torch.Tensor, torch.nn.Module))
+
+    def _plain(self, value) -> bool:
+        """A Python value the interpreter may hand on (no user object)."""
+        torch = _torch()
+        if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, slice, range,
+                                                                      torch.dtype, torch.device, torch.Size)):
+            return True
+        if isinstance(value, (tuple, list)):
+            return len(value) <= MAX_ITEMS and all(self._plain(v) or self._torchy(v) for v in value)
+        if isinstance(value, dict):
+            return len(value) <= MAX_ITEMS and all(self._plain(k) and (self._plain(v) or self._torchy(v))
+                                                   for k, v in value.items())
+        return False
+
+    def _checked(self, value):
+        """A result the interpreter keeps: tensors on the meta device, modules, plain values; else _Unknown."""
+        torch = _torch()
+        if isinstance(value, torch.Tensor):
+            if value.device.type != "meta":
+                raise _Unknown("not meta")
+            return value
+        if isinstance(value, torch.nn.Module) or self._plain(value):
+            return value
+        if isinstance(value, (tuple, list)) and len(value) <= MAX_ITEMS:
+            for item in value:
+                self._checked(item)
+            return value
+        if isinstance(value, (torch.finfo, torch.iinfo)):
+            return value
+        raise _Unknown("result")
+
+    # --- expressions ----------------------------------------------------------------------------------
+
+    def eval(self, node: ast.expr):
+        if time.monotonic() > self.deadline:
+            raise _Unknown("time")
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            self._taint(node)
+            raise _Unknown(type(node).__name__)
+        return method(node)
+
+    def _Constant(self, node):
+        return node.value
+
+    def _Name(self, node):
+        if node.id in self.env:
+            return self.env[node.id]
+        if node.id in _BUILTINS:
+            return _BUILTINS[node.id]
+        raise _Unknown(node.id)
+
+    def _Tuple(self, node):
+        return tuple(self._items(node.elts))
+
+    def _List(self, node):
+        return list(self._items(node.elts))
+
+    def _items(self, elts):
+        out = []
+        for elt in elts:
+            if isinstance(elt, ast.Starred):
+                value = self.eval(elt.value)
+                if not isinstance(value, (tuple, list, range)) and not isinstance(value, _torch().Size):
+                    raise _Unknown("starred")
+                out.extend(value)
+            else:
+                out.append(self.eval(elt))
+            if len(out) > MAX_ITEMS:
+                raise _Unknown("size")
+        return out
+
+    def _Dict(self, node):
+        if any(k is None for k in node.keys):
+            raise _Unknown("**")
+        return {self.eval(k): self.eval(v) for k, v in zip(node.keys, node.values, strict=True)}
+
+    def _Slice(self, node):
+        parts = [self.eval(p) if p is not None else None for p in (node.lower, node.upper, node.step)]
+        return slice(*parts)
+
+    def _Attribute(self, node):
+        base = self.eval(node.value)
+        name = node.attr
+        if _module_name(base):
+            return _member(base, name)
+        torch = _torch()
+        if name.startswith("_"):
+            raise _Unknown(name)
+        if isinstance(base, torch.Tensor):
+            if name in _DATA_METHODS or name in _DENIED_METHODS or name in ("grad_fn", "data", "grad"):
+                raise _Unknown(name)
+            if name in _DEVICE_METHODS or name == "to":
+                return _OnMeta(base, name == "to")
+            return getattr(base, name)
+        if isinstance(base, torch.nn.Module):
+            if name in _DENIED_METHODS or name.startswith("register_") or name in ("load_state_dict", "state_dict"):
+                raise _Unknown(name)
+            if name in _DEVICE_METHODS or name == "to":
+                return _OnMeta(base, name == "to")
+            value = getattr(base, name)
+            if isinstance(value, (torch.Tensor, torch.nn.Module)) or callable(value) or self._plain(value):
+                return value
+            raise _Unknown(name)
+        if _module_class(base):  # nn.Embedding.from_pretrained: a class method of a torch.nn module class
+            value = getattr(base, name)
+            if getattr(value, "__self__", None) is base:
+                return value
+            raise _Unknown(name)
+        if isinstance(base, (torch.Size, torch.dtype, tuple, list, dict, str, int, float, torch.finfo, torch.iinfo)):
+            return getattr(base, name)
+        raise _Unknown(name)
+
+    @staticmethod
+    def _meta(kwargs):
+        return {k: ("meta" if k == "device" else v) for k, v in kwargs.items()}
+
+    def _Subscript(self, node):
+        base = self.eval(node.value)
+        index = self.eval(node.slice)
+        torch = _torch()
+        if isinstance(base, torch.Tensor):
+            parts = index if isinstance(index, tuple) else (index,)
+            if any(isinstance(p, (torch.Tensor, list)) and (not isinstance(p, torch.Tensor) or p.dtype in
+                                                             (torch.bool, torch.uint8)) for p in parts):
+                raise _Unknown("mask")  # a boolean mask selects by value
+            return self._run(ast.unparse(node), operator.getitem, (base, index), {})
+        if isinstance(base, (tuple, list, dict, str, torch.Size, torch.nn.Module)):
+            try:
+                return base[index]
+            except Exception as err:
+                raise _Unknown("index") from err
+        raise _Unknown("subscript")
+
+    def _BinOp(self, node):
+        left, right = self.eval(node.left), self.eval(node.right)
+        op = _OPS.get(type(node.op))
+        if op is None:
+            raise _Unknown("op")
+        if self._torchy(left) or self._torchy(right):
+            return self._run(ast.unparse(node), op, (left, right), {})
+        self._small(op, left, right)
+        try:
+            return self._checked(op(left, right))
+        except Exception as err:
+            raise _Unknown("python") from err
+
+    @staticmethod
+    def _small(op, left, right) -> None:
+        """Refuse Python arithmetic whose result could be huge (``[0] * 10**9``, ``10 ** 10 ** 10``)."""
+        numbers = all(isinstance(v, (int, float)) for v in (left, right))
+        if op in (operator.pow, operator.lshift) and not (numbers and abs(right) <= 64 and abs(left) <= 2 ** 64):
+            raise _Unknown("big")
+        if op is operator.mul and not numbers:
+            count = right if isinstance(right, int) else left if isinstance(left, int) else None
+            sized = left if isinstance(right, int) else right
+            if count is None or not hasattr(sized, "__len__") or count * len(sized) > MAX_ITEMS:
+                raise _Unknown("big")
+
+    def _UnaryOp(self, node):
+        value = self.eval(node.operand)
+        if isinstance(node.op, ast.Not):
+            if self._torchy(value):
+                raise _Unknown("bool")
+            return not value
+        op = _UNARY[type(node.op)]
+        if self._torchy(value):
+            return self._run(ast.unparse(node), op, (value,), {})
+        try:
+            return op(value)
+        except Exception as err:
+            raise _Unknown("python") from err
+
+    def _Compare(self, node):
+        if len(node.ops) != 1 or type(node.ops[0]) not in _COMPARE:
+            raise _Unknown("compare")
+        left, right = self.eval(node.left), self.eval(node.comparators[0])
+        op = _COMPARE[type(node.ops[0])]
+        if self._torchy(left) or self._torchy(right):
+            return self._run(ast.unparse(node), op, (left, right), {})
+        try:
+            return bool(op(left, right))
+        except Exception as err:
+            raise _Unknown("python") from err
+
+    def _Call(self, node):
+        written = ast.unparse(node.func)
+        if isinstance(node.func, ast.Name) and node.func.id == "print" and "print" not in self.env:
+            for arg in node.args:  # the arguments are checked; printing is not run
+                self._quiet(arg)
+            raise _Unknown("print")
+        try:
+            function = self.eval(node.func)
+            if isinstance(function, _OnMeta) and not function.move:
+                return function.base  # x.npu(rank), model.cuda(device): whichever device, the same meta value
+            args = self._items(node.args)
+            kwargs = {}
+            for keyword in node.keywords:
+                if keyword.arg == "device":
+                    kwargs["device"] = "meta"  # whichever device the cell names (a rank, an f-string)
+                elif keyword.arg is None:
+                    extra = self.eval(keyword.value)
+                    if not isinstance(extra, dict) or not all(isinstance(k, str) for k in extra):
+                        raise _Unknown("**")
+                    kwargs.update(extra)
+                else:
+                    kwargs[keyword.arg] = self.eval(keyword.value)
+        except _Unknown:
+            if not (isinstance(node.func, ast.Attribute) and node.func.attr in _DATA_METHODS):
+                self._taint(node)  # a call not run may change what it was given
+            raise
+        if function in _BUILTINS.values():
+            return self._builtin(function, args, kwargs)
+        if not (self._torch_callable(function) and all(self._plain(v) or self._torchy(v)
+                                                        for v in (*args, *kwargs.values()))):
+            self._taint(node)
+            raise _Unknown("call")
+        if function is _torch().device:
+            return _torch().device("meta")
+        return self._run(written, function, tuple(args), self._meta(kwargs))
+
+    def _quiet(self, node):
+        try:
+            self.eval(node)
+        except _Unknown:
+            pass
+
+    @staticmethod
+    def _torch_callable(function) -> bool:
+        """A function of a whitelisted module, a torch.nn module class or instance, or a method of a tensor, module
+        or size the interpreter built — nothing else is ever called."""
+        torch = _torch()
+        if isinstance(function, (_OnMeta, torch.nn.Module)) or id(function) in _FUNCTIONS:
+            return True
+        if isinstance(function, type):
+            return _module_class(function) or function in (torch.Size, torch.finfo, torch.iinfo)
+        owner = getattr(function, "__self__", None)
+        return isinstance(owner, (torch.Tensor, torch.nn.Module, torch.Size)) or _module_class(owner)
+
+    def _builtin(self, function, args, kwargs):
+        torch = _torch()
+        if kwargs or any(isinstance(v, torch.nn.Module) for v in args):
+            raise _Unknown("builtin")
+        if function is not len and any(isinstance(v, torch.Tensor) for v in args):
+            raise _Unknown("data")
+        if function is not range and any(hasattr(v, "__len__") and len(v) > MAX_ITEMS for v in args):
+            raise _Unknown("big")
+        if function in (tuple, list) and args and not isinstance(args[0], (tuple, list, range, str, torch.Size)):
+            raise _Unknown("iterable")
+        if function in (tuple, list) and args and isinstance(args[0], range) and len(args[0]) > MAX_ITEMS:
+            raise _Unknown("big")
+        try:
+            return self._checked(function(*args))
+        except Exception as err:
+            raise _Unknown("python") from err
+
+    def _run(self, written: str, function, args: tuple, kwargs: dict):
+        """Call a whitelisted torch function under the meta device; torch's refusal becomes _Refused."""
+        torch = _torch()
+        first = _first_call(function)
+        started = time.monotonic()
+        try:
+            with torch.device("meta"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = function(*args, **kwargs)
+        except NotImplementedError as err:
+            if _raised_by_functional(err) and not _NOT_THE_USER.search(str(err)):
+                raise _Refused(written, err) from err
+            raise _Unknown("no meta kernel") from err
+        except _ERRORS as err:
+            if _NOT_THE_USER.search(str(err)):
+                raise _Unknown("meta") from err
+            raise _Refused(written, err) from err
+        except Exception as err:
+            raise _Unknown("other") from err
+        finally:
+            if first:  # a function's first meta call loads torch's Python kernels: not the cell's time
+                self.deadline += time.monotonic() - started
+        return self._checked(result)
+
+    def _taint(self, node) -> None:
+        self.tainted |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+    # --- statements -----------------------------------------------------------------------------------
+
+    def run(self, body: list[ast.stmt], refused: list) -> None:
+        for statement in body:
+            self.statements += 1
+            if self.statements > MAX_STATEMENTS or time.monotonic() > self.deadline:
+                return
+            self.tainted = set()
+            try:
+                self._statement(statement, refused)
+            except _Refused as err:
+                refused.append((statement.lineno, err.written, err.error))
+                self._forget(statement)
+            except _Unknown:
+                self._forget(statement)
+            except Exception:  # the interpreter's own failure: unknown, never a finding
+                self._forget(statement)
+            for name in self.tainted:
+                if not _module_name(self.env.get(name)):
+                    self.env.pop(name, None)
+
+    def _forget(self, statement) -> None:
+        """The names a statement binds are unknown after it."""
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                self.env.pop(node.id, None)
+
+    def _statement(self, node, refused) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                name = alias.asname or alias.name.split(".")[0]
+                try:
+                    self.env[name] = resolve(alias.name if alias.asname else name)
+                except _Unknown:
+                    self.env.pop(name, None)
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                name = alias.asname or alias.name
+                try:
+                    if node.level or not node.module or alias.name == "*":
+                        raise _Unknown("import")
+                    self.env[name] = resolve(f"{node.module}.{alias.name}")
+                except _Unknown:
+                    self.env.pop(name, None)
+        elif isinstance(node, ast.Assign):
+            value = self.eval(node.value)
+            for target in node.targets:
+                self._bind(target, value)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None and node.simple:
+            self._bind(node.target, self.eval(node.value))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            self._bind(node.target, self._BinOp(ast.BinOp(left=ast.Name(node.target.id, ast.Load()), op=node.op,
+                                                          right=node.value)))
+        elif isinstance(node, ast.Expr):
+            self.eval(node.value)
+        elif isinstance(node, ast.Pass):
+            pass
+        elif isinstance(node, ast.With) and all(self._grad_context(item) for item in node.items):
+            self.run(node.body, refused)
+        else:
+            self._taint(node)
+            raise _Unknown(type(node).__name__)
+
+    def _grad_context(self, item: ast.withitem) -> bool:
+        expr = item.context_expr
+        if item.optional_vars is not None or not isinstance(expr, ast.Call) or expr.args or expr.keywords \
+                or not isinstance(expr.func, ast.Attribute) or expr.func.attr not in _CONTEXTS:
+            return False
+        return _module_name(self.env.get(getattr(expr.func.value, "id", ""))) == "torch"
+
+    def _bind(self, target, value) -> None:
+        torch = _torch()
+        if isinstance(target, ast.Name):
+            self.env[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (tuple, list, torch.Size)) \
+                and len(value) == len(target.elts) and not any(isinstance(e, ast.Starred) for e in target.elts):
+            for element, item in zip(target.elts, value, strict=True):
+                self._bind(element, item)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                and isinstance(self.env.get(target.value.id), torch.Tensor):
+            base, index = self.env[target.value.id], self.eval(target.slice)
+            parts = index if isinstance(index, tuple) else (index,)
+            if any(isinstance(p, (torch.Tensor, list)) for p in parts):
+                raise _Unknown("mask")
+            self._run(ast.unparse(target), operator.setitem, (base, index, value), {})
+        else:
+            self._taint(target)
+            raise _Unknown("target")
+
+
+_CALLED: set = set()
+
+
+def _first_call(function) -> bool:
+    """Whether this process has not yet run ``function`` (a bound method counts by its name)."""
+    key = getattr(function, "__qualname__", None) or getattr(function, "__name__", None) or type(function).__name__
+    if key in _CALLED:
+        return False
+    _CALLED.add(key)
+    return True
+
+
+def _raised_by_functional(err: BaseException) -> bool:
+    """A NotImplementedError that torch/nn/functional.py raises itself (an input rank the mode does not take)."""
+    frame = err.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    return frame is not None and frame.tb_frame.f_code.co_filename.replace("\\", "/").endswith("torch/nn/functional.py")
+
+
+def _uses_torch(tree: ast.Module, imported: dict[str, str]) -> bool:
+    return any(v == "torch" or v.startswith("torch.") for v in imported.values()) and any(
+        isinstance(n, ast.Call) for n in ast.walk(tree))
+
+
+def findings(tree: ast.Module, imported: dict[str, str]) -> list[tuple[int, str, str]]:
+    """(line, written, message) of each call in a cell that torch's own checks refuse on the meta device."""
+    if not _uses_torch(tree, imported):
+        return []
+    try:
+        torch = _torch()
+    except Exception:  # no torch in this environment: nothing to run
+        return []
+    env = {}
+    for name, dotted in imported.items():
+        try:
+            env[name] = resolve(dotted)
+        except Exception:
+            pass
+    refused: list = []
+    try:
+        _Interpreter(env).run(tree.body, refused)
+    except Exception:
+        pass
+    version = torch.__version__.split("+")[0]
+    out = []
+    for line, written, error in refused:
+        lines = str(error).strip().splitlines()
+        first = lines[0].strip() if lines else ""
+        out.append((line, written, t("lint.meta.refused", line=line, written=written, version=version,
+                                     error=type(error).__name__, message=first)))
+    return out
