@@ -368,7 +368,11 @@ def _passed_to_base(tree: SourceTree, module: str, cls: ast.ClassDef, init: ast.
     checked = checked_by_definition(tree, f"{where}.{base.name}")
     passed = {kw.arg: kw.value.id for kw in call.keywords if kw.arg and isinstance(kw.value, ast.Name)}
     passed.update({a.arg: v.id for a, v in zip(base_init.args.args[1:], call.args, strict=False) if isinstance(v, ast.Name)})
-    return {mine: checked[theirs] for theirs, mine in passed.items() if mine in params and theirs in checked}
+    # a parameter the constructor assigns before handing it on is not handed unchanged (ReflectionPad2d turns an int
+    # padding into a tuple, then its base accepts only tuples)
+    rebound = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {mine: checked[theirs] for theirs, mine in passed.items()
+            if mine in params and mine not in rebound and theirs in checked}
 
 
 def dispatched(tree: SourceTree, spec: dict) -> dict[str, tuple[str, dict[str, Allowed]]]:
