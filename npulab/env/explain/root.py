@@ -100,7 +100,13 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     b"mps backend", b"mps framework", b"torch.backends.mps", b"pytorch_enable_mps_fallback",  # Apple's Metal (MPS)
     b"directml", b"torch_directml",  # Microsoft's DirectML
     b"rknn", b"rknpu", b"hailort", b"habana_frameworks", b"hl-smi", b"libtpu", b"tenstorrent",  # other NPUs and TPUs
-    b"habanalabs", b"synstatus")  # Habana Gaudi's driver libraries (/usr/lib/habanalabs) and its Synapse API status
+    b"habanalabs", b"synstatus",  # Habana Gaudi's driver libraries (/usr/lib/habanalabs) and its Synapse API status
+    # nvidia-smi's table header (docs.nvidia.com/deploy/nvidia-smi); Qualcomm's Adreno GPU and Hexagon NPU with its
+    # QNN/SNPE SDK libraries (docs.qualcomm.com, AI Engine Direct: libQnnHtp.so); Cambricon MLU's torch_mlu and CNRT
+    # (github.com/Cambricon/torch_mlu); Google Coral's Edge TPU runtime (coral.ai/docs: libedgetpu); Intel's GPU
+    # extension (intel/intel-extension-for-pytorch, xpu-smi); AWS Inferentia/Trainium (awsdocs-neuron: torch_neuronx)
+    b"gpu-util", b"adreno", b"hexagon", b"libqnn", b"qnn_htp", b"snpe", b"torch_mlu", b"cnrt", b"edgetpu",
+    b"intel_extension_for_pytorch", b"xpu-smi", b"torch_neuronx", b"neuronx-cc")
 # a traceback frame in a file on a Windows drive ('File "E:\\…"'): torch_npu and CANN ship for Linux only (PyPI's
 # torch-npu files are manylinux x86_64 and aarch64 wheels), so such a log comes from another machine
 _WINDOWS_FRAME = re.compile(rb'file "[a-z]:\\')
