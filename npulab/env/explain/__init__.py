@@ -139,8 +139,11 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         pip = module.pip_name(component) if component else None
         if component is None:  # no Python frame: the framework whose C++ sources or logger the error lines quote
             component, pip = native_component(root, roots.strongest()) or (None, None)
+        crashed = roots.crashed_import(root) if component is None else None
+        if crashed:  # … or the extension module a command imported just before the process died in native code
+            component, pip = crashed, module.pip_name(crashed)
         findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings), component=component,
-                                        pip=pip,
+                                        pip=pip, crashed=bool(crashed), said=tuple(roots.said_working),
                                         call=roots.calls.get(root.line) or next(iter(roots.calls.values()), None)))
     tokens = _tokens(root, roots, codes, findings)
     if findings and (cases is not None or NEIGHBOURS):

@@ -128,6 +128,17 @@ _SOURCE_FRAME = re.compile(rb'File "[^"\n]*[/\\]([A-Za-z_]\w*)-\d[\w.+-]*[/\\]\1
 _ANY_FRAME = re.compile(rb'File "([^"\n]+)", line \d+, in ([\w<>.]+)')
 _STDLIB = re.compile(rb'[/\\]lib[/\\]python\d(?:\.\d+)?[/\\](?!(?:site|dist)-packages)|^<frozen')
 FRAME_REACH = 40  # lines between the last frame and the exception line it belongs to, at most
+# a module the user's command imports: `python -c "import fla_npu; …"`, the interactive prompt's `>>> import x`
+_IMPORT_COMMAND = re.compile(rb"(?:\bpython[\d.]*\s+-c\s+[\"']\s*|>>>\s*)(?:import|from)\s+([A-Za-z_]\w*)")
+# a process that died in native (C/C++) code, with no Python exception: the C++ runtime's report of an uncaught
+# exception (libstdc++'s verbose terminate handler), the shell's report of SIGABRT/SIGSEGV, Python's faulthandler
+# a line that may say which release works ("… 3.10.12 的版本可以正常安装", "with 2.3.1 it works"): a version and a word of
+# success, read by triage.working_release wherever it stands in the log (not only on the error lines)
+_WORKS_NEEDLES = (b"works", b"worked", b"fine", b"no longer", "正常".encode(), "可以".encode(), "没问题".encode(),
+                  "没有问题".encode(), "成功".encode(), "不报错".encode(), "好了".encode())
+_VERSIONED = re.compile(rb"\d\.\d")
+NATIVE_CRASH = re.compile(r"terminate called after throwing an instance of|\bAborted\b.*core dumped|"
+                          r"Segmentation fault|Fatal Python error|\bSIG(?:SEGV|ABRT|BUS|ILL)\b")
 
 
 def quiet(line: str) -> bool:
@@ -176,6 +187,8 @@ class RootFinder:
         self.calls: dict[int, tuple[str, str]] = {}  # exception line → (file, function) of the innermost frame of
         # the program or a package above it (Python's own library skipped)
         self._frame: tuple[str, int] | None = None  # the last frame seen: package, line
+        self.imports: list[tuple[int, str]] = []  # (line, module) of the modules the user's commands import
+        self.said_working: list[str] = []  # lines with a version and a word of success (see _WORKS_NEEDLES)
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
@@ -203,6 +216,13 @@ class RootFinder:
                 line = decode_line(block[s:e])
                 self.fallbacks.append(RootLine(first_line + block.count(b"\n", 0, s), shorten(line, "Specified provider"),
                                                0, line[:WHOLE_CHARS], fallback=True))
+        if len(self.imports) < PER_RANK and b"import" in block:
+            for m in _IMPORT_COMMAND.finditer(block):
+                self.imports.append((first_line + block.count(b"\n", 0, m.start()), m.group(1).decode()))
+        if len(self.said_working) < PER_RANK and _VERSIONED.search(block):
+            for start, end in hit_lines(block, lowered, _WORKS_NEEDLES):
+                if len(self.said_working) < PER_RANK and _VERSIONED.search(block, start, end):
+                    self.said_working.append(decode_line(block[start:end])[:WHOLE_CHARS])
         if len(self.candidates[3]) >= PER_RANK:
             return  # later lines cannot be earlier than the strongest ones already kept
         coded = tuple(m.start() for m in CODE_LITERAL.finditer(block) if standalone(block, m.start(), m.end()))
@@ -245,6 +265,14 @@ class RootFinder:
             m = _FRAME.search(block, s, len(block) if e < 0 else e)
             if m:
                 self._frame = (m.group(1).decode(), first_line + block.count(b"\n", 0, s))
+
+    def crashed_import(self, root: RootLine) -> str | None:
+        """The module a command imported just before a native crash that is the root error (no Python exception was
+        raised: the extension module's own code died while it was loaded or first used), if any."""
+        if root.rank == 3 or not NATIVE_CRASH.search(root.whole or root.text):
+            return None
+        before = [name for line, name in self.imports if 0 <= root.line - line <= FRAME_REACH]
+        return before[0] if before else None
 
     def root(self) -> RootLine | None:
         """The root error line, or None when nothing in the log looks like an error."""
