@@ -116,6 +116,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     codes, root = scanner.codes(), roots.root()
     if roots.foreign_context and not roots.ascend_context:  # another accelerator's log: Ascend advice does not apply
         return Report(lines_read, [], root, codes, _tokens(root, roots, codes, []))
+    if roots.ended_in_success() and not codes and (root is None or root.rank < 3) and not matcher.findings():
+        return Report(lines_read, [], root, codes, _tokens(root, roots, codes, []))  # a run that finished
     # the log itself says it ran on Ascend (a documented signature on an error line says so too)
     evidence = roots.ascend_context or roots.weak_context or bool(codes) or docs.error_lines()
     families = matcher.findings(ascend=evidence)

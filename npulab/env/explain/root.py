@@ -137,6 +137,14 @@ _IMPORT_COMMAND = re.compile(rb"(?:\bpython[\d.]*\s+-c\s+[\"']\s*|>>>\s*)(?:impo
 _WORKS_NEEDLES = (b"works", b"worked", b"fine", b"no longer", "正常".encode(), "可以".encode(), "没问题".encode(),
                   "没有问题".encode(), "成功".encode(), "不报错".encode(), "好了".encode())
 _VERSIONED = re.compile(rb"\d\.\d")
+# the summary a finished run prints last: pytest's "==== 12 passed in 3.4s ====" (no failure counted), unittest's "OK"
+# after "Ran N tests", a trainer's "Training completed" / "训练完成", "All tests passed" (docs.pytest.org, "How to
+# interpret the output"; docs.python.org unittest; Hugging Face Trainer's "Training completed. Do not forget to share
+# your model"): a log that ends so, with no exception and no code, is a run that finished
+_SUCCESS_END = re.compile(r"(?i)^\W*=*\s*\d+ passed(?:,\s*\d+ (?:skipped|deselected|warnings?|xfailed|xpassed))*"
+                          r"(?:,?\s*\d+ warnings?)?\s+in\s+[\d.]+\s*s|^OK(?: \(skipped=\d+\))?$|"
+                          r"\btraining (?:is )?(?:completed|finished|done)\b|\ball tests passed\b|"
+                          r"\bfinished training\b|训练(?:完成|结束)|推理完成")
 NATIVE_CRASH = re.compile(r"terminate called after throwing an instance of|\bAborted\b.*core dumped|"
                           r"Segmentation fault|Fatal Python error|\bSIG(?:SEGV|ABRT|BUS|ILL)\b")
 
@@ -189,10 +197,14 @@ class RootFinder:
         self._frame: tuple[str, int] | None = None  # the last frame seen: package, line
         self.imports: list[tuple[int, str]] = []  # (line, module) of the modules the user's commands import
         self.said_working: list[str] = []  # lines with a version and a word of success (see _WORKS_NEEDLES)
+        self.last_line = ""  # the log's last non-blank line (of the last block seen)
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
         lowered = block.lower()
+        tail = block.rstrip()
+        if tail:
+            self.last_line = decode_line(tail[tail.rfind(b"\n") + 1:])[:WHOLE_CHARS]
         if not self.ascend_context and any(n in lowered for n in _CONTEXT_NEEDLES):
             self.ascend_context = True
         if not self.weak_context and (_WEAK_CONTEXT.search(lowered) or _NPU_CLASS.search(block)
@@ -265,6 +277,10 @@ class RootFinder:
             m = _FRAME.search(block, s, len(block) if e < 0 else e)
             if m:
                 self._frame = (m.group(1).decode(), first_line + block.count(b"\n", 0, s))
+
+    def ended_in_success(self) -> bool:
+        """Whether the log's last line is the summary of a run that finished (``_SUCCESS_END``)."""
+        return bool(_SUCCESS_END.search(self.last_line.strip()))
 
     def crashed_import(self, root: RootLine) -> str | None:
         """The module a command imported just before a native crash that is the root error (no Python exception was
