@@ -149,3 +149,19 @@ def test_a_log_that_does_not_end_in_success_still_speaks(last):
 def test_an_exception_before_a_success_line_still_speaks():
     text = ASCEND + "RuntimeError: ACL stream synchronize failed, error code:507035\nTraining completed\n"
     assert ex.explain_text(text).findings
+
+
+# --- a missing Python dependency retold in words ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "finetuning fails: no modules named 'sympy'",
+    "the image is missing the sympy Python library, so the operator compile returns an error",
+    "报错：环境里缺少 sympy 库",
+])
+def test_a_cann_dependency_retold_in_words_gives_its_family(line):
+    assert ex.explain_text(ASCEND + line + "\n").categories[0] == "cann_python_deps"
+
+
+@pytest.mark.parametrize("line", ["error: missing the libascend_hal library", "error: 缺少 libhccl.so 库"])
+def test_a_shared_library_is_not_read_as_a_python_module(line):
+    assert "missing_module" not in ex.explain_text(ASCEND + line + "\n").categories
