@@ -165,3 +165,18 @@ def test_a_cann_dependency_retold_in_words_gives_its_family(line):
 @pytest.mark.parametrize("line", ["error: missing the libascend_hal library", "error: 缺少 libhccl.so 库"])
 def test_a_shared_library_is_not_read_as_a_python_module(line):
     assert "missing_module" not in ex.explain_text(ASCEND + line + "\n").categories
+
+
+# --- an undefined symbol: whose library, by name, folder or the package the line names -------------------------------
+
+@pytest.mark.parametrize("line", [
+    "ImportError: /usr/local/Ascend/nnal/atb/latest/atb/cxx_abi_1/lib/libmy_adapter.so: undefined symbol: my_fn",
+    "torch-npu==2.6.0 import fails: undefined symbol: MsprofReportApi",
+])
+def test_an_undefined_symbol_of_the_ascend_stack_is_a_version_mismatch(line):
+    assert ex.explain_text(line + "\n").categories[0] == "version_mismatch"
+
+
+def test_an_undefined_symbol_of_an_unknown_library_stays_a_rule_finding():
+    line = "ImportError: /opt/tools/libfoo.so: undefined symbol: foo_init"
+    assert ex.explain_text(ASCEND + line + "\n").categories[0] == "missing_symbol"
