@@ -22,9 +22,9 @@ _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|(?<!\d)\.(?=\d[.)
                     # round 14: advice after a comma ("…, consider using --enforce-eager", "To fix this, set X=1") and
                     # right after an exception's or a logger's colon ("ValueError: Please upgrade transformers …")
                     r"|(?<=[,，])\s*(?=(?:please|Please|请|you (?:must|should|need to)\b|(?i:consider|try|set|use|install|"
-                    r"upgrade|downgrade|reinstall|rebuild|export|pass)\b))"
+                    r"upgrade|downgrade|reinstall|rebuild|pass)\b))"
                     r"|(?<=\w)[:：]\s+(?=(?i:please|try|you (?:can|should|may|might|need to|must)|consider|upgrade|downgrade|"
-                    r"reinstall|rebuild|pip install|(?:set|export)\s+[A-Za-z_]\w*=)\b)"
+                    r"reinstall|rebuild|pip install|set\s+[A-Za-z_]\w*=)\b)"
                     r"|(?<=[a-z])(?=please\s)"  # CANN glues sentences: "…calc OFT by floatplease use float to …"
                     r"|(?<=[a-z])\.(?=(?:Please|Make sure|Try|You (?:can|should|need to|must)|Set|Use|Check|Run)\b)")
 # … and so do others without the space after the full stop: "…on your local machine.Make sure you have read…"
@@ -101,6 +101,5 @@ RULE = Rule(NAME, (b"please", b"try", b"should", b"solution", b"suggest", b"cons
                    b"you need", b"you may", b"you must", b"check", b"ensure", b"verify", b"troubleshooting", b"run `pip",
                    b"run 'pip", b"did you mean", "请".encode(), "建议".encode(), "尝试".encode(),
                    # round 14: the imperative of a fix anywhere in the line ("…; pip install 'numpy<2' to fix it")
-                   b"upgrade", b"downgrade", b"install", b"to fix", b"to resolve", b"set ", b"use ", b"pass --",
-                   b"export "),
+                   b"upgrade", b"downgrade", b"install", b"to fix", b"to resolve", b"set ", b"use ", b"pass --"),
             read, finding, needs_error=True, wraps=True)
