@@ -1,5 +1,5 @@
-"""Round 14 of issue 36: general readings, each tested on lines written here (never a log of a set): messages every
-CPU-only torch wheel prints count as Ascend only with evidence; more marks of another accelerator's host; the names and
+"""Round 14 of issue 36: general readings, each tested on lines written here (never a log of a set): more marks of
+another accelerator's host; the names and
 meanings of EI0011, EI0019, EI0020 and EL0019; the message's own advice after an exception's colon or a comma; a
 native crash while a command imports a module (its wheel); a release said to work on another machine or environment;
 a log that ends in a finished run's summary."""
@@ -16,15 +16,7 @@ from npulab.env.explain.triage import working_release
 ASCEND = "[INFO] torch_npu 2.5.1 on Ascend 910B3, CANN 8.0.RC3\n"  # a line that makes a log about Ascend
 
 
-# --- messages of a CPU-only torch wheel: Ascend only with evidence ---------------------------------------------------
-
-@pytest.mark.parametrize("line", [
-    "AssertionError: Torch not compiled with CUDA enabled",
-    "RuntimeError: Distributed package doesn't have NCCL built in",
-])
-def test_a_cpu_wheel_message_alone_is_not_an_ascend_finding(line):
-    assert ex.explain_text(f"python train.py --epochs 3\n{line}\n").findings == []
-
+# --- messages of a CPU-only torch wheel: still the family on an Ascend host (their gating was tried and reverted) ---
 
 @pytest.mark.parametrize("line, family", [
     ("AssertionError: Torch not compiled with CUDA enabled", "cuda_hardcoded"),
