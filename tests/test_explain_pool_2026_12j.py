@@ -41,13 +41,13 @@ def test_halves_are_the_seeded_random_split_of_the_pool():
 def test_no_regression_on_the_development_half():
     """A floor, not the aim: what round 9b reaches on the half it was written from (round 9: 3/7 known, 0/4 fix named,
     8/8 healthy, 0/11 silent)."""
-    check_floor(DEV, known=7, fix_named=2, healthy=8, silent=0)
+    check_floor(DEV, known=7, fix_named=3, healthy=8, silent=0)  # fix named raised by round 14
 
 
 def test_no_regression_on_the_blind_half():
     """A floor, not the aim: what round 9b reached on the blind half when it was measured once (README) — the same,
     log for log, as round 8."""
-    check_floor(BLIND, known=3, fix_named=1, healthy=8, silent=2)
+    check_floor(BLIND, known=4, fix_named=1, healthy=8, silent=2)  # known raised by round 14 (development data for it)
 
 
 @pytest.mark.parametrize("half", [
