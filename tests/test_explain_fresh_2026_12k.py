@@ -12,7 +12,7 @@ class TestFresh2026_12k(FreshSetChecks):
     FOLDER = FOLDER
     SIZES = (25, 9, 5, 11)  # logs, known, lacking, healthy when collected (README)
     # round 9b, measured blind once (round 8 the same, log for log)
-    FLOOR = dict(known=6, fix_named=2, healthy=9, silent=0)
+    FLOOR = dict(known=7, fix_named=2, healthy=10, silent=0)  # raised by round 14 (development data for it)
     OPEN = ("issue 36 aims not met on this set (round 9b, measured blind once: 6/9 known, 2/5 fix named, 0/14 "
             "silent, 9/11 healthy): explain stays open")
 

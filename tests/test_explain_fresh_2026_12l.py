@@ -14,7 +14,7 @@ class TestFresh2026_12l(FreshSetChecks):
     # round 10 measured blind once, round 11 (the documented reader) the same (README, "Measurement"); healthy 14
     # and silent 0 since two changes made from this set after it was measured (RKNN's logs are another vendor's
     # NPU; an exception after a full-width colon is an error line)
-    FLOOR = dict(known=9, fix_named=3, healthy=14, silent=0)
+    FLOOR = dict(known=10, fix_named=4, healthy=14, silent=0)  # raised by round 14 (development data for it)
     OPEN = ("issue 36 aims not met on this set (round 10, measured blind once: 9/12 known, 3/5 fix named, 1/17 "
             "silent, 11/14 healthy): explain stays open")
 

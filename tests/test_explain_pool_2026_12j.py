@@ -41,18 +41,20 @@ def test_halves_are_the_seeded_random_split_of_the_pool():
 def test_no_regression_on_the_development_half():
     """A floor, not the aim: what round 9b reaches on the half it was written from (round 9: 3/7 known, 0/4 fix named,
     8/8 healthy, 0/11 silent)."""
-    check_floor(DEV, known=7, fix_named=2, healthy=8, silent=0)
+    check_floor(DEV, known=7, fix_named=3, healthy=8, silent=0)  # fix named raised by round 14
 
 
 def test_no_regression_on_the_blind_half():
     """A floor, not the aim: what round 9b reached on the blind half when it was measured once (README) — the same,
     log for log, as round 8."""
-    check_floor(BLIND, known=3, fix_named=1, healthy=8, silent=2)
+    check_floor(BLIND, known=4, fix_named=1, healthy=8, silent=2)  # known raised by round 14 (development data for it)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36 aims not met on either half (round 9b: dev 7/7 known, 2/4 fix named, "
-                                       "0/11 silent, 8/8 healthy; blind, measured once, 3/8, 1/4, 2/12, 8/9): explain stays open")
-@pytest.mark.parametrize("half", [DEV, BLIND], ids=["dev", "blind"])
+@pytest.mark.parametrize("half", [
+    DEV,  # met since round 14 (7/7 known, 3/4 fix named, 0/11 silent, 8/8 healthy; round 9b: 2/4 fix named)
+    pytest.param(BLIND, marks=pytest.mark.xfail(strict=True, reason="issue 36 aims not met on the blind half (round 9b, "
+                                                                    "measured once: 3/8, 1/4, 2/12, 8/9): explain stays open")),
+], ids=["dev", "blind"])
 def test_rates_meet_issue_36_aims(half):
     from explain_heldout_eval import evaluate, unmet_aims
 

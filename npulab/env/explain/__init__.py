@@ -116,6 +116,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     codes, root = scanner.codes(), roots.root()
     if roots.foreign_context and not roots.ascend_context:  # another accelerator's log: Ascend advice does not apply
         return Report(lines_read, [], root, codes, _tokens(root, roots, codes, []))
+    if roots.ended_in_success() and not codes and (root is None or root.rank < 3) and not matcher.findings():
+        return Report(lines_read, [], root, codes, _tokens(root, roots, codes, []))  # a run that finished
     # the log itself says it ran on Ascend (a documented signature on an error line says so too)
     evidence = roots.ascend_context or roots.weak_context or bool(codes) or docs.error_lines()
     families = matcher.findings(ascend=evidence)
@@ -139,8 +141,11 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         pip = module.pip_name(component) if component else None
         if component is None:  # no Python frame: the framework whose C++ sources or logger the error lines quote
             component, pip = native_component(root, roots.strongest()) or (None, None)
+        crashed = roots.crashed_import(root) if component is None else None
+        if crashed:  # … or the extension module a command imported just before the process died in native code
+            component, pip = crashed, module.pip_name(crashed)
         findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings), component=component,
-                                        pip=pip,
+                                        pip=pip, crashed=bool(crashed), said=tuple(roots.said_working),
                                         call=roots.calls.get(root.line) or next(iter(roots.calls.values()), None)))
     tokens = _tokens(root, roots, codes, findings)
     if findings and (cases is not None or NEIGHBOURS):

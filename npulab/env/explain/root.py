@@ -100,7 +100,13 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     b"mps backend", b"mps framework", b"torch.backends.mps", b"pytorch_enable_mps_fallback",  # Apple's Metal (MPS)
     b"directml", b"torch_directml",  # Microsoft's DirectML
     b"rknn", b"rknpu", b"hailort", b"habana_frameworks", b"hl-smi", b"libtpu", b"tenstorrent",  # other NPUs and TPUs
-    b"habanalabs", b"synstatus")  # Habana Gaudi's driver libraries (/usr/lib/habanalabs) and its Synapse API status
+    b"habanalabs", b"synstatus",  # Habana Gaudi's driver libraries (/usr/lib/habanalabs) and its Synapse API status
+    # nvidia-smi's table header (docs.nvidia.com/deploy/nvidia-smi); Qualcomm's Adreno GPU and Hexagon NPU with its
+    # QNN/SNPE SDK libraries (docs.qualcomm.com, AI Engine Direct: libQnnHtp.so); Cambricon MLU's torch_mlu and CNRT
+    # (github.com/Cambricon/torch_mlu); Google Coral's Edge TPU runtime (coral.ai/docs: libedgetpu); Intel's GPU
+    # extension (intel/intel-extension-for-pytorch, xpu-smi); AWS Inferentia/Trainium (awsdocs-neuron: torch_neuronx)
+    b"gpu-util", b"adreno", b"hexagon", b"libqnn", b"qnn_htp", b"snpe", b"torch_mlu", b"cnrt", b"edgetpu",
+    b"intel_extension_for_pytorch", b"xpu-smi", b"torch_neuronx", b"neuronx-cc")
 # a traceback frame in a file on a Windows drive ('File "E:\\…"'): torch_npu and CANN ship for Linux only (PyPI's
 # torch-npu files are manylinux x86_64 and aarch64 wheels), so such a log comes from another machine
 _WINDOWS_FRAME = re.compile(rb'file "[a-z]:\\')
@@ -122,6 +128,25 @@ _SOURCE_FRAME = re.compile(rb'File "[^"\n]*[/\\]([A-Za-z_]\w*)-\d[\w.+-]*[/\\]\1
 _ANY_FRAME = re.compile(rb'File "([^"\n]+)", line \d+, in ([\w<>.]+)')
 _STDLIB = re.compile(rb'[/\\]lib[/\\]python\d(?:\.\d+)?[/\\](?!(?:site|dist)-packages)|^<frozen')
 FRAME_REACH = 40  # lines between the last frame and the exception line it belongs to, at most
+# a module the user's command imports: `python -c "import fla_npu; …"`, the interactive prompt's `>>> import x`
+_IMPORT_COMMAND = re.compile(rb"(?:\bpython[\d.]*\s+-c\s+[\"']\s*|>>>\s*)(?:import|from)\s+([A-Za-z_]\w*)")
+# a process that died in native (C/C++) code, with no Python exception: the C++ runtime's report of an uncaught
+# exception (libstdc++'s verbose terminate handler), the shell's report of SIGABRT/SIGSEGV, Python's faulthandler
+# a line that may say which release works ("… 3.10.12 的版本可以正常安装", "with 2.3.1 it works"): a version and a word of
+# success, read by triage.working_release wherever it stands in the log (not only on the error lines)
+_WORKS_NEEDLES = (b"works", b"worked", b"fine", b"no longer", "正常".encode(), "可以".encode(), "没问题".encode(),
+                  "没有问题".encode(), "成功".encode(), "不报错".encode(), "好了".encode())
+_VERSIONED = re.compile(rb"\d\.\d")
+# the summary a finished run prints last: pytest's "==== 12 passed in 3.4s ====" (no failure counted), unittest's "OK"
+# after "Ran N tests", a trainer's "Training completed" / "训练完成", "All tests passed" (docs.pytest.org, "How to
+# interpret the output"; docs.python.org unittest; Hugging Face Trainer's "Training completed. Do not forget to share
+# your model"): a log that ends so, with no exception and no code, is a run that finished
+_SUCCESS_END = re.compile(r"(?i)^\W*=*\s*\d+ passed(?:,\s*\d+ (?:skipped|deselected|warnings?|xfailed|xpassed))*"
+                          r"(?:,?\s*\d+ warnings?)?\s+in\s+[\d.]+\s*s|^OK(?: \(skipped=\d+\))?$|"
+                          r"\btraining (?:is )?(?:completed|finished|done)\b|\ball tests passed\b|"
+                          r"\bfinished training\b|训练(?:完成|结束)|推理完成")
+NATIVE_CRASH = re.compile(r"terminate called after throwing an instance of|\bAborted\b.*core dumped|"
+                          r"Segmentation fault|Fatal Python error|\bSIG(?:SEGV|ABRT|BUS|ILL)\b")
 
 
 def quiet(line: str) -> bool:
@@ -170,10 +195,16 @@ class RootFinder:
         self.calls: dict[int, tuple[str, str]] = {}  # exception line → (file, function) of the innermost frame of
         # the program or a package above it (Python's own library skipped)
         self._frame: tuple[str, int] | None = None  # the last frame seen: package, line
+        self.imports: list[tuple[int, str]] = []  # (line, module) of the modules the user's commands import
+        self.said_working: list[str] = []  # lines with a version and a word of success (see _WORKS_NEEDLES)
+        self.last_line = ""  # the log's last non-blank line (of the last block seen)
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
         lowered = block.lower()
+        tail = block.rstrip()
+        if tail:
+            self.last_line = decode_line(tail[tail.rfind(b"\n") + 1:])[:WHOLE_CHARS]
         if not self.ascend_context and any(n in lowered for n in _CONTEXT_NEEDLES):
             self.ascend_context = True
         if not self.weak_context and (_WEAK_CONTEXT.search(lowered) or _NPU_CLASS.search(block)
@@ -197,6 +228,13 @@ class RootFinder:
                 line = decode_line(block[s:e])
                 self.fallbacks.append(RootLine(first_line + block.count(b"\n", 0, s), shorten(line, "Specified provider"),
                                                0, line[:WHOLE_CHARS], fallback=True))
+        if len(self.imports) < PER_RANK and b"import" in block:
+            for m in _IMPORT_COMMAND.finditer(block):
+                self.imports.append((first_line + block.count(b"\n", 0, m.start()), m.group(1).decode()))
+        if len(self.said_working) < PER_RANK and _VERSIONED.search(block):
+            for start, end in hit_lines(block, lowered, _WORKS_NEEDLES):
+                if len(self.said_working) < PER_RANK and _VERSIONED.search(block, start, end):
+                    self.said_working.append(decode_line(block[start:end])[:WHOLE_CHARS])
         if len(self.candidates[3]) >= PER_RANK:
             return  # later lines cannot be earlier than the strongest ones already kept
         coded = tuple(m.start() for m in CODE_LITERAL.finditer(block) if standalone(block, m.start(), m.end()))
@@ -239,6 +277,18 @@ class RootFinder:
             m = _FRAME.search(block, s, len(block) if e < 0 else e)
             if m:
                 self._frame = (m.group(1).decode(), first_line + block.count(b"\n", 0, s))
+
+    def ended_in_success(self) -> bool:
+        """Whether the log's last line is the summary of a run that finished (``_SUCCESS_END``)."""
+        return bool(_SUCCESS_END.search(self.last_line.strip()))
+
+    def crashed_import(self, root: RootLine) -> str | None:
+        """The module a command imported just before a native crash that is the root error (no Python exception was
+        raised: the extension module's own code died while it was loaded or first used), if any."""
+        if root.rank == 3 or not NATIVE_CRASH.search(root.whole or root.text):
+            return None
+        before = [name for line, name in self.imports if 0 <= root.line - line <= FRAME_REACH]
+        return before[0] if before else None
 
     def root(self) -> RootLine | None:
         """The root error line, or None when nothing in the log looks like an error."""

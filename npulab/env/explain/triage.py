@@ -53,11 +53,17 @@ _FIRST_VERSION = re.compile(r"\d\.\d+")
 _BUILT_FOR = re.compile(r"(?i)\b(?:compiled|built)\s+(?:against|with|for|using)\s+(?:the\s+)?([A-Za-z][\w.+-]*)\s*"
                         r"(?:version\s*)?(v?\d+(?:\.(?:\d+|x))*[\w.+]*)")
 # … and the release the lines themselves say works ("switching to MindSpore 2.3.1 works", "降级到 torch 2.1.0 后正常")
+# (round 14: also where another machine or environment with that release works: "on another machine with X 1.2 it
+# works", "在另一个虚拟机python3.10.12的版本可以正常安装")
 _WORKS = re.compile(r"(?i:switch(?:ing|ed)? (?:back )?to|downgrad(?:e|ed|ing) to|upgrad(?:e|ed|ing) to|roll(?:ed|ing)? back to|"
-                    r"with|using)\s*|(?:切换到|换成|换到|降级到|降到|升级到|回退到|改用|用)\s*")
-_WORKING = re.compile(r"([A-Za-z][\w.-]{0,40}?)[\s=]{0,3}v?(\d+(?:\.\d+){1,3}[\w.+-]{0,20}?)\s*(?:后|之后|以后)?\s*[,，]?\s*"
-                      r"(?:it\s+|everything\s+)?(?i:works|worked|is fine|runs fine|is ok|no longer fails|正常|没有问题|没问题|"
-                      r"可以|就好了|成功|不报错)")
+                    r"with|using|(?:on|in) (?:an)?other (?:machine|host|server|environment|env|venv|vm|container)"
+                    r"(?: with| using)?)\s*|(?:切换到|换成|换到|降级到|降到|升级到|回退到|改用|用|"
+                    r"(?:在)?(?:另一个|另一台|另外一个|另外一台|其他|别的)(?:虚拟机|机器|服务器|环境|虚拟环境|容器)(?:里|上|中)?(?:的)?)\s*")
+_WORKING = re.compile(r"([A-Za-z][\w.-]{0,40}?)[\s=]{0,3}v?(\d+(?:\.\d+){1,3}[\w.+-]{0,20}?)\s*(?:的版本|版本)?\s*"
+                      r"(?:后|之后|以后)?\s*[,，]?\s*"
+                      r"(?:it\s+|everything\s+)?(?i:works|worked|is fine|runs fine|is ok|no longer fails|"
+                      r"installs fine|installed fine|正常|没有问题|没问题|可以|就好了|成功|不报错)")
+_PYTHON_NAME = re.compile(r"(?i)^(?:c?python)(\d(?:\.\d+)?)?$")
 # the framework whose native (C++) code raised a line that has no Python traceback: its logger's prefix, or the path
 # of its sources the message quotes ("[E:onnxruntime:…]", "(at /…/paddle/fluid/…)", "mindspore/ccsrc/…") → its pip name
 _NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxruntime[/\\](?:core|python)[/\\]|"
@@ -106,7 +112,7 @@ def should_report(root: RootLine | None, codes: list[CodeHit], ascend_context: b
 
 
 def specifics(root: RootLine, strongest: list[RootLine], *, component: str | None = None, pip: str | None = None,
-              call: tuple[str, str] | None = None) -> str:
+              call: tuple[str, str] | None = None, crashed: bool = False, said: tuple[str, ...] = ()) -> str:
     """What the error lines say about this error's own fix, before the generic steps: the command that failed, the
     versions and the condition the lines name, the call and the package that raised it (empty when none)."""
     texts = list(dict.fromkeys([root.whole or root.text] + [r.whole or r.text for r in strongest]))
@@ -126,8 +132,10 @@ def specifics(root: RootLine, strongest: list[RootLine], *, component: str | Non
         parts.append(t("explain.generic.fix_python", needs=needs, example=_FIRST_VERSION.search(needs).group(0)))
     elif refused:
         parts.append(t("explain.generic.fix_python_refused", python=refused))
-    works = next((w for w in map(working_release, texts) if w), None)
-    if works:
+    works = next((w for w in map(working_release, [*texts, *said]) if w), None)
+    if works and _PYTHON_NAME.match(works[0]) and not needs:  # a Python that works: a new environment, not a pip pin
+        parts.append(t("explain.generic.fix_python_works", version=works[1], example=_FIRST_VERSION.search(works[1]).group(0)))
+    elif works:
         parts.append(t("explain.generic.fix_works", package=works[0], version=works[1], pip=works[0].lower()))
     built = next((m for m in map(_BUILT_FOR.search, texts) if m), None)
     if built:
@@ -140,14 +148,16 @@ def specifics(root: RootLine, strongest: list[RootLine], *, component: str | Non
         parts.append(t("explain.generic.fix_condition", condition=condition.group(1).strip()))
     if call:
         parts.append(t("explain.generic.fix_call", file=call[0], function=call[1]))
-    if component:
+    if component and crashed:  # the process died in the native code of a module it was importing
+        parts.append(t("explain.generic.fix_crashed_import", component=component, pip=pip or component))
+    elif component:
         parts.append(t("explain.generic.fix_component", component=component, pip=pip or component))
     return "".join(parts)
 
 
 def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeHit], *, families: int,
                     component: str | None = None, pip: str | None = None,
-                    call: tuple[str, str] | None = None) -> Finding:
+                    call: tuple[str, str] | None = None, crashed: bool = False, said: tuple[str, ...] = ()) -> Finding:
     """The generic finding: root error line first, the component it was raised in, the decoded codes, the steps."""
     if root.fallback:  # no error line: the warning that the NPU's execution provider is missing (the CPU runs)
         parts = [t("explain.generic.fallback_root", line=root.line, text=root.text)]
@@ -177,7 +187,7 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
     if switch:  # the framework launches operators itself: its own switch, not torch_npu's, makes them synchronous
         advice += t("explain.generic.sync_switch", component=component, setting=switch[0])
         sources.append(switch[1])
-    fix = advice + specifics(root, strongest, component=component, pip=pip, call=call) + t("explain.generic.fix")
+    fix = advice + specifics(root, strongest, component=component, pip=pip, call=call, crashed=crashed, said=said) + t("explain.generic.fix")
     inner = next((h.info.code for h in codes if _INNER.match(h.info.code) or h.info.name.endswith("_INTERNAL_ERROR")), None)
     if inner and not families:  # CANN's own report of an internal fault, and nothing more specific was found
         fix = f"{fix}{t('explain.generic.inner_error', code=inner)}"

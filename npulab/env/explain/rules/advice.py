@@ -18,7 +18,13 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding,
 NAME = "message_advice"
 MAX_CLAUSES = 3
 _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|(?<!\d)\.(?=\d[.)、]\s*\S)|(?<!\s)\s*\b(?:Solution|Suggestion|Troubleshooting|Possible Cause)\s*[:：]\s*"
-                    r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*|(?<=[,，])\s*(?=(?:please|Please|请|you (?:must|should|need to)\b))"
+                    r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*"
+                    # round 14: advice after a comma ("…, consider using --enforce-eager", "To fix this, set X=1") and
+                    # right after an exception's or a logger's colon ("ValueError: Please upgrade transformers …")
+                    r"|(?<=[,，])\s*(?=(?:please|Please|请|you (?:must|should|need to)\b|(?i:consider|try|set|use|install|"
+                    r"upgrade|downgrade|reinstall|rebuild|pass)\b))"
+                    r"|(?<=\w)[:：]\s+(?=(?i:please|try|you (?:can|should|may|might|need to|must)|consider|upgrade|downgrade|"
+                    r"reinstall|rebuild|pip install|set\s+[A-Za-z_]\w*=)\b)"
                     r"|(?<=[a-z])(?=please\s)"  # CANN glues sentences: "…calc OFT by floatplease use float to …"
                     r"|(?<=[a-z])\.(?=(?:Please|Make sure|Try|You (?:can|should|need to|must)|Set|Use|Check|Run)\b)")
 # … and so do others without the space after the full stop: "…on your local machine.Make sure you have read…"
@@ -34,10 +40,15 @@ def _patterns() -> tuple[re.Pattern, tuple[str, ...]]:
     return re.compile(r"^(?:" + "|".join(data["markers"]) + ")", re.IGNORECASE), tuple(data["boilerplate"])
 
 
+_CONCRETE = re.compile(r"\s[A-Za-z_][\w.]*=\S|\s-{1,2}[A-Za-z][\w-]+|`[^`]+`")
+
+
 def _says_enough(clause: str) -> bool:
     """Two words of at least three letters after the marker ("Try 3/10 loaded" says nothing); Chinese: six characters."""
     if not clause.isascii():
         return len(clause) >= 6
+    if _CONCRETE.search(clause):  # a setting, a flag or a quoted command says enough by itself
+        return True
     return sum(1 for w in clause.split()[1:] if sum(c.isalpha() for c in w) >= 3) >= 2
 
 
@@ -88,5 +99,7 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
 
 RULE = Rule(NAME, (b"please", b"try", b"should", b"solution", b"suggest", b"consider", b"make sure", b"you can",
                    b"you need", b"you may", b"you must", b"check", b"ensure", b"verify", b"troubleshooting", b"run `pip",
-                   b"run 'pip", b"did you mean", "请".encode(), "建议".encode(), "尝试".encode()),
+                   b"run 'pip", b"did you mean", "请".encode(), "建议".encode(), "尝试".encode(),
+                   # round 14: the imperative of a fix anywhere in the line ("…; pip install 'numpy<2' to fix it")
+                   b"upgrade", b"downgrade", b"install", b"to fix", b"to resolve", b"set ", b"use ", b"pass --"),
             read, finding, needs_error=True, wraps=True)

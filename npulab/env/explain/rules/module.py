@@ -15,7 +15,8 @@ from npulab.env.explain.rules import library, packages
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data, sentence
 
 NAME = "missing_module"
-_NO_MODULE = re.compile(r"No module named ['\"]?([A-Za-z_][\w.]*)")
+# (round 14: also as people retell it in a title: "no modules named 'decorator'", any case)
+_NO_MODULE = re.compile(r"(?i:No modules? named) ['\"]?([A-Za-z_][\w.]*)")
 _NO_NAME = re.compile(r"cannot import name ['\"]?(\w+)['\"]? from ['\"]?([A-Za-z_][\w.]*)")
 _NO_ATTRIBUTE = re.compile(r"module ['\"]([A-Za-z_][\w.]*)['\"] has no attribute ['\"](\w+)")
 _NOT_PACKAGE = re.compile(r"['\"]?[A-Za-z_]\w*['\"]? is not a package")  # "No module named 'a.b'; 'a' is not a package"
@@ -29,11 +30,14 @@ _IMPORT_FAILED = re.compile(r"(?i)\b(?:failed to import|error (?:while )?importi
                             r"\s+[`'\"]?([A-Za-z_][\w.]*\w)|\b([A-Za-z_]\w*(?:\.\w+)+)\s+import(?:ing)? (?:error|fail)")
 # a package missing, said in words, with the noun that makes the name a package ("缺少 decorator 依赖包", "missing the
 # sympy package", "package cffi is not installed", "未安装 psutil 模块")
-_NOUN = r"(?:依赖包|依赖|包|模块|(?i:python\s+)?(?i:package|module|dependency))"
+_NOUN = r"(?:依赖包|依赖库|依赖|包|库|模块|(?i:python\s+)?(?i:package|module|dependency|library))"  # round 14: 库, library
 _NAME = (r"[`'\"]?(?!(?i:python|the|an?|some|required|following|dependency|package|module)\b)"
          r"([A-Za-z_][\w.]{0,60}?)[`'\"]?")
 _MISSING_IN_WORDS = re.compile(r"(?:缺少|缺失|少了|没有安装|没装|未安装|(?i:\bmissing(?: the)?))\s*" + _NAME + r"\s*(?:这个)?" + _NOUN
                                + r"|(?i:\b(?:package|module|dependency))\s+" + _NAME + r"\s+(?i:is\s+)?(?i:missing|not installed)\b")
+# a shared library named as "missing … library" (the library rule's case, not a Python module): libX.so, or the
+# Ascend stack's own libraries (libascend_hal, libascendcl, libhccl, libtorch_npu …) without the suffix
+_SHARED_LIBRARY = re.compile(r"lib[\w.+-]*\.so|lib(?:ascend|acl|hccl|ge_|graph|runtime|opapi|nnopbase|tbe|torch|c10|msprof)")
 # Python's own words for a distribution that is not installed: importlib.metadata's PackageNotFoundError ("No package
 # metadata was found for flash_attn") and pkg_resources' DistributionNotFound ("The 'X' distribution was not found")
 _NO_DISTRIBUTION = re.compile(r"No package metadata was found for ['\"]?([A-Za-z_][\w.-]*\w)"
@@ -60,7 +64,7 @@ def read(line: str) -> dict | None:
         return None
     elif m := _IMPORT_FAILED.search(line):
         facts = {"module": (m.group(1) or m.group(2)).rstrip("."), "focus": m.group(0)[:24]}
-    elif m := _MISSING_IN_WORDS.search(line):
+    elif (m := _MISSING_IN_WORDS.search(line)) and not _SHARED_LIBRARY.match(m.group(1) or m.group(2)):
         facts = {"module": (m.group(1) or m.group(2)).rstrip("."), "focus": m.group(0)[:24]}
     else:
         return None
@@ -144,7 +148,7 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     return rule_finding(NAME, title, cause, fix, hits, sources, family=family, note=t("explain.rule.note", title=title, fix=fix))
 
 
-RULE = Rule(NAME, (b"no module named", b"cannot import name", b"has no attribute", b"not found in your environment",
+RULE = Rule(NAME, (b"no module named", b"no modules named", b"cannot import name", b"has no attribute", b"not found in your environment",
                    b"to import", b"no package metadata", b"distribution was not found", b"error importing", b"error while importing", b" import error", b" import fail",
                    b"missing", b"not installed", "缺少".encode(), "缺失".encode(), "少了".encode(), "没有安装".encode(),
                    "没装".encode(), "未安装".encode()), read,

@@ -20,10 +20,16 @@ _NO_FUNCTION = re.compile(r"[Ff]ail(?:ed)? to find (?:the )?function:?\s*\[?([\w
 _NOT_IN_LIB = re.compile(r"\b(\w+)(?: or \w+)? not in (lib[\w.+-]+\.so)")
 
 
+# a package the line names with its release ("torch-npu==2.7.1 导入时报错 undefined symbol …")
+_NAMED = re.compile(r"(?<![\w.-])([A-Za-z][\w-]*[A-Za-z0-9])\s*(?:==|\s)\s*v?\d+\.\d+")
+
+
 def read(line: str) -> dict | None:
     m = _UNDEFINED.search(line)
     if m:
-        return {"library": m.group(1), "symbol": m.group(2), "focus": "undefined symbol"}
+        named = _NAMED.search(line, 0, m.start())
+        return {"library": m.group(1), "symbol": m.group(2), "focus": "undefined symbol",
+                "named": named.group(1).replace("-", "_").lower() if named else None}
     m = _REFERENCE.search(line)
     if m:
         return {"library": None, "symbol": m.group(1), "link": True, "focus": "undefined reference"}
@@ -39,7 +45,10 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     lib, symbol = first["library"], first["symbol"]
     name = packages.demangled_head(symbol)
     provider = packages.for_symbol(symbol) or (packages.for_library(lib) if lib and first.get("function") else None)
-    needer = packages.for_library(lib) if lib and not first.get("function") else None
+    # the library that needs the symbol: by its name, else by the folder it is installed in (round 14: a library under
+    # /usr/local/Ascend/nnal/ is NNAL's), else the package the line names with its release ("torch-npu==2.7.1 …")
+    needer = (packages.for_library(lib) or packages.for_path(lib)) if lib and not first.get("function") else None
+    needer = needer or (packages.for_module(first["named"]) if first.get("named") and not lib else None)
     giver = provider.name if provider else t("explain.symbol.giver")
     install = t("explain.symbol.install", install=provider.install) if provider else ""
     if first.get("link"):  # at build time: the defining library is not linked, or does not export the symbol
