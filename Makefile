@@ -110,7 +110,8 @@ lint: venv
 	$(BIN)/python -m npulab lab-export --check
 
 test: venv lint workshop-deps site-runtime
-	# unit tests on both cores; the two modules that create Unix accounts share one worker (xdist_group)
+	# unit tests on both cores; the two modules that create Unix accounts share one worker (xdist_group), and so do the
+	# tests of a module that share a module- or class-scoped fixture, which then runs once (tests/xdist_groups.py)
 	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site/built -n 2 --dist loadgroup
 	# notebooks on both cores too: each notebook's cells stay together on one worker (loadfile), in order
 	# (NPULAB_MEASURE_ALONE=1 would make a measuring cell, one that calls LoadWatch(, run alone: conftest.py; off here,

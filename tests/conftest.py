@@ -8,6 +8,7 @@ passes without checking the NPU cells.
 """
 
 import pytest
+from xdist_groups import pytest_collection_modifyitems  # noqa: F401  (a hook: one worker per shared fixture)
 
 
 @pytest.fixture(scope="session")
@@ -34,3 +35,4 @@ def en(monkeypatch):
     """npulab in English for one test (the tests of issue 37); the monkeypatch, for more settings of the same test."""
     monkeypatch.setenv("NPULAB_LANG", "en")
     return monkeypatch
+
