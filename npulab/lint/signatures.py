@@ -27,7 +27,7 @@ from functools import cache
 from importlib import metadata, util
 from pathlib import Path
 
-from npulab.core.i18n import t
+from npulab.core.i18n import language, t
 from npulab.pytorch.torch_npu_names import dotted_parts
 
 FORMAT = 1
@@ -167,12 +167,17 @@ class SourceTree:
         self.extensions: set[str] = set()
         self.alternates = lambda dotted: []  # other definitions of the same name that may replace it at run time
         self._trees: dict[str, ast.Module | None] = {}
+        self._resolved: dict[tuple[str, str], tuple] = {}  # (dotted, language) -> (answer, NameNotFound, defined at)
         self._defined_at = ""  # where the last resolve found a def or class: module.name
         self.names_checked = False  # whether an unknown name is an error (a test shows every public name resolves)
         self.stub_modules: set[str] = set()  # modules read from .pyi stubs
 
     def tree(self, module: str) -> ast.Module | None:
         if module not in self._trees:
+            stored = dict.get(self.sources, module)
+            if isinstance(stored, Path):  # an installed file: parsed once per process, whichever tree asks
+                self._trees[module] = _parsed_file(stored)
+                return self._trees[module]
             text = self.sources.get(module)
             try:
                 with warnings.catch_warnings():
@@ -183,7 +188,24 @@ class SourceTree:
         return self._trees[module]
 
     def resolve(self, dotted: str, depth: int = 0) -> tuple[str, list[Signature] | None]:
-        """(what ``dotted`` is, its signatures); signatures None when not checkable. Raises KeyError when unknown."""
+        """(what ``dotted`` is, its signatures); signatures None when not checkable. Raises KeyError when unknown.
+        A name asked for again (a set of cells calls the same few APIs thousands of times) is answered from a memo
+        of the first answer, in the language it was given in."""
+        if depth:
+            return self._resolve(dotted, depth)
+        key = (dotted, language())
+        if key not in self._resolved:
+            self._defined_at = ""
+            try:
+                self._resolved[key] = (self._resolve(dotted, 0), None, self._defined_at)
+            except NameNotFound as err:
+                self._resolved[key] = (None, err, self._defined_at)
+        answer, unknown, self._defined_at = self._resolved[key]
+        if unknown is not None:
+            raise NameNotFound(unknown.dotted, unknown.certain)
+        return answer
+
+    def _resolve(self, dotted: str, depth: int) -> tuple[str, list[Signature] | None]:
         if depth > 12:
             return t("lint.what.circular"), None
         parts = dotted.split(".")
@@ -616,6 +638,21 @@ def torch_npu_tree(wheel: Path, cache_dir: Path) -> SourceTree:
     tree = SourceTree("torch_npu", version, sources, packages, schemas)
     tree.extensions = extensions
     return tree
+
+
+@cache
+def _parsed_file(path: Path) -> ast.Module | None:
+    """An installed package's module, parsed (None where it does not parse); the files do not change while we run."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except SyntaxError:
+        return None
 
 
 class _Files(dict):
