@@ -1,0 +1,103 @@
+"""Issue 30 in a real browser, on every content page: wide tables scroll sideways with a sticky first column or a fading
+edge and no column squeezed to fragments, and figure text is at least 11 CSS px on a 375 px phone. (A module of its
+own, with its own server and browser, so that make test runs it beside test_route.py on the other core.)
+
+The measurements print what they measured (``pytest -s`` shows it; docs/site.md records the numbers).
+"""
+
+from __future__ import annotations
+
+from sitekit import rel
+
+PHONE = {"width": 375, "height": 812}
+
+TABLES_JS = r"""() => {
+  const out = {overflowing: 0, notSticky: [], fragments: [], codeBroken: [], widest: 0};
+  const scrollers = new Set();
+  for (const table of document.querySelectorAll('.bd-article table')) {
+    let box = table.parentElement;
+    while (box && box !== document.body && getComputedStyle(box).overflowX !== 'auto' && getComputedStyle(box).overflowX !== 'scroll') box = box.parentElement;
+    if (!box || box === document.body) continue;
+    if (box.scrollWidth > box.clientWidth + 1) {
+      if (scrollers.has(box)) continue;
+      scrollers.add(box);
+      out.overflowing++;
+      out.widest = Math.max(out.widest, box.scrollWidth - box.clientWidth);
+      const first = table.querySelector('tbody tr > :first-child');
+      if (first) {
+        const before = first.getBoundingClientRect().left;
+        box.scrollLeft = 80;
+        const after = first.getBoundingClientRect().left;
+        box.scrollLeft = 0;
+        const shaded = getComputedStyle(box).backgroundImage.includes('gradient');
+        if (Math.abs(after - before) > 1 || !shaded) out.notSticky.push(table.innerText.slice(0, 40));
+      }
+    }
+  }
+  for (const cell of document.querySelectorAll('.bd-article td')) {
+    const text = cell.innerText.trim();
+    if (text.length < 8 || cell.querySelector('pre')) continue;
+    const style = getComputedStyle(cell);
+    const inner = cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    if (inner < 4 * parseFloat(style.fontSize)) out.fragments.push(text.slice(0, 20) + ` (${Math.round(inner)} px)`);
+  }
+  for (const code of document.querySelectorAll('.bd-article td code, .bd-article th code')) {
+    const rects = Array.from(code.getClientRects()).filter((r) => r.width > 0.5);
+    if (rects.length > 1 && new Set(rects.map((r) => Math.round(r.top))).size > 1) out.codeBroken.push(code.innerText);
+  }
+  return out;
+}"""
+
+FIGURES_JS = r"""() => Array.from(document.querySelectorAll('.bd-article .cell_output img')).map((img) => ({
+  src: img.getAttribute('src'), px: parseFloat(img.dataset.minTextPx || 'NaN'),
+  shown: img.getBoundingClientRect().width, natural: img.naturalWidth}))"""
+
+
+def test_tables_show_they_scroll_and_no_column_is_fragments_on_a_phone(server, browser, pages):
+    from sitekit import SHOW_ALL_CELLS
+
+    problems, overflowing, widest = [], 0, 0
+    for viewport in (PHONE, {"width": 1280, "height": 900}):
+        page = browser.new_page(viewport=viewport)
+        for path in pages:
+            page.goto(f"{server}/{rel(path)}", wait_until="load")
+            if not page.locator(".bd-article table").count():
+                continue
+            page.add_style_tag(content=SHOW_ALL_CELLS)
+            found = page.evaluate(TABLES_JS)
+            where = f"{rel(path)} at {viewport['width']} px"
+            problems += [f"{where}: code broken across lines: {c}" for c in found["codeBroken"][:5]]
+            if viewport is PHONE:
+                overflowing += found["overflowing"]
+                widest = max(widest, found["widest"])
+                problems += [f"{where}: a wide table neither keeps its first column nor shows a fade: {t}"
+                             for t in found["notSticky"][:5]]
+                problems += [f"{where}: column squeezed to fragments: {t}" for t in found["fragments"][:5]]
+        page.close()
+    print(f"\n375 px: {overflowing} tables scroll sideways (sticky first column, fading edge), widest overflow {widest} px")
+    assert not problems, "\n".join(problems[:40])
+
+
+def test_figure_text_is_at_least_11_css_px_on_a_phone(server, browser, pages):
+    page = browser.new_page(viewport=PHONE)
+    sizes, problems = [], []
+    for path in pages:
+        page.goto(f"{server}/{rel(path)}", wait_until="load")
+        page.add_style_tag(content=".bd-article div.cell { content-visibility: visible !important; }")
+        for fig in page.evaluate(FIGURES_JS):
+            if not fig["src"].endswith(".png") or not fig["natural"]:
+                continue
+            if fig["px"] != fig["px"]:  # NaN: the PNG does not record its text size
+                problems.append(f"{rel(path)}: {fig['src']} has no recorded text size (use_course_style)")
+                continue
+            shown = fig["px"] * fig["shown"] / fig["natural"]
+            sizes.append(shown)
+            if shown < 11 - 0.05:
+                problems.append(f"{rel(path)}: {fig['src']} smallest text {shown:.1f} CSS px")
+    page.close()
+    assert sizes, "没有找到图"
+    print(f"\n375 px: {len(sizes)} figures, smallest text {min(sizes):.1f} CSS px (median {sorted(sizes)[len(sizes) // 2]:.1f})")
+    assert not problems, "\n".join(problems[:20])
+
+
+# ---- small things -------------------------------------------------------------------------------------------
