@@ -15,7 +15,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # gives every page launch (Binder; COURSE_JUPYTERHUB adds a JupyterHub), repository and issue buttons
 export COURSE_REPOSITORY COURSE_JUPYTERHUB COURSE_SITE_URL
 
-.PHONY: help venv book book-en book-with-repository site-runtime test test-download test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
+.PHONY: help venv book book-en book-with-repository test-book-zh test-book-en site-runtime test test-download test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
@@ -121,11 +121,17 @@ test: venv lint workshop-deps site-runtime
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks en
 	# the pages just executed: every displayed table is in the outputs, every 上表/下图 has one, every verdict fits its numbers
 	$(BIN)/pytest tests/test_rendered.py -k executed -p no:cacheprovider
-	COURSE_REPOSITORY= $(BIN)/jupyter-book build . -W --keep-going
-	COURSE_REPOSITORY= $(MAKE) --no-print-directory book-en
-	$(MAKE) --no-print-directory book-with-repository
+	# the three builds at once: each runs Sphinx on one core, writes its own folder and only reads the staged cache
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-book-zh test-book-en book-with-repository
 	# the built-site tests on both cores too, one module per worker (their server and browser are module fixtures)
 	COURSE_SITE_REPO_DIR=$(REPO_BUILD)/_build/html $(BIN)/pytest tests/site/built --ignore=tests/site/built/test_pdf.py -n 2 --dist loadfile
+
+# the two default builds of make test (no repository setting), run beside book-with-repository
+test-book-zh: venv site-runtime
+	COURSE_REPOSITORY= $(BIN)/jupyter-book build . -W --keep-going
+
+test-book-en: venv
+	COURSE_REPOSITORY= $(MAKE) --no-print-directory book-en
 
 # the same book built the other way, with the repository setting (an example address): its own folder, one page of
 # each kind (tests/site/built/repository_toc.yml; without -W: its pages link to pages it leaves out), the execution
