@@ -65,7 +65,8 @@ def _ms():
     os.environ.setdefault("GLOG_v", "3")  # the C++ log: errors only
     import mindspore  # imported only when a cell has MindSpore code to run
 
-    mindspore.set_context(mode=mindspore.PYNATIVE_MODE)
+    # PyNative runs operators asynchronously: synchronous, an error is raised by the call that caused it
+    mindspore.set_context(mode=mindspore.PYNATIVE_MODE, pynative_synchronize=True)
     return mindspore
 
 
