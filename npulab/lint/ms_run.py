@@ -62,9 +62,13 @@ _NOT_THE_USER = re.compile(r"\b(cpu|gpu|ascend|npu|device|platform|backend|kerne
 
 @cache
 def _ms():
+    saved = dict(os.environ)  # importing mindspore sets variables (HCCL_CONNECT_TIMEOUT …): keep ours as they were
     os.environ.setdefault("GLOG_v", "3")  # the C++ log: errors only
-    import mindspore  # imported only when a cell has MindSpore code to run
-
+    try:
+        import mindspore  # imported only when a cell has MindSpore code to run
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
     # PyNative runs operators asynchronously: synchronous, an error is raised by the call that caused it
     mindspore.set_context(mode=mindspore.PYNATIVE_MODE, pynative_synchronize=True)
     return mindspore
