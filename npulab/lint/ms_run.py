@@ -8,8 +8,8 @@ arguments the cell passes: ``ops.gather(x, idx, axis=2)`` on a 2-D tensor, ``ops
 Safety, by whitelist (the rest is never called; the names a skipped statement binds or hands on become unknown, as in
 ``meta_run``): literals and the names the interpreter bound; ``mindspore.Tensor`` and the dtypes; the functions and
 primitive classes of ``mindspore.ops`` and ``mindspore.mint`` (``mint.nn.functional`` included) outside
-communication, debugging, printing, custom and hook operators; the layer and loss classes of ``mindspore.nn`` and
-``mindspore.mint.nn``; numpy's array constructors and random draws (``_NUMPY``); the methods of the tensors, arrays and
+communication, debugging, printing, custom and hook operators; the layer, loss and learning-rate-schedule classes
+of ``mindspore.nn`` and ``mindspore.mint.nn``; numpy's array constructors and random draws (``_NUMPY``); the methods of the tensors, arrays and
 cells the interpreter built minus the data-dependent ones. No call is made whose integer arguments could build more
 than ``MAX_ELEMENTS`` elements, no result larger than that is kept, and a cell has a budget of statements and time.
 
@@ -42,7 +42,8 @@ _NUMPY = frozenset({"ones", "zeros", "full", "array", "asarray", "arange", "lins
 # operators whose home module does I/O, communicates, prints, hooks or runs user code
 _DENIED_HOMES = re.compile(r"comm_ops|debug_ops|custom|_embedding|rl_ops|_ps_|tensor_array|pyfunc|py_func|hook|"
                            r"_inner_ops|communication|dump|summary|print|random_ops|_grad|composite|dataset|train|"
-                           r"optim|wrap|amp|parallel|profil|checkpoint|serializ|export|context|jit|file")
+                           r"optim|wrap|amp|parallel|profil|checkpoint|serializ|export|context|file|"
+                           r"(?:^|\.)jit(?:$|\.)")  # mindspore.jit, not mint's wrappers in _check_jit_view_unsupported_api
 _DENIED = frozenset({"Print", "print_", "tensordump", "TensorDump", "depend", "Depend", "Custom", "Cell", "CellList",
                      "SequentialCell", "PyFunc", "HookBackward", "set_context", "set_seed", "load", "save",
                      "Parameter", "ParameterTuple", "Morph", "vmap", "grad", "value_and_grad", "jvp", "vjp",
@@ -99,6 +100,7 @@ def _operator_class(value) -> bool:
     if issubclass(value, ms.ops.Primitive):
         return home.startswith("mindspore.ops")
     return issubclass(value, ms.nn.Cell) and home.startswith(("mindspore.nn.layer", "mindspore.nn.loss",
+                                                              "mindspore.nn.learning_rate_schedule",
                                                               "mindspore.mint.nn"))
 
 

@@ -95,3 +95,10 @@ def test_a_name_a_skipped_call_handed_on_is_unknown():
 
 def test_a_cell_without_mindspore_is_not_run():
     assert _findings("import numpy as np\nx = np.ones((2, 3))\ny = np.expand_dims(x, 9)") == []
+
+
+def test_mint_functions_wrapped_for_graph_mode_are_run():
+    # mint.reshape lives in mindspore.graph._check_supported._check_jit_view_unsupported_api: a wrapper, not jit
+    planted = MS + "from mindspore import mint\nx = Tensor(np.ones((2, 3), np.float32))\ny = mint.reshape(x, (4, 4))"
+    assert [w for _line, w, _m in _findings(planted)] == ["mint.reshape"]
+    assert _findings(planted.replace("(4, 4)", "(3, 2)")) == []
