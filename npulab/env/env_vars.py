@@ -18,6 +18,9 @@ from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env.pypi import version_key
 
 TABLE = DATA_DIR / "env_vars.yaml"
+# the value sets MindSpore's environment-variable reference states, read from its every row
+# (scripts/extract_mindspore_env_values.py); the hand-written ``values`` of TABLE win over them
+MINDSPORE_VALUES = DATA_DIR / "env_values_mindspore.yaml"
 _NAME = rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
 _TOKEN = re.compile(rb"(?<![A-Za-z0-9_])" + _NAME + rb"(?![A-Za-z0-9_])")
 # shell assignment forms: `export X=1`, `X=1 cmd`, `%env X=1`, `%set_env X 1`
@@ -35,8 +38,10 @@ class EnvUse:
 
 
 def table() -> dict:
-    """The data table of documented variables."""
-    return load_yaml(TABLE)
+    """The data table of documented variables, with the value grammars of MindSpore's reference beneath its own."""
+    data = load_yaml(TABLE)
+    data["values"] = {**load_yaml(MINDSPORE_VALUES).get("values", {}), **data.get("values", {})}
+    return data
 
 
 def is_checked(name: str, families: list[str]) -> bool:

@@ -21,6 +21,9 @@ released artifacts of every framework and tool they call. One concern a module:
   wheel's ``_op_plugin_docs.py``) and torch's own docstrings (``torch_docs``: ``Args:`` paragraphs); ``instances``: calls on objects a cell built (``ds = ds.batch(…)``), the method found in the object's class;
 - ``meta_run``: the cell's straight-line torch code run by a whitelisting interpreter on PyTorch's ``meta`` device
   (shapes and dtypes, no data), so torch's own kernels check the shapes, dtypes and types a call gets;
+- ``ms_run``: the cell's straight-line MindSpore code run by the same interpreter, whitelisting MindSpore and numpy,
+  on the CPU in PyNative mode on the small tensors the cell builds (MindSpore has no meta device), so MindSpore's
+  own validators and shape inference check what a call gets;
 - ``options``: values set on torchair config objects (``config.mode = …``) against their OptionValue lists;
 - ``devices``: device strings (``torch.device("npu:0")``, ``device=`` / ``*_device=``, ``.to(...)``) against c10's
   grammar and the device types an Ascend machine has; ``distributed``: torch.distributed backends and init methods

@@ -393,9 +393,17 @@ class _Interpreter:
                                                         for v in (*args, *kwargs.values()))):
             self._taint(node)
             raise _Unknown("call")
-        if function is _torch().device:
+        if self._is_device(function):
             return _torch().device("meta")
         return self._run(written, function, tuple(args), self._meta(kwargs))
+
+    @staticmethod
+    def _is_device(function) -> bool:
+        return function is _torch().device
+
+    # hooks another framework's interpreter overrides (npulab.lint.ms_run)
+    _resolve = staticmethod(lambda dotted: resolve(dotted))
+    _module = staticmethod(lambda value: _module_name(value) is not None)
 
     def _quiet(self, node):
         try:
@@ -477,7 +485,7 @@ class _Interpreter:
             except Exception:  # the interpreter's own failure: unknown, never a finding
                 self._forget(statement)
             for name in self.tainted:
-                if not _module_name(self.env.get(name)):
+                if not self._module(self.env.get(name)):
                     self.env.pop(name, None)
 
     def _forget(self, statement) -> None:
@@ -491,7 +499,7 @@ class _Interpreter:
             for alias in node.names:
                 name = alias.asname or alias.name.split(".")[0]
                 try:
-                    self.env[name] = resolve(alias.name if alias.asname else name)
+                    self.env[name] = self._resolve(alias.name if alias.asname else name)
                 except _Unknown:
                     self.env.pop(name, None)
         elif isinstance(node, ast.ImportFrom):
@@ -500,7 +508,7 @@ class _Interpreter:
                 try:
                     if node.level or not node.module or alias.name == "*":
                         raise _Unknown("import")
-                    self.env[name] = resolve(f"{node.module}.{alias.name}")
+                    self.env[name] = self._resolve(f"{node.module}.{alias.name}")
                 except _Unknown:
                     self.env.pop(name, None)
         elif isinstance(node, ast.Assign):

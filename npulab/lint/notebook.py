@@ -25,6 +25,7 @@ from npulab.lint import (
     expected_output,
     features,
     meta_run,
+    ms_run,
     options,
 )
 from npulab.lint.context import Context
@@ -266,8 +267,8 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
                                         + compile_backends.findings(tree, imported, context.sources)):
             add("argument-value", written, message)
         flagged = {problem.line for problem in found}
-        for line, written, message in meta_run.findings(tree, imported):
-            if line not in flagged:  # torch's own checks, where no other reading spoke on the line
+        for line, written, message in meta_run.findings(tree, imported) + ms_run.findings(tree, imported):
+            if line not in flagged:  # torch's and MindSpore's own checks, where no other reading spoke on the line
                 add("shape-check", written, message)
         if any(v.split(".")[0] in ("torchair", "torch_npu") for v in imported.values()) and "Config" in source:
             tree_npu = context.sources("torch_npu")

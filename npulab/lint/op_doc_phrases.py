@@ -3,7 +3,8 @@ machine-checkable limit of one parameter, as regular expressions. npulab.lint.op
 into one paragraph per parameter and reads these phrases in it; a phrase is used only when it says one thing:
 
 - an enumeration: ``支持范围["mean", "sum", "none"]``, torch's ``'none'`` | ``'mean'`` | ``'sum'``, ``只支持“none”和“tanh”``, ``仅支持fastgelu、gelu``, ``可取值0或1``,
-  ``支持的枚举值为0和1``, ``0为IoU模式，1为IoF模式``, ``当前仅支持取值128``, ``目前仅支持为False``;
+  ``支持的枚举值为0和1``, ``0为IoU模式，1为IoF模式``,
+  ``0表示IoU，1表示IoF`` (the meanings may run over the paragraph's sentences), ``当前仅支持取值128``, ``目前仅支持为False``;
 - a range: ``取值范围[0.0, 1.0)``, ``数据范围为(0, 1]``, ``取值大于等于0``;
 - a multiple: ``必须是32的倍数``;
 - a relation: ``要求`1 <= k_group <= group_count```, ``不支持p和k同时传None``, ``quant_offset不能独立于quant_scale存在``,
@@ -62,6 +63,10 @@ INTS = re.compile(_INT)
 # each value described in turn: ``0为IoU模式，1为IoF模式`` (two at least, one clause each)
 INT_DESCRIBED = re.compile(rf"(?<![\w.])({_INT}\s*为[^，,。；;\d][^，,。；;]*(?:[，,]\s*{_INT}\s*为[^，,。；;\d][^，,。；;]*)+)")
 DESCRIBED_INT = re.compile(rf"(?:^|[，,]\s*)({_INT})\s*为")
+# each value's meaning in turn, across a paragraph's sentences: ``0表示IoU，1表示IoF``,
+# ``默认值为`0`，`0`表示组内取最大值…；`1`表示取组内Top2…`` (two values at least, and no other value admitted)
+INT_MEANING = re.compile(rf"(?:^|[，,：:]\s*)`?({_INT})`?\s*表示")
+OTHER_VALUES = re.compile(r"非\s*`?0|其他|其它|以上|以下|大于|小于|范围|之间|~|或更|others?|otherwise", re.IGNORECASE)
 BOOL_ONLY = re.compile(r"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|设置为|为)?\s*`?(True|False)`?")
 
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"

@@ -194,6 +194,11 @@ def _value_rules(parameter: str, paragraph: str, kind: str, default) -> list[tup
                     each = phrases.DESCRIBED_INT if m.re is phrases.INT_DESCRIBED else phrases.INTS
                     values += [int(v) for v in each.findall(m.group(1)) if int(v) not in values]
                     said = said or s
+            if not values and not any(phrases.OTHER_VALUES.search(s) for s in sentences):
+                meant = [(int(m.group(1)), s) for s in sentences for m in phrases.INT_MEANING.finditer(s)
+                         if _free(s, m.start())]
+                if len({v for v, _ in meant}) >= 2:
+                    values, said = list(dict.fromkeys(v for v, _ in meant)), meant[0][1]
             if values:
                 out.append((f"isinstance({parameter}, int) and {parameter} not in ({_listed(values)},)", "values",
                             {"parameter": parameter, "values": _listed(values)}, said))

@@ -5,7 +5,8 @@ round 7): 45/122, 22/64 of the unlisted classes, 3 twins flagged. Round 8, measu
 twins (two lint defects and a table gap, fixed after the measurement; the planted checkpoint cell was caught only by
 the defect's wrong message), so the floor was 49/122 and no twin is flagged (README, docs/DECISIONS.md). Round 9 was
 written on B–G with H kept closed and measured twice, at its start (49/122, 22/64) and its end: 52/122, 23/64, no
-twin flagged. Round 10 read it as development data: 77/122, 40/64, no twin flagged."""
+twin flagged. Round 10 read it as development data: 77/122, 40/64, no twin flagged.
+Round 11 used it as development data: 89/122, 47/64, no twin flagged."""
 
 from heldout_values import PlantedSetChecks, print_report
 
@@ -17,10 +18,11 @@ class TestSetH(PlantedSetChecks):
     EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
                "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g")
     MIN_CASES, MIN_WEAK, MIN_CLI, MIN_ENV = 120, 30, 8, 5
-    FLOOR = (77, 40)  # round 10, with the set as development data (docs/DECISIONS.md)
+    FLOOR = (89, 47)  # round 11 as development data (docs/DECISIONS.md)
     OPEN = ("not every planted error is caught (baseline 45/122, 22/64 of the unlisted classes, 3/122 twins; round 8, "
             "measured once: 50/122, 22/64, 3/122, the three twins clean since; round 9, measured at its end: 52/122, "
-            "23/64, 0 twins; round 10 as development data: 77/122, 40/64, 0 twins; README)")
+            "23/64, 0 twins; round 10 as development data: 77/122, 40/64, 0 twins; "
+            "round 11 as development data: 89/122, 47/64, 0 twins; README)")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ afterwards. Baseline (main at fbb9ff5, round 9): 24/114, 15/91 of the unlisted c
 lint defect. Round 10 (torch's own meta kernels), measured once: 67/114, 55/91, the same twin. The defect (a
 constructor's parameter reassigned before ``super().__init__`` held to the base's checks) was fixed after the
 measurement; the planted cell it had "caught" with the wrong message is missed since, so the floor is 66/54 and no
-twin is flagged (README, docs/DECISIONS.md)."""
+twin is flagged (README, docs/DECISIONS.md).
+Round 11 used it as development data: 95/114, 81/91, no twin flagged."""
 
 from heldout_values import PlantedSetChecks, print_report
 
@@ -18,9 +19,10 @@ class TestSetJ(PlantedSetChecks):
                "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
                "lint_values_heldout_i")
     MIN_CASES, MIN_WEAK, MIN_CLI, MIN_ENV = 110, 30, 8, 4
-    FLOOR = (66, 54)
+    FLOOR = (95, 81)  # round 11 as development data (docs/DECISIONS.md)
     OPEN = ("not every planted error is caught (baseline 24/114, 15/91 of the unlisted classes, 1/114 twins; round 10, "
-            "measured once: 67/114, 55/91, 1/114, the twin clean since; README)")
+            "measured once: 67/114, 55/91, 1/114, the twin clean since; "
+            "round 11 as development data: 95/114, 81/91, 0 twins; README)")
 
 
 if __name__ == "__main__":

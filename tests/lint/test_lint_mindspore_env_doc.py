@@ -1,0 +1,109 @@
+"""lint-npu round 11: the value grammars of MindSpore's environment-variable reference are read from every row of the
+page (scripts/extract_mindspore_env_values.py), not chosen variable by variable — a row gives a grammar only where its
+"Value Range" cell closes the set. Tested on table rows written for the test, then on the generated data file."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from npulab.env import env_vars, value_grammar
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "extract_mindspore_env_values.py"
+_spec = importlib.util.spec_from_file_location("extract_mindspore_env_values", SCRIPT)
+extract = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(extract)
+
+PAGE = """
+.. list-table::
+   :header-rows: 1
+
+   * - Environment Variable
+     - Function
+     - Type
+     - Value Range
+     - Description
+   * - MS_TEST_LEVEL
+     - A level.
+     - Integer
+     - 0: off.
+
+       1: some.
+
+       2 or unset: all.
+
+       Default: 1
+     -
+   * - MS_TEST_OPEN
+     - A switch.
+     - Integer
+     - 1: on.
+
+       No setting or other value: off.
+     -
+   * - MS_TEST_COUNT
+     - A count.
+     - Integer
+     - The count ranges from 2 to 16.
+     -
+   * - MS_TEST_PATH
+     - A path.
+     - String
+     - File path, which can be a relative path or an absolute path.
+     -
+   * - MS_TEST_MODE
+     - A mode.
+     - String
+     - FAST: the fast one.
+
+       `SAFE`: the safe one.
+     -
+   * - MS_TEST_DEVICE
+     - A device.
+     - Integer
+     - value range: [0, number of actual Devices-1].
+     -
+"""
+
+
+def _grammars() -> dict:
+    return {name: extract.grammar(kind, cell) for name, kind, cell in extract.rows(PAGE)}
+
+
+def test_each_row_is_read_with_its_type_and_value_cell():
+    assert [name for name, _kind, _cell in extract.rows(PAGE)] == [
+        "MS_TEST_LEVEL", "MS_TEST_OPEN", "MS_TEST_COUNT", "MS_TEST_PATH", "MS_TEST_MODE", "MS_TEST_DEVICE"]
+
+
+def test_a_cell_of_values_and_colons_is_a_closed_set():
+    grammars = _grammars()
+    assert grammars["MS_TEST_LEVEL"] == {"enum": ["0", "1", "2"]}  # "Default: 1" is not a value of its own
+    assert grammars["MS_TEST_MODE"] == {"enum": ["FAST", "SAFE"]}
+
+
+def test_an_integer_range_in_words_is_read():
+    assert _grammars()["MS_TEST_COUNT"] == {"int": [2, 16]}
+
+
+def test_a_cell_that_admits_other_values_gives_no_grammar():
+    grammars = _grammars()
+    assert grammars["MS_TEST_OPEN"] is None  # "other value": anything else is allowed
+    assert grammars["MS_TEST_PATH"] is None
+    assert grammars["MS_TEST_DEVICE"] is None  # a range the machine decides
+
+
+def test_the_generated_grammars_refuse_and_accept_through_the_table():
+    values = env_vars.table()["values"]
+    generated = extract.yaml.safe_load(env_vars.MINDSPORE_VALUES.read_text(encoding="utf-8"))["values"]
+    name = next(n for n, spec in generated.items() if "enum" in spec and n not in env_vars.load_yaml(
+        env_vars.TABLE)["values"])
+    spec = values[name]
+    assert "mindspore-ai/docs" in spec["source"]
+    assert value_grammar.problem(spec["enum"][0], spec) is None
+    assert value_grammar.problem("definitely-not-listed", spec) is not None
+
+
+def test_hand_written_entries_win_over_generated_ones():
+    hand = env_vars.load_yaml(env_vars.TABLE)["values"]
+    merged = env_vars.table()["values"]
+    assert all(merged[name] == spec for name, spec in hand.items())
