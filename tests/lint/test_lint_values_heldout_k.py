@@ -2,7 +2,8 @@
 every set is (tests/lint/heldout_values.py). Written on 2026-12-06 from public documentation and the pinned wheels by a
 session that read lint-npu only through its public entry point, while round 11 was written, to measure that round once
 afterwards. Baseline (main at 628631b, before round 11): 77/151, 56/108 of the unlisted classes, no correct twin
-flagged (README)."""
+flagged. Round 11 (MindSpore's own checks on the CPU build, MindSpore's environment-variable reference, torch_npu
+operator values described one by one), measured once after its merge (d17ff6a): 103/151, 79/108, no twin (README)."""
 
 from heldout_values import PlantedSetChecks, print_report
 
@@ -15,9 +16,9 @@ class TestSetK(PlantedSetChecks):
                "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
                "lint_values_heldout_i", "lint_values_heldout_j")
     MIN_CASES, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 150, 100, 100, 6, 9
-    FLOOR = (77, 56)
+    FLOOR = (103, 79)
     OPEN = ("not every planted error is caught (baseline on main at 628631b, before round 11: 77/151, 56/108 of the "
-            "unlisted classes, 0/151 twins; README)")
+            "unlisted classes, 0/151 twins; round 11, measured once: 103/151, 79/108, 0/151; README)")
 
 
 if __name__ == "__main__":
