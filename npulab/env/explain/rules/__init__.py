@@ -29,6 +29,8 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
   Q4_0, Q8_0);
 - ``chip``          — an Atlas inference-series chip (310/310B/310P) in an error line: ``unsupported_soc``, last of
   the families;
+- ``warning``       — a back end's documented warning that an op runs on the CPU (Paddle) or that float64 became
+  float32 (torch_npu): ``op_fallback``, ``dtype_unsupported``, after every family an error line shows;
 - ``component``     — the service, operator or subprocess the line names and its documented remedy (a summary
   component, such as vLLM's "Engine core initialization failed", only when nothing else was found).
 
@@ -75,6 +77,7 @@ from npulab.env.explain.rules import (
     sizing,
     symbol,
     values,
+    warning,
 )
 from npulab.env.explain.rules.base import MAX_HITS, LogFacts, Rule, RuleHit, note_mark
 
@@ -82,7 +85,7 @@ LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one l
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
                            exception.RULE, misspelt.RULE, values.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, port.RULE, container.RULE, fallback.RULE, resource.RULE, capability.RULE, chip.RULE,
-                           component.RULE)  # component last: it may be a summary
+                           warning.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
     "vllm": (b"vllm",), "mindspore": (b"mindspore",),
     "torch": (b"torch._dynamo", b"torch/_dynamo", b"torch.compile", b"torch._inductor", b"torchair", b"torch.fx"),
