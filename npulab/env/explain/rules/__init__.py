@@ -13,6 +13,8 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
   do not pair), operands of two data types, an argument outside its allowed values, a launcher's missing variable;
 - ``misspelt``      — an Ascend environment variable set one letter away from a documented name (nothing reads it);
 - ``values``        — an Ascend environment variable set to a value its documentation does not allow (lint-npu's grammar);
+- ``renumbered``    — a logical device id beside ASCEND_VISIBLE_DEVICES (the chips a container mounts) that the
+  container does not have: ``visible_devices``;
 - ``ordinal``       — a device index of -1 (no device set in the process) or two NPU indices in one error line;
 - ``sizing``        — a size named like an environment variable is "too small/large": raise or lower that variable;
 - ``setting``       — a path that does not exist, or an Ascend environment variable the error is about: what sets it;
@@ -71,6 +73,7 @@ from npulab.env.explain.rules import (
     ordinal,
     port,
     recompile,
+    renumbered,
     requirement,
     resource,
     setting,
@@ -83,7 +86,7 @@ from npulab.env.explain.rules.base import MAX_HITS, LogFacts, Rule, RuleHit, not
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
-                           exception.RULE, misspelt.RULE, values.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
+                           exception.RULE, misspelt.RULE, values.RULE, renumbered.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, port.RULE, container.RULE, fallback.RULE, resource.RULE, capability.RULE, chip.RULE,
                            warning.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
