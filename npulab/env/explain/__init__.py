@@ -59,7 +59,7 @@ from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Fi
 from npulab.env.explain.neighbours import consult
 from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks
 from npulab.env.explain.root import RootFinder, RootLine
-from npulab.env.explain.rules import RULES, RuleScanner, device, library, module, warning
+from npulab.env.explain.rules import RULES, RuleScanner, device, library, module, sleep, warning
 from npulab.env.explain.triage import generic_finding, native_component, should_report, stated_failure
 
 CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
@@ -172,7 +172,8 @@ def _npu_stack_error(rules: RuleScanner, roots: RootFinder, root: RootLine | Non
     or a root error raised in an NPU package (its last traceback frame)."""
     if (any(module.npu_stack(h.facts) for h in rules.hits[module.NAME]) or rules.hits[device.NAME]
             or any(library.npu_stack(h.facts) for h in rules.hits[library.NAME])
-            or any(warning.npu_stack(h.facts) for h in rules.hits[warning.NAME])):
+            or any(warning.npu_stack(h.facts) for h in rules.hits[warning.NAME])
+            or any(sleep.npu_stack(h.facts) for h in rules.hits[sleep.NAME])):
         return True
     top = roots.components.get(root.line) if root is not None else None
     return top is not None and module.npu_stack({"module": top})

@@ -33,6 +33,7 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
   the families;
 - ``warning``       — a back end's documented warning that an op runs on the CPU (Paddle) or that float64 became
   float32 (torch_npu): ``op_fallback``, ``dtype_unsupported``, after every family an error line shows;
+- ``sleep``         — vLLM's sleep mode that freed 0 GiB: expandable segments off, enable_sleep_mode on;
 - ``component``     — the service, operator or subprocess the line names and its documented remedy (a summary
   component, such as vLLM's "Engine core initialization failed", only when nothing else was found).
 
@@ -78,6 +79,7 @@ from npulab.env.explain.rules import (
     resource,
     setting,
     sizing,
+    sleep,
     symbol,
     values,
     warning,
@@ -88,7 +90,7 @@ LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one l
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
                            exception.RULE, misspelt.RULE, values.RULE, renumbered.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, port.RULE, container.RULE, fallback.RULE, resource.RULE, capability.RULE, chip.RULE,
-                           warning.RULE, component.RULE)  # component last: it may be a summary
+                           warning.RULE, sleep.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
     "vllm": (b"vllm",), "mindspore": (b"mindspore",),
     "torch": (b"torch._dynamo", b"torch/_dynamo", b"torch.compile", b"torch._inductor", b"torchair", b"torch.fx"),

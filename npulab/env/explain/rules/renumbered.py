@@ -35,10 +35,15 @@ def ids(value: str) -> list[int] | None:
     return out[:MAX_IDS]
 
 
+# the container's own settings on its start line: `docker run -e ASCEND_VISIBLE_DEVICES=0-3`, `--env …`, `ctr … --env …`
+_RUN_ENV = re.compile(r"(?:^|\s)(?:-e|--env)[\s=]+[\"']?(" + "|".join((MOUNTED, *LOGICAL)) + r")=([\d,-]+)")
+
+
 def read(line: str) -> dict | None:
-    for setting in user_settings(line):
-        if setting.name in (MOUNTED, *LOGICAL) and ids(setting.value):
-            return {"variable": setting.name, "value": setting.value.strip(), "focus": setting.name}
+    found = [(s.name, s.value) for s in user_settings(line)] + [m.groups() for m in _RUN_ENV.finditer(line)]
+    for name, value in found:
+        if name in (MOUNTED, *LOGICAL) and ids(value):
+            return {"variable": name, "value": value.strip(), "focus": name}
     return None
 
 
