@@ -106,7 +106,8 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     # (github.com/Cambricon/torch_mlu); Google Coral's Edge TPU runtime (coral.ai/docs: libedgetpu); Intel's GPU
     # extension (intel/intel-extension-for-pytorch, xpu-smi); AWS Inferentia/Trainium (awsdocs-neuron: torch_neuronx)
     b"gpu-util", b"adreno", b"hexagon", b"libqnn", b"qnn_htp", b"snpe", b"torch_mlu", b"cnrt", b"edgetpu",
-    b"intel_extension_for_pytorch", b"xpu-smi", b"torch_neuronx", b"neuronx-cc")
+    b"intel_extension_for_pytorch", b"xpu-smi", b"torch_neuronx", b"neuronx-cc",
+    b"libnvinfer")  # NVIDIA TensorRT's runtime library (docs.nvidia.com/deeplearning/tensorrt, installation guide)
 # a traceback frame in a file on a Windows drive ('File "E:\\…"'): torch_npu and CANN ship for Linux only (PyPI's
 # torch-npu files are manylinux x86_64 and aarch64 wheels), so such a log comes from another machine
 _WINDOWS_FRAME = re.compile(rb'file "[a-z]:\\')

@@ -240,7 +240,8 @@ class RuleScanner:
 
     def first_hit(self) -> RuleHit | None:
         """The earliest line any rule read (the root error when no line says "error" itself)."""
-        return min((h for hits in self.hits.values() for h in hits), key=lambda h: h.line, default=None)
+        return min((h for rule in self.rules if rule.root for h in self.hits[rule.name]), key=lambda h: h.line,
+                   default=None)
 
     def findings(self, families: list[Finding]) -> list[Finding]:
         """The catalog's family findings merged with the rules' findings, in report order (see the module docstring)."""

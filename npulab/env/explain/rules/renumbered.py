@@ -64,4 +64,5 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     return rule_finding(NAME, note, note, note, [mounted, logical], data["sources"], family=data["family"], note=note)
 
 
-RULE = Rule(NAME, (b"ascend_visible_devices", b"ascend_rt_visible_devices", b"ascend_device_id"), read, finding)
+RULE = Rule(NAME, (b"ascend_visible_devices", b"ascend_rt_visible_devices", b"ascend_device_id"), read, finding,
+            root=False)
