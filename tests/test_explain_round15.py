@@ -158,3 +158,13 @@ def test_vllm_ascends_sleep_that_freed_nothing_names_expandable_segments():
 def test_a_sleep_that_freed_memory_is_not_read():
     text = ASCEND + "INFO 03-02 10:00:01 [worker_v1.py:180] Sleep mode freed 38.51 GiB memory, 2.70 GiB memory is still in use.\n"
     assert ex.explain_text(text).findings == []
+
+
+# --- dynamic shapes a chip does not support ---------------------------------------------------------------------------
+
+def test_dynamic_shape_not_supported_on_the_chip_names_static_shapes_and_gears():
+    text = ASCEND + ("E39999: Op [MatMul] of Ops kernel [AIcoreEngine] is unsupported. Reason: Dynamic shape is not "
+                     "supported on this chip!\n")
+    found = ex.explain_text(text).findings[0]
+    assert found.category == "unsupported_soc"
+    assert "input_shape" in found.fix and "dynamic_dims" in found.fix
