@@ -16,7 +16,7 @@ class TestFresh2026_12e(FreshSetChecks):
     SIZES = (56, 23, 12, 21)  # logs, known, lacking, healthy when collected (README)
     PER_REPOSITORY = False
     # round 8 (round 6: 20 known, 4 fix named, 21 healthy, 4 silent; round 5: 19, 2, 16, 6)
-    FLOOR = dict(known=21, fix_named=5, healthy=21, silent=3)
+    FLOOR = dict(known=22, fix_named=5, healthy=21, silent=3)  # round 15: 22 (a dynamic shape the chip lacks)
     OPEN = ("issue 36 aims not met on this set (round 6: 20/23 known, 4/12 fix named, 4/35 silent, 21/21 healthy;"
             " round 5: 19/23, 2/12, 6/35, 16/21): explain stays open")
 

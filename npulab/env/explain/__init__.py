@@ -59,8 +59,8 @@ from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Fi
 from npulab.env.explain.neighbours import consult
 from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks
 from npulab.env.explain.root import RootFinder, RootLine
-from npulab.env.explain.rules import RULES, RuleScanner, device, library, module
-from npulab.env.explain.triage import generic_finding, native_component, should_report
+from npulab.env.explain.rules import RULES, RuleScanner, device, library, module, sleep, warning
+from npulab.env.explain.triage import generic_finding, native_component, should_report, stated_failure
 
 CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
 # consult the packaged reported cases when no family matches (npulab.env.explain.neighbours): opt-in, ``explain
@@ -135,7 +135,7 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     if root is None and ascend and roots.fallbacks:  # … or in the warning that the NPU was given up for the CPU
         root = roots.fallbacks[0]
     documented_found = documented_findings(docs, findings, root, roots.strongest(), entries, evidence) if ascend else []
-    if should_report(root, codes, ascend):
+    if should_report(root, codes, ascend or stated_failure(root)):
         component = roots.components.get(root.line) or next(  # the last frame's package, or the module the line names
             (h.facts["module"].partition(".")[0] for h in rules.hits[module.NAME] if h.line == root.line), None)
         pip = module.pip_name(component) if component else None
@@ -171,7 +171,9 @@ def _npu_stack_error(rules: RuleScanner, roots: RootFinder, root: RootLine | Non
     package, a missing library of the Ascend stack (CANN, the driver, torch_npu), torch not knowing the ``npu`` device,
     or a root error raised in an NPU package (its last traceback frame)."""
     if (any(module.npu_stack(h.facts) for h in rules.hits[module.NAME]) or rules.hits[device.NAME]
-            or any(library.npu_stack(h.facts) for h in rules.hits[library.NAME])):
+            or any(library.npu_stack(h.facts) for h in rules.hits[library.NAME])
+            or any(warning.npu_stack(h.facts) for h in rules.hits[warning.NAME])
+            or any(sleep.npu_stack(h.facts) for h in rules.hits[sleep.NAME])):
         return True
     top = roots.components.get(root.line) if root is not None else None
     return top is not None and module.npu_stack({"module": top})

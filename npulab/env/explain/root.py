@@ -106,7 +106,8 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     # (github.com/Cambricon/torch_mlu); Google Coral's Edge TPU runtime (coral.ai/docs: libedgetpu); Intel's GPU
     # extension (intel/intel-extension-for-pytorch, xpu-smi); AWS Inferentia/Trainium (awsdocs-neuron: torch_neuronx)
     b"gpu-util", b"adreno", b"hexagon", b"libqnn", b"qnn_htp", b"snpe", b"torch_mlu", b"cnrt", b"edgetpu",
-    b"intel_extension_for_pytorch", b"xpu-smi", b"torch_neuronx", b"neuronx-cc")
+    b"intel_extension_for_pytorch", b"xpu-smi", b"torch_neuronx", b"neuronx-cc",
+    b"libnvinfer")  # NVIDIA TensorRT's runtime library (docs.nvidia.com/deeplearning/tensorrt, installation guide)
 # a traceback frame in a file on a Windows drive ('File "E:\\…"'): torch_npu and CANN ship for Linux only (PyPI's
 # torch-npu files are manylinux x86_64 and aarch64 wheels), so such a log comes from another machine
 _WINDOWS_FRAME = re.compile(rb'file "[a-z]:\\')
@@ -145,6 +146,10 @@ _SUCCESS_END = re.compile(r"(?i)^\W*=*\s*\d+ passed(?:,\s*\d+ (?:skipped|deselec
                           r"(?:,?\s*\d+ warnings?)?\s+in\s+[\d.]+\s*s|^OK(?: \(skipped=\d+\))?$|"
                           r"\btraining (?:is )?(?:completed|finished|done)\b|\ball tests passed\b|"
                           r"\bfinished training\b|训练(?:完成|结束)|推理完成")
+# a log pasted as one line (a web form that dropped the newlines): a traceback's header with its first frame after the
+# warnings that preceded it on the same line ("… RuntimeWarning: … Traceback (most recent call last): File \"…\"");
+# the warning words before it do not make it a warning (Python's traceback module prints the header, then the frames)
+PASTED_TRACEBACK = re.compile(r"\S.*?\bTraceback \(most recent call last\):?\s+File \"")
 NATIVE_CRASH = re.compile(r"terminate called after throwing an instance of|\bAborted\b.*core dumped|"
                           r"Segmentation fault|Fatal Python error|\bSIG(?:SEGV|ABRT|BUS|ILL)\b")
 
@@ -156,8 +161,10 @@ def quiet(line: str) -> bool:
 
 def rank(line: str) -> int:
     """How specific an error line is: 3 exception or coded CANN message, 2 ERROR level, 1 weak, 0 not an error."""
-    if _TRACEBACK_FRAME.search(line) or _NOT_ERROR.search(line) and not _EXCEPTION.search(line):
+    if _TRACEBACK_FRAME.search(line):
         return 0
+    if _NOT_ERROR.search(line) and not _EXCEPTION.search(line):
+        return 1 if PASTED_TRACEBACK.search(line) else 0  # a warning, unless a whole traceback was pasted after it
     if _INNER_ONLY.search(line):
         return 2
     if _EXCEPTION.search(line) or _CANN_MESSAGE.search(line):

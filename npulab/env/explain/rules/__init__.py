@@ -13,6 +13,8 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
   do not pair), operands of two data types, an argument outside its allowed values, a launcher's missing variable;
 - ``misspelt``      — an Ascend environment variable set one letter away from a documented name (nothing reads it);
 - ``values``        — an Ascend environment variable set to a value its documentation does not allow (lint-npu's grammar);
+- ``renumbered``    — a logical device id beside ASCEND_VISIBLE_DEVICES (the chips a container mounts) that the
+  container does not have: ``visible_devices``;
 - ``ordinal``       — a device index of -1 (no device set in the process) or two NPU indices in one error line;
 - ``sizing``        — a size named like an environment variable is "too small/large": raise or lower that variable;
 - ``setting``       — a path that does not exist, or an Ascend environment variable the error is about: what sets it;
@@ -29,6 +31,9 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
   Q4_0, Q8_0);
 - ``chip``          — an Atlas inference-series chip (310/310B/310P) in an error line: ``unsupported_soc``, last of
   the families;
+- ``warning``       — a back end's documented warning that an op runs on the CPU (Paddle) or that float64 became
+  float32 (torch_npu): ``op_fallback``, ``dtype_unsupported``, after every family an error line shows;
+- ``sleep``         — vLLM's sleep mode that freed 0 GiB: expandable segments off, enable_sleep_mode on;
 - ``component``     — the service, operator or subprocess the line names and its documented remedy (a summary
   component, such as vLLM's "Engine core initialization failed", only when nothing else was found).
 
@@ -69,20 +74,23 @@ from npulab.env.explain.rules import (
     ordinal,
     port,
     recompile,
+    renumbered,
     requirement,
     resource,
     setting,
     sizing,
+    sleep,
     symbol,
     values,
+    warning,
 )
 from npulab.env.explain.rules.base import MAX_HITS, LogFacts, Rule, RuleHit, note_mark
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
-                           exception.RULE, misspelt.RULE, values.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
+                           exception.RULE, misspelt.RULE, values.RULE, renumbered.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, port.RULE, container.RULE, fallback.RULE, resource.RULE, capability.RULE, chip.RULE,
-                           component.RULE)  # component last: it may be a summary
+                           warning.RULE, sleep.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
     "vllm": (b"vllm",), "mindspore": (b"mindspore",),
     "torch": (b"torch._dynamo", b"torch/_dynamo", b"torch.compile", b"torch._inductor", b"torchair", b"torch.fx"),
@@ -232,7 +240,8 @@ class RuleScanner:
 
     def first_hit(self) -> RuleHit | None:
         """The earliest line any rule read (the root error when no line says "error" itself)."""
-        return min((h for hits in self.hits.values() for h in hits), key=lambda h: h.line, default=None)
+        return min((h for rule in self.rules if rule.root for h in self.hits[rule.name]), key=lambda h: h.line,
+                   default=None)
 
     def findings(self, families: list[Finding]) -> list[Finding]:
         """The catalog's family findings merged with the rules' findings, in report order (see the module docstring)."""

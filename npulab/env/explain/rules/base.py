@@ -57,6 +57,7 @@ class Rule:
     needs_error: bool = False
     warnings: bool = False  # reads WARNING-level lines too (a documented warning the user acts on)
     wraps: bool = False  # reads a line cut mid-clause with the indented lines that continue it (a wrapped message)
+    root: bool = True  # a line it read may stand as the root error (False: a setting, wrong only beside another one)
 
 
 def note_mark() -> str:

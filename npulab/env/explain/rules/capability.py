@@ -23,7 +23,7 @@ SAYS_UNSUPPORTED = re.compile(r"(?i)\b(?:not\s+supported|unsupported|unsupport|n
 _ONLY_ON = re.compile(r"(?i)only\s+supported\s+(?:on|for|with|by)\s+([^.;\n\"]{1,120})")  # … the list after "on"
 _SOC_ITSELF = re.compile(r"(?i)unsupported\s+soc|soc[_ ]?version|support\s+soc|SOC_VERSION|support for Ascend")
 # which noun the line is about, most telling first; the chip comes first only when the chip itself is unsupported
-ORDER = ("dtype", "format", "op", "version", "mode", "feature", "soc")
+ORDER = ("dtype", "shape", "format", "op", "version", "mode", "feature", "soc")
 
 
 @functools.cache
@@ -83,8 +83,10 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
             sources = [*special["sources"], *sources]
             break
     family = kind.get("family") or (kind.get("family_on_chip") if hit.get("on") else None)
-    return rule_finding(NAME, title, cause, fix, hits, [*kind["sources"], *sources], family=family,
-                        note=t("explain.capability.note", said=said, on=on))
+    note = t("explain.capability.note", said=said, on=on)
+    if kind.get("note_alternatives"):  # the family's own fix is general: the way around this capability goes with it
+        note = f"{note}{_space()}{fix}"
+    return rule_finding(NAME, title, cause, fix, hits, [*kind["sources"], *sources], family=family, note=note)
 
 
 def _space() -> str:
