@@ -35,4 +35,3 @@ def en(monkeypatch):
     """npulab in English for one test (the tests of issue 37); the monkeypatch, for more settings of the same test."""
     monkeypatch.setenv("NPULAB_LANG", "en")
     return monkeypatch
-

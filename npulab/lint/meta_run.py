@@ -582,6 +582,23 @@ def _uses_torch(tree: ast.Module, imported: dict[str, str]) -> bool:
         isinstance(n, ast.Call) for n in ast.walk(tree))
 
 
+def refusals(interpreter: type, resolve_name, tree: ast.Module, imported: dict[str, str]) -> list:
+    """(line, written, error) of each call the interpreter's library refused, with the cell's imports bound by
+    ``resolve_name`` (an import it cannot bind stays unbound; the run stops quietly where it cannot go on)."""
+    env = {}
+    for name, dotted in imported.items():
+        try:
+            env[name] = resolve_name(dotted)
+        except Exception:
+            pass
+    refused: list = []
+    try:
+        interpreter(env).run(tree.body, refused)
+    except Exception:
+        pass
+    return refused
+
+
 def findings(tree: ast.Module, imported: dict[str, str]) -> list[tuple[int, str, str]]:
     """(line, written, message) of each call in a cell that torch's own checks refuse on the meta device."""
     if not _uses_torch(tree, imported):
@@ -590,17 +607,7 @@ def findings(tree: ast.Module, imported: dict[str, str]) -> list[tuple[int, str,
         torch = _torch()
     except Exception:  # no torch in this environment: nothing to run
         return []
-    env = {}
-    for name, dotted in imported.items():
-        try:
-            env[name] = resolve(dotted)
-        except Exception:
-            pass
-    refused: list = []
-    try:
-        _Interpreter(env).run(tree.body, refused)
-    except Exception:
-        pass
+    refused = refusals(_Interpreter, resolve, tree, imported)
     version = torch.__version__.split("+")[0]
     out = []
     for line, written, error in refused:

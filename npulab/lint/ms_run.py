@@ -341,17 +341,7 @@ def findings(tree, imported: dict[str, str]) -> list[tuple[int, str, str]]:
         ms = _ms()
     except Exception:  # no MindSpore in this environment: nothing to run
         return []
-    env = {}
-    for name, dotted in imported.items():
-        try:
-            env[name] = resolve(dotted)
-        except Exception:
-            pass
-    refused: list = []
-    try:
-        _Interpreter(env).run(tree.body, refused)
-    except Exception:
-        pass
+    refused = meta_run.refusals(_Interpreter, resolve, tree, imported)
     return [(line, written, t("lint.ms_run.refused", line=line, written=written, version=ms.__version__,
                               error=type(error).__name__, message=_first_line(error)))
             for line, written, error in refused]

@@ -179,12 +179,7 @@ class SourceTree:
                 self._trees[module] = _parsed_file(stored)
                 return self._trees[module]
             text = self.sources.get(module)
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    self._trees[module] = ast.parse(text) if text is not None else None
-            except SyntaxError:
-                self._trees[module] = None
+            self._trees[module] = _parsed(text) if text is not None else None
         return self._trees[module]
 
     def resolve(self, dotted: str, depth: int = 0) -> tuple[str, list[Signature] | None]:
@@ -647,6 +642,12 @@ def _parsed_file(path: Path) -> ast.Module | None:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         text = ""
+    return _parsed(text)
+
+
+def _parsed(text: str) -> ast.Module | None:
+    """A module's source parsed, its syntax warnings (invalid escapes in old sources) silenced; None where it does not
+    parse."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
