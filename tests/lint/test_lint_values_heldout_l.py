@@ -1,0 +1,24 @@
+"""Held-out set L of planted value/type errors for lint-npu (tests/data/lint_values_heldout_l, issue 36), scored as
+every set is (tests/lint/heldout_values.py). Written on 2026-12-07 from public documentation and the pinned wheels by a
+session that read lint-npu only through its public entry point, while round 12 was written, to measure that round once
+afterwards. Baseline (main at 8219fa9, before round 12): 79/124, 56/80 of the unlisted classes, no
+correct twin flagged (README)."""
+
+from heldout_values import PlantedSetChecks, print_report
+
+FOLDER = "lint_values_heldout_l"
+
+
+class TestSetL(PlantedSetChecks):
+    FOLDER = FOLDER
+    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
+               "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
+               "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k")
+    MIN_CASES, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 120, 75, 75, 13, 13
+    FLOOR = (79, 56)
+    OPEN = ("not every planted error is caught (baseline on main at 8219fa9, before round 12: 79/124, 56/80 of the "
+            "unlisted classes, 0/124 twins; README)")
+
+
+if __name__ == "__main__":
+    print_report(FOLDER)
