@@ -79,7 +79,10 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
 # accelerators also run (Intel's NPU, MindSpore on GPU); it counts only in a log that shows no other accelerator
 # ModelArts notebooks, whose home is /home/ma-user, are Huawei Cloud's, most of them on Ascend
 # … and an API named for the NPU ("enable_npu", "is_npu": a word that ends in "_npu")
-_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9])(?:[a-z][a-z0-9]*_)?npus?(?![a-z0-9_])|mindspore|/home/ma-user/")
+# Paddle-Lite's NNAdapter (lite/kernels/nnadapter, NNAdapterException): its interface to NPUs, Huawei's Ascend and
+# Kirin among them (paddlepaddle.org.cn/lite/develop/develop_guides/nnadapter.html) — weak like a bare "NPU": the
+# other accelerators it drives (Rockchip, Cambricon …) are other accelerators' words
+_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9])(?:[a-z][a-z0-9]*_)?npus?(?![a-z0-9_])|mindspore|/home/ma-user/|nnadapter")
 # also weaker evidence, since other vendors name things for their NPU too (Rockchip RKNN's NPUTransfer client):
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
 _NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")

@@ -79,6 +79,10 @@ _NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxrunt
            # PaddleCustomDevice's Ascend backend (backends/npu/…), installed as paddle-custom-npu beside paddlepaddle
            (re.compile(r"[/\\]backends[/\\]npu[/\\]|(?i:paddle[_-]custom[_-](?:device|npu)|PaddleCustomDevice)"),
             "paddle-custom-npu", "paddle-custom-npu"),
+           # Paddle-Lite's C++ sources (github.com/PaddlePaddle/Paddle-Lite: lite/…; its logger cuts the path to "...le-Lite/lite/…")
+           # and its exceptions; pip name paddlelite
+           (re.compile(r"-Lite[/\\]lite[/\\]|\bpaddle::lite::|\bPaddleLiteException\b|\bNNAdapterException\b"),
+            "Paddle-Lite", "paddlelite"),
            (re.compile(r"[/\\]paddle[/\\](?:fluid|phi)[/\\]"), "paddle", "paddlepaddle"),
            # no source path: the wording of its NPU status check (PADDLE_ENFORCE_NPU_SUCCESS: " ACL error, the error
            # code is : N"), which PaddleCustomDevice prints today, or its image (registry.baidubce.com/device/paddle-npu)

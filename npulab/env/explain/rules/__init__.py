@@ -34,6 +34,8 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``warning``       — a back end's documented warning that an op runs on the CPU (Paddle) or that float64 became
   float32 (torch_npu): ``op_fallback``, ``dtype_unsupported``, after every family an error line shows;
 - ``sleep``         — vLLM's sleep mode that freed 0 GiB: expandable segments off, enable_sleep_mode on;
+- ``pairing``       — installed releases a package listing shows that do not pair (torch and torch_npu, torchvision,
+  torchaudio, vLLM and vLLM-Ascend, a wheel's +torch label): ``version_mismatch``;
 - ``component``     — the service, operator or subprocess the line names and its documented remedy (a summary
   component, such as vLLM's "Engine core initialization failed", only when nothing else was found).
 
@@ -72,6 +74,7 @@ from npulab.env.explain.rules import (
     misspelt,
     module,
     ordinal,
+    pairing,
     port,
     recompile,
     renumbered,
@@ -84,13 +87,13 @@ from npulab.env.explain.rules import (
     values,
     warning,
 )
-from npulab.env.explain.rules.base import MAX_HITS, LogFacts, Rule, RuleHit, note_mark
+from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, note_mark
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
                            exception.RULE, misspelt.RULE, values.RULE, renumbered.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, port.RULE, container.RULE, fallback.RULE, resource.RULE, capability.RULE, chip.RULE,
-                           warning.RULE, sleep.RULE, component.RULE)  # component last: it may be a summary
+                           warning.RULE, sleep.RULE, pairing.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
     "vllm": (b"vllm",), "mindspore": (b"mindspore",),
     "torch": (b"torch._dynamo", b"torch/_dynamo", b"torch.compile", b"torch._inductor", b"torchair", b"torch.fx"),
@@ -148,7 +151,7 @@ def last_head(block: bytes) -> str | None:
 
 
 class RuleScanner:
-    """Collects, over the blocks of a log, the first lines each rule reads (at most ``MAX_HITS`` per rule)."""
+    """Collects, over the blocks of a log, the first lines each rule reads (at most ``Rule.most`` per rule)."""
 
     # Warning and info lines cost a decode and two regular expressions each; error-level lines that hold a rule's
     # needle cost that rule's reading, for the first LOOK_BUDGET of them only.
@@ -227,9 +230,9 @@ class RuleScanner:
                 return
 
     def _wants(self, rule: Rule) -> bool:
-        """Whether a rule still reads lines: fewer than MAX_HITS hits and fewer than LOOK_BUDGET error-level lines
+        """Whether a rule still reads lines: fewer than ``rule.most`` hits and fewer than LOOK_BUDGET error-level lines
         read (a log of millions of error lines costs bounded time; the earliest lines are the root ones anyway)."""
-        return len(self.hits[rule.name]) < MAX_HITS and self._looked[rule.name] < LOOK_BUDGET
+        return len(self.hits[rule.name]) < rule.most and self._looked[rule.name] < LOOK_BUDGET
 
     def _head_before(self, block: bytes, heads: list[int], start: int) -> str:
         i = bisect.bisect_left(heads, start) - 1

@@ -1,0 +1,82 @@
+"""Round 16 of issue 36: general readings, each tested on lines written here (never a log of a set): installed
+releases a package listing shows that do not pair (documented pairs: torch_npu and torch, torchvision and torch,
+torchaudio and torch, vllm-ascend and vLLM, a wheel's +torch label) as ``version_mismatch``; a second fallback for the
+PrivateUse1 dispatch key (two out-of-tree back ends in one process) as ``two_accelerators``; Paddle-Lite's NNAdapter
+as weak NPU evidence and Paddle-Lite as the component that raised."""
+
+from __future__ import annotations
+
+import pytest
+
+from npulab.env import explain as ex
+from npulab.env.explain.rules.pairing import release
+
+ASCEND = "[INFO] torch_npu on Ascend 910B3, CANN 8.0.RC3\n"  # a line that makes a log about Ascend
+FAILED = "RuntimeError: the model failed to start\n"
+
+
+@pytest.mark.parametrize("listing", [
+    "torch            2.5.1\ntorch-npu        2.4.0.post2\n",  # pip list
+    "torch==2.6.0\ntorch_npu==2.5.1\n",  # pip freeze
+    "torch 2.5.1\ntorchvision 0.16.0\n",  # torchvision 0.16 is torch 2.1's
+    "torch 2.5.1\ntorchaudio 2.1.0\n",
+    "vllm                0.8.4\nvllm_ascend         0.7.3rc2\n",
+    "torch 2.5.1\nmindietorch 2.0a3+torch2.1.0.abi0\n",  # a wheel built for torch 2.1.0
+])
+def test_a_listing_of_releases_that_do_not_pair_is_version_mismatch(listing):
+    report = ex.explain_text(ASCEND + FAILED + listing)
+    assert report.categories[0] == "version_mismatch"
+
+
+@pytest.mark.parametrize("listing", [
+    "torch            2.5.1\ntorch-npu        2.5.1rc1\ntorchvision      0.20.1\ntorchaudio       2.5.1\n",
+    "torch 2.10.0+cpu\ntorch-npu 2.10.0.post2\n",
+    "vllm 0.7.3+empty\nvllm_ascend 0.7.3rc2\n",
+    "vllm 0.27.1.dev0+g4bdc8a788\nvllm-ascend 0.26.0rc1\n",  # a development build of vLLM is not compared
+])
+def test_a_listing_of_pairs_that_fit_says_nothing_of_versions(listing):
+    assert "version_mismatch" not in ex.explain_text(ASCEND + FAILED + listing).categories
+
+
+def test_a_listing_in_a_log_of_another_accelerator_says_nothing():
+    text = "torch 2.5.1+cu121\ntorchvision 0.16.0\nRuntimeError: CUDA error: out of memory\n"
+    assert ex.explain_text(text).findings == []
+
+
+def test_the_listing_is_named_in_the_fix():
+    report = ex.explain_text(ASCEND + FAILED + "torch 2.6.0\ntorch-npu 2.5.1\n")
+    assert "2.6.0" in report.findings[0].fix and "2.5.1" in report.findings[0].fix
+
+
+def test_release_numbers():
+    assert release("2.5.1rc1") == (2, 5, 1) and release("0.20.1", 2) == (0, 20) and release("2.1.0.post3") == (2, 1, 0)
+
+
+# --- the PrivateUse1 key registered twice ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("key", ["PrivateUse1", "AutogradPrivateUse1"])
+def test_a_second_privateuse1_fallback_is_two_accelerators(key):
+    text = ("terminate called after throwing an instance of 'c10::Error'\n"
+            f"  what():  Tried to register multiple backend fallbacks for the same dispatch key {key}; previous "
+            "registration registered at a.cpp:1, new registration registered at b.cpp:2\n")
+    assert ex.explain_text(text).categories[0] == "two_accelerators"
+
+
+def test_a_second_fallback_for_another_key_is_not_two_accelerators():
+    text = "RuntimeError: Tried to register multiple backend fallbacks for the same dispatch key Conjugate\n"
+    assert "two_accelerators" not in ex.explain_text(text).categories
+
+
+# --- Paddle-Lite's NNAdapter ---------------------------------------------------------------------------------------------
+
+def test_an_nnadapter_failure_is_not_silent_and_names_paddle_lite():
+    text = ("[F 12/ 1 14:47:20.689 ...le-Lite/lite/kernels/nnadapter/engine.cc:294 Engine] Check failed: "
+            "(device_names.size() > 0): 0!>0 No device specified.\n")
+    report = ex.explain_text(text)
+    assert report.categories == ["generic_triage"] and "paddlelite" in report.findings[0].fix
+
+
+def test_nnadapter_beside_another_accelerator_stays_silent():
+    text = ("[I lite/kernels/nnadapter/engine.cc:100] device rockchip_npu, librknpu_ddk.so loaded\n"
+            "[F lite/kernels/nnadapter/engine.cc:294 Engine] Check failed: model build\n")
+    assert ex.explain_text(text).findings == []
