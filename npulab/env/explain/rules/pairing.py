@@ -4,7 +4,8 @@ pins, ``name: version`` lines): each pair is a documented rule of its project, n
 - torch_npu X.Y.Z (rcN, .postN, .devDATE) is built for PyTorch X.Y.Z (Ascend/pytorch COMPATIBILITY.en.md: every row
   pairs a torch_npu release with the PyTorch release of the same number);
 - torchvision 0.N pairs with PyTorch 2.(N-15) (pytorch/vision README, "Installation": 0.15 ↔ 2.0 … 0.24 ↔ 2.9);
-- torchaudio 2.N pairs with PyTorch 2.N (pytorch/audio docs, "Supported versions");
+- torchaudio 2.N pairs with PyTorch 2.N; from 2.11 on, torchaudio is built against PyTorch's stable ABI and works with
+  its own PyTorch release and every later one (pytorch/audio docs, installation, "Compatibility Matrix");
 - vllm-ascend X.Y.Z[rcN] is written for vLLM X.Y.Z (vllm-ascend docs, "Versioning policy": the release number is
   the vLLM release it supports); a development build (``.dev``, ``+g<commit>``, ``-dev``) is not compared;
 - a local version label ``+torchA.B.C`` (PEP 440 local version identifiers; MindIE Torch's wheels name the torch they
@@ -29,6 +30,7 @@ _ROW = re.compile(r"^\s*(?:[-*|]\s*)?(torch|torch[-_]npu|torchvision|torchaudio|
                   r"(?:==|[:：]|\s|\|)\s*" + _VERSION + r"\s*(?:\|\s*)?(?:/\S*)?\s*$", re.IGNORECASE)
 _LABELLED = re.compile(r"^\s*(?:[-*|]\s*)?([A-Za-z][\w.-]*)\s*(?:==|[:：]|\s)\s*(v?\d[\w.]*\+torch(\d+\.\d+(?:\.\d+)?)[\w.]*)\s*$")
 _NUMBER = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+STABLE_ABI_AUDIO = (2, 11)  # the first torchaudio built against PyTorch's stable ABI (docs.pytorch.org/audio/2.11.0)
 _DEV_BUILD = re.compile(r"(?i)\.dev|\+g[0-9a-f]|-dev")
 
 
@@ -60,7 +62,9 @@ def disagreements(installed: dict[str, str], labels: dict[str, str]) -> list[str
     if torch and vision and release(torch, 2)[:1] == (2,) and release(vision, 2) != (0, release(torch, 2)[1] + 15):
         out.append(t("explain.pairing.torchvision", torch=torch, vision=vision, wanted=f"0.{release(torch, 2)[1] + 15}"))
     audio = installed.get("torchaudio")
-    if torch and audio and release(torch, 2)[:1] == (2,) and release(audio, 2) != release(torch, 2):
+    if torch and audio and release(torch, 2)[:1] == (2,) and (
+            release(torch, 2) < release(audio, 2) if release(audio, 2) >= STABLE_ABI_AUDIO else
+            release(audio, 2) != release(torch, 2)):
         out.append(t("explain.pairing.torchaudio", torch=torch, audio=audio))
     vllm, ascend = installed.get("vllm"), installed.get("vllm-ascend")
     if vllm and ascend and not (_DEV_BUILD.search(vllm) or _DEV_BUILD.search(ascend)) and release(vllm) != release(ascend):
