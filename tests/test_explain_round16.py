@@ -81,3 +81,28 @@ def test_nnadapter_beside_another_accelerator_stays_silent():
     text = ("[I lite/kernels/nnadapter/engine.cc:100] device rockchip_npu, librknpu_ddk.so loaded\n"
             "[F lite/kernels/nnadapter/engine.cc:294 Engine] Check failed: model build\n")
     assert ex.explain_text(text).findings == []
+
+
+# --- an aclnn call that failed on a stated requirement ---------------------------------------------------------------
+
+def test_an_aclnn_failure_with_a_stated_requirement_is_aclnn_param_check():
+    text = ("RuntimeError: npu_rotary_mul:op_plugin/RotaryMulKernelNpuOpApi.cpp:40 NPU function error: call "
+            "aclnnRotaryPositionEmbedding failed, error code is 561002\n"
+            "[ERROR] 2026-01-01-00:00:00 (PID:1, Device:0, RankID:-1) ERR00100 PTA call acl api failed.\n"
+            "EZ9999: Inner Error!\n"
+            "EZ9999[PID: 1] 2026-01-01-00:00:00.000.000 (EZ9999): the last dim of x must be 64 or 128, "
+            "but got 80.[FUNC:CheckShape][FILE:rotary_tiling.cpp][LINE:12]\n")
+    report = ex.explain_text(text)
+    assert report.categories[0] == "aclnn_param_check" and "must be 64 or 128" in report.findings[0].fix
+
+
+def test_a_requirement_without_a_failed_aclnn_call_is_not_aclnn_param_check():
+    text = ("[ERROR] HCCL(1,python):2026-01-01 [hccl_comm.cc:10] EI9999: buffer size must be larger than 200MB\n"
+            "RuntimeError: HCCL init failed on Ascend 910B\n")
+    assert "aclnn_param_check" not in ex.explain_text(text).categories
+
+
+def test_a_failed_aclnn_call_without_a_requirement_is_not_read_as_one():
+    text = ("RuntimeError: call aclnnAdd failed, error code is 561000\nEZ9999: Inner Error!\n"
+            "EZ9999[PID: 1] (EZ9999): kernel launch timeout.[FUNC:Launch][FILE:a.cpp][LINE:1]\n")
+    assert "aclnn_param_check" not in ex.explain_text(text).categories

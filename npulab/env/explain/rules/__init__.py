@@ -26,6 +26,8 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``port``          — a port already taken, in any wording: HCCL's sockets (the ``hccl_network`` family);
 - ``resource``      — UB, workspace, HBM and host memory limits: the knob that sizes each;
 - ``capability``    — "not supported" with a chip, data type, format, op, version or mode: what, on what, instead;
+- ``requirement_check`` — an aclnn call that failed on a requirement its inner error states ("must be …",
+  "uncontiguous input"): ``aclnn_param_check``;
 - ``container``     — the NPU not detected in a log that shows a container: ``driver_not_mounted``;
 - ``fallback``      — the work said to run on the CPU: the Ascend back end's documented limits (llama.cpp: FP16,
   Q4_0, Q8_0);
@@ -79,6 +81,7 @@ from npulab.env.explain.rules import (
     recompile,
     renumbered,
     requirement,
+    requirement_check,
     resource,
     setting,
     sizing,
@@ -91,7 +94,7 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, note_mark
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
-                           exception.RULE, misspelt.RULE, values.RULE, renumbered.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
+                           requirement_check.RULE, exception.RULE, misspelt.RULE, values.RULE, renumbered.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, port.RULE, container.RULE, fallback.RULE, resource.RULE, capability.RULE, chip.RULE,
                            warning.RULE, sleep.RULE, pairing.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
