@@ -106,3 +106,31 @@ def test_a_failed_aclnn_call_without_a_requirement_is_not_read_as_one():
     text = ("RuntimeError: call aclnnAdd failed, error code is 561000\nEZ9999: Inner Error!\n"
             "EZ9999[PID: 1] (EZ9999): kernel launch timeout.[FUNC:Launch][FILE:a.cpp][LINE:1]\n")
     assert "aclnn_param_check" not in ex.explain_text(text).categories
+
+
+# --- never silent: a last line that tells how the process ended ---------------------------------------------------------
+
+ASCEND_RUN = "[INFO] loading the model on Ascend 910B with torch_npu 2.5.1\nstep 1 loss 2.31\n"
+
+
+@pytest.mark.parametrize("last", ["Process finished with exit code 139", "进程已结束，退出代码为 -1", "exit status 1",
+                                  "exitcode  : -9 (pid: 1234)", "The process was killed by signal 9", "Terminated",
+                                  "[1]    12345 killed     python train.py", "stuck at loading the weights",
+                                  "卡住了，没有任何输出"])
+def test_an_ascend_log_that_ends_abnormally_gets_the_generic_finding(last):
+    report = ex.explain_text(ASCEND_RUN + last + "\n")
+    assert report.categories == ["generic_triage"] and report.root_error.line == 3
+
+
+@pytest.mark.parametrize("last", ["Process finished with exit code 0", "进程已结束，退出代码为 0", "step 2 loss 2.10"])
+def test_an_ascend_log_that_ends_normally_stays_silent(last):
+    assert ex.explain_text(ASCEND_RUN + last + "\n").findings == []
+
+
+def test_an_abnormal_end_only_counts_on_the_last_line():
+    assert ex.explain_text(ASCEND_RUN + "exit status 1\nretrying\nstep 2 loss 2.10\n").findings == []
+
+
+@pytest.mark.parametrize("log", ["python train.py\nKilled\n", "training on a V100\nProcess finished with exit code 1\n"])
+def test_an_abnormal_end_without_ascend_evidence_stays_silent(log):
+    assert ex.explain_text(log).findings == []
