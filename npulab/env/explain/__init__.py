@@ -134,6 +134,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         root = roots.warnings[0]
     if root is None and ascend and roots.fallbacks:  # … or in the warning that the NPU was given up for the CPU
         root = roots.fallbacks[0]
+    if root is None and ascend:  # … or in a last line that tells how the process ended, or that it hangs
+        root = roots.abnormal_end()
     documented_found = documented_findings(docs, findings, root, roots.strongest(), entries, evidence) if ascend else []
     if should_report(root, codes, ascend or stated_failure(root)):
         component = roots.components.get(root.line) or next(  # the last frame's package, or the module the line names

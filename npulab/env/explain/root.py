@@ -79,7 +79,10 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
 # accelerators also run (Intel's NPU, MindSpore on GPU); it counts only in a log that shows no other accelerator
 # ModelArts notebooks, whose home is /home/ma-user, are Huawei Cloud's, most of them on Ascend
 # … and an API named for the NPU ("enable_npu", "is_npu": a word that ends in "_npu")
-_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9])(?:[a-z][a-z0-9]*_)?npus?(?![a-z0-9_])|mindspore|/home/ma-user/")
+# Paddle-Lite's NNAdapter (lite/kernels/nnadapter, NNAdapterException): its interface to NPUs, Huawei's Ascend and
+# Kirin among them (paddlepaddle.org.cn/lite/develop/develop_guides/nnadapter.html) — weak like a bare "NPU": the
+# other accelerators it drives (Rockchip, Cambricon …) are other accelerators' words
+_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9])(?:[a-z][a-z0-9]*_)?npus?(?![a-z0-9_])|mindspore|/home/ma-user/|nnadapter")
 # also weaker evidence, since other vendors name things for their NPU too (Rockchip RKNN's NPUTransfer client):
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
 _NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
@@ -149,6 +152,20 @@ _SUCCESS_END = re.compile(r"(?i)^\W*=*\s*\d+ passed(?:,\s*\d+ (?:skipped|deselec
 # a log pasted as one line (a web form that dropped the newlines): a traceback's header with its first frame after the
 # warnings that preceded it on the same line ("… RuntimeWarning: … Traceback (most recent call last): File \"…\"");
 # the warning words before it do not make it a warning (Python's traceback module prints the header, then the frames)
+# a log whose last line tells how the process ended, not why (round 16, "never silent"): a non-zero exit code or
+# status as shells, IDEs and launchers print it ("Process finished with exit code 139", "exit status 1", torchrun's
+# "exitcode  : -9", PyCharm's "进程已结束，退出代码为 -1"), a signal that ended it (signal(7): SIGKILL, which the kernel's
+# OOM killer sends, SIGTERM, SIGSEGV …; "Killed", "Terminated", "core dumped"), an errno text left as the last word
+# (errno(3): "No such file or directory", "Permission denied", "Connection refused"), or a run said to hang ("stuck",
+# "hangs", "卡住", "没有输出"). Read on the last line only, and only in an Ascend log with no error line: a healthy log
+# rarely ends so, and another machine's log is set aside before
+_ABNORMAL_END = re.compile(r"(?i)\bexit(?:ed)?\s*(?:with\s+)?(?:code|status)\s*(?:is|of|was|=|:)?\s*(?!0\b)[-+]?\d+|"
+                           r"退出(?:代码|码|状态)\s*(?:为|是)?\s*[:：]?\s*(?!0\b)-?\d+|"
+                           r"\bkilled\b|\bterminated\b|\bkilled by signal\b|\bsignal\s*:?\s*(?:\d+|SIG[A-Z]+)\b|"
+                           r"\bSIG(?:KILL|TERM|SEGV|ABRT|BUS|ILL|FPE)\b|core dumped|"
+                           r"\bno such file or directory\b|\bpermission denied\b|\bconnection refused\b|\bbroken pipe\b|"
+                           r"\b(?:hangs?|hanging|hung|stuck|freezes|frozen)\b|卡住|卡死|卡在|没有(?:任何)?(?:输出|反应|响应)|无响应")
+_BY_USER = re.compile(r"(?i)\bby (?:the )?user\b|ctrl[+-]c|keyboardinterrupt|用户(?:手动)?(?:终止|中断|停止)")
 PASTED_TRACEBACK = re.compile(r"\S.*?\bTraceback \(most recent call last\):?\s+File \"")
 NATIVE_CRASH = re.compile(r"terminate called after throwing an instance of|\bAborted\b.*core dumped|"
                           r"Segmentation fault|Fatal Python error|\bSIG(?:SEGV|ABRT|BUS|ILL)\b")
@@ -183,6 +200,7 @@ class RootLine:
     rank: int
     whole: str = ""  # the line as written (up to WHOLE_CHARS), for what it says past the shortened text
     fallback: bool = False  # a warning that the NPU was given up for the CPU (no error line says so)
+    ending: bool = False  # the log's last line, telling how the process ended or that it hangs (no error line)
 
     def to_dict(self) -> dict:
         return {"line": self.line, "text": self.text, "rank": self.rank}
@@ -205,6 +223,7 @@ class RootFinder:
         self.imports: list[tuple[int, str]] = []  # (line, module) of the modules the user's commands import
         self.said_working: list[str] = []  # lines with a version and a word of success (see _WORKS_NEEDLES)
         self.last_line = ""  # the log's last non-blank line (of the last block seen)
+        self.last_number = 0  # … and its number
 
     def feed(self, first_line: int, block: bytes) -> None:
         """Scan one block of whole lines."""
@@ -212,6 +231,7 @@ class RootFinder:
         tail = block.rstrip()
         if tail:
             self.last_line = decode_line(tail[tail.rfind(b"\n") + 1:])[:WHOLE_CHARS]
+            self.last_number = first_line + tail.count(b"\n")
         if not self.ascend_context and any(n in lowered for n in _CONTEXT_NEEDLES):
             self.ascend_context = True
         if not self.weak_context and (_WEAK_CONTEXT.search(lowered) or _NPU_CLASS.search(block)
@@ -288,6 +308,13 @@ class RootFinder:
     def ended_in_success(self) -> bool:
         """Whether the log's last line is the summary of a run that finished (``_SUCCESS_END``)."""
         return bool(_SUCCESS_END.search(self.last_line.strip()))
+
+    def abnormal_end(self) -> RootLine | None:
+        """The log's last line when it tells that the process ended abnormally or hangs (``_ABNORMAL_END``)."""
+        text = self.last_line.strip()
+        if not text or quiet(text) or _BY_USER.search(text) or not _ABNORMAL_END.search(text):
+            return None  # a message at INFO/WARNING level, or a run the user stopped, is not a failure
+        return RootLine(self.last_number, shorten(text), 1, text, ending=True)
 
     def crashed_import(self, root: RootLine) -> str | None:
         """The module a command imported just before a native crash that is the root error (no Python exception was

@@ -25,6 +25,10 @@ SOURCES = [
     "https://www.hiascend.com/document/detail/zh/canncommercial/900/maintenref/envvar/envref_07_0121.html",
     "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/900beta2/maintenref/troubleshooting/troubleshooting_0225.html",
 ]
+# a log that only tells how the process ended (root.abnormal_end): the signals (signal(7), SIGKILL from the kernel's
+# OOM killer) and Python's faulthandler, which prints every thread's stack of a process that hangs
+ENDING_SOURCES = ["https://man7.org/linux/man-pages/man7/signal.7.html",
+                  "https://docs.python.org/3/library/faulthandler.html"]
 
 
 _INNER = re.compile(r"^E[0-9A-Z]9999$")
@@ -79,6 +83,10 @@ _NATIVE = ((re.compile(r"\[ONNXRuntimeError\]|\[[EWF]:onnxruntime:|[/\\]onnxrunt
            # PaddleCustomDevice's Ascend backend (backends/npu/…), installed as paddle-custom-npu beside paddlepaddle
            (re.compile(r"[/\\]backends[/\\]npu[/\\]|(?i:paddle[_-]custom[_-](?:device|npu)|PaddleCustomDevice)"),
             "paddle-custom-npu", "paddle-custom-npu"),
+           # Paddle-Lite's C++ sources (github.com/PaddlePaddle/Paddle-Lite: lite/…; its logger cuts the path to "...le-Lite/lite/…")
+           # and its exceptions; pip name paddlelite
+           (re.compile(r"-Lite[/\\]lite[/\\]|\bpaddle::lite::|\bPaddleLiteException\b|\bNNAdapterException\b"),
+            "Paddle-Lite", "paddlelite"),
            (re.compile(r"[/\\]paddle[/\\](?:fluid|phi)[/\\]"), "paddle", "paddlepaddle"),
            # no source path: the wording of its NPU status check (PADDLE_ENFORCE_NPU_SUCCESS: " ACL error, the error
            # code is : N"), which PaddleCustomDevice prints today, or its image (registry.baidubce.com/device/paddle-npu)
@@ -188,6 +196,8 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
     """The generic finding: root error line first, the component it was raised in, the decoded codes, the steps."""
     if root.fallback:  # no error line: the warning that the NPU's execution provider is missing (the CPU runs)
         parts = [t("explain.generic.fallback_root", line=root.line, text=root.text)]
+    elif root.ending:  # no error line: the last line tells how the process ended, or that it hangs
+        parts = [t("explain.generic.ending_root", line=root.line, text=root.text)]
     elif root.rank == 0:  # no error line: a CANN component's warning that reports a time-out or a failure
         parts = [t("explain.generic.warning_root", line=root.line, text=root.text)]
     else:
@@ -207,7 +217,7 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
         if len(evidence) >= 4:
             break
         evidence.setdefault(hit.line, Evidence(hit.line, hit.text))
-    sources = list(dict.fromkeys(SOURCES + [h.info.source for h in codes]))
+    sources = list(dict.fromkeys(SOURCES + (ENDING_SOURCES if root.ending else []) + [h.info.source for h in codes]))
     advice = t("explain.generic.repeat_initialize", code=_REPEAT_INITIALIZE) if any(
         h.info.name == _REPEAT_INITIALIZE for h in codes) else ""
     switch = SYNC_SWITCH.get(pip or "")

@@ -26,6 +26,8 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``port``          — a port already taken, in any wording: HCCL's sockets (the ``hccl_network`` family);
 - ``resource``      — UB, workspace, HBM and host memory limits: the knob that sizes each;
 - ``capability``    — "not supported" with a chip, data type, format, op, version or mode: what, on what, instead;
+- ``requirement_check`` — an aclnn call that failed on a requirement its inner error states ("must be …",
+  "uncontiguous input"): ``aclnn_param_check``;
 - ``container``     — the NPU not detected in a log that shows a container: ``driver_not_mounted``;
 - ``fallback``      — the work said to run on the CPU: the Ascend back end's documented limits (llama.cpp: FP16,
   Q4_0, Q8_0);
@@ -34,6 +36,8 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``warning``       — a back end's documented warning that an op runs on the CPU (Paddle) or that float64 became
   float32 (torch_npu): ``op_fallback``, ``dtype_unsupported``, after every family an error line shows;
 - ``sleep``         — vLLM's sleep mode that freed 0 GiB: expandable segments off, enable_sleep_mode on;
+- ``pairing``       — installed releases a package listing shows that do not pair (torch and torch_npu, torchvision,
+  torchaudio, vLLM and vLLM-Ascend, a wheel's +torch label): ``version_mismatch``;
 - ``component``     — the service, operator or subprocess the line names and its documented remedy (a summary
   component, such as vLLM's "Engine core initialization failed", only when nothing else was found).
 
@@ -72,10 +76,12 @@ from npulab.env.explain.rules import (
     misspelt,
     module,
     ordinal,
+    pairing,
     port,
     recompile,
     renumbered,
     requirement,
+    requirement_check,
     resource,
     setting,
     sizing,
@@ -84,13 +90,13 @@ from npulab.env.explain.rules import (
     values,
     warning,
 )
-from npulab.env.explain.rules.base import MAX_HITS, LogFacts, Rule, RuleHit, note_mark
+from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, note_mark
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
-                           exception.RULE, misspelt.RULE, values.RULE, renumbered.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
+                           requirement_check.RULE, exception.RULE, misspelt.RULE, values.RULE, renumbered.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, port.RULE, container.RULE, fallback.RULE, resource.RULE, capability.RULE, chip.RULE,
-                           warning.RULE, sleep.RULE, component.RULE)  # component last: it may be a summary
+                           warning.RULE, sleep.RULE, pairing.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
     "vllm": (b"vllm",), "mindspore": (b"mindspore",),
     "torch": (b"torch._dynamo", b"torch/_dynamo", b"torch.compile", b"torch._inductor", b"torchair", b"torch.fx"),
@@ -148,7 +154,7 @@ def last_head(block: bytes) -> str | None:
 
 
 class RuleScanner:
-    """Collects, over the blocks of a log, the first lines each rule reads (at most ``MAX_HITS`` per rule)."""
+    """Collects, over the blocks of a log, the first lines each rule reads (at most ``Rule.most`` per rule)."""
 
     # Warning and info lines cost a decode and two regular expressions each; error-level lines that hold a rule's
     # needle cost that rule's reading, for the first LOOK_BUDGET of them only.
@@ -227,9 +233,9 @@ class RuleScanner:
                 return
 
     def _wants(self, rule: Rule) -> bool:
-        """Whether a rule still reads lines: fewer than MAX_HITS hits and fewer than LOOK_BUDGET error-level lines
+        """Whether a rule still reads lines: fewer than ``rule.most`` hits and fewer than LOOK_BUDGET error-level lines
         read (a log of millions of error lines costs bounded time; the earliest lines are the root ones anyway)."""
-        return len(self.hits[rule.name]) < MAX_HITS and self._looked[rule.name] < LOOK_BUDGET
+        return len(self.hits[rule.name]) < rule.most and self._looked[rule.name] < LOOK_BUDGET
 
     def _head_before(self, block: bytes, heads: list[int], start: int) -> str:
         i = bisect.bisect_left(heads, start) - 1

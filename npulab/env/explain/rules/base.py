@@ -58,6 +58,7 @@ class Rule:
     warnings: bool = False  # reads WARNING-level lines too (a documented warning the user acts on)
     wraps: bool = False  # reads a line cut mid-clause with the indented lines that continue it (a wrapped message)
     root: bool = True  # a line it read may stand as the root error (False: a setting, wrong only beside another one)
+    most: int = MAX_HITS  # lines kept (a package listing needs one line per package)
 
 
 def note_mark() -> str:
