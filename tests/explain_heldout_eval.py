@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
+from npulab.core.paths import parse_yaml
 from npulab.env import explain as ex
 from npulab.env.explain.casebase import CaseIndex, load_cases
 
@@ -22,7 +21,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def load_sources(folder: Path) -> dict:
-    return yaml.safe_load((folder / "sources.yaml").read_text(encoding="utf-8"))
+    return parse_yaml((folder / "sources.yaml").read_text(encoding="utf-8"))
 
 
 def _hit(meta: dict, report: ex.Report) -> bool:

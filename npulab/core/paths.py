@@ -19,10 +19,20 @@ def in_checkout() -> bool:
     return (REPO_ROOT / "_toc.yml").is_file() and (REPO_ROOT / "chapters").is_dir()
 
 
+# libyaml's loader (in PyYAML's wheels) parses the package's 1.6 MB of data about eight times faster than the pure-Python
+# one, with the same safe constructors: every process (a notebook kernel, a CLI run, a book build) loads some of it
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def parse_yaml(source: Any) -> Any:
+    """``yaml.safe_load`` of a string or an open text file, through libyaml when PyYAML has it."""
+    return yaml.load(source, Loader=_SAFE_LOADER)
+
+
 @functools.cache
 def _parsed(path: Path) -> Any:
     with path.open(encoding="utf-8") as f:
-        return yaml.safe_load(f)
+        return parse_yaml(f)
 
 
 def load_yaml(path: Path | str) -> Any:

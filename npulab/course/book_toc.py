@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from npulab.core.paths import REPO_ROOT
+from npulab.core.paths import REPO_ROOT, parse_yaml
 
 TOC_FILE = REPO_ROOT / "_toc.yml"
 SUFFIXES = (".ipynb", ".md")
@@ -49,10 +49,8 @@ def page(file: str, root: Path = REPO_ROOT) -> Page:
 
 def chapters(toc_file: Path = TOC_FILE) -> list[Chapter]:
     """Every chapter of every part of the table of contents, in order, with its sections."""
-    import yaml
-
     root = toc_file.parent
-    toc = yaml.safe_load(toc_file.read_text(encoding="utf-8"))
+    toc = parse_yaml(toc_file.read_text(encoding="utf-8"))
     found = []
     for part in toc.get("parts", []):
         for chapter in part.get("chapters", []):

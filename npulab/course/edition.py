@@ -28,7 +28,7 @@ from pathlib import Path
 
 from npulab.core.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, UsageError
 from npulab.core.i18n import t
-from npulab.core.paths import REPO_ROOT
+from npulab.core.paths import REPO_ROOT, parse_yaml
 
 EDITION_DIR = "en"
 LANGUAGE = "en"
@@ -103,8 +103,6 @@ def _inside(path: Path, root: Path) -> bool:
 
 def book_pages(root: Path = REPO_ROOT) -> set[str]:
     """The Chinese book's pages (``_toc.yml`` entries, without suffix): what a folder argument stands for."""
-    import yaml
-
     found: set[str] = set()
 
     def walk(node) -> None:
@@ -118,7 +116,7 @@ def book_pages(root: Path = REPO_ROOT) -> set[str]:
             for item in node:
                 walk(item)
 
-    walk(yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8")))
+    walk(parse_yaml((root / "_toc.yml").read_text(encoding="utf-8")))
     return found
 
 
@@ -368,9 +366,7 @@ TOC_HEADER = ("# The English book's table of contents, written by `python -m npu
 def english_toc(root: Path = REPO_ROOT) -> dict:
     """The English book's table of contents: the Chinese one with only the pages that have a twin (a chapter page
     without one leaves its translated sections as chapters of the part) and English part captions."""
-    import yaml
-
-    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    toc = parse_yaml((root / "_toc.yml").read_text(encoding="utf-8"))
     translated = {p for p in book_pages(root) if any((root / EDITION_DIR / f"{p}{s}").is_file() for s in PAGE_SUFFIXES)}
 
     def entries(nodes: list) -> list:

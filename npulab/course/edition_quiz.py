@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from npulab.core.i18n import t
+from npulab.core.paths import parse_yaml
 from npulab.course import quiz as quiz_module
 from npulab.course.edition import source_hash, text_parity
 
@@ -27,9 +28,7 @@ def chinese_words(raw_question: dict) -> str:
 
 
 def _raw(chapter: str | int) -> dict:
-    import yaml
-
-    return yaml.safe_load(quiz_module.path_for(chapter).read_text(encoding="utf-8"))
+    return parse_yaml(quiz_module.path_for(chapter).read_text(encoding="utf-8"))
 
 
 def translated_chapters() -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from npulab.core.paths import DATA_DIR
+from npulab.core.paths import DATA_DIR, parse_yaml
 
 GLOSSARY_FILE = DATA_DIR / "glossary.yaml"
 FIELDS = {"zh", "en", "official", "also", "not_in", "source"}
@@ -34,9 +34,7 @@ class Term:
 @cache
 def terms() -> tuple[Term, ...]:
     """The glossary's terms, in file order."""
-    import yaml
-
-    data = yaml.safe_load(GLOSSARY_FILE.read_text(encoding="utf-8"))
+    data = parse_yaml(GLOSSARY_FILE.read_text(encoding="utf-8"))
     return tuple(Term(zh=str(t["zh"]), en=str(t["en"]), official=t.get("official"),
                       also=tuple(str(a) for a in t.get("also", ())),
                       not_in=tuple(str(w) for w in t.get("not_in", ())), source=t.get("source"))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from npulab.core.i18n import language, t
-from npulab.core.paths import DATA_DIR, REPO_ROOT
+from npulab.core.paths import DATA_DIR, REPO_ROOT, parse_yaml
 
 QUIZ_DIR = DATA_DIR / "quizzes"
 KINDS = ("single", "multiple", "numeric")
@@ -121,12 +121,10 @@ def _question(raw: dict, where: str) -> Question:
 
 def load(chapter: str | int) -> Quiz:
     """The quiz of one chapter, parsed and validated."""
-    import yaml
-
     path = path_for(chapter)
     if not path.is_file():
         raise QuizError(f"第 {chapter} 章没有小测文件 {path.name}；已有：{', '.join(chapters()) or '无'}")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = parse_yaml(path.read_text(encoding="utf-8"))
     quiz = Quiz(str(data["chapter"]), str(data["title"]),
                 tuple(_question(q, f"{path.name} 第 {i + 1} 题") for i, q in enumerate(data["questions"])))
     problems = validate(quiz)
@@ -333,10 +331,8 @@ def with_english_words(chapter: str | int) -> Quiz:
     and current; ``make test`` fails otherwise); a chapter without them keeps its Chinese words."""
     import dataclasses
 
-    import yaml
-
     zh = load(chapter)
-    data = yaml.safe_load(path_for(chapter).read_text(encoding="utf-8"))
+    data = parse_yaml(path_for(chapter).read_text(encoding="utf-8"))
     if "en" not in data:
         return zh
     by_id = {raw["id"]: raw.get("en") or {} for raw in data["questions"]}

@@ -12,10 +12,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from npulab.core.i18n import localized, t
-from npulab.core.paths import DATA_DIR
+from npulab.core.paths import DATA_DIR, parse_yaml
 from npulab.env import torch_install
 
 DATA_PATH = DATA_DIR / "compatibility.yaml"
@@ -194,7 +192,7 @@ def classify_version_string(text: str) -> VersionKind:
 @functools.lru_cache(maxsize=4)
 def _load(path: str) -> dict:
     with open(path, encoding="utf-8") as fh:
-        data = yaml.safe_load(fh)
+        data = parse_yaml(fh)
     if not isinstance(data, dict) or not isinstance(data.get("tables"), dict):
         raise ValueError(t("compat.bad_file", path=path))
     return data

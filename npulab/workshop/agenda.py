@@ -12,7 +12,7 @@ from pathlib import Path
 
 from npulab.core.i18n import language, t
 from npulab.core.notebook_cells import iter_notebooks, read
-from npulab.core.paths import DATA_DIR, REPO_ROOT
+from npulab.core.paths import DATA_DIR, REPO_ROOT, parse_yaml
 
 TIMES_FILE = DATA_DIR / "notebook_times.yaml"
 # Estimates, stated with their basis (shown next to every agenda): reading speed for Chinese technical prose,
@@ -99,12 +99,10 @@ class Session:
 
 def load_times(path: Path | str = TIMES_FILE) -> dict:
     """The measured notebook times (``{"machine", "date", "source", "seconds": {path: s}}``); empty if none yet."""
-    import yaml
-
     path = Path(path)
     if not path.is_file():
         return {"seconds": {}}
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = parse_yaml(path.read_text(encoding="utf-8")) or {}
     data.setdefault("seconds", {})
     return data
 

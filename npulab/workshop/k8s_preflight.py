@@ -16,10 +16,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from npulab.core.display import Table
 from npulab.core.i18n import t
+from npulab.core.paths import parse_yaml
 from npulab.workshop.seat_sizes import (
     DEFAULT_CHIPS,
     SEAT_SIZES,
@@ -100,7 +99,7 @@ def hami_templates(configmap: dict | None, chip: str) -> dict[str, dict] | None:
     """``chip``'s templates from HAMi's ConfigMap (``{name: {memory, aiCore}}``); None when there is no ConfigMap."""
     if not configmap:
         return None
-    config = yaml.safe_load((configmap.get("data") or {}).get("device-config.yaml") or "{}") or {}
+    config = parse_yaml((configmap.get("data") or {}).get("device-config.yaml") or "{}") or {}
     common = chip_entry("hami", chip)["whole"].split("/", 1)[1]
     for entry in (config.get("vnpus") or {}).get("configs") or []:
         if entry.get("commonWord") == common:

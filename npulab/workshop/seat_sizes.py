@@ -17,10 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-import yaml
-
 from npulab.core.i18n import language, t
-from npulab.core.paths import DATA_DIR
+from npulab.core.paths import DATA_DIR, parse_yaml
 from npulab.workshop.cann_env import VISIBLE_ENV
 from npulab.workshop.mode import seat_variables
 
@@ -107,7 +105,7 @@ def size_variables(size: SeatSize, user: str) -> dict[str, str]:
 @cache
 def templates_data() -> dict:
     """``npulab/data/vnpu_templates.yaml``: the resources and vNPU templates of each device plugin and chip."""
-    return yaml.safe_load(TEMPLATES_FILE.read_text(encoding="utf-8"))
+    return parse_yaml(TEMPLATES_FILE.read_text(encoding="utf-8"))
 
 
 def chip_entry(plugin: str, chip: str) -> dict:

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-import yaml
 
-from npulab.core.paths import REPO_ROOT
+from npulab.core.paths import REPO_ROOT, parse_yaml
 from npulab.lint.context import Context
 from npulab.lint.notebook import check_notebook
 from npulab.pytorch.torch_npu_names import pinned_index, pinned_version
@@ -30,7 +29,7 @@ WEAK_KINDS = frozenset({"argument-relation", "argument-exclusive", "argument-num
 
 
 def load_cases(folder: str) -> list[dict]:
-    return yaml.safe_load((DATA / folder / "cases.yaml").read_text(encoding="utf-8"))["cases"]
+    return parse_yaml((DATA / folder / "cases.yaml").read_text(encoding="utf-8"))["cases"]
 
 
 def case_notebook(case: dict) -> dict:

@@ -18,9 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from npulab.core.paths import DATA_DIR
+from npulab.core.paths import DATA_DIR, parse_yaml
 
 CASES_PATH = DATA_DIR / "explain_cases.yaml"
 NONE, LACKING = "none", "lacking"
@@ -52,9 +50,8 @@ def load_cases(path: Path = CASES_PATH) -> tuple[Case, ...]:
     """The case base, parsed once per process (empty when the file is absent)."""
     if not Path(path).exists():
         return ()
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with Path(path).open(encoding="utf-8") as f:
-        return tuple(case_from(raw) for raw in yaml.load(f, Loader=loader)["cases"])
+        return tuple(case_from(raw) for raw in parse_yaml(f)["cases"])
 
 
 class CaseIndex:
