@@ -258,6 +258,10 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
         add("env-value", setting.name, env_values.type_message(setting))
     for setting, why, where in _value_problems(context, [s for s in settings if s.python_type == "str"]):
         add("env-value", setting.name, env_values.message(setting, why, where))
+    grammars = context.env().data.get("values", {})
+    for setting, other, spec in env_values.unmet_requirements([s for s in settings if s.python_type == "str"], grammars):
+        add("env-value", setting.name, env_values.requirement_message(setting, other, spec,
+                                                                           spec.get("requires_source") or localized(spec, "source")))
     if npu and tree is not None:
         found, unchecked = calls.findings_for_cell(tree, imported, context.sources)
         context.unchecked |= unchecked
