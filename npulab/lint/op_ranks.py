@@ -24,15 +24,18 @@ from npulab.lint.signatures import SourceTree
 _SAID = re.compile(r"(?:(?:shape|维度|维数|输入|要求|支持|可为|是|为)\s*(?:一个)?|一个)\s*(?<![第前后\d])(\d)\s*"
                    r"(?:[-~至到]\s*(\d)\s*)?(?:维|D)(?![A-Za-z\d])")
 # a shape written as its axes: "shape为（T, Nk, Dk）", "shape为[B, S, H]", "shape为 (numTokens)或(3, numTokens)"
-_AXES = r"[（(\[]\s*([\w*+/ ]+(?:\s*[,，]\s*[\w*+/ ]+)*)\s*[）)\]]"
+_AXES = r"[（(\[]\s*([\w*+/ ]+(?:\s*[,，]\s*[\w*+/ ]+)*(?:\s*[,，])?)\s*[）)\]]"
 _SHAPE = re.compile(rf"shape\s*(?:为|是|支持)\s*{_AXES}((?:\s*(?:或者?|、)\s*{_AXES})*)")
 _MORE_AXES = re.compile(_AXES)
 # further ranks in the same sentence: "、2D (N,D)或3D", "或者4维", "和4维"
 _MORE = re.compile(r"(?:或者?|、|和|/)\s*(\d)\s*(?:维|D)(?![A-Za-z\d])")
+# "int32 3D张量", "2D浮点张量": a rank named with the tensor
+_NAMED = re.compile(r"(?<![\w\d])(\d)\s*(?:维|D)(?:的)?\s*(?:\w{0,4})(?:张量|Tensor)")
 _MOST = re.compile(r"(?:最大|最多|至多)(?:支持)?\s*(\d)\s*维")
 _EXAMPLE = re.compile(r"^\W*(?:调用示例|示例|Example)", re.MULTILINE)
 # a sentence that leaves the rank open or ties it to another tensor says no closed set
 _NOT_RANK = re.compile(r"维度(?:需要|要|应)?(?:和|与)|与\w+(?:的)?维度(?:一致|相同)|第\s*\d\s*维|倒数|多维|以上|任意")
+_MODE = re.compile(r"模式\s*[:：]|mode\s*[:：]", re.IGNORECASE)
 _RANKS: dict = {}  # (id(tree), operator) -> {parameter: (frozenset of ranks, sentence)}
 
 
@@ -45,21 +48,29 @@ def ranks_of_text(text: str, operator: str) -> dict[str, tuple[frozenset[int], s
         if op_docs._kind(paragraph, declared.get(parameter, ("", None))[0], None) != "tensor":
             continue
         ranks: set[int] = set()
-        said = ""
+        said, conditional = "", False
         for sentence in op_docs._sentences(paragraph):
-            found = _MOST.search(sentence) or _SAID.search(sentence) or _SHAPE.search(sentence)
-            if not found or not op_docs._free(sentence, found.start()) or _NOT_RANK.search(sentence):
+            found = [*_MOST.finditer(sentence), *_SAID.finditer(sentence), *_SHAPE.finditer(sentence),
+                     *_NAMED.finditer(sentence)]
+            if not found or _NOT_RANK.search(sentence):
                 continue
-            if found.re is _SHAPE:
-                ranks |= {len([a for a in re.split(r"[,，]", axes) if a.strip()])
-                          for axes in [found.group(1), *_MORE_AXES.findall(found.group(2))]}
-            elif found.re is _MOST:
-                ranks |= set(range(1, int(found.group(1)) + 1))
-            else:
-                low, high = int(found.group(1)), int(found.group(2) or found.group(1))
-                ranks |= set(range(low, high + 1))
-                ranks |= {int(m.group(1)) for m in _MORE.finditer(sentence, found.end())}
+            if not all(op_docs._free(sentence, m.start()) for m in found) or _MODE.search(sentence):
+                conditional = True  # a rank that holds in one mode or case: the paragraph's ranks are not closed
+                break
+            for m in found:  # every reading of the sentence counts (a text may give the axes and a rank that differ)
+                if m.re is _SHAPE:
+                    ranks |= {len([a for a in re.split(r"[,，]", axes) if a.strip()])
+                              for axes in [m.group(1), *_MORE_AXES.findall(m.group(2))]}
+                elif m.re is _MOST:
+                    ranks |= set(range(1, int(m.group(1)) + 1))
+                elif m.re is _NAMED:
+                    ranks.add(int(m.group(1)))
+                else:
+                    ranks |= set(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
+                    ranks |= {int(more.group(1)) for more in _MORE.finditer(sentence, m.end())}
             said = said or sentence
+        if conditional:
+            continue
         if ranks and 0 not in ranks:
             out[parameter] = (frozenset(ranks), said)
     return out

@@ -117,3 +117,51 @@ def test_generated_tables_reach_lint_npu(lint):  # noqa: F811
     assert {"TORCH_NPU_COMPACT_ERROR_OUTPUT", "MS_ENABLE_FA_FLATTEN"} <= set(got) and "cli-flag" in got.values(), got
     assert lint(twin) == []
     assert "--scheduling-policy" in Tables().values("vllm")
+
+
+# --- torch_npu operator ranks (npulab.lint.op_ranks), on operator texts written for the test -----------------------
+
+OPERATOR = """
+torch_npu.npu_test_op(input, weight, scale=None, *, mode=0) -> Tensor
+功能描述
+测试用的算子。
+
+参数说明
+input (Tensor) - 必选参数，一个3D的Device侧Tensor输入，数据类型支持float16。
+weight (Tensor) - shape为(k, n)，数据类型支持float16。
+scale (Tensor) - 可选参数，shape支持1维(n,)或者2维(1, n)。
+mode (Int，默认值为0) - 0表示普通模式，1表示快速模式。
+
+调用示例
+>>> import torch, torch_npu
+>>> x = torch.randn(2, 4, 8).npu()
+>>> w = torch.randn(8, 16).npu()
+>>> y = torch_npu.npu_test_op(x, w)
+tensor([[0.1, 0.2]], device='npu:0')
+"""
+
+
+def test_ranks_are_read_from_words_axes_and_alternatives():
+    from npulab.lint import op_ranks
+
+    ranks = {p: sorted(r) for p, (r, _) in op_ranks.ranks_of_text(OPERATOR, "npu_test_op").items()}
+    assert ranks == {"input": [3], "weight": [2], "scale": [1, 2]}
+
+
+def test_a_rank_under_a_condition_or_a_mode_closes_nothing():
+    from npulab.lint import op_ranks
+
+    text = OPERATOR.replace("shape支持1维(n,)或者2维(1, n)", "per_channel模式: shape为(1, n)")
+    text = text.replace("一个3D的Device侧Tensor输入", "训练场景时为3D的Tensor")
+    assert set(op_ranks.ranks_of_text(text, "npu_test_op")) == {"weight"}
+
+
+def test_rules_the_operators_own_example_breaks_are_dropped():
+    from npulab.lint import op_ranks
+
+    example = op_ranks._example(OPERATOR)
+    assert "y = torch_npu.npu_test_op(x, w)" in example and ">>>" not in example
+    found = op_ranks.ranks_of_text(OPERATOR, "npu_test_op")
+    assert not op_ranks._example_refused(OPERATOR, "npu_test_op", found)
+    flat = OPERATOR.replace("torch.randn(2, 4, 8)", "torch.randn(4, 8)")  # the example itself passes a 2-D input
+    assert op_ranks._example_refused(flat, "npu_test_op", found)
