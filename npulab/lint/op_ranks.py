@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 
-from npulab.core.i18n import t
+from npulab.core.i18n import language, t
 from npulab.core.words import joined
 from npulab.lint import op_docs
 from npulab.lint.signatures import SourceTree
@@ -152,6 +152,9 @@ def refusal(tree: SourceTree):
         if broken is None:
             return None
         parameter, rank, allowed, said = broken
+        quoted = said.strip() if len(said.strip()) <= 90 else said.strip()[:88] + "…"
+        chinese = language() == "zh"
         return t("lint.op_rank.refused", operator=name, parameter=parameter, rank=rank,
-                 allowed=joined(str(r) for r in allowed), said=said.strip(), version=tree.version)
+                 allowed=joined(str(r) for r in allowed), version=tree.version,
+                 said=t("lint.opdoc.quote", "zh", text=quoted) if chinese else "")
     return check
