@@ -106,17 +106,17 @@ def test_vllm_literal_hints_are_read_through_aliases_and_open_unions_give_nothin
 
 def test_generated_tables_reach_lint_npu(lint):  # noqa: F811
     # a torch_npu page (TORCH_NPU_COMPACT_ERROR_OUTPUT: 0 or 1), a MindSpore Transformers row (MS_ENABLE_FA_FLATTEN:
-    # on or off) and a vLLM Literal (--scheduling-policy: fcfs or priority); TORCH_NPU_LAZY_FUSION's relation is read
+    # on or off) and a vLLM Literal (--mm-processor-cache-type: shm or lru); TORCH_NPU_LAZY_FUSION's relation is read
     grammars = env_vars.table()["values"]
     assert grammars["TORCH_NPU_LAZY_FUSION"]["requires"] == {"name": "TASK_QUEUE_ENABLE", "enum": ["1", "2"]}
     planted = ('import os\nos.environ["TORCH_NPU_COMPACT_ERROR_OUTPUT"] = "2"\n'
-               'os.environ["MS_ENABLE_FA_FLATTEN"] = "1"\n!vllm serve m --scheduling-policy lifo\n')
+               'os.environ["MS_ENABLE_FA_FLATTEN"] = "1"\n!vllm serve m --mm-processor-cache-type disk\n')
     twin = ('import os\nos.environ["TORCH_NPU_COMPACT_ERROR_OUTPUT"] = "1"\n'
-            'os.environ["MS_ENABLE_FA_FLATTEN"] = "on"\n!vllm serve m --scheduling-policy priority\n')
+            'os.environ["MS_ENABLE_FA_FLATTEN"] = "on"\n!vllm serve m --mm-processor-cache-type lru\n')
     got = {f.name: f.kind for f in lint(planted)}
     assert {"TORCH_NPU_COMPACT_ERROR_OUTPUT", "MS_ENABLE_FA_FLATTEN"} <= set(got) and "cli-flag" in got.values(), got
     assert lint(twin) == []
-    assert "--scheduling-policy" in Tables().values("vllm")
+    assert "--mm-processor-cache-type" in Tables().values("vllm")
 
 
 # --- torch_npu operator ranks (npulab.lint.op_ranks), on operator texts written for the test -----------------------
