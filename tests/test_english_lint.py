@@ -101,6 +101,9 @@ EXTRA = {
                            "os.environ['MASTER_ADDR'] = '-bad'\nos.environ['HCCL_EXEC_TIMEOUT'] = 'x'\n"
                            "os.environ['CPU_AFFINITY_CONF'] = '1, force:1'\n"
                            "os.environ['PYTORCH_NPU_ALLOC_CONF'] = 'garbage_collection_threshold:abc'"),
+    "env-requires": _notebook("import os\nos.environ['TASK_QUEUE_ENABLE'] = '0'\nos.environ['TORCH_NPU_LAZY_FUSION'] = 'True'"),
+    "operator-rank": _notebook("import torch\nimport torch_npu\nb = torch.randn(4).npu()\ng = torch.randn(3, 4).npu()\n"
+                               "y = torch_npu.npu_giou(b, g)"),
     "given-twice": _notebook("import torch\ny = torch.nn.functional.relu(x, input=x)"),
     "module-home": _notebook("from mindspore.ops import mint"),
     "unit-unwritten": _notebook("!msprof --output=/tmp/prof --storage-limit=1024 python train.py"),

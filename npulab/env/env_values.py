@@ -13,6 +13,7 @@ import shlex
 from dataclasses import dataclass
 
 from npulab.core.i18n import t
+from npulab.core.words import joined
 
 _PLACEHOLDER = re.compile(r"[{}$<>`]|\.\.\.|…")
 _SHELL_SET = re.compile(r"(?:^|[\s;&|(])(?:export\s+)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=(\"[^\"]*\"|'[^']*'|[^\s;&|)]*)")
@@ -141,6 +142,29 @@ def type_message(setting: Setting) -> str:
     """The finding's sentence for a value that is not a string: os.environ (and subprocess's env) refuse it."""
     return t("lint.env.not_a_string", line=setting.line, name=setting.name, type=setting.python_type,
              value=setting.value, fix=setting.value if setting.python_type != "bool" else int(setting.value == "True"))
+
+
+def unmet_requirements(settings: list[Setting], grammars: dict) -> list[tuple[Setting, Setting, dict]]:
+    """(setting, the other variable's setting, the spec) where a variable documented to take effect only while another
+    has given values (a spec's ``requires: {name, enum}``) is set away from its documented ``default`` and the same
+    cell sets that other variable to a literal outside those values (PER_STREAM_QUEUE=1 with TASK_QUEUE_ENABLE=0)."""
+    given = {s.name: s for s in settings if checkable(s.value)}
+    out = []
+    for setting in given.values():
+        spec = grammars.get(setting.name) or {}
+        needed = spec.get("requires")
+        if not needed or setting.value == str(spec.get("default")):
+            continue
+        other = given.get(needed["name"])
+        if other is not None and other.value not in [str(v) for v in needed["enum"]]:
+            out.append((setting, other, spec))
+    return out
+
+
+def requirement_message(setting: Setting, other: Setting, spec: dict, source: str) -> str:
+    """The finding's sentence for a variable whose companion is set so that it cannot take effect."""
+    return t("lint.env.requires", line=setting.line, name=setting.name, value=setting.value, other=other.name,
+             other_value=other.value, needed=joined([str(v) for v in spec["requires"]["enum"]]), source=source)
 
 
 def message(setting: Setting, why: str, source: str) -> str:

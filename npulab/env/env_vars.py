@@ -21,6 +21,9 @@ TABLE = DATA_DIR / "env_vars.yaml"
 # the value sets MindSpore's environment-variable reference states, read from its every row
 # (scripts/extract_mindspore_env_values.py); the hand-written ``values`` of TABLE win over them
 MINDSPORE_VALUES = DATA_DIR / "env_values_mindspore.yaml"
+# the value sets and pair relations the Ascend Extension for PyTorch pages and MindSpore Transformers' page state, read
+# from every page and row (scripts/extract_env_value_pages.py); beneath TABLE's own too
+PAGES_VALUES = DATA_DIR / "env_values_pages.yaml"
 _NAME = rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
 _TOKEN = re.compile(rb"(?<![A-Za-z0-9_])" + _NAME + rb"(?![A-Za-z0-9_])")
 # shell assignment forms: `export X=1`, `X=1 cmd`, `%env X=1`, `%set_env X 1`
@@ -38,9 +41,13 @@ class EnvUse:
 
 
 def table() -> dict:
-    """The data table of documented variables, with the value grammars of MindSpore's reference beneath its own."""
+    """The data table of documented variables, with the value grammars read from whole reference pages beneath its own."""
     data = load_yaml(TABLE)
-    data["values"] = {**load_yaml(MINDSPORE_VALUES).get("values", {}), **data.get("values", {})}
+    pages = load_yaml(PAGES_VALUES).get("values", {})
+    own = {name: {**{k: pages[name][k] for k in ("requires", "default") if k in pages.get(name, {})},
+                  **({"requires_source": pages[name]["source"]} if "requires" in pages.get(name, {}) else {}), **spec}
+           for name, spec in data.get("values", {}).items()}  # a page's pair relation holds beside a hand grammar
+    data["values"] = {**load_yaml(MINDSPORE_VALUES).get("values", {}), **pages, **own}
     return data
 
 

@@ -29,6 +29,9 @@ from npulab.env import value_grammar
 
 FLAGS_FILE = DATA_DIR / "cli_flags.json"
 TOOLS_FILE = DATA_DIR / "cli_tools.yaml"
+# the closed value sets read from a packaged tool's own argument classes (scripts/extract_cli_flag_values.py: vLLM's
+# Literal type hints); TOOLS_FILE's ``values`` win over them
+PACKAGED_VALUES = DATA_DIR / "cli_values_packaged.yaml"
 SMI_QUERIES = DATA_DIR / "npu_smi_queries.yaml"
 LAUNCHERS = {"torchrun", "msrun"}
 # `python -m MODULE` that is one of the tools
@@ -73,13 +76,17 @@ class Tables:
                     where = t("lint.flag.add_argument", package=tree.package, version=tree.version,
                               file=f"{module.replace('.', '/')}.py")
                     found = {flag: (spec, where) for flag, spec in argparse_values(parsed).items()}
-            table = self.other.get("values", {}).get(tool, {})
-            for flag, spec in table.get("flags", {}).items():
-                for name in [flag, *spec.get("aliases", [])]:
-                    found[name] = (spec, localized(table, "source"))
+            for table in (load_yaml(PACKAGED_VALUES).get(tool, {}), self.other.get("values", {}).get(tool, {})):
+                self._add_values(found, table)
             self._values[tool] = found
         return self._values[tool]
 
+    @staticmethod
+    def _add_values(found: dict[str, tuple[dict, str]], table: dict) -> None:
+        """A table's flags (and their aliases) with its source, over what ``found`` had."""
+        for flag, spec in table.get("flags", {}).items():
+            for name in [flag, *spec.get("aliases", [])]:
+                found[name] = (spec, localized(table, "source"))
 
     def own_parser_problems(self, tool: str, invoked: str, args: list[str]) -> list[str]:
         """What the launcher's own parser (cli_tools.yaml ``parsers``) refuses in ``args``; [] when the pinned

@@ -108,6 +108,23 @@ class _Refused(Exception):
         self.written, self.error = written, error
 
 
+class _DocumentedLimit(Exception):
+    """A torch_npu operator's documented limit a call breaks (the sentence, in the reader's language)."""
+
+
+class _NpuModule:
+    """``torch_npu`` in a cell: its operators are never run (no meta kernels); ``check(name, args, kwargs)`` says
+    which documented limit a call with known arguments breaks (npulab.lint.op_ranks)."""
+
+    def __init__(self, check):
+        self.check = check
+
+
+class _NpuOp:
+    def __init__(self, module: _NpuModule, name: str):
+        self.module, self.name = module, name
+
+
 @cache
 def _torch():
     import torch  # imported only when a cell has torch code to run
@@ -260,6 +277,8 @@ class _Interpreter:
     def _Attribute(self, node):
         base = self.eval(node.value)
         name = node.attr
+        if isinstance(base, _NpuModule) and not name.startswith("_"):
+            return _NpuOp(base, name)
         if _module_name(base):
             return _member(base, name)
         torch = _torch()
@@ -387,6 +406,12 @@ class _Interpreter:
             if not (isinstance(node.func, ast.Attribute) and node.func.attr in _DATA_METHODS):
                 self._taint(node)  # a call not run may change what it was given
             raise
+        if isinstance(function, _NpuOp):  # never run: its documented limits judge the arguments, the result is unknown
+            self._taint(node)
+            said = function.module.check(function.name, tuple(args), kwargs)
+            if said:
+                raise _Refused(written, _DocumentedLimit(said))
+            raise _Unknown("torch_npu")
         if function in _BUILTINS.values():
             return self._builtin(function, args, kwargs)
         if not (self._torch_callable(function) and all(self._plain(v) or self._torchy(v)
@@ -501,7 +526,8 @@ class _Interpreter:
                 try:
                     self.env[name] = self._resolve(alias.name if alias.asname else name)
                 except _Unknown:
-                    self.env.pop(name, None)
+                    if not isinstance(self.env.get(name), _NpuModule):  # torch_npu stays its documented limits
+                        self.env.pop(name, None)
         elif isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 name = alias.asname or alias.name
@@ -599,18 +625,37 @@ def refusals(interpreter: type, resolve_name, tree: ast.Module, imported: dict[s
     return refused
 
 
-def findings(tree: ast.Module, imported: dict[str, str]) -> list[tuple[int, str, str]]:
-    """(line, written, message) of each call in a cell that torch's own checks refuse on the meta device."""
+def _npu_resolve(check):
+    """``resolve`` with ``torch_npu`` bound to its documented limits (``check``; None: left unbound)."""
+    def resolve_name(dotted: str):
+        if dotted == "torch_npu" and check is not None:
+            return _NpuModule(check)
+        return resolve(dotted)
+    return resolve_name
+
+
+def refusals_with_npu(tree: ast.Module, imported: dict[str, str], check) -> list[tuple[int, str, str]]:
+    """(line, written, sentence) of each torch_npu call whose known arguments ``check`` refuses."""
+    return [(line, written, str(error)) for line, written, error in
+            refusals(_Interpreter, _npu_resolve(check), tree, imported) if isinstance(error, _DocumentedLimit)]
+
+
+def findings(tree: ast.Module, imported: dict[str, str], npu_check=None) -> list[tuple[int, str, str]]:
+    """(line, written, message) of each call in a cell that torch's own checks refuse on the meta device, and of each
+    torch_npu call whose known arguments break a documented limit ``npu_check`` reads (npulab.lint.op_ranks)."""
     if not _uses_torch(tree, imported):
         return []
     try:
         torch = _torch()
     except Exception:  # no torch in this environment: nothing to run
         return []
-    refused = refusals(_Interpreter, resolve, tree, imported)
+    refused = refusals(_Interpreter, _npu_resolve(npu_check), tree, imported)
     version = torch.__version__.split("+")[0]
     out = []
     for line, written, error in refused:
+        if isinstance(error, _DocumentedLimit):
+            out.append((line, written, t("lint.at_line", line=line, message=str(error))))
+            continue
         lines = str(error).strip().splitlines()
         first = lines[0].strip() if lines else ""
         out.append((line, written, t("lint.meta.refused", line=line, written=written, version=version,

@@ -26,9 +26,11 @@ from npulab.lint import (
     features,
     meta_run,
     ms_run,
+    op_ranks,
     options,
 )
 from npulab.lint.context import Context
+from npulab.lint.signatures import SourceTree
 from npulab.pytorch.torch_npu_names import PACKAGE, TOP_LEVEL, SymbolIndex, dotted_parts
 
 STANDARD = {"torch": "torch", PACKAGE: PACKAGE, **TOP_LEVEL}  # what these names mean before any import
@@ -258,6 +260,10 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
         add("env-value", setting.name, env_values.type_message(setting))
     for setting, why, where in _value_problems(context, [s for s in settings if s.python_type == "str"]):
         add("env-value", setting.name, env_values.message(setting, why, where))
+    grammars = context.env().data.get("values", {})
+    for setting, other, spec in env_values.unmet_requirements([s for s in settings if s.python_type == "str"], grammars):
+        add("env-value", setting.name, env_values.requirement_message(setting, other, spec,
+                                                                           spec.get("requires_source") or localized(spec, "source")))
     if npu and tree is not None:
         found, unchecked = calls.findings_for_cell(tree, imported, context.sources)
         context.unchecked |= unchecked
@@ -267,7 +273,9 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
                                         + compile_backends.findings(tree, imported, context.sources)):
             add("argument-value", written, message)
         flagged = {problem.line for problem in found}
-        for line, written, message in meta_run.findings(tree, imported) + ms_run.findings(tree, imported):
+        npu_tree = context.sources("torch_npu") if any(v.split(".")[0] == "torch_npu" for v in imported.values()) else None
+        npu_check = op_ranks.refusal(npu_tree) if isinstance(npu_tree, SourceTree) else None
+        for line, written, message in meta_run.findings(tree, imported, npu_check) + ms_run.findings(tree, imported):
             if line not in flagged:  # torch's and MindSpore's own checks, where no other reading spoke on the line
                 add("shape-check", written, message)
         if any(v.split(".")[0] in ("torchair", "torch_npu") for v in imported.values()) and "Config" in source:

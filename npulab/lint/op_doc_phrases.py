@@ -57,7 +57,8 @@ WORD_LIST = re.compile(r"(?:当前|目前)?(?:仅|只)支持\s*([A-Za-z_]\w*(?:�
 
 _INT = r"-?\d+"
 _AFTER = r"(?=\s*(?:`|[。，,;；.)）]|$|，|表示|\s))(?![\d.]|\s*(?:维|个|位|D|字节|倍|的))"
-INT_VALUES = re.compile(rf"(?:可取值|取值为|取值只能为|只能为|枚举值为)\s*`?({_INT}(?:`?{_JOIN}`?{_INT})*)`?{_AFTER}")
+# (round 12: also the modes counted out, ``一共4种模式: 0、1、2、3``)
+INT_VALUES = re.compile(rf"(?:可取值|取值为|取值只能为|只能为|枚举值为|种模式\s*[:：])\s*`?({_INT}(?:`?{_JOIN}`?{_INT})*)`?{_AFTER}")
 INT_ONLY = re.compile(rf"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|设置为|为)?\s*`?({_INT})`?{_AFTER}")
 INTS = re.compile(_INT)
 # each value described in turn: ``0为IoU模式，1为IoF模式`` (two at least, one clause each)
@@ -65,7 +66,8 @@ INT_DESCRIBED = re.compile(rf"(?<![\w.])({_INT}\s*为[^，,。；;\d][^，,。�
 DESCRIBED_INT = re.compile(rf"(?:^|[，,]\s*)({_INT})\s*为")
 # each value's meaning in turn, across a paragraph's sentences: ``0表示IoU，1表示IoF``,
 # ``默认值为`0`，`0`表示组内取最大值…；`1`表示取组内Top2…`` (two values at least, and no other value admitted)
-INT_MEANING = re.compile(rf"(?:^|[，,：:]\s*)`?({_INT})`?\s*表示")
+# (round 12: also ``值为0表示…，值为1表示…`` and ``0代表高精度, 1代表高性能``)
+INT_MEANING = re.compile(rf"(?:^|[，,：:]\s*)(?:值为\s*)?`?({_INT})`?\s*(?:表示|代表)")
 OTHER_VALUES = re.compile(r"非\s*`?0|其他|其它|以上|以下|大于|小于|范围|之间|~|或更|others?|otherwise", re.IGNORECASE)
 BOOL_ONLY = re.compile(r"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|设置为|为)?\s*`?(True|False)`?")
 

@@ -1,0 +1,160 @@
+"""lint-npu, the ranks torch_npu's operator documentation states for tensor arguments (``shape支持2维``,
+``shape为1D (D,)、2D (N,D)或3D``, ``输入shape支持2-8维``, ``数据维度可为3维[T, n, D]和4维``), checked against the
+tensors an ``npu`` cell builds: torch_npu has no meta kernels, so npulab.lint.meta_run hands each torch_npu call whose
+arguments it knows to :func:`refusal`, which reads the operator's text in the pinned wheel's ``_op_plugin_docs.py``.
+
+A paragraph counts only where a sentence under no condition (``…时``, ``若``, ``场景``) states the ranks; the ranks
+of one paragraph are the union over its sentences (a product line that narrows them widens nothing). An operator's
+rank rules are dropped whole when its own example (``调用示例``: the ``torch.randn(…)`` tensors it builds, run by
+the same interpreter) breaks one of them — the sign of a misreading, as a default outside a documented range is for
+the value rules (npulab.lint.op_docs).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from npulab.core.i18n import language, t
+from npulab.core.words import joined
+from npulab.lint import op_docs
+from npulab.lint.signatures import SourceTree
+
+# a rank stated in words: "shape支持2维", "shape为1D", "要求为3维", "维度为3维", "输入shape支持2-8维"
+_SAID = re.compile(r"(?:(?:shape|维度|维数|输入|要求|支持|可为|是|为)\s*(?:一个)?|一个)\s*(?<![第前后\d])(\d)\s*"
+                   r"(?:[-~至到]\s*(\d)\s*)?(?:维|D)(?![A-Za-z\d])")
+# a shape written as its axes: "shape为（T, Nk, Dk）", "shape为[B, S, H]", "shape为 (numTokens)或(3, numTokens)"
+_AXES = r"[（(\[]\s*([\w*+/ ]+(?:\s*[,，]\s*[\w*+/ ]+)*(?:\s*[,，])?)\s*[）)\]]"
+_SHAPE = re.compile(rf"shape\s*(?:为|是|支持)\s*{_AXES}((?:\s*(?:或者?|、)\s*{_AXES})*)")
+_MORE_AXES = re.compile(_AXES)
+# further ranks in the same sentence: "、2D (N,D)或3D", "或者4维", "和4维"
+_MORE = re.compile(r"(?:或者?|、|和|/)\s*(\d)\s*(?:维|D)(?![A-Za-z\d])")
+# "int32 3D张量", "2D浮点张量": a rank named with the tensor
+_NAMED = re.compile(r"(?<![\w\d])(\d)\s*(?:维|D)(?:的)?\s*(?:\w{0,4})(?:张量|Tensor)")
+_MOST = re.compile(r"(?:最大|最多|至多)(?:支持)?\s*(\d)\s*维")
+_EXAMPLE = re.compile(r"^\W*(?:调用示例|示例|Example)", re.MULTILINE)
+# a sentence that leaves the rank open or ties it to another tensor says no closed set
+_NOT_RANK = re.compile(r"维度(?:需要|要|应)?(?:和|与)|与\w+(?:的)?维度(?:一致|相同)|第\s*\d\s*维|倒数|多维|以上|任意")
+_MODE = re.compile(r"模式\s*[:：]|mode\s*[:：]", re.IGNORECASE)
+_RANKS: dict = {}  # (id(tree), operator) -> {parameter: (frozenset of ranks, sentence)}
+
+
+def ranks_of_text(text: str, operator: str) -> dict[str, tuple[frozenset[int], str]]:
+    """parameter -> (the ranks its paragraph allows, the first sentence that says so), for tensor parameters."""
+    declared = op_docs.prototype(text, operator)
+    by_parameter, _ = op_docs.paragraphs(text, list(declared))
+    out = {}
+    for parameter, paragraph in by_parameter.items():
+        if op_docs._kind(paragraph, declared.get(parameter, ("", None))[0], None) != "tensor":
+            continue
+        ranks: set[int] = set()
+        said, conditional = "", False
+        for sentence in op_docs._sentences(paragraph):
+            found = [*_MOST.finditer(sentence), *_SAID.finditer(sentence), *_SHAPE.finditer(sentence),
+                     *_NAMED.finditer(sentence)]
+            if not found or _NOT_RANK.search(sentence):
+                continue
+            if not all(op_docs._free(sentence, m.start()) for m in found) or _MODE.search(sentence):
+                conditional = True  # a rank that holds in one mode or case: the paragraph's ranks are not closed
+                break
+            for m in found:  # every reading of the sentence counts (a text may give the axes and a rank that differ)
+                if m.re is _SHAPE:
+                    ranks |= {len([a for a in re.split(r"[,，]", axes) if a.strip()])
+                              for axes in [m.group(1), *_MORE_AXES.findall(m.group(2))]}
+                elif m.re is _MOST:
+                    ranks |= set(range(1, int(m.group(1)) + 1))
+                elif m.re is _NAMED:
+                    ranks.add(int(m.group(1)))
+                else:
+                    ranks |= set(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
+                    ranks |= {int(more.group(1)) for more in _MORE.finditer(sentence, m.end())}
+            said = said or sentence
+        if conditional:
+            continue
+        if ranks and 0 not in ranks:
+            out[parameter] = (frozenset(ranks), said)
+    return out
+
+
+def _example(text: str) -> str:
+    """The Python statements of the text's example section: ``>>>`` prompts and zero-width spaces dropped, and the
+    printed output left out (a line is kept where it parses, alone or with the lines its brackets open)."""
+    found = _EXAMPLE.search(text)
+    if not found:
+        return ""
+    kept, pending = [], ""
+    for line in text[found.end():].splitlines()[1:]:
+        line = re.sub(r"^\s*(?:>>>|\.\.\.)\s?", "", line.replace("\u200b", "")).rstrip()
+        candidate = f"{pending}\n{line}" if pending else line
+        if not candidate.strip():
+            continue
+        try:
+            ast.parse(candidate)
+        except SyntaxError:
+            opened = sum(candidate.count(c) for c in "([{") - sum(candidate.count(c) for c in ")]}")
+            pending = candidate if opened > 0 and len(candidate) < 4000 else ""
+            continue
+        kept.append(candidate)
+        pending = ""
+    return "\n".join(kept)
+
+
+def rules(tree: SourceTree, operator: str) -> dict[str, tuple[frozenset[int], str]]:
+    """The rank rules of ``torch_npu.<operator>``, none where the operator's own example breaks them."""
+    key = (id(tree), operator)
+    if key not in _RANKS:
+        text = op_docs.texts(tree).get(operator)
+        found = ranks_of_text(text, operator) if text else {}
+        if found and _example_refused(text, operator, found):
+            found = {}
+        _RANKS[key] = found
+    return _RANKS[key]
+
+
+def _example_refused(text: str, operator: str, found: dict) -> bool:
+    """Whether the text's own example, run as a cell is, breaks one of ``found``."""
+    from npulab.lint import meta_run
+
+    source = _example(text)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    imported = {"torch": "torch", "torch_npu": "torch_npu"}
+
+    def check(name, args, kwargs):
+        return _broken(name, args, kwargs, found if name == operator else {}, text, operator)
+
+    return any(True for _ in meta_run.refusals_with_npu(tree, imported, check))
+
+
+def _broken(name: str, args: tuple, kwargs: dict, found: dict, text: str, operator: str) -> tuple | None:
+    """(parameter, rank, allowed, sentence) of the first tensor argument whose rank the rules refuse; None if none."""
+    import torch
+
+    params = [p for p in op_docs.prototype(text, operator)] if text else []
+    bound = dict(zip(params, args, strict=False))
+    bound.update(kwargs)
+    for parameter, (allowed, said) in found.items():
+        value = bound.get(parameter)
+        if isinstance(value, torch.Tensor) and value.dim() not in allowed:
+            return parameter, value.dim(), sorted(allowed), said
+    return None
+
+
+def refusal(tree: SourceTree):
+    """A check for npulab.lint.meta_run: (operator, args, kwargs) -> the finding's sentence, or None."""
+    def check(name, args, kwargs):
+        text = op_docs.texts(tree).get(name)
+        if not text:
+            return None
+        broken = _broken(name, args, kwargs, rules(tree, name), text, name)
+        if broken is None:
+            return None
+        parameter, rank, allowed, said = broken
+        quoted = said.strip() if len(said.strip()) <= 90 else said.strip()[:88] + "…"
+        chinese = language() == "zh"
+        return t("lint.op_rank.refused", operator=name, parameter=parameter, rank=rank,
+                 allowed=joined(str(r) for r in allowed), version=tree.version,
+                 said=t("lint.opdoc.quote", "zh", text=quoted) if chinese else "")
+    return check
