@@ -114,8 +114,34 @@ def _add_exercise_items(items) -> None:
             items.insert(index + 1, extra)
 
 
+def _longest_notebooks_first(items) -> None:
+    """Each book's notebooks in order of their measured time, longest first (npulab/data/notebook_times.yaml; an
+    English twin takes its Chinese notebook's time), the Chinese book before the English one, each notebook's items
+    kept together and in order: xdist's ``loadfile`` hands files out in collection order, so a long notebook no longer
+    starts last and leaves the other core idle at the end, and a lesson's twin runs well after it (torch.compile's
+    on-disk cache is warm by then)."""
+    from npulab.workshop.agenda import load_times
+
+    seconds = load_times().get("seconds", {})
+    first_index: dict[str, int] = {}
+    for index, item in enumerate(items):
+        first_index.setdefault(str(item.path), index)
+
+    def order(path: str) -> tuple:
+        try:
+            parts = Path(path).resolve().relative_to(ROOT).parts
+        except ValueError:
+            return (2, 0.0)
+        english = parts[:1] == ("en",)
+        return (int(english), -float(seconds.get("/".join(parts[1:] if english else parts), 0.0)))
+
+    items.sort(key=lambda item: (*order(str(item.path)), first_index[str(item.path)]))
+
+
 def pytest_collection_modifyitems(config, items):
     _add_exercise_items(items)
+    if any(_is_notebook_cell(item) for item in items):
+        _longest_notebooks_first(items)
     has_npu = npu_available()
     for item in items:
         if not _is_notebook_cell(item):
