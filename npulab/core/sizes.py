@@ -28,7 +28,7 @@ SIZES: dict[str, dict[str, Any]] = {
     "matmul_dtype_sweep": {
         "what": "按数据类型的矩阵乘法扫描（边长）",
         "what_en": "matrix multiplication sweep by data type (sides)",
-        "cpu": {"float32": [128, 256, 512, 1024], "bfloat16": [128, 256, 512, 1024], "float16": [64, 128, 256]},
+        "cpu": {"float32": [128, 256, 512, 1024], "bfloat16": [128, 256, 512], "float16": [64, 128, 256]},
         "accelerator": {"float32": [1024, 2048, 4096, 8192], "float16": [1024, 2048, 4096, 8192],
                         "bfloat16": [1024, 2048, 4096, 8192]}},
     "copy_bandwidth": {
