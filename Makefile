@@ -44,6 +44,9 @@ $(STAMP): requirements.txt requirements-npu.txt pyproject.toml scripts/python_pa
 	PIP="$(BIN)/python -m pip" ./scripts/python_packages.sh
 	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
 	$(BIN)/python -m pip check
+	# the course's own modules compiled once (PYTHONDONTWRITEBYTECODE above keeps every later process from writing
+	# them): without this each kernel, CLI run and test worker compiles what it imports of npulab from source again
+	$(BIN)/python -m compileall -q -j 0 npulab tests conftest.py
 	touch $(STAMP)
 
 venv: $(STAMP)
