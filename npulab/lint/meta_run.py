@@ -603,9 +603,12 @@ def _raised_by_functional(err: BaseException) -> bool:
     return frame is not None and frame.tb_frame.f_code.co_filename.replace("\\", "/").endswith("torch/nn/functional.py")
 
 
-def _uses_torch(tree: ast.Module, imported: dict[str, str]) -> bool:
-    return any(v == "torch" or v.startswith("torch.") for v in imported.values()) and any(
-        isinstance(n, ast.Call) for n in ast.walk(tree))
+def calls_into(package: str, tree: ast.Module, imported: dict[str, str]) -> bool:
+    """Whether the cell calls something and names an import of ``package`` (the context binds common aliases such as
+    ``ms`` in every cell: a cell that never names one cannot reach the package, and its library is not imported)."""
+    bound = {name for name, dotted in imported.items() if dotted == package or dotted.startswith(package + ".")}
+    nodes = list(ast.walk(tree))
+    return any(isinstance(n, ast.Name) and n.id in bound for n in nodes) and any(isinstance(n, ast.Call) for n in nodes)
 
 
 def refusals(interpreter: type, resolve_name, tree: ast.Module, imported: dict[str, str]) -> list:
@@ -643,7 +646,7 @@ def refusals_with_npu(tree: ast.Module, imported: dict[str, str], check) -> list
 def findings(tree: ast.Module, imported: dict[str, str], npu_check=None) -> list[tuple[int, str, str]]:
     """(line, written, message) of each call in a cell that torch's own checks refuse on the meta device, and of each
     torch_npu call whose known arguments break a documented limit ``npu_check`` reads (npulab.lint.op_ranks)."""
-    if not _uses_torch(tree, imported):
+    if not calls_into("torch", tree, imported):
         return []
     try:
         torch = _torch()

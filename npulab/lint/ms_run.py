@@ -326,16 +326,9 @@ def _first_line(error: BaseException) -> str:
     return ""
 
 
-def _uses_mindspore(tree, imported: dict[str, str]) -> bool:
-    import ast
-
-    return any(v == "mindspore" or v.startswith("mindspore.") for v in imported.values()) and any(
-        isinstance(n, ast.Call) for n in ast.walk(tree))
-
-
 def findings(tree, imported: dict[str, str]) -> list[tuple[int, str, str]]:
     """(line, written, message) of each call in a cell that MindSpore's own checks refuse on the CPU."""
-    if not _uses_mindspore(tree, imported):
+    if not meta_run.calls_into("mindspore", tree, imported):
         return []
     try:
         ms = _ms()

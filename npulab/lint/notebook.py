@@ -273,7 +273,7 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
                                         + compile_backends.findings(tree, imported, context.sources)):
             add("argument-value", written, message)
         flagged = {problem.line for problem in found}
-        npu_tree = context.sources("torch_npu") if any(v.split(".")[0] == "torch_npu" for v in imported.values()) else None
+        npu_tree = context.sources("torch_npu") if meta_run.calls_into("torch_npu", tree, imported) else None
         npu_check = op_ranks.refusal(npu_tree) if isinstance(npu_tree, SourceTree) else None
         for line, written, message in meta_run.findings(tree, imported, npu_check) + ms_run.findings(tree, imported):
             if line not in flagged:  # torch's and MindSpore's own checks, where no other reading spoke on the line
