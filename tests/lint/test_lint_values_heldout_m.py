@@ -13,7 +13,7 @@ class TestSetM(PlantedSetChecks):
     EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
                "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
                "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l")
-    MIN_CASES, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 115, 75, 75, 9, 9
+    MIN_CASES, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 120, 75, 75, 9, 15
     FLOOR = (0, 0)
     OPEN = "not every planted error is caught (baseline measured once, README)"
 
