@@ -15,7 +15,7 @@ from npulab.core.paths import REPO_ROOT
 DATA = REPO_ROOT / "npulab" / "data"
 ENTRIES = yaml.safe_load((DATA / "explain_docs.yaml").read_text(encoding="utf-8"))["entries"]
 FAMILIES = {entry["id"] for entry in yaml.safe_load((DATA / "error_catalog.yaml").read_text(encoding="utf-8"))["entries"]}
-PRODUCTS = {"cann", "torch_npu", "mindspore", "hccl", "vllm_ascend", "triton_ascend", "mindspeed", "driver"}
+PRODUCTS = {"cann", "torch_npu", "mindspore", "hccl", "vllm_ascend", "triton_ascend", "mindspeed", "mindie", "driver"}
 REQUIRED = {"id", "product", "signatures", "cause", "fix", "cause_en", "fix_en", "source", "version"}
 OPTIONAL = {"family", "generic_signature"}
 IDS = [entry["id"] for entry in ENTRIES]

@@ -56,7 +56,7 @@ DOCS_PATH = DATA_DIR / "explain_docs.yaml"
 CATEGORY = "documented_case"  # the category of an entry with no catalog family
 KIND = "docs"
 PRODUCTS = {"cann": "CANN", "torch_npu": "torch_npu", "mindspore": "MindSpore", "hccl": "HCCL",
-            "vllm_ascend": "vLLM-Ascend", "triton_ascend": "Triton-Ascend", "mindspeed": "MindSpeed",
+            "vllm_ascend": "vLLM-Ascend", "triton_ascend": "Triton-Ascend", "mindspeed": "MindSpeed", "mindie": "MindIE",
             "driver": ""}  # the driver: said in words
 MIN_SIGNATURE = 12  # characters of a signature, at least (as written in the knowledge base)
 MAX_FINDINGS = 2
