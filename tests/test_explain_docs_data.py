@@ -15,7 +15,7 @@ from npulab.core.paths import REPO_ROOT
 DATA = REPO_ROOT / "npulab" / "data"
 ENTRIES = yaml.safe_load((DATA / "explain_docs.yaml").read_text(encoding="utf-8"))["entries"]
 FAMILIES = {entry["id"] for entry in yaml.safe_load((DATA / "error_catalog.yaml").read_text(encoding="utf-8"))["entries"]}
-PRODUCTS = {"cann", "torch_npu", "mindspore", "hccl", "vllm_ascend", "triton_ascend", "driver"}
+PRODUCTS = {"cann", "torch_npu", "mindspore", "hccl", "vllm_ascend", "triton_ascend", "mindspeed", "mindie", "driver"}
 REQUIRED = {"id", "product", "signatures", "cause", "fix", "cause_en", "fix_en", "source", "version"}
 OPTIONAL = {"family", "generic_signature"}
 IDS = [entry["id"] for entry in ENTRIES]
@@ -115,3 +115,29 @@ def test_chinese_text_spaces_latin_words_and_digits_and_uses_chinese_quotes():
             prose = re.sub(r"`[^`]*`", " ", entry[key])
             assert not CRAMPED.search(prose), (entry["id"], key, CRAMPED.findall(prose))
             assert not re.search(r"[\"']", prose), (entry["id"], key, prose)
+
+
+def test_every_product_of_the_reader_is_allowed_here_and_named_in_findings():
+    from npulab.env.explain.documented import PRODUCTS as READER_PRODUCTS
+
+    assert set(READER_PRODUCTS) == PRODUCTS
+    assert {entry["product"] for entry in ENTRIES} <= PRODUCTS
+
+
+def test_a_mindie_message_from_its_faq_is_named_with_its_product_and_source():
+    # the log line as MindIE LLM's FAQ prints it (docs/en/faq/faq.md at 613aab5), in a MindIE service log
+    from npulab.env import explain as ex
+
+    line = ("[2025-04-16 03:55:44.394090] [75026] [281472793677824] [llm] [ERROR] [model_deploy_config.cpp:159] "
+            "Failed to get vocab size from tokenizer wrapper with exception: ...\n")
+    found = [f for f in ex.explain_text(line).findings if f.kind == "docs"]
+    assert found and "MindIE" in found[0].title
+    assert found[0].sources == ["https://github.com/Ascend/MindIE-LLM/blob/613aab547384ff249c391f9769401304874c1e24/docs/en/faq/faq.md"]
+
+
+def test_a_generic_faq_message_alone_says_nothing_without_ascend_evidence():
+    # requests' own message: MindIE's FAQ explains it, but alone it shows no Ascend software
+    from npulab.env import explain as ex
+
+    line = "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='x', port=443): Max retries exceeded with url: /a\n"
+    assert not [f for f in ex.explain_text(line).findings if f.kind == "docs"]

@@ -56,7 +56,8 @@ DOCS_PATH = DATA_DIR / "explain_docs.yaml"
 CATEGORY = "documented_case"  # the category of an entry with no catalog family
 KIND = "docs"
 PRODUCTS = {"cann": "CANN", "torch_npu": "torch_npu", "mindspore": "MindSpore", "hccl": "HCCL",
-            "vllm_ascend": "vLLM-Ascend", "triton_ascend": "Triton-Ascend", "driver": ""}  # the driver: said in words
+            "vllm_ascend": "vLLM-Ascend", "triton_ascend": "Triton-Ascend", "mindspeed": "MindSpeed", "mindie": "MindIE",
+            "driver": ""}  # the driver: said in words
 MIN_SIGNATURE = 12  # characters of a signature, at least (as written in the knowledge base)
 MAX_FINDINGS = 2
 LOOK_BUDGET = 2000  # lines holding a signature that are looked at closely, at most, in one log
