@@ -237,8 +237,9 @@ def run(args) -> int:
     tests = [t.strip() for t in args.tests.split(",") if t.strip()]
     if not tests or set(tests) - {"d2d", *DIRECTIONS}:
         raise UsageError(t("bench.tests_usage", tests=repr(args.tests)))
+    given_mib = _int_list(args.mib) if args.mib else None  # checked before torch is imported
     device = pick_device(args.device or None)
-    mib = _int_list(args.mib) if args.mib else problem_size("copy_bandwidth", device, show=False)["mib"]
+    mib = given_mib or problem_size("copy_bandwidth", device, show=False)["mib"]
     sizes = (geometric_sizes(4 * 2**10, max(mib) * 2**20) if args.sweep else [m * 2**20 for m in mib])
     pinned_modes = {"both": [True, False], "pinned": [True], "pageable": [False]}[args.host_memory]
     notes = []

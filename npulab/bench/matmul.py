@@ -65,17 +65,18 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     import json
 
-    import torch
-
     from npulab.bench.sweep import saturation_point
     from npulab.core.cli import UsageError
     from npulab.core.device import pick_device
     from npulab.core.sizes import problem_size
 
-    if args.repeats < 1:
+    if args.repeats < 1:  # the arguments first: a typo is answered before torch is imported
         raise UsageError(t("bench.repeats_usage"))
+    given_sizes = _int_list(args.sizes) if args.sizes else None
+    import torch
+
     device = pick_device(args.device or None)
-    sizes = _int_list(args.sizes) if args.sizes else problem_size("matmul_sweep", device, show=False)["sizes"]
+    sizes = given_sizes or problem_size("matmul_sweep", device, show=False)["sizes"]
     dtypes = [d.strip() for d in args.dtype.split(",") if d.strip()]
     for dtype in dtypes:
         if not isinstance(getattr(torch, dtype, None), torch.dtype):
