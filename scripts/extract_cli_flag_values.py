@@ -23,6 +23,13 @@ give its range, and a check of the class's validators stated as one comparison b
 (``elif self.max_cpu_loras < self.max_loras: raise ValueError``), at the top level of the method, gives a
 ``relations`` entry (the relation that must hold, checked when a command gives both flags).
 
+msprof-analyze (the version scripts/extract_cli_flags.py pins) builds its sub-commands with click: each
+``@click.option("--x", type=...)`` of ``msprof_analyze/cli/*.py`` whose type is ``int``, ``float``, a ``Choice`` (or a
+subclass of it: ``UnifiedChoice``) of a list the source states, or ``IntRange``, gives that flag's type, set or range
+(a flag that two sub-commands type differently gives nothing). A list is followed through module-level names, imports
+within the package, ``+`` and a function that lists the sub-folders of a folder of the package
+(``get_all_recipes``: the recipes under ``cluster_analyse/recipes``, read from the wheel's file list).
+
 Usage: ``python scripts/extract_cli_flag_values.py [--cache DIR]`` (network: PyPI, as scripts/extract_cli_flags.py).
 """
 
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import re
 import sys
 from pathlib import Path
@@ -42,6 +50,8 @@ from npulab.env import pypi, stacks  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "npulab" / "data" / "cli_values_packaged.yaml"
 VLLM = stacks.pinned_version(stacks.get("vllm-ascend"), "vllm")
+# the msprof-analyze release scripts/extract_cli_flags.py reads the flags of (npulab/data/cli_flags.json)
+MSPROF_ANALYZE = json.loads((OUT.parent / "cli_flags.json").read_text(encoding="utf-8"))["tools"]["msprof-analyze"]["version"]
 FILES = re.compile(r"^vllm/(engine/arg_utils|entrypoints/openai/cli_args|entrypoints/chat_utils|config/.*)\.py$")
 CLASSES = {"vllm/engine/arg_utils.py": {"EngineArgs"},
            "vllm/entrypoints/openai/cli_args.py": {"BaseFrontendArgs", "FrontendArgs"}}
@@ -263,10 +273,110 @@ def config_flags(tree: ast.Module) -> list[tuple[list[str], str, str]]:
                 out.append((flags, bound[ref.value.id], ref.slice.value))
     return out
 
+
+class PackageNames:
+    """Module-level list values of a package's parsed sources, followed through imports, ``+`` and sub-folder
+    listings (enough to read a click ``Choice``'s list)."""
+
+    def __init__(self, trees: dict[str, ast.Module]):
+        self.trees = trees
+
+    def module_path(self, module: str) -> str:
+        return module.replace(".", "/") + ".py"
+
+    def value(self, node: ast.AST, path: str, depth: int = 0) -> list | None:
+        if depth > 6:
+            return None
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = [self.value(e, path, depth + 1) if not isinstance(e, ast.Constant) else [e.value] for e in node.elts]
+            return None if any(i is None for i in items) else [v for i in items for v in i]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self.value(node.left, path, depth + 1), self.value(node.right, path, depth + 1)
+            return None if left is None or right is None else left + right
+        if isinstance(node, ast.Name):
+            return self.name(node.id, path, depth + 1)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args:
+            return self.folders(node.func.id, path)
+        return None
+
+    def name(self, name: str, path: str, depth: int) -> list | None:
+        tree = self.trees.get(path)
+        if tree is None:
+            return None
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+                return self.value(stmt.value, path, depth)
+            if isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.level == 0:
+                for alias in stmt.names:
+                    if (alias.asname or alias.name) == name:
+                        return self.name(alias.name, self.module_path(stmt.module), depth + 1)
+        return None
+
+    def folders(self, function: str, path: str) -> list | None:
+        """The sub-folders a module-level function of ``path`` lists: ``os.listdir`` of
+        ``os.path.join(os.path.dirname(os.path.abspath(__file__)), "<folder>")``, kept where ``os.path.isdir``."""
+        tree = self.trees.get(path)
+        func = next((s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == function), None) if tree else None
+        if func is None:
+            return None
+        text = ast.unparse(func)
+        folder = re.search(r"os\.path\.join\(os\.path\.dirname\(os\.path\.abspath\(__file__\)\), '([^']+)'\)", text)
+        if not folder or "os.listdir" not in text or "os.path.isdir" not in text:
+            return None
+        base = path.rsplit("/", 1)[0] + "/" + folder.group(1) + "/"
+        return sorted({p[len(base):].split("/", 1)[0] for p in self.trees if p.startswith(base)
+                       and "/" in p[len(base):]} - {"__pycache__"})
+
+
+def click_values(trees: dict[str, ast.Module], cli_folder: str) -> dict[str, dict]:
+    """flag -> value spec of each ``click.option`` of the modules under ``cli_folder``: ``type=int``/``float``, a
+    ``Choice`` (or a class derived from it) of a list the sources state, ``IntRange(min, max)``."""
+    names = PackageNames(trees)
+    choice_classes = {"Choice"} | {c.name for tree in trees.values() for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
+                                   and any(ast.unparse(b).endswith("Choice") for b in c.bases)}
+    found: dict[str, list[dict | None]] = {}
+    for path, tree in trees.items():
+        if not path.startswith(cli_folder):
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and ast.unparse(node.func) in ("click.option", "option")):
+                continue
+            options = [a.value for a in node.args if isinstance(a, ast.Constant) and str(a.value).startswith("-")]
+            keywords = {k.arg: k.value for k in node.keywords if k.arg}
+            kind, spec = keywords.get("type"), None  # an untyped option or a flag records None: a conflict
+            if "is_flag" in keywords:
+                pass
+            elif isinstance(kind, ast.Name) and kind.id in ("int", "float"):
+                spec = {"integer": True} if kind.id == "int" else {"number": True}
+            elif isinstance(kind, ast.Call) and kind.args:
+                head = ast.unparse(kind.func).rsplit(".", 1)[-1]
+                if head in choice_classes:
+                    values = names.value(kind.args[0], path)
+                    if values and all(isinstance(v, str) for v in values):
+                        spec = {"enum": values}
+                        sensitive = next((k.value for k in kind.keywords if k.arg == "case_sensitive"), None)
+                        if isinstance(sensitive, ast.Constant) and sensitive.value is False:
+                            spec["case_insensitive"] = True
+                elif head == "IntRange" and all(isinstance(a, ast.Constant) for a in kind.args[:2]):
+                    bounds = [a.value for a in kind.args[:2]] + [None] * (2 - len(kind.args[:2]))
+                    if all(b is None or (isinstance(b, int) and b >= 0) for b in bounds):
+                        spec = {"int": bounds}
+            for option in options:
+                found.setdefault(option, []).append(spec)
+    return {flag: specs[0] for flag, specs in sorted(found.items())
+            if specs[0] is not None and all(s == specs[0] for s in specs)}
+
 # a BooleanOptionalAction switch takes no value: `--enforce-eager true` gives argparse a stray positional argument
 SWITCH = {"pattern": "(?!(?i:true|false|yes|no|on|off|1|0)$).*",
           "hint": "是开关，不带值：打开写这个旗标本身，关闭写 --no- 加旗标名",
           "hint_en": "is a switch that takes no value: give the flag alone to turn it on, --no-<flag> to turn it off"}
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """Writes a spec shared by two spellings (``-m`` / ``--mode``) twice rather than as a YAML alias."""
+
+    def ignore_aliases(self, data):
+        return True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,10 +392,23 @@ def main(argv: list[str] | None = None) -> int:
               "choices, type=int, type=float and BooleanOptionalAction switches")
     out = {"vllm": {"source": source, "source_en": source, "flags": dict(sorted(flags.items())),
                     "relations": relations}}
+    name, version = "msprof-analyze", MSPROF_ANALYZE
+    members = pypi.read_members(name, version, re.compile(r"^msprof_analyze/.*\.py$"), args.cache, "wheel")
+    parsed = {}
+    for path, text in members.items():
+        try:
+            parsed[path] = ast.parse(text)
+        except SyntaxError:
+            continue
+    source = (f"{name} {version} (PyPI wheel): the type=int/float, Choice lists and IntRange bounds of the "
+              "click options of msprof_analyze/cli/*.py (a Choice's list followed to its source, such as "
+              "cluster_analyse/cluster_analysis.py ALL_FEATURE_LIST: COMM_FEATURE_LIST + the recipe folders)")
+    out[name] = {"source": source, "source_en": source, "flags": click_values(parsed, "msprof_analyze/cli/")}
     header = ("# Generated by scripts/extract_cli_flag_values.py: the closed value sets of `vllm serve` flags read from\n"
               f"# the pinned vllm {VLLM} release (choices, int and float types and ranges, switches, relations its validators check). Do not edit by hand: cli_tools.yaml `values` win over these.\n")
-    OUT.write_text(header + yaml.safe_dump(out, allow_unicode=True, sort_keys=False, width=200), encoding="utf-8")
-    print(f"{len(flags)} flags, {len(relations)} relations -> {OUT}")
+    OUT.write_text(header + yaml.dump(out, Dumper=_PlainDumper, allow_unicode=True, sort_keys=False, width=200),
+                   encoding="utf-8")
+    print(f"{len(flags)} vllm flags, {len(relations)} relations, {len(out[name]['flags'])} {name} flags -> {OUT}")
     return 0
 
 
