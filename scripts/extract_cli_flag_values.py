@@ -447,7 +447,7 @@ def read_flags(trees: dict[str, ast.Module]) -> tuple[dict[str, dict], list[dict
 
     flags: dict[str, dict] = {}
     for names in CLASSES.values():  # EngineArgs' own fields, FrontendArgs' (built from every field)
-        for name in names:
+        for name in names & set(classes):
             for field, item in fields(name).items():
                 if not field.startswith("_") and (spec := spec_of(name, item)) is not None:
                     flags["--" + field.replace("_", "-")] = spec
