@@ -145,3 +145,40 @@ def test_round_13_flags_reach_lint_npu(lint):  # noqa: F811
     twin = "!vllm serve m --enable-lora --max-lora-rank 32 --max-loras 4 --max-cpu-loras 8\n"
     assert [f.kind for f in lint(planted)] == ["cli-flag"] * 2
     assert lint(twin) == []
+
+
+ZERO_COPY_PAGE = """# \\\\(beta\\\\) TEST\\\\_ZERO\\\\_COPY
+
+## 功能描述
+
+- 0：关闭。
+- 1：开启。
+
+默认值为0。
+
+## 使用约束
+
+- 该环境变量依赖虚拟内存管理功能，要求配置满足：
+
+    ```bash
+    export TEST_ALLOC_CONF=expandable_segments:True
+    ```
+"""
+
+
+def test_a_required_setting_of_another_variables_items_is_read_and_checked():
+    from npulab.env import env_values
+
+    pages = importlib.util.module_from_spec(spec := importlib.util.spec_from_file_location(
+        "extract_env_value_pages", SCRIPT.parent / "extract_env_value_pages.py"))
+    spec.loader.exec_module(pages)
+    assert pages.page_name("docs/x/（beta）TEST_ZERO_COPY.md") == "TEST_ZERO_COPY"
+    grammar = pages.torch_npu_grammar(ZERO_COPY_PAGE)
+    assert grammar["requires"] == {"name": "TEST_ALLOC_CONF", "items": ["expandable_segments:True"]}
+    grammars = {"TEST_ZERO_COPY": grammar}
+
+    def unmet(alloc: str) -> bool:
+        cell = f'import os\nos.environ["TEST_ALLOC_CONF"] = "{alloc}"\nos.environ["TEST_ZERO_COPY"] = "1"\n'
+        return bool(env_values.unmet_requirements(env_values.python_settings(ast.parse(cell)), grammars))
+
+    assert unmet("expandable_segments:False") and not unmet("expandable_segments:True")
