@@ -182,3 +182,13 @@ def test_a_required_setting_of_another_variables_items_is_read_and_checked():
         return bool(env_values.unmet_requirements(env_values.python_settings(ast.parse(cell)), grammars))
 
     assert unmet("expandable_segments:False") and not unmet("expandable_segments:True")
+
+
+def test_bare_comparisons_between_scalar_parameters_are_relations_but_formulas_and_refused_cases_are_not():
+    from npulab.lint import op_docs
+
+    text = ("参数说明\nblock(int)：必选参数。\nstride(int)：必选参数。\nx(Tensor)：输入。\n\n约束说明\n"
+            "block、stride 必须是16的整数倍，且block>=stride，block <= 64。\n"
+            "需要满足x / block <= 4096。\nsparse=3, 每个batch stride-block<0, 满足拦截条件。\nstride <= 0.\n")
+    rules = op_docs._relation_rules(text, ["block", "stride", "x"], {"block", "stride"})
+    assert sorted(fields["test"] for _r, _t, _w, fields, _s in rules) == ["block <= 64", "block >= stride"]
