@@ -84,6 +84,11 @@ def problem(value: str, spec: dict) -> str | None:
     if "host" in spec:
         if _INTERFACE.fullmatch(value):
             return t("lint.grammar.host_not_interface", value=value)
+        if re.fullmatch(r"[0-9]+(\.[0-9]+){3}", value):  # four numbers: an IPv4 address or nothing (RFC 1123 2.1)
+            try:
+                ipaddress.IPv4Address(value)
+            except ValueError:
+                return t("lint.grammar.ip")
         return None if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.:_-]*", value) else t("lint.grammar.host")
     if "ifname" in spec:
         name = value.lstrip("^=")
