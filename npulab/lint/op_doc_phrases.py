@@ -45,7 +45,7 @@ SENTENCE_END = re.compile(r"[。；;]|\.\s|\n")
 
 _QUOTE = "\"“”'‘’`"
 _Q = rf"[{_QUOTE}]([A-Za-z_][\w\-]*)[{_QUOTE}]"
-_JOIN = r"\s*(?:、|,|，|和|或|及|/)\s*"
+_JOIN = r"\s*(?:、|,|，|和|或者|或|及|/)\s*"
 # quoted words after "supports", "only", "takes": the values a string parameter takes
 STRING_VALUES = re.compile(rf"(?:支持范围|只支持|仅支持|支持|取值为|可取值|可选值|可选|取值|supports?|only)\s*[:：为是]?\s*\[?\s*"
                            rf"({_Q}(?:{_JOIN}{_Q})*)")
@@ -59,7 +59,7 @@ WORD_LIST = re.compile(r"(?:当前|目前)?(?:仅|只)支持\s*([A-Za-z_]\w*(?:�
 _INT = r"-?\d+"
 _AFTER = r"(?=\s*(?:`|[。，,;；.)）]|$|，|表示|\s))(?![\d.]|\s*(?:维|个|位|D|字节|倍|的))"
 # (round 12: also the modes counted out, ``一共4种模式: 0、1、2、3``)
-INT_VALUES = re.compile(rf"(?:可取值|取值为|取值只能为|只能为|枚举值为|种模式\s*[:：])\s*`?({_INT}(?:`?{_JOIN}`?{_INT})*)`?{_AFTER}")
+INT_VALUES = re.compile(rf"(?:可取值|取值为|取值只能为|只能为|只能是|枚举值为|种模式\s*[:：])\s*`?({_INT}(?:`?{_JOIN}`?{_INT})*)`?{_AFTER}")
 INT_ONLY = re.compile(rf"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|设置为|为)?\s*`?({_INT})`?{_AFTER}")
 INTS = re.compile(_INT)
 # each value described in turn: ``0为IoU模式，1为IoF模式`` (two at least, one clause each)

@@ -297,6 +297,9 @@ def limits_of_text(text: str, operator: str, names: tuple[str, ...], version: st
     rules = []
     for parameter, paragraph in by_parameter.items():
         kind = _kind(paragraph, declared.get(parameter, ("", None))[0], defaults[parameter])
+        # (round 13) a constraint sentence whose subject is the parameter: "page_block_size只能是64或者128。"
+        own = [s for s in _sentences(constraints) if re.match(rf"^\W*{re.escape(parameter)}(?![A-Za-z0-9_的])", s)]
+        paragraph = "\n".join([paragraph, *own])
         found = _value_rules(parameter, paragraph, kind, defaults[parameter]) if kind != "tensor" else []
         if phrases.DTYPE_PARAMETER.search(parameter) and kind != "str":
             found += _dtype_rules(parameter, paragraph, params)
