@@ -167,8 +167,11 @@ def refusal(tree: SourceTree):
         if broken[0] == "axis":
             _, parameter, axis, size, kind, limit, _ = broken
             shown = joined(str(v) for v in sorted(limit)) if kind == "set" else str(limit)
-            return t(f"lint.op_axis.{kind}", operator=name, parameter=parameter, axis=axis, size=size, limit=shown,
-                     version=tree.version, said=said)
+            fields = {"operator": name, "parameter": parameter, "axis": axis, "size": size, "limit": shown,
+                      "version": tree.version, "said": said}
+            if kind == "set":
+                return t("lint.op_axis.set", **fields)
+            return t("lint.op_axis.multiple", **fields) if kind == "multiple" else t("lint.op_axis.at_most", **fields)
         _, parameter, rank, allowed, _ = broken
         return t("lint.op_rank.refused", operator=name, parameter=parameter, rank=rank,
                  allowed=joined(str(r) for r in allowed), version=tree.version, said=said)
