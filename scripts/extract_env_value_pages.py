@@ -10,7 +10,9 @@ variables, read from every page (or every table row), not chosen variable by var
   ``配置时``, a path, a list) gives nothing. Its "使用约束" section gives a pair relation where it says the variable
   takes effect only while another has given values (``当[TASK_QUEUE_ENABLE](…)配置为“1”/“2”时，此环境变量才能生效``,
   ``仅在[TASK_QUEUE_ENABLE](…)为1或2时生效``): ``requires``, with the page's default (a setting equal to the default
-  asks for nothing).
+  asks for nothing); one that requires a setting of another variable written out (``要求配置满足： export
+  PYTORCH_NPU_ALLOC_CONF=expandable_segments:True``) gives ``requires: {name, items}`` for ``key:value`` items (each
+  must be among the other's comma-separated items) or ``{name, enum}``. A page named ``（beta）NAME.md`` is NAME's.
 - **MindSpore Transformers**: every row of every table of ``docs/mindformers/docs/source_en/env_variables.md`` of
   https://github.com/mindspore-ai/docs (the source of https://www.mindspore.cn/mindformers/docs/en/master/env_variables.html).
   A "Descriptions" cell whose ``<br>``-separated parts each start with a quoted value and a colon (``\\`1\\`: turns
@@ -44,6 +46,8 @@ _SENTENCE = re.compile(rf"(?:配置|设置)为{_Q}{_TOKEN}{_QE}表示")
 _OPEN = re.compile(r"其他值|不为|大于等于|小于等于|(?<!未)配置时|路径|列表|逗号|格式")
 _RANGE = re.compile(r"(?:取值|配置)范围为\\?\[\s*(\d+)\s*,\s*(\d+)\s*\\?\]")
 _DEFAULT = re.compile(rf"默认(?:配置|值)?为{_Q}{_TOKEN}{_QE}|默认值[：:]\s*{_Q}{_TOKEN}{_QE}")
+# a setting of another variable the page requires, written as a shell block: "要求配置满足：```bash export X=v```"
+_REQUIRES_SETTING = re.compile(r"要求配置满足[：:]\s*```\w*\s*export\s+([A-Z][A-Z0-9_]+)=([^\s`]+)\s*```")
 _REQUIRES = re.compile(r"(?:当|仅在)\[([A-Z0-9_\\]+)\]\([^)]*\)(?:配置|设置)?为([^时]{1,30})时[^。]{0,12}生效")
 
 
@@ -53,9 +57,15 @@ def git_show(git_dir: str, commit: str, path: str) -> str:
 
 
 def git_pages(git_dir: str, commit: str, folder: str) -> list[str]:
-    names = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", commit, folder], check=True,
-                           capture_output=True, text=True).stdout.split()
-    return [n for n in names if n.endswith(".md") and re.fullmatch(r"[A-Z][A-Z0-9_]+\.md", n.rsplit("/", 1)[-1])]
+    names = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "-z", "--name-only", commit, folder],
+                           check=True, capture_output=True, text=True).stdout.split("\0")
+    return [n for n in names if page_name(n)]
+
+
+def page_name(path: str) -> str | None:
+    """The variable a page is named after: ``TORCH_HCCL_ZERO_COPY.md``, ``（beta）TORCH_HCCL_ZERO_COPY.md``."""
+    found = re.fullmatch(r"(?:（beta）|\(beta\))?([A-Z][A-Z0-9_]+)\.md", path.rsplit("/", 1)[-1])
+    return found.group(1) if found else None
 
 
 def section(text: str, title: str) -> str:
@@ -86,6 +96,10 @@ def torch_npu_grammar(text: str) -> dict | None:
         spec["default"] = next(v for v in default.groups() if v)
     constraint = section(text, "使用约束").replace("\\_", "_")
     needed = _REQUIRES.search(constraint)
+    setting = _REQUIRES_SETTING.search(constraint)
+    if setting and not needed:  # "要求配置满足： export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True"
+        name, value = setting.groups()
+        spec["requires"] = {"name": name, "items": value.split(",")} if ":" in value else {"name": name, "enum": [value]}
     if needed:
         wanted = re.findall(r"[0-9A-Za-z_]+", needed.group(2).replace("或", " "))
         if wanted:
@@ -124,7 +138,7 @@ def main(torch_npu_git: str, torch_npu_commit: str, docs_git: str, docs_commit: 
     for path in git_pages(torch_npu_git, torch_npu_commit, TORCH_NPU_DIR):
         spec = torch_npu_grammar(git_show(torch_npu_git, torch_npu_commit, path))
         if spec:
-            name = path.rsplit("/", 1)[-1][:-3]
+            name = page_name(path)
             source = f"https://github.com/Ascend/pytorch/blob/{torch_npu_commit}/{path}"
             out[name] = {**spec, "source": source, "source_en": source}
     page = git_show(docs_git, docs_commit, MINDFORMERS_PAGE)

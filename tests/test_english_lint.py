@@ -104,6 +104,17 @@ EXTRA = {
     "env-requires": _notebook("import os\nos.environ['TASK_QUEUE_ENABLE'] = '0'\nos.environ['TORCH_NPU_LAZY_FUSION'] = 'True'"),
     "operator-rank": _notebook("import torch\nimport torch_npu\nb = torch.randn(4).npu()\ng = torch.randn(3, 4).npu()\n"
                                "y = torch_npu.npu_giou(b, g)"),
+    # the three forms of a named axis's limit (npulab.lint.op_axes: a set, a multiple, an upper bound)
+    "operator-axis-set": _notebook("import torch\nimport torch_npu\nx = torch.rand(1, 128, 5, 5).npu()\n"
+                                   "y = torch_npu.npu_mhc_sinkhorn(x)\n"),
+    "operator-axis-multiple": _notebook("import torch\nimport torch_npu\ni = torch.randn(8, 2, 96, dtype=torch.float16).npu()\n"
+                                        "w = torch.randn(3, 96, dtype=torch.float16).npu()\n"
+                                        "o = torch_npu.npu_masked_causal_conv1d(i, w)\n"),
+    "operator-axis-bound": _notebook(
+        "import torch\nimport torch_npu\nq = torch.randn(4, 2, 512, dtype=torch.bfloat16).npu()\n"
+        "v = torch.randn(4, 2, 128, dtype=torch.bfloat16).npu()\n"
+        "s = torch.randn(1, 2, 128, 512, dtype=torch.bfloat16).npu()\n"
+        "o = torch_npu.npu_recurrent_gated_delta_rule(q, q, v, s)\n"),
     "given-twice": _notebook("import torch\ny = torch.nn.functional.relu(x, input=x)"),
     "module-home": _notebook("from mindspore.ops import mint"),
     "unit-unwritten": _notebook("!msprof --output=/tmp/prof --storage-limit=1024 python train.py"),

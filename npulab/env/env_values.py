@@ -146,7 +146,8 @@ def type_message(setting: Setting) -> str:
 
 def unmet_requirements(settings: list[Setting], grammars: dict) -> list[tuple[Setting, Setting, dict]]:
     """(setting, the other variable's setting, the spec) where a variable documented to take effect only while another
-    has given values (a spec's ``requires: {name, enum}``) is set away from its documented ``default`` and the same
+    has given values (a spec's ``requires: {name, enum}``, or ``{name, items}``: ``key:value`` items the other's
+    comma-separated value must hold) is set away from its documented ``default`` and the same
     cell sets that other variable to a literal outside those values (PER_STREAM_QUEUE=1 with TASK_QUEUE_ENABLE=0)."""
     given = {s.name: s for s in settings if checkable(s.value)}
     out = []
@@ -156,7 +157,13 @@ def unmet_requirements(settings: list[Setting], grammars: dict) -> list[tuple[Se
         if not needed or setting.value == str(spec.get("default")):
             continue
         other = given.get(needed["name"])
-        if other is not None and other.value not in [str(v) for v in needed["enum"]]:
+        if other is None:
+            continue
+        if "items" in needed:  # key:value items the other must hold (PYTORCH_NPU_ALLOC_CONF=expandable_segments:True)
+            unmet = not set(needed["items"]) <= {i.strip() for i in other.value.split(",")}
+        else:
+            unmet = other.value not in [str(v) for v in needed["enum"]]
+        if unmet:
             out.append((setting, other, spec))
     return out
 
@@ -164,7 +171,8 @@ def unmet_requirements(settings: list[Setting], grammars: dict) -> list[tuple[Se
 def requirement_message(setting: Setting, other: Setting, spec: dict, source: str) -> str:
     """The finding's sentence for a variable whose companion is set so that it cannot take effect."""
     return t("lint.env.requires", line=setting.line, name=setting.name, value=setting.value, other=other.name,
-             other_value=other.value, needed=joined([str(v) for v in spec["requires"]["enum"]]), source=source)
+             other_value=other.value, needed=joined([str(v) for v in spec["requires"].get("items") or spec["requires"]["enum"]]),
+             source=source)
 
 
 def message(setting: Setting, why: str, source: str) -> str:

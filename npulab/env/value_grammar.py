@@ -5,7 +5,7 @@ why a literal value does not fit a spec.
 Spec keys (one a spec): ``enum`` (the accepted spellings, exactly; ``case_insensitive`` where the parser says so),
 ``int: [min, max]`` (unsigned, null: open; ``unit`` for messages; ``multiple_of`` where only multiples of a number
 are accepted; ``suffix`` where the unit is written after the number, as msprof's ``200MB``), ``float: [min, max]`` (``open: true`` for an open
-interval), ``integer`` / ``number`` (signed, no range), ``ip`` (an IPv4/IPv6 address, not an interface name),
+interval, ``open: [low, high]`` for an interval open at one end, as pydantic's ``Field(gt=0, le=1)``), ``integer`` / ``number`` (signed, no range), ``ip`` (an IPv4/IPv6 address, not an interface name),
 ``host`` (an address or host name, not an interface name), ``ifname`` (an interface name, optionally ``^``/``=`` prefixed, not an address), ``list: SPEC`` (items joined by ``,``
 without spaces; ``ascending`` where the order is documented), ``kv: {key: SPEC}`` (``key:value`` items joined by ``,``; ``key_patterns`` for families such as
 ``npu0``; ``head`` for a leading bare item; ``ignore_spaces`` where the parser drops spaces; ``excludes`` for options
@@ -84,6 +84,11 @@ def problem(value: str, spec: dict) -> str | None:
     if "host" in spec:
         if _INTERFACE.fullmatch(value):
             return t("lint.grammar.host_not_interface", value=value)
+        if re.fullmatch(r"[0-9]+(\.[0-9]+){3}", value):  # four numbers: an IPv4 address or nothing (RFC 1123 2.1)
+            try:
+                ipaddress.IPv4Address(value)
+            except ValueError:
+                return t("lint.grammar.ip")
         return None if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9.:_-]*", value) else t("lint.grammar.host")
     if "ifname" in spec:
         name = value.lstrip("^=")
@@ -111,13 +116,14 @@ def problem(value: str, spec: dict) -> str | None:
     return None
 
 
-def _range(number: float, bounds: list, unit: str | None, open_interval: bool = False) -> str | None:
+def _range(number: float, bounds: list, unit: str | None, open_interval: bool | list = False) -> str | None:
     low, high = bounds
-    below = low is not None and (number <= low if open_interval else number < low)
-    above = high is not None and (number >= high if open_interval else number > high)
+    open_low, open_high = open_interval if isinstance(open_interval, list) else (open_interval, open_interval)
+    below = low is not None and (number <= low if open_low else number < low)
+    above = high is not None and (number >= high if open_high else number > high)
     if not below and not above:
         return None
-    left, right = ("(", ")") if open_interval else ("[", "]")
+    left, right = "(" if open_low else "[", ")" if open_high else "]"
     shown = f"{left}{'' if low is None else low}, {'' if high is None else high}{right}"
     return t("lint.grammar.range", shown=shown) + (t("lint.grammar.unit", unit=unit) if unit else "")
 

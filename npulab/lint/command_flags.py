@@ -177,10 +177,12 @@ _RELATIONS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": opera
 
 def relation_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
     """Sentences for pairs of integer flags whose documented relation the command breaks (cli_tools.yaml
-    ``relations``: msrun's ``--local_worker_num`` cannot exceed ``--worker_num``; a flag may be a list of its
+    ``relations``, and cli_values_packaged.yaml's, read from a release's validators: msrun's ``--local_worker_num`` cannot exceed ``--worker_num``; a flag may be a list of its
     spellings, torchrun's ``[--node-rank, --node_rank]``)."""
     problems = []
-    for rule in tables.other.get("values", {}).get(tool, {}).get("relations", []):
+    rules = tables.other.get("values", {}).get(tool, {}).get("relations", []) + \
+        load_yaml(PACKAGED_VALUES).get(tool, {}).get("relations", [])
+    for rule in rules:
         spellings = [f if isinstance(f, list) else [f] for f in rule["flags"]]
         given = dict(flag_values(argv, dict.fromkeys(s for names in spellings for s in names)))
         (left_flag, left), (right_flag, right) = (next(((s, given[s]) for s in names if s in given), (names[0], ""))

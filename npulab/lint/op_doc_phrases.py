@@ -7,7 +7,8 @@ into one paragraph per parameter and reads these phrases in it; a phrase is used
   ``0表示IoU，1表示IoF`` (the meanings may run over the paragraph's sentences), ``当前仅支持取值128``, ``目前仅支持为False``;
 - a range: ``取值范围[0.0, 1.0)``, ``数据范围为(0, 1]``, ``取值大于等于0``;
 - a multiple: ``必须是32的倍数``;
-- a relation: ``要求`1 <= k_group <= group_count```, ``不支持p和k同时传None``, ``quant_offset不能独立于quant_scale存在``,
+- a relation: ``要求`1 <= k_group <= group_count```, ``compress_block_size>=compress_stride`` (round 13, between
+  scalar parameters), ``不支持p和k同时传None``, ``quant_offset不能独立于quant_scale存在``,
   and in the constraints ``仅支持输入的最后一个维度(dim=-1)``;
 - the dtypes a dtype parameter takes: ``支持取值torch.int8、torch.quint4x2``, ``数据类型支持float16、bfloat16``.
 """
@@ -44,7 +45,7 @@ SENTENCE_END = re.compile(r"[。；;]|\.\s|\n")
 
 _QUOTE = "\"“”'‘’`"
 _Q = rf"[{_QUOTE}]([A-Za-z_][\w\-]*)[{_QUOTE}]"
-_JOIN = r"\s*(?:、|,|，|和|或|及|/)\s*"
+_JOIN = r"\s*(?:、|,|，|和|或者|或|及|/)\s*"
 # quoted words after "supports", "only", "takes": the values a string parameter takes
 STRING_VALUES = re.compile(rf"(?:支持范围|只支持|仅支持|支持|取值为|可取值|可选值|可选|取值|supports?|only)\s*[:：为是]?\s*\[?\s*"
                            rf"({_Q}(?:{_JOIN}{_Q})*)")
@@ -58,7 +59,7 @@ WORD_LIST = re.compile(r"(?:当前|目前)?(?:仅|只)支持\s*([A-Za-z_]\w*(?:�
 _INT = r"-?\d+"
 _AFTER = r"(?=\s*(?:`|[。，,;；.)）]|$|，|表示|\s))(?![\d.]|\s*(?:维|个|位|D|字节|倍|的))"
 # (round 12: also the modes counted out, ``一共4种模式: 0、1、2、3``)
-INT_VALUES = re.compile(rf"(?:可取值|取值为|取值只能为|只能为|枚举值为|种模式\s*[:：])\s*`?({_INT}(?:`?{_JOIN}`?{_INT})*)`?{_AFTER}")
+INT_VALUES = re.compile(rf"(?:可取值|取值为|取值只能为|只能为|只能是|枚举值为|种模式\s*[:：])\s*`?({_INT}(?:`?{_JOIN}`?{_INT})*)`?{_AFTER}")
 INT_ONLY = re.compile(rf"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|设置为|为)?\s*`?({_INT})`?{_AFTER}")
 INTS = re.compile(_INT)
 # each value described in turn: ``0为IoU模式，1为IoF模式`` (two at least, one clause each)
@@ -103,6 +104,14 @@ MULTIPLE = re.compile(r"(?:必须|须|需|需要|要求)(?:是|为)\s*`?(\d+)`?\
 EXPRESSION = re.compile(r"(?:要求|须满足|需满足|需要满足|必须满足)\s*`([^`]+(?:<=|>=|<|>|==|!=)[^`]+)`")
 _NAME = r"([A-Za-z_][A-Za-z0-9_]*)"  # a parameter's name (\w would take the Chinese around it too)
 NOT_BOTH_NONE = re.compile(rf"不支持\s*`?{_NAME}`?\s*和\s*`?{_NAME}`?\s*同时(?:传|为|设置为)\s*None")
+# (round 13) a comparison written bare in a sentence, between two parameters or a parameter and a number:
+# ``且compress_block_size>=compress_stride``, ``目前仅支持head_num<=128`` (not in code, a formula or a call)
+# (an operand beside arithmetic, ``a - b < 0``, is part of a formula; a sentence with no word that requires, or one
+# that describes what is refused, ``满足拦截条件``, states no requirement)
+COMPARISON = re.compile(rf"(?<![A-Za-z0-9_.`$\\])(?<![-+*/∗−]\s)(?<![-+*/∗−]){_NAME}\s*(<=|>=|≤|≥|<|>)\s*"
+                        rf"(?:{_NAME}|({_INT}))(?![A-Za-z0-9_.(`$\[])(?!\s*[-+*/∗−])")
+REQUIRING = re.compile(r"须|需|要求|仅支持|只支持|满足|且|大小为|取值")
+REFUSED_CASE = re.compile(r"拦截|报错|不支持")
 NOT_WITHOUT = re.compile(rf"`?{_NAME}`?\s*不能独立于\s*`?{_NAME}`?\s*存在")
 # in the constraints: "目前仅支持输入的最后一个维度(dim=-1)"
 ONLY_ASSIGNMENT = re.compile(rf"(?:仅|只)支持[^。；;(（\n]*[(（]\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*({_INT})\s*[)）]")

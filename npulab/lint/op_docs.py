@@ -247,10 +247,18 @@ def _dtype_rules(parameter: str, paragraph: str, names: list[str]) -> list[tuple
     return out
 
 
-def _relation_rules(text: str, names: list[str]) -> list[tuple[list[str], str, str, dict, str]]:
-    """(parameters, refused test, message key, fields, sentence) for the relations a text states."""
+def _relation_rules(text: str, names: list[str], scalars: set[str] = frozenset()) -> list[tuple[list[str], str, str, dict, str]]:
+    """(parameters, refused test, message key, fields, sentence) for the relations a text states; a bare comparison
+    (``compress_block_size>=compress_stride``) counts between ``scalars`` (parameters that are not tensors) only."""
     out = []
     for s in _sentences(text):
+        for m in phrases.COMPARISON.finditer(s):
+            left, op, right = m.group(1), {"≤": "<=", "≥": ">="}.get(m.group(2), m.group(2)), m.group(3) or m.group(4)
+            read = [left] + ([right] if m.group(3) else [])
+            if set(read) <= set(scalars) and len(set(read)) == len(read) and not phrases.CONDITIONAL.search(s[:m.start()]) \
+                    and phrases.REQUIRING.search(s) and not phrases.REFUSED_CASE.search(s):
+                test = f"{left} {op} {right}"
+                out.append((read, f"not ({test})", "requires", {"test": test}, s))
         for m in phrases.EXPRESSION.finditer(s):
             try:
                 expression = ast.parse(m.group(1), mode="eval").body
@@ -289,12 +297,18 @@ def limits_of_text(text: str, operator: str, names: tuple[str, ...], version: st
     rules = []
     for parameter, paragraph in by_parameter.items():
         kind = _kind(paragraph, declared.get(parameter, ("", None))[0], defaults[parameter])
+        # (round 13) a constraint sentence whose subject is the parameter: "page_block_size只能是64或者128。"
+        own = [s for s in _sentences(constraints) if re.match(rf"^\W*{re.escape(parameter)}(?![A-Za-z0-9_的])", s)]
+        paragraph = "\n".join([paragraph, *own])
         found = _value_rules(parameter, paragraph, kind, defaults[parameter]) if kind != "tensor" else []
         if phrases.DTYPE_PARAMETER.search(parameter) and kind != "str":
             found += _dtype_rules(parameter, paragraph, params)
         rules += [_rule(operator, [parameter], test, what, fields, said, version, defaults, source, module)
                   for test, what, fields, said in found]
-    for read, test, what, fields, said in _relation_rules("\n".join([*by_parameter.values(), constraints]), params):
+    scalars = {p for p, paragraph in by_parameter.items()
+               if _kind(paragraph, declared.get(p, ("", None))[0], defaults[p]) in ("int", "float")}
+    for read, test, what, fields, said in _relation_rules("\n".join([*by_parameter.values(), constraints]), params,
+                                                          scalars):
         rules.append(_rule(operator, read, test, what, fields, said, version, defaults, source, module))
     for s in _sentences(constraints):
         for m in phrases.ONLY_ASSIGNMENT.finditer(s):

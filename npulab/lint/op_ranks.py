@@ -17,7 +17,7 @@ import re
 
 from npulab.core.i18n import language, t
 from npulab.core.words import joined
-from npulab.lint import op_docs
+from npulab.lint import op_axes, op_docs
 from npulab.lint.signatures import SourceTree
 
 # a rank stated in words: "shape支持2维", "shape为1D", "要求为3维", "维度为3维", "输入shape支持2-8维"
@@ -99,19 +99,20 @@ def _example(text: str) -> str:
     return "\n".join(kept)
 
 
-def rules(tree: SourceTree, operator: str) -> dict[str, tuple[frozenset[int], str]]:
-    """The rank rules of ``torch_npu.<operator>``, none where the operator's own example breaks them."""
+def rules(tree: SourceTree, operator: str) -> tuple[dict, dict]:
+    """The rank rules and the named-axis rules (npulab.lint.op_axes) of ``torch_npu.<operator>``; neither where the
+    operator's own example breaks one of them."""
     key = (id(tree), operator)
     if key not in _RANKS:
         text = op_docs.texts(tree).get(operator)
-        found = ranks_of_text(text, operator) if text else {}
-        if found and _example_refused(text, operator, found):
-            found = {}
+        found = (ranks_of_text(text, operator), op_axes.axes_of_text(text, operator)) if text else ({}, {})
+        if (found[0] or found[1]) and _example_refused(text, operator, found):
+            found = ({}, {})
         _RANKS[key] = found
     return _RANKS[key]
 
 
-def _example_refused(text: str, operator: str, found: dict) -> bool:
+def _example_refused(text: str, operator: str, found: tuple[dict, dict]) -> bool:
     """Whether the text's own example, run as a cell is, breaks one of ``found``."""
     from npulab.lint import meta_run
 
@@ -123,22 +124,30 @@ def _example_refused(text: str, operator: str, found: dict) -> bool:
     imported = {"torch": "torch", "torch_npu": "torch_npu"}
 
     def check(name, args, kwargs):
-        return _broken(name, args, kwargs, found if name == operator else {}, text, operator)
+        return _broken(name, args, kwargs, found if name == operator else ({}, {}), text, operator)
 
     return any(True for _ in meta_run.refusals_with_npu(tree, imported, check))
 
 
-def _broken(name: str, args: tuple, kwargs: dict, found: dict, text: str, operator: str) -> tuple | None:
-    """(parameter, rank, allowed, sentence) of the first tensor argument whose rank the rules refuse; None if none."""
+def _broken(name: str, args: tuple, kwargs: dict, found: tuple[dict, dict], text: str, operator: str) -> tuple | None:
+    """("rank", parameter, rank, allowed, sentence) of the first tensor argument whose rank the rules refuse, or
+    ("axis", parameter, axis, size, kind, limit, sentence) of the first whose named axis they refuse; None if none."""
     import torch
 
     params = [p for p in op_docs.prototype(text, operator)] if text else []
     bound = dict(zip(params, args, strict=False))
     bound.update(kwargs)
-    for parameter, (allowed, said) in found.items():
+    ranks, axes = found
+    for parameter, (allowed, said) in ranks.items():
         value = bound.get(parameter)
         if isinstance(value, torch.Tensor) and value.dim() not in allowed:
-            return parameter, value.dim(), sorted(allowed), said
+            return "rank", parameter, value.dim(), sorted(allowed), said
+    for parameter, axis_rules in axes.items():
+        value = bound.get(parameter)
+        if isinstance(value, torch.Tensor):
+            refused = op_axes.broken(value, axis_rules)
+            if refused is not None:
+                return ("axis", parameter, *refused)
     return None
 
 
@@ -151,10 +160,19 @@ def refusal(tree: SourceTree):
         broken = _broken(name, args, kwargs, rules(tree, name), text, name)
         if broken is None:
             return None
-        parameter, rank, allowed, said = broken
+        said = broken[-1]
         quoted = said.strip() if len(said.strip()) <= 90 else said.strip()[:88] + "…"
         chinese = language() == "zh"
+        said = t("lint.opdoc.quote", "zh", text=quoted) if chinese else ""
+        if broken[0] == "axis":
+            _, parameter, axis, size, kind, limit, _ = broken
+            shown = joined(str(v) for v in sorted(limit)) if kind == "set" else str(limit)
+            fields = {"operator": name, "parameter": parameter, "axis": axis, "size": size, "limit": shown,
+                      "version": tree.version, "said": said}
+            if kind == "set":
+                return t("lint.op_axis.set", **fields)
+            return t("lint.op_axis.multiple", **fields) if kind == "multiple" else t("lint.op_axis.at_most", **fields)
+        _, parameter, rank, allowed, _ = broken
         return t("lint.op_rank.refused", operator=name, parameter=parameter, rank=rank,
-                 allowed=joined(str(r) for r in allowed), version=tree.version,
-                 said=t("lint.opdoc.quote", "zh", text=quoted) if chinese else "")
+                 allowed=joined(str(r) for r in allowed), version=tree.version, said=said)
     return check

@@ -162,6 +162,6 @@ def test_rules_the_operators_own_example_breaks_are_dropped():
     example = op_ranks._example(OPERATOR)
     assert "y = torch_npu.npu_test_op(x, w)" in example and ">>>" not in example
     found = op_ranks.ranks_of_text(OPERATOR, "npu_test_op")
-    assert not op_ranks._example_refused(OPERATOR, "npu_test_op", found)
+    assert not op_ranks._example_refused(OPERATOR, "npu_test_op", (found, {}))
     flat = OPERATOR.replace("torch.randn(2, 4, 8)", "torch.randn(4, 8)")  # the example itself passes a 2-D input
-    assert op_ranks._example_refused(flat, "npu_test_op", found)
+    assert op_ranks._example_refused(flat, "npu_test_op", (found, {}))

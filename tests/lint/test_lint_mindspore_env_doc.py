@@ -67,11 +67,11 @@ PAGE = """
 
 
 def _grammars() -> dict:
-    return {name: extract.grammar(kind, cell) for name, kind, cell in extract.rows(PAGE)}
+    return {name: extract.grammar(kind, cell) for name, kind, cell, _notes in extract.rows(PAGE)}
 
 
 def test_each_row_is_read_with_its_type_and_value_cell():
-    assert [name for name, _kind, _cell in extract.rows(PAGE)] == [
+    assert [name for name, _kind, _cell, _notes in extract.rows(PAGE)] == [
         "MS_TEST_LEVEL", "MS_TEST_OPEN", "MS_TEST_COUNT", "MS_TEST_PATH", "MS_TEST_MODE", "MS_TEST_DEVICE"]
 
 
@@ -110,3 +110,59 @@ def test_hand_written_entries_win_over_generated_ones():
     carried = ("requires", "default", "requires_source")
     assert all({k: v for k, v in merged[name].items() if k not in carried or k in spec} == spec
                for name, spec in hand.items())
+
+
+# Round 13: forms of the same page the earlier rows did not use (rows written for the test).
+PAGE_13 = """
+   * - MS_TEST_SWITCH
+     - A switch.
+     - Integer
+     - 1 for on, 0 for off. The default is 0.
+     -
+   * - MS_TEST_FORMAT
+     - A format.
+     - Integer
+     - 0: short.
+
+       2 or not set: everything.
+     -
+   * - MS_TEST_RECORD_MODE
+     - A recorder mode.
+     - Integer
+     - 1: on failure.
+
+       2: always.
+
+       Default: 1.
+     - This variable is used together with `MS_TEST_RECORD=1`.
+   * - MS_TEST_CONF
+     - Items.
+     - String
+     - Configuration items, with the format "key: value", multiple configuration items separated by commas.
+
+       streams: The method, with possible values being 1) true: one. 2) false: none. 3) group (default value): by group.
+
+       cache: Whether to enable the cache, with a default value of true.
+
+       size: The size in MB, with a default value of 2.
+     -
+"""
+
+
+def test_round_13_forms_give_sets_defaults_and_a_pair_relation():
+    rows = {name: (kind, cell, notes) for name, kind, cell, notes in extract.rows(PAGE_13)}
+    grammars = {name: extract.grammar(kind, cell) for name, (kind, cell, _notes) in rows.items()}
+    assert grammars["MS_TEST_SWITCH"] == {"enum": ["1", "0"]}
+    assert grammars["MS_TEST_FORMAT"] == {"enum": ["0", "2"]}  # "not set" is the unset case, not another value
+    assert extract.extras(rows["MS_TEST_SWITCH"][1], "") == {"default": "0"}
+    assert extract.extras(*rows["MS_TEST_RECORD_MODE"][1:]) == {
+        "default": "1", "requires": {"name": "MS_TEST_RECORD", "enum": ["1"]}}
+
+
+def test_key_value_items_close_the_keys_the_page_describes_and_leave_others_open():
+    kind, cell, _notes = next((k, c, n) for name, k, c, n in extract.rows(PAGE_13) if name == "MS_TEST_CONF")
+    spec = extract.grammar(kind, cell)
+    assert spec["kv"]["streams"]["enum"] == ["true", "false", "group"]
+    assert value_grammar.problem("streams:auto", spec) is not None
+    assert value_grammar.problem("cache:yes", spec) is not None
+    assert value_grammar.problem("streams:group,cache:True,size:4,unlisted_key:x", spec) is None

@@ -3,7 +3,7 @@ every set is (tests/lint/heldout_values.py). Written on 2026-12-07 from public d
 session that read lint-npu only through its public entry point, while round 12 was written, to measure that round once
 afterwards. Baseline (main at 8219fa9, before round 12): 79/124, 56/80 of the unlisted classes, no
 correct twin flagged (README). Round 12 (written without the set, merged at 19974b5), measured once: the same,
-79/124 and 56/80, no twin flagged."""
+79/124 and 56/80, no twin flagged. Round 13 used it as development data: 98/124, 62/80, no twin (docs/DECISIONS.md)."""
 
 from heldout_values import PlantedSetChecks, print_report
 
@@ -16,9 +16,10 @@ class TestSetL(PlantedSetChecks):
                "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
                "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k")
     MIN_CASES, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 120, 75, 75, 13, 13
-    FLOOR = (79, 56)
+    FLOOR = (98, 62)  # round 13, which used the set as development data (docs/DECISIONS.md)
     OPEN = ("not every planted error is caught (baseline on main at 8219fa9, before round 12, and round 12, measured "
-            "once: both 79/124, 56/80 of the unlisted classes, 0/124 twins; README)")
+            "once: both 79/124, 56/80 of the unlisted classes, 0/124 twins; README; round 13 as development data: "
+            "98/124, 62/80, 0/124)")
 
 
 if __name__ == "__main__":
