@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 
-from npulab.core.i18n import t
+from npulab.core.i18n import language, t
+from npulab.env.explain.catalog import COMMANDS
 from npulab.env.explain.matcher import Finding
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
 
@@ -87,7 +88,8 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     broken = disagreements(installed, labels)
     if not broken:
         return None
-    note = t("explain.pairing.note", pairs=t("explain.separator").join(broken))
+    note = t("explain.pairing.note", pairs=t("explain.separator").join(broken),
+             install=COMMANDS[language()]["{torch_cpu_install}"])  # the torch command written in one place
     return rule_finding(NAME, t("explain.pairing.title"), t("explain.pairing.cause"), note, hits,
                         rules_data()["pairing"]["sources"], family="version_mismatch", note=note)
 
