@@ -30,6 +30,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import yaml
 
@@ -139,7 +140,7 @@ def main(torch_npu_git: str, torch_npu_commit: str, docs_git: str, docs_commit: 
         spec = torch_npu_grammar(git_show(torch_npu_git, torch_npu_commit, path))
         if spec:
             name = page_name(path)
-            source = f"https://github.com/Ascend/pytorch/blob/{torch_npu_commit}/{path}"
+            source = f"https://github.com/Ascend/pytorch/blob/{torch_npu_commit}/{quote(str(path))}"  # （beta） pages
             out[name] = {**spec, "source": source, "source_en": source}
     page = git_show(docs_git, docs_commit, MINDFORMERS_PAGE)
     for name, cell in mindformers_rows(page):
