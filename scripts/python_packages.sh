@@ -83,6 +83,13 @@ if [ -n "${ASCEND_HOME_PATH:-}${ASCEND_TOOLKIT_HOME:-}" ]; then
     uninstall triton
   fi
 fi
+# rfc3987-syntax comes in only through jupyter-events' jsonschema[format-nongpl] extra, to check the "iri" string format;
+# importing it builds an Earley parser (about 2 s on a 2-core machine), and jsonschema imports it whenever it is
+# installed: every process that reads a notebook (nbformat), builds the book, runs nbval or starts a Jupyter server paid
+# that. Nothing here validates "iri" strings; without the package jsonschema skips that one format (pip check is clean)
+if installed | grep -qiE '^rfc3987-syntax=='; then
+  uninstall rfc3987-syntax
+fi
 # no CUDA build may stay: a torch that came from a CUDA index brings nvidia-* / cuda-* packages on both architectures
 cuda=$(installed | grep -iE '^(nvidia-|cuda-)' | cut -d= -f1 | tr '\n' ' ' || true)
 if [ -n "$cuda" ]; then
