@@ -87,11 +87,12 @@ fi
 # importing it builds an Earley parser (about 2 s on a 2-core machine), and jsonschema imports it whenever it is
 # installed: every process that reads a notebook (nbformat), builds the book, runs nbval or starts a Jupyter server paid
 # that. Nothing here validates "iri" strings; without the package jsonschema skips that one format (pip check is clean)
-if installed | grep -qiE '^rfc3987-syntax=='; then
+packages=$(installed)
+if grep -qiE '^rfc3987-syntax==' <<<"$packages"; then
   uninstall rfc3987-syntax
 fi
 # no CUDA build may stay: a torch that came from a CUDA index brings nvidia-* / cuda-* packages on both architectures
-cuda=$(installed | grep -iE '^(nvidia-|cuda-)' | cut -d= -f1 | tr '\n' ' ' || true)
+cuda=$(grep -iE '^(nvidia-|cuda-)' <<<"$packages" | cut -d= -f1 | tr '\n' ' ' || true)
 if [ -n "$cuda" ]; then
   echo "环境里装进了 CUDA 版 torch 的依赖：${cuda}" >&2
   echo "  这门课在 CPU 或昇腾 NPU 上运行，需要 CPU 版 torch。删掉这个 venv，让 PyTorch CPU 索引可达" >&2

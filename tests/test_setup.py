@@ -130,6 +130,17 @@ def test_a_cuda_build_in_the_environment_fails_the_install_on_both_architectures
         assert "nvidia-cudnn-cu13 cuda-toolkit" in result.stderr and "NPULAB_TORCH_CPU_INDEX" in result.stderr
 
 
+def test_the_install_removes_rfc3987_syntax_and_nothing_else(tmp_path):
+    """jsonschema imports rfc3987-syntax whenever it is installed, and that import builds a parser (about 2 s in every
+    process that reads a notebook); it came only through an extra of jupyter-events."""
+    result, calls = _run_pip_script(tmp_path / "with", "x86_64", listed=("torch==2.13.0+cpu", "rfc3987-syntax==1.1.0"))
+    assert result.returncode == 0, result.stderr
+    assert [c for c in calls if c.startswith("uninstall")] == ["uninstall -y -q rfc3987-syntax"]
+    assert calls.index("uninstall -y -q rfc3987-syntax") > calls.index("install -q -r requirements.txt")
+    result, calls = _run_pip_script(tmp_path / "without", "x86_64", listed=("torch==2.13.0+cpu",))
+    assert result.returncode == 0 and not [c for c in calls if c.startswith("uninstall")]
+
+
 def test_npu_install_removes_community_triton_and_says_why(tmp_path):
     result, calls = _run_pip_script(tmp_path, "aarch64", cann=True, listed=("torch==2.12.0+cpu", "triton==3.7.1"))
     assert result.returncode == 0, result.stderr
