@@ -94,11 +94,16 @@ def _exercise_item(last):
     return item
 
 
-def _is_lesson(path: Path) -> bool:
+def _course_parts(path: Path) -> tuple[str, ...]:
+    """The parts of ``path`` inside the course checkout (empty outside it)."""
     try:
-        parts = path.resolve().relative_to(ROOT).parts
+        return path.resolve().relative_to(ROOT).parts
     except ValueError:
-        return False
+        return ()
+
+
+def _is_lesson(path: Path) -> bool:
+    parts = _course_parts(path)
     return parts[:1] == ("chapters",) or parts[:2] == ("en", "chapters")  # the English twins (en/) run theirs too
 
 
@@ -128,9 +133,8 @@ def _longest_notebooks_first(items) -> None:
         first_index.setdefault(str(item.path), index)
 
     def order(path: str) -> tuple:
-        try:
-            parts = Path(path).resolve().relative_to(ROOT).parts
-        except ValueError:
+        parts = _course_parts(Path(path))
+        if not parts:
             return (2, 0.0)
         english = parts[:1] == ("en",)
         return (int(english), -float(seconds.get("/".join(parts[1:] if english else parts), 0.0)))
