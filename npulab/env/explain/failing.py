@@ -94,6 +94,7 @@ class Component:
     version: str | None = None
     line: int = 0
     text: str = ""
+    follows: bool = False  # a place printed below the error it belongs to (pybind11's "At:" list ends its message)
 
     @property
     def label(self) -> str:
@@ -134,7 +135,8 @@ class ComponentScanner:
                 path = frame.group(1).decode("utf-8", "replace")
                 pkg = _PACKAGE_PATH.search(path) or _CHECKOUT.search(path)
                 if pkg:
-                    self._add(Component(pkg.group(1), "pip", line=number(frame.start()), text=shorten(path)))
+                    self._add(Component(pkg.group(1), "pip", line=number(frame.start()), text=shorten(path),
+                                        follows=True))
         for m in _CHECKOUT_FRAME.finditer(block):
             self._add(Component(m.group(1).decode(), "pip", line=number(m.start()), text=""))
         for m in _COMPILER.finditer(block):
@@ -171,9 +173,13 @@ class ComponentScanner:
         self.versions.setdefault(key, version)
 
     def near(self, root: RootLine) -> Component | None:
-        """The last place that names a component within ``REACH`` lines above the root error line (or on it)."""
+        """The nearest place that names a component within ``REACH`` lines above the root error line (or on it), or
+        the first pybind11 frame list within ``REACH`` lines below it."""
         before = [p for p in self.places if 0 <= root.line - p.line <= REACH]
-        return max(before, key=lambda p: p.line) if before else None
+        if before:
+            return max(before, key=lambda p: p.line)
+        after = [p for p in self.places if p.follows and 0 < p.line - root.line <= REACH]
+        return min(after, key=lambda p: p.line) if after else None
 
     def version_of(self, pip: str | None) -> str | None:
         return self.versions.get(pip.lower().replace("_", "-")) if pip else None
@@ -244,9 +250,9 @@ def remedy(found: Component, dep: str | None) -> str:
 
 def finding(root: RootLine, found: Component) -> Finding:
     """The ``failing_component`` finding: the error is raised inside the component; the remedy of its kind."""
-    where = {"pip": "explain.failing.where_frame", "tree": "explain.failing.where_tree",
-             "ascend": "explain.failing.where_ascend"}[found.kind]
-    cause = t("explain.failing.cause", component=found.label, where=t(where))
+    where = {"pip": t("explain.failing.where_frame"), "tree": t("explain.failing.where_tree"),
+             "ascend": t("explain.failing.where_ascend")}[found.kind]
+    cause = t("explain.failing.cause", component=found.label, where=where)
     evidence = {root.line: Evidence(root.line, root.text)}
     if found.text and found.line != root.line:
         evidence[found.line] = Evidence(found.line, found.text)
