@@ -118,3 +118,34 @@ def test_english_edition(monkeypatch):
     found = _failing(ex.explain_text(ASCEND + PLUGIN))
     assert found.title.startswith("The error is raised inside vllm-ascend")
     assert "Upgrade `vllm_ascend` to its latest release" in found.fix
+
+
+def test_an_error_raised_in_torch_on_a_callers_arguments_names_the_caller():
+    log = (ASCEND + "Traceback (most recent call last):\n"
+           '  File "/usr/local/lib/python3.10/site-packages/verl/workers/actor.py", line 40, in step\n'
+           "    out = torch.cat(parts)\n"
+           '  File "/usr/local/lib/python3.10/site-packages/torch/utils/_device.py", line 104, in __torch_function__\n'
+           "    return func(*args, **kwargs)\n"
+           "RuntimeError: Sizes of tensors must match except in dimension 1\n")
+    found = _failing(ex.explain_text(log))
+    assert found.title.startswith("报错出在 verl") and "`torch`" in found.cause
+    assert "pip install --upgrade verl" in found.fix
+
+
+def test_a_shared_object_a_symbol_error_names_is_its_package():
+    log = (ASCEND + "ImportError: /usr/local/lib/python3.11/site-packages/sgl_kernel_npu/ops.cpython-311-aarch64-linux-gnu"
+           ".so: undefined symbol: _Z12fused_moe_v2v\n")  # a symbol of the package's own, not of torch or CANN
+    report = ex.explain_text(log)
+    assert failing.CATEGORY in report.categories[:2]
+    assert "sgl-kernel-npu" in _failing(report).title and "pip install --upgrade sgl-kernel-npu" in _failing(report).fix
+
+
+def test_an_ascend_path_in_a_setting_is_not_the_failing_component():
+    log = (ASCEND + "ATB_HOME_PATH=/usr/local/Ascend/nnal/atb/latest/atb/cxx_abi_1\n"
+           "RuntimeError: the model failed to start\n")
+    assert failing.CATEGORY not in ex.explain_text(log).categories
+
+
+@pytest.mark.parametrize("line", ["vllm-ascend: v0.13.0rc1", "image: quay.io/ascend/vllm-ascend:v0.13.0rc1"])
+def test_a_version_from_a_colon_row_or_an_image_tag(line):
+    assert "0.13.0rc1" in _failing(ex.explain_text(ASCEND + line + "\n" + PLUGIN)).title

@@ -69,13 +69,29 @@ _NOT_A_TREE = frozenset({"", "home", "root", "usr", "local", "opt", "tmp", "mnt"
 # the CANN stack itself, which the catalog's families and the generic finding cover
 _ASCEND_PATH = re.compile(rb"/Ascend/(atb-models|mindie|nnal|mindie-[\w-]+|mindspeed[\w-]*|mindx[\w-]*)/")
 _ASCEND_SKIP = frozenset({"ascend-toolkit", "driver", "firmware", "latest", "cann"})
+# a traceback frame in an installed package, every one (the innermost is the last before the exception line)
+_PACKAGE_FRAME = re.compile(rb'File "[^"\n]*[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)[/\\]')
+FRAME_GAP = 6  # lines between two frames of one traceback, at most (a frame, its source line, a caret line …)
+# the libraries other packages call with their own arguments: an error raised in their code (torch's argument checks,
+# NumPy's) is the caller's, whose frame is the next one outward. Python's own library has no site-packages frame.
+FOUNDATION = frozenset({"torch", "numpy", "typing_extensions", "functools", "contextlib"})
+# a shared object inside a package that a load or symbol error names ("ImportError: …/site-packages/vllm_ascend/
+# vllm_ascend_C.cpython-311-aarch64-linux-gnu.so: undefined symbol: …"; ld.so(8))
+_SHARED_OBJECT = re.compile(rb"[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)[/\\][^\s:'\"]*\.so\b[^\n]*?"
+                            rb"(?:undefined symbol|cannot open shared object|wrong ELF class|version `[^']+' not found)")
+_ERROR_WORD = re.compile(rb'(?i)error|exception|undefined symbol|cannot open|failed|File "')
 # a listing row or a wheel name that gives a package's version
-_ROW = re.compile(r"^\s*(?:[-*|]\s*)?([A-Za-z][\w.-]*?)\s*(?:==|\s{2,}|\s*\|\s*)v?(\d+(?:\.\d+)+[\w.+-]*)\s*\|?\s*(?:/\S*)?$")
+_ROW = re.compile(r"^\s*(?:[-*|]\s*)?([A-Za-z][\w.-]*?)\s*(?:==|\s{2,}|\s*\|\s*|\s*[:：]\s*)v?(\d+(?:\.\d+)+[\w.+-]*)\s*\|?\s*"
+                  r"(?:/\S*)?$")
+# a container image's tag ("quay.io/ascend/vllm-ascend:v0.9.1", "…/mindie:2.1.RC1-800I-A2-py311"): the image's
+# last path part is the component, its tag begins with the release
+_IMAGE = re.compile(r"[\w.-]+/([a-z][\w.-]*):v?(\d+(?:\.\d+)+(?:rc\d+|\.?RC\d+)?)")
 _SHOW_NAME = re.compile(r"^Name:\s*([A-Za-z][\w.-]*)\s*$")
 _SHOW_VERSION = re.compile(r"^Version:\s*(\d+(?:\.\d+)+[\w.+-]*)\s*$")
 _WHEEL = re.compile(r"\b([A-Za-z][\w.]*?)-(\d+(?:\.\d+)+[\w.+]*?)-(?:cp|py)\d")
-_LISTING_NEEDLES = (b"==", b"  ", b"Version:", b".whl", b"|")
+_LISTING_NEEDLES = (b"==", b"  ", b"Version:", b".whl", b"|", b":")
 MAX_VERSIONS = 400  # listing rows kept, at most (a pip list of a large environment)
+MAX_FRAMES = 400  # package frames kept, the last ones
 # a dependency the error line names, whose version the component may pin: "module 'numpy' has no attribute",
 # "np.float_", "<package> … requires", "import of transformers" — the module names, mapped to pip names
 _DEPENDENCY = re.compile(r"\bmodule '([A-Za-z_]\w*)'|(?<![\w.])(np|pd)\.\w+|\b(numpy|transformers|protobuf|"
@@ -95,6 +111,7 @@ class Component:
     line: int = 0
     text: str = ""
     follows: bool = False  # a place printed below the error it belongs to (pybind11's "At:" list ends its message)
+    via: str | None = None  # the foundation library (torch, NumPy) whose frame is innermost, when it called this one
 
     @property
     def label(self) -> str:
@@ -120,6 +137,7 @@ class ComponentScanner:
         self.places: list[Component] = []  # in log order, at most a few of each kind
         self.versions: dict[str, str] = {}  # pip name (lower case, "_" as "-") → version
         self._show: str | None = None  # the last "Name:" of a pip show block
+        self.frames: list[tuple[int, str]] = []  # every installed package's traceback frame: (line, import name)
 
     def _add(self, found: Component) -> None:
         if len(self.places) < 64:
@@ -139,13 +157,20 @@ class ComponentScanner:
                                         follows=True))
         for m in _CHECKOUT_FRAME.finditer(block):
             self._add(Component(m.group(1).decode(), "pip", line=number(m.start()), text=""))
+        for m in _PACKAGE_FRAME.finditer(block):
+            self.frames.append((number(m.start()), m.group(1).decode()))
+        del self.frames[:-MAX_FRAMES]
+        for m in _SHARED_OBJECT.finditer(block):
+            self._add(Component(m.group(1).decode(), "pip", line=number(m.start()), text=""))
         for m in _COMPILER.finditer(block):
             tree = tree_of(m.group(1).decode("utf-8", "replace"))
             if tree:
                 self._add(Component(tree, "tree", line=number(m.start()), text=shorten(decode_line(m.group(0)))))
         for m in _ASCEND_PATH.finditer(block):
             name = m.group(1).decode()
-            if name.lower() not in _ASCEND_SKIP:
+            start, end = block.rfind(b"\n", 0, m.start()) + 1, block.find(b"\n", m.end())
+            line = block[start:len(block) if end < 0 else end]
+            if name.lower() not in _ASCEND_SKIP and _ERROR_WORD.search(line):  # a frame or an error, not a setting
                 self._add(Component(name, "ascend", line=number(m.start()), text=""))
         if len(self.versions) < MAX_VERSIONS and any(n in block for n in _LISTING_NEEDLES):
             self._listing(block)
@@ -164,7 +189,7 @@ class ComponentScanner:
                 self._note(self._show, version.group(1))
                 self._show = None
                 continue
-            for m in [_ROW.match(line), *_WHEEL.finditer(line)]:
+            for m in [_ROW.match(line), *_WHEEL.finditer(line), *_IMAGE.finditer(line)]:
                 if m:
                     self._note(m.group(1), m.group(2))
 
@@ -181,6 +206,20 @@ class ComponentScanner:
         after = [p for p in self.places if p.follows and 0 < p.line - root.line <= REACH]
         return min(after, key=lambda p: p.line) if after else None
 
+    def caller(self, line: int, innermost: str) -> str | None:
+        """The package that called a foundation library whose frame is the innermost above ``line``: the next frame
+        outward, in the same traceback, of a package that is not a foundation library (None when there is none)."""
+        if innermost not in FOUNDATION:
+            return None
+        last = line
+        for at, package in reversed([f for f in self.frames if f[0] < line]):
+            if last - at > (REACH if last == line else FRAME_GAP):
+                return None
+            if package not in FOUNDATION:
+                return package
+            last = at
+        return None
+
     def version_of(self, pip: str | None) -> str | None:
         return self.versions.get(pip.lower().replace("_", "-")) if pip else None
 
@@ -193,7 +232,10 @@ def read(root: RootLine, frame: str | None, named: str | None, native: tuple[str
     (frame, places) of the other strongest error lines (``others``: each line with its frame's package), in log
     order — a report that quotes its error first and the traceback below it. Also whether the process crashed while
     importing it."""
-    if frame or named:
+    caller = scanner.caller(root.line, frame) if frame else None
+    if caller:  # the innermost frame is torch's or NumPy's, called with the arguments of the package outward
+        found = Component(caller, "pip", module.pip_name(caller), line=root.line, via=frame)
+    elif frame or named:
         found = Component(frame or named, "pip", module.pip_name(frame or named), line=root.line)
     elif native:
         found = Component(native[0], "pip", native[1], line=root.line)
@@ -210,7 +252,7 @@ def read(root: RootLine, frame: str | None, named: str | None, native: tuple[str
         if found.kind == "pip":
             found = Component(found.name, "pip", module.pip_name(found.name), line=found.line, text=found.text)
     return Component(found.name, found.kind, found.pip, scanner.version_of(found.pip or found.name), found.line,
-                     found.text), False
+                     found.text, via=found.via), False
 
 
 def npu_stack(found: Component | None) -> bool:
@@ -252,6 +294,8 @@ def finding(root: RootLine, found: Component) -> Finding:
     """The ``failing_component`` finding: the error is raised inside the component; the remedy of its kind."""
     where = {"pip": t("explain.failing.where_frame"), "tree": t("explain.failing.where_tree"),
              "ascend": t("explain.failing.where_ascend")}[found.kind]
+    if found.via:
+        where = t("explain.failing.where_caller", library=found.via)
     cause = t("explain.failing.cause", component=found.label, where=where)
     evidence = {root.line: Evidence(root.line, root.text)}
     if found.text and found.line != root.line:
