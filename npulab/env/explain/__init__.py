@@ -155,9 +155,7 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
                                         pip=pip_found.pip if pip_found else None, crashed=crashed_in,
                                         said=tuple(roots.said_working),
                                         call=roots.calls.get(root.line) or next(iter(roots.calls.values()), None)))
-        if found is not None and not crashed_in and not named and not documented_found and not any(
-                f.kind == "family" or f.category in CATEGORIES for f in findings):  # no family, no documented entry, no
-            # missing module (the module rule's finding names it and, through _name_the_caller, the package calling it)
+        if _failing_due(root, found, crashed_in or bool(named) or bool(documented_found), findings):
             own = sum(f.kind == "rule" for f in findings)
             findings.insert(min(1, own), failing.finding(root, found))
     tokens = _tokens(root, roots, codes, findings)
@@ -174,9 +172,21 @@ def _tokens(root: RootLine | None, roots: RootFinder, codes: list[CodeHit], find
     """The words of the log's decisive lines: the root error line, the strongest error lines, the evidence the
     catalog and the rules read, the codes, and the packages the errors were raised in."""
     candidates = ([root] if root else []) + roots.strongest()
-    lines = [c.whole or c.text for c in candidates] + [e.text for f in findings if f.kind != "generic" for e in f.evidence]
+    lines = [c.whole or c.text for c in candidates] + [e.text for f in findings  # the failing component: a reading
+                                                       if f.kind != "generic" and f.category != failing.CATEGORY  # of
+                                                       for e in f.evidence]  # the frames, not the log's words
     components = [roots.components[c.line] for c in candidates if c.line in roots.components]
     return log_tokens(lines, [h.info.code for h in codes], components)
+
+
+def _failing_due(root: RootLine, found: failing.Component | None, covered: bool, findings: list[Finding]) -> bool:
+    """Whether the failing component gets a finding of its own: an error line raised inside it (not a warning, a
+    fallback or the way the process ended), no catalog family spoke (whoever reported it), and nothing else covers
+    it (``covered``: a crash while importing it, the module rule's finding of a module the line names — which, through
+    ``_name_the_caller``, names the package calling it — or a documented entry)."""
+    if found is None or covered or root.rank < 1 or root.fallback or root.ending:
+        return False
+    return not any(f.kind == "family" or f.category in CATEGORIES for f in findings)
 
 
 def _npu_stack_error(rules: RuleScanner, roots: RootFinder, root: RootLine | None) -> bool:

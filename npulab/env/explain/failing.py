@@ -56,8 +56,8 @@ _AT = re.compile(rb"(?m)^\s*At:\s*$")
 _AT_FRAME = re.compile(rb"(?m)^\s+(\S[^\n(]*)\((\d+)\): [\w<>.]+\s*$")
 _PACKAGE_PATH = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)")
 # a source checkout: a folder holding the package of its own name (/workspace/vllm/vllm/…, /code/verl/verl/…)
-_CHECKOUT = re.compile(r"[/\\]([A-Za-z_]\w*)[/\\]\1[/\\][^\"]*\.py\b")
-_CHECKOUT_FRAME = re.compile(rb'File "[^"\n]*[/\\]([A-Za-z_]\w*)[/\\]\1[/\\][^"\n]*\.py", line \d+')
+_FILE_FRAME = re.compile(rb'File "([^"\n]{1,1000})", line \d+')  # a path longer than that is no frame to read
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 # a compiler's diagnostic: "<file>:<line>:<column>: error:" (or "fatal error:")
 _COMPILER = re.compile(rb"(?m)^\s*(/[^\s:]+|[A-Za-z]:[\\/][^\s:]+|[\w.-]+/[^\s:]+):\d+(?::\d+)?:\s*(?:fatal )?error:")
 # the folders a C/C++ tree keeps its sources in: the tree is the folder just above the first of them
@@ -77,7 +77,7 @@ FRAME_GAP = 6  # lines between two frames of one traceback, at most (a frame, it
 FOUNDATION = frozenset({"torch", "numpy", "typing_extensions", "functools", "contextlib"})
 # a shared object inside a package that a load or symbol error names ("ImportError: …/site-packages/vllm_ascend/
 # vllm_ascend_C.cpython-311-aarch64-linux-gnu.so: undefined symbol: …"; ld.so(8))
-_SHARED_OBJECT = re.compile(rb"[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)[/\\][^\s:'\"]*\.so\b[^\n]*?"
+_SHARED_OBJECT = re.compile(rb"[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)[/\\][^\s:'\"]{0,300}\.so\b[^\n]{0,300}?"
                             rb"(?:undefined symbol|cannot open shared object|wrong ELF class|version `[^']+' not found)")
 _ERROR_WORD = re.compile(rb'(?i)error|exception|undefined symbol|cannot open|failed|File "')
 # a listing row or a wheel name that gives a package's version
@@ -120,6 +120,14 @@ class Component:
         return f"{name} {self.version}" if self.version else name
 
 
+def checkout_of(path: str) -> str | None:
+    """The package of a Python file in a source checkout: a folder holding the package of its own name."""
+    parts = path.replace("\\", "/").split("/")
+    if not parts[-1].endswith(".py"):
+        return None
+    return next((a for a, b in zip(parts[:-2], parts[1:-1], strict=True) if a == b and _IDENTIFIER.fullmatch(a)), None)
+
+
 def tree_of(path: str) -> str | None:
     """The source tree a compiled file belongs to: the folder just above the first source folder of its path."""
     parts = path.replace("\\", "/").split("/")
@@ -151,16 +159,18 @@ class ComponentScanner:
             frame = _AT_FRAME.match(block, at.end() + 1)
             if frame:
                 path = frame.group(1).decode("utf-8", "replace")
-                pkg = _PACKAGE_PATH.search(path) or _CHECKOUT.search(path)
+                pkg = _PACKAGE_PATH.search(path)
+                pkg = pkg.group(1) if pkg else checkout_of(path)
                 if pkg:
-                    self._add(Component(pkg.group(1), "pip", line=number(frame.start()), text=shorten(path),
-                                        follows=True))
-        for m in _CHECKOUT_FRAME.finditer(block):
-            self._add(Component(m.group(1).decode(), "pip", line=number(m.start()), text=""))
+                    self._add(Component(pkg, "pip", line=number(frame.start()), text=shorten(path), follows=True))
+        for m in _FILE_FRAME.finditer(block):
+            pkg = checkout_of(m.group(1).decode("utf-8", "replace"))
+            if pkg:
+                self._add(Component(pkg, "pip", line=number(m.start()), text=""))
         for m in _PACKAGE_FRAME.finditer(block):
             self.frames.append((number(m.start()), m.group(1).decode()))
         del self.frames[:-MAX_FRAMES]
-        for m in _SHARED_OBJECT.finditer(block):
+        for m in _SHARED_OBJECT.finditer(block) if b".so" in block else ():
             self._add(Component(m.group(1).decode(), "pip", line=number(m.start()), text=""))
         for m in _COMPILER.finditer(block):
             tree = tree_of(m.group(1).decode("utf-8", "replace"))
