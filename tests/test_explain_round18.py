@@ -149,3 +149,11 @@ def test_an_ascend_path_in_a_setting_is_not_the_failing_component():
 @pytest.mark.parametrize("line", ["vllm-ascend: v0.13.0rc1", "image: quay.io/ascend/vllm-ascend:v0.13.0rc1"])
 def test_a_version_from_a_colon_row_or_an_image_tag(line):
     assert "0.13.0rc1" in _failing(ex.explain_text(ASCEND + line + "\n" + PLUGIN)).title
+
+
+def test_the_cause_says_what_showed_the_component():
+    native = ("[F 12/ 1 14:47:20.689 ...le-Lite/lite/kernels/nnadapter/engine.cc:294 Engine] Check failed: "
+              "(device_names.size() > 0): 0!>0 No device specified.\n")
+    assert "C++" in _failing(ex.explain_text(native)).cause  # its C++ sources, not a Python frame
+    pybind = (ASCEND + "RuntimeError: bad shape\n\nAt:\n  /p/site-packages/mindspeed/ops/x.py(3): f\n")
+    assert "At:" in _failing(ex.explain_text(pybind)).cause

@@ -112,6 +112,7 @@ class Component:
     text: str = ""
     follows: bool = False  # a place printed below the error it belongs to (pybind11's "At:" list ends its message)
     via: str | None = None  # the foundation library (torch, NumPy) whose frame is innermost, when it called this one
+    origin: str = "frame"  # what showed it: frame, native (C++ sources or logger), at (pybind11), shared, tree, ascend
 
     @property
     def label(self) -> str:
@@ -162,7 +163,8 @@ class ComponentScanner:
                 pkg = _PACKAGE_PATH.search(path)
                 pkg = pkg.group(1) if pkg else checkout_of(path)
                 if pkg:
-                    self._add(Component(pkg, "pip", line=number(frame.start()), text=shorten(path), follows=True))
+                    self._add(Component(pkg, "pip", line=number(frame.start()), text=shorten(path), follows=True,
+                                        origin="at"))
         for m in _FILE_FRAME.finditer(block):
             pkg = checkout_of(m.group(1).decode("utf-8", "replace"))
             if pkg:
@@ -171,17 +173,18 @@ class ComponentScanner:
             self.frames.append((number(m.start()), m.group(1).decode()))
         del self.frames[:-MAX_FRAMES]
         for m in _SHARED_OBJECT.finditer(block) if b".so" in block else ():
-            self._add(Component(m.group(1).decode(), "pip", line=number(m.start()), text=""))
+            self._add(Component(m.group(1).decode(), "pip", line=number(m.start()), text="", origin="shared"))
         for m in _COMPILER.finditer(block):
             tree = tree_of(m.group(1).decode("utf-8", "replace"))
             if tree:
-                self._add(Component(tree, "tree", line=number(m.start()), text=shorten(decode_line(m.group(0)))))
+                self._add(Component(tree, "tree", line=number(m.start()), text=shorten(decode_line(m.group(0))),
+                                    origin="tree"))
         for m in _ASCEND_PATH.finditer(block):
             name = m.group(1).decode()
             start, end = block.rfind(b"\n", 0, m.start()) + 1, block.find(b"\n", m.end())
             line = block[start:len(block) if end < 0 else end]
             if name.lower() not in _ASCEND_SKIP and _ERROR_WORD.search(line):  # a frame or an error, not a setting
-                self._add(Component(name, "ascend", line=number(m.start()), text=""))
+                self._add(Component(name, "ascend", line=number(m.start()), text="", origin="ascend"))
         if len(self.versions) < MAX_VERSIONS and any(n in block for n in _LISTING_NEEDLES):
             self._listing(block)
 
@@ -248,7 +251,7 @@ def read(root: RootLine, frame: str | None, named: str | None, native: tuple[str
     elif frame or named:
         found = Component(frame or named, "pip", module.pip_name(frame or named), line=root.line)
     elif native:
-        found = Component(native[0], "pip", native[1], line=root.line)
+        found = Component(native[0], "pip", native[1], line=root.line, origin="native")
     elif crashed:
         return Component(crashed, "pip", module.pip_name(crashed), line=root.line), True
     else:
@@ -260,9 +263,10 @@ def read(root: RootLine, frame: str | None, named: str | None, native: tuple[str
         if found is None:
             return None, False
         if found.kind == "pip":
-            found = Component(found.name, "pip", module.pip_name(found.name), line=found.line, text=found.text)
+            found = Component(found.name, "pip", module.pip_name(found.name), line=found.line, text=found.text,
+                              origin=found.origin)
     return Component(found.name, found.kind, found.pip, scanner.version_of(found.pip or found.name), found.line,
-                     found.text, via=found.via), False
+                     found.text, via=found.via, origin=found.origin), False
 
 
 def npu_stack(found: Component | None) -> bool:
@@ -302,8 +306,9 @@ def remedy(found: Component, dep: str | None) -> str:
 
 def finding(root: RootLine, found: Component) -> Finding:
     """The ``failing_component`` finding: the error is raised inside the component; the remedy of its kind."""
-    where = {"pip": t("explain.failing.where_frame"), "tree": t("explain.failing.where_tree"),
-             "ascend": t("explain.failing.where_ascend")}[found.kind]
+    where = {"frame": t("explain.failing.where_frame"), "native": t("explain.failing.where_native"),
+             "at": t("explain.failing.where_at"), "shared": t("explain.failing.where_shared"),
+             "tree": t("explain.failing.where_tree"), "ascend": t("explain.failing.where_ascend")}[found.origin]
     if found.via:
         where = t("explain.failing.where_caller", library=found.via)
     cause = t("explain.failing.cause", component=found.label, where=where)
