@@ -16,6 +16,8 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
 - ``documented`` — documented troubleshooting entries (``npulab/data/explain_docs.yaml``: message fragments the
   products' own documentation explains, matched verbatim after normalising case, spacing and full-width forms): at
   most two findings of kind ``docs``, after the catalog's and the rules' findings, citing the page and its release;
+- ``failing`` — the failing component (the package, source tree or Ascend component the root error was raised in,
+  and its listed version): a finding of its own when no family, documented entry or missing-module reading spoke;
 - ``triage``  — the generic finding, due whenever the log shows an Ascend error, recognised or not;
 - ``cli``     — the text report, doctor notes and the command line.
 
