@@ -132,7 +132,8 @@ def test_explain_consults_the_packaged_cases_only_when_asked_and_stays_fast():
     start = time.perf_counter()
     report = ex.explain_file(log, cases=casebase.packaged_index())  # what ``explain --similar`` does
     assert time.perf_counter() - start < 1.0
-    assert [f.kind for f in report.findings] == ["rule", "case", "generic"] and neighbours.POSITION == 1
+    kinds = [f.kind for f in report.findings if f.category != "failing_component"]  # round 18's finding beside them
+    assert kinds == ["rule", "case", "generic"] and neighbours.POSITION == 1
 
 
 def test_cli_similar_adds_the_reported_cases_finding(capsys):

@@ -16,6 +16,8 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
 - ``documented`` — documented troubleshooting entries (``npulab/data/explain_docs.yaml``: message fragments the
   products' own documentation explains, matched verbatim after normalising case, spacing and full-width forms): at
   most two findings of kind ``docs``, after the catalog's and the rules' findings, citing the page and its release;
+- ``failing`` — the failing component (the package, source tree or Ascend component the root error was raised in,
+  and its listed version): a finding of its own when no family, documented entry or missing-module reading spoke;
 - ``triage``  — the generic finding, due whenever the log shows an Ascend error, recognised or not;
 - ``cli``     — the text report, doctor notes and the command line.
 
@@ -41,6 +43,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from npulab.core.i18n import t
+from npulab.env.explain import failing
 from npulab.env.explain.casebase import CaseIndex, packaged_index
 from npulab.env.explain.catalog import (
     CATALOG_PATH,
@@ -104,6 +107,7 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     matcher = FamilyMatcher(entries)
     scanner, roots, rules = CodeScanner(), RootFinder(), RuleScanner()
     docs = DocScanner(load_documented() if documented is None else documented)
+    places = failing.ComponentScanner()
     lines_read = 0
     for first_line, block in iter_blocks(stream, chunk_size, max_line):
         if block:
@@ -112,6 +116,7 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
             roots.feed(first_line, block)
             rules.feed(first_line, block)
             docs.feed(first_line, block)
+            places.feed(first_line, block)
         lines_read = first_line - 1
     codes, root = scanner.codes(), roots.root()
     if roots.foreign_context and not roots.ascend_context:  # another accelerator's log: Ascend advice does not apply
@@ -137,18 +142,24 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     if root is None and ascend:  # … or in a last line that tells how the process ended, or that it hangs
         root = roots.abnormal_end()
     documented_found = documented_findings(docs, findings, root, roots.strongest(), entries, evidence) if ascend else []
-    if should_report(root, codes, ascend or stated_failure(root)):
-        component = roots.components.get(root.line) or next(  # the last frame's package, or the module the line names
-            (h.facts["module"].partition(".")[0] for h in rules.hits[module.NAME] if h.line == root.line), None)
-        pip = module.pip_name(component) if component else None
-        if component is None:  # no Python frame: the framework whose C++ sources or logger the error lines quote
-            component, pip = native_component(root, roots.strongest()) or (None, None)
-        crashed = roots.crashed_import(root) if component is None else None
-        if crashed:  # … or the extension module a command imported just before the process died in native code
-            component, pip = crashed, module.pip_name(crashed)
-        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings), component=component,
-                                        pip=pip, crashed=bool(crashed), said=tuple(roots.said_working),
+    frame = roots.components.get(root.line) if root is not None else None  # the last frame's package …
+    named = next((h.facts["module"].partition(".")[0] for h in rules.hits[module.NAME]  # … or the module the line names
+                  if root is not None and h.line == root.line), None)
+    native = native_component(root, roots.strongest()) if root is not None and not (frame or named) else None
+    crashed = roots.crashed_import(root) if root is not None else None
+    others = tuple((r, roots.components.get(r.line)) for r in roots.strongest() if root is not None and r.line != root.line)
+    found, crashed_in = failing.read(root, frame, named, native, crashed, places, others) if root is not None else (None, False)
+    # never silent (round 18): an error raised inside a component of the NPU stack is an Ascend error
+    if should_report(root, codes, ascend or stated_failure(root) or failing.npu_stack(found)):
+        pip_found = found if found is not None and found.kind == "pip" else None
+        findings.append(generic_finding(root, roots.strongest(), codes, families=len(findings),
+                                        component=pip_found.name if pip_found else None,
+                                        pip=pip_found.pip if pip_found else None, crashed=crashed_in,
+                                        said=tuple(roots.said_working),
                                         call=roots.calls.get(root.line) or next(iter(roots.calls.values()), None)))
+        if _failing_due(root, found, crashed_in or bool(named) or bool(documented_found), findings):
+            own = sum(f.kind == "rule" for f in findings)
+            findings.insert(min(1, own), failing.finding(root, found))
     tokens = _tokens(root, roots, codes, findings)
     if findings and (cases is not None or NEIGHBOURS):
         consult(findings, tokens, packaged_index() if cases is None else cases, entries,
@@ -163,9 +174,21 @@ def _tokens(root: RootLine | None, roots: RootFinder, codes: list[CodeHit], find
     """The words of the log's decisive lines: the root error line, the strongest error lines, the evidence the
     catalog and the rules read, the codes, and the packages the errors were raised in."""
     candidates = ([root] if root else []) + roots.strongest()
-    lines = [c.whole or c.text for c in candidates] + [e.text for f in findings if f.kind != "generic" for e in f.evidence]
+    lines = [c.whole or c.text for c in candidates] + [e.text for f in findings  # the failing component: a reading
+                                                       if f.kind != "generic" and f.category != failing.CATEGORY  # of
+                                                       for e in f.evidence]  # the frames, not the log's words
     components = [roots.components[c.line] for c in candidates if c.line in roots.components]
     return log_tokens(lines, [h.info.code for h in codes], components)
+
+
+def _failing_due(root: RootLine, found: failing.Component | None, covered: bool, findings: list[Finding]) -> bool:
+    """Whether the failing component gets a finding of its own: an error line raised inside it (not a warning, a
+    fallback or the way the process ended), no catalog family spoke (whoever reported it), and nothing else covers
+    it (``covered``: a crash while importing it, the module rule's finding of a module the line names — which, through
+    ``_name_the_caller``, names the package calling it — or a documented entry)."""
+    if found is None or covered or root.rank < 1 or root.fallback or root.ending:
+        return False
+    return not any(f.kind == "family" or f.category in CATEGORIES for f in findings)
 
 
 def _npu_stack_error(rules: RuleScanner, roots: RootFinder, root: RootLine | None) -> bool:
