@@ -1,7 +1,7 @@
 """ResNet-50 training throughput, FP32 or AMP: the seed's 910B3 table, measured with a method you can defend.
 
 Defaults are the seed's set-up on an accelerator (batch 64, 224×224, random data) and a small problem on
-a CPU (batch 8, 64×64), printed either way. Unlike the seed's script, warm-up steps include the backward
+a CPU (``npulab.core.sizes``, workload ``resnet50_train``), printed either way. Unlike the seed's script, warm-up steps include the backward
 pass, every timed step ends with a device sync, the median is reported with the spread, and a
 back-to-back window shows what per-step syncing costs. Data loading and host→device copies are not
 included (the batch stays on the device), as in the seed's timing.
@@ -17,11 +17,18 @@ SEED_SETUP = (64, 224)
 
 
 def add_arguments(parser) -> None:
+    from npulab.core.sizes import SIZES
+
+    cpu, accelerator = SIZES["resnet50_train"]["cpu"], SIZES["resnet50_train"]["accelerator"]
+
+    def default(key: str) -> str:
+        return f"默认见 npulab.core.sizes：加速器 {accelerator[key]}，CPU {cpu[key]}"
+
     parser.add_argument("--amp", action="store_true", help="混合精度：CUDA/NPU 上 float16 + GradScaler，CPU 上 bfloat16")
-    parser.add_argument("--batch", type=int, help="batch 大小（默认见 npulab.core.sizes：加速器 64，CPU 4）")
-    parser.add_argument("--image-size", type=int, help="图像边长（默认见 npulab.core.sizes：加速器 224，CPU 64）")
-    parser.add_argument("--steps", type=int, help="计时的训练步数（默认见 npulab.core.sizes：加速器 20，CPU 3）")
-    parser.add_argument("--warmup", type=int, help="预热步数，含反向传播（默认：加速器 5，CPU 2）")
+    parser.add_argument("--batch", type=int, help=f"batch 大小（{default('batch')}）")
+    parser.add_argument("--image-size", type=int, help=f"图像边长（{default('image_size')}）")
+    parser.add_argument("--steps", type=int, help=f"计时的训练步数（{default('steps')}）")
+    parser.add_argument("--warmup", type=int, help=f"预热步数，含反向传播（{default('warmup')}）")
 
 
 def _settings(args, device) -> dict:

@@ -46,7 +46,7 @@ SIZES: dict[str, dict[str, Any]] = {
     "resnet50_train": {
         "what": "PyTorch ResNet-50 训练步（原文：batch 64，224×224）",
         "what_en": "PyTorch ResNet-50 training step (seed article: batch 64, 224×224)",
-        "cpu": {"batch": 4, "image_size": 64, "warmup": 2, "steps": 3},
+        "cpu": {"batch": 2, "image_size": 64, "warmup": 2, "steps": 3},
         "accelerator": {"batch": 64, "image_size": 224, "warmup": 5, "steps": 20}},
     "mindspore_resnet50_train": {
         "what": "MindSpore 与 PyTorch 的 ResNet-50 训练步对比",
