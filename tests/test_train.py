@@ -88,3 +88,17 @@ def test_bench_resnet50_json_and_usage_errors():
     for bad in (["--batch", "1"], ["--image-size", "8"], ["--steps", "x"]):
         r = bench(*bad)
         assert r.returncode == 2 and "Traceback" not in r.stderr and "错误" in r.stderr
+
+
+def test_bench_resnet50_help_quotes_the_sizes_table():
+    import argparse
+
+    from npulab.bench import resnet50
+    from npulab.core.sizes import SIZES
+
+    parser = argparse.ArgumentParser()
+    resnet50.add_arguments(parser)
+    helps = {a.dest: a.help for a in parser._actions}
+    sizes = SIZES["resnet50_train"]
+    for key in ("batch", "image_size", "steps", "warmup"):
+        assert f"加速器 {sizes['accelerator'][key]}，CPU {sizes['cpu'][key]}" in helps[key], key

@@ -17,18 +17,12 @@ SEED_SETUP = (64, 224)
 
 
 def add_arguments(parser) -> None:
-    from npulab.core.sizes import SIZES
-
-    cpu, accelerator = SIZES["resnet50_train"]["cpu"], SIZES["resnet50_train"]["accelerator"]
-
-    def default(key: str) -> str:
-        return f"默认见 npulab.core.sizes：加速器 {accelerator[key]}，CPU {cpu[key]}"
-
+    # the defaults quoted in the help are npulab.core.sizes' (tests/test_train.py checks that they agree)
     parser.add_argument("--amp", action="store_true", help="混合精度：CUDA/NPU 上 float16 + GradScaler，CPU 上 bfloat16")
-    parser.add_argument("--batch", type=int, help=f"batch 大小（{default('batch')}）")
-    parser.add_argument("--image-size", type=int, help=f"图像边长（{default('image_size')}）")
-    parser.add_argument("--steps", type=int, help=f"计时的训练步数（{default('steps')}）")
-    parser.add_argument("--warmup", type=int, help=f"预热步数，含反向传播（{default('warmup')}）")
+    parser.add_argument("--batch", type=int, help="batch 大小（默认见 npulab.core.sizes：加速器 64，CPU 2）")
+    parser.add_argument("--image-size", type=int, help="图像边长（默认见 npulab.core.sizes：加速器 224，CPU 64）")
+    parser.add_argument("--steps", type=int, help="计时的训练步数（默认见 npulab.core.sizes：加速器 20，CPU 3）")
+    parser.add_argument("--warmup", type=int, help="预热步数，含反向传播（默认：加速器 5，CPU 2）")
 
 
 def _settings(args, device) -> dict:

@@ -38,8 +38,18 @@ def _code(value: str | None) -> str | None:
 
 def book_of(path: Path) -> str | None:
     """``en`` for a path in the English book, ``zh`` in the Chinese one (chapters/, notebooks/), else None."""
+    return _book_of_absolute(str(path)) if path.is_absolute() else _book_of(path)
+
+
+@functools.lru_cache(maxsize=256)
+def _book_of_absolute(path: str) -> str | None:
+    # language() asks for the working folder at every message; resolving it walks the file system each time
+    return _book_of(Path(path))
+
+
+def _book_of(path: Path) -> str | None:
     try:
-        rel = path.resolve().relative_to(REPO_ROOT.resolve())
+        rel = path.resolve().relative_to(REPO_ROOT)
     except (OSError, ValueError):
         return None
     first = rel.parts[:1]

@@ -38,3 +38,9 @@ def _parsed(path: Path) -> Any:
 def load_yaml(path: Path | str) -> Any:
     """A YAML data file, parsed once per process; each caller gets its own copy, so no one can change another's."""
     return copy.deepcopy(_parsed(Path(path).resolve()))
+
+
+def shared_yaml(path: Path | str) -> Any:
+    """The same file as ``load_yaml``, parsed once per process, without the copy: for readers on a hot path (lint-npu
+    reads its tables once per cell), which must not change what they get."""
+    return _parsed(Path(path).resolve())

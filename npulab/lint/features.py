@@ -9,7 +9,7 @@ import ast
 import re
 
 from npulab.core.i18n import localized, t
-from npulab.core.paths import DATA_DIR, load_yaml
+from npulab.core.paths import DATA_DIR, shared_yaml
 from npulab.env.pypi import version_key
 
 FEATURES = DATA_DIR / "features_since.yaml"
@@ -18,8 +18,8 @@ _STACK = re.compile(r"^\s*#\s*stack\s*[:：]\s*([\w.-]+)", re.MULTILINE)
 
 
 def features() -> list[dict]:
-    """The feature table's rows."""
-    return load_yaml(FEATURES)["features"]
+    """The feature table's rows (shared: read them, do not change them)."""
+    return shared_yaml(FEATURES)["features"]
 
 
 def feature_names(kind: str) -> set[str]:
@@ -35,7 +35,8 @@ def flag_feature(tool: str, flag: str) -> dict | None:
 
 
 def stacks() -> dict:
-    return load_yaml(STACKS)["stacks"]
+    """The stacks table (shared: read it, do not change it)."""
+    return shared_yaml(STACKS)["stacks"]
 
 
 def cell_stack(source: str) -> str | None:
@@ -104,15 +105,17 @@ def code_uses(tree: ast.Module | None, env_names: dict[str, list[str]], source: 
     """(line, feature) of the features a cell uses: env vars it sets (``env_names``: name -> values set),
     attributes it names, methods it calls, flags in its command lines."""
     found = []
+    dotted = _dotted_names(tree) if tree is not None else set()
+    methods = _method_calls(tree) if tree is not None else set()
     for feature in features():
         kind = feature["kind"]
         if kind == "env" and feature["name"] in env_names:
             found.append((0, feature))
         elif kind == "env_value" and set(env_names.get(feature["name"], ())) & set(feature["values"]):
             found.append((0, feature))
-        elif kind == "attribute" and tree is not None and feature["name"] in _dotted_names(tree):
+        elif kind == "attribute" and feature["name"] in dotted:
             found.append((0, feature))
-        elif kind == "method" and tree is not None and feature["name"] in _method_calls(tree):
+        elif kind == "method" and feature["name"] in methods:
             found.append((0, feature))
         elif kind == "flag" and re.search(rf"\b{re.escape(feature['tool'])}\b[^\n]*\s{re.escape(feature['name'])}\b", source):
             found.append((0, feature))

@@ -53,8 +53,21 @@ def _certain(stack: list) -> bool:
 
 
 def _stores(stmts: list[ast.stmt]) -> set[str]:
-    return {k for s in stmts for n in ast.walk(s) if isinstance(n, (ast.Name, ast.Attribute))
-            and isinstance(n.ctx, ast.Store) and (k := _key(n)) is not None}
+    return set().union(*(_written(s)[0] for s in stmts))
+
+
+def _written(stmt: ast.stmt) -> tuple[frozenset[str], frozenset[str]]:
+    """The keys a statement stores and the keys whose methods it calls (``x.append(...)``), read once per node: a
+    branch's statements are asked again at each enclosing test."""
+    cached = getattr(stmt, "_npulab_written", None)
+    if cached is None:
+        nodes = list(ast.walk(stmt))
+        stored = frozenset(k for n in nodes if isinstance(n, (ast.Name, ast.Attribute))
+                           and isinstance(n.ctx, ast.Store) and (k := _key(n)) is not None)
+        grown = frozenset(k for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                          and (k := _key(n.func.value)) is not None)
+        cached = stmt._npulab_written = (stored, grown)
+    return cached
 
 
 def run(stmts: list[ast.stmt], state: dict | None, walk: Walk, stack: list, depth: int = 0) -> dict | None:
@@ -198,8 +211,7 @@ def _negated(stmt: ast.If) -> ast.If:
 
 def _forget(state: dict, stmts: list) -> dict:
     """``state`` without what ``stmts`` may change (their stores, and what they grow: ``x.append(...)``)."""
-    grown = {k for s in stmts for n in ast.walk(s) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-             and (k := _key(n.func.value)) is not None}
+    grown = set().union(*(_written(s)[1] for s in stmts))
     return {**state, **dict.fromkeys(_stores(stmts) | grown, UNKNOWN)}
 
 
