@@ -69,3 +69,18 @@ def broken_words(page) -> list[str]:
     """Latin words, numbers, versions and identifiers that a table cell of the loaded page breaks across lines."""
     page.add_style_tag(content=SHOW_ALL_CELLS)  # lay out every cell, also those content-visibility skips
     return page.evaluate(BROKEN_WORDS_JS)
+
+
+# an inline code span in a table cell that wraps onto a second line (a command or a name cut in two)
+BROKEN_CODE_JS = r"""() => Array.from(document.querySelectorAll('.bd-article td code, .bd-article th code'))
+  .filter((code) => {
+    const rects = Array.from(code.getClientRects()).filter((r) => r.width > 0.5);
+    return rects.length > 1 && new Set(rects.map((r) => Math.round(r.top))).size > 1;
+  })
+  .map((code) => code.innerText)"""
+
+
+def broken_code(page) -> list[str]:
+    """The inline code spans that a table cell of the loaded page breaks across lines."""
+    page.add_style_tag(content=SHOW_ALL_CELLS)
+    return page.evaluate(BROKEN_CODE_JS)

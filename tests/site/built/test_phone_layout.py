@@ -12,7 +12,7 @@ from sitekit import rel
 PHONE = {"width": 375, "height": 812}
 
 TABLES_JS = r"""() => {
-  const out = {overflowing: 0, notSticky: [], fragments: [], codeBroken: [], widest: 0};
+  const out = {overflowing: 0, notSticky: [], fragments: [], widest: 0};
   const scrollers = new Set();
   for (const table of document.querySelectorAll('.bd-article table')) {
     let box = table.parentElement;
@@ -41,10 +41,6 @@ TABLES_JS = r"""() => {
     const inner = cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
     if (inner < 4 * parseFloat(style.fontSize)) out.fragments.push(text.slice(0, 20) + ` (${Math.round(inner)} px)`);
   }
-  for (const code of document.querySelectorAll('.bd-article td code, .bd-article th code')) {
-    const rects = Array.from(code.getClientRects()).filter((r) => r.width > 0.5);
-    if (rects.length > 1 && new Set(rects.map((r) => Math.round(r.top))).size > 1) out.codeBroken.push(code.innerText);
-  }
   return out;
 }"""
 
@@ -54,26 +50,25 @@ FIGURES_JS = r"""() => Array.from(document.querySelectorAll('.bd-article .cell_o
 
 
 def test_tables_show_they_scroll_and_no_column_is_fragments_on_a_phone(server, browser, pages):
-    from sitekit import SHOW_ALL_CELLS
+    """(At 1280 px, code broken across lines in a table is checked by test_site.py's pass over every page.)"""
+    from sitekit import SHOW_ALL_CELLS, broken_code
 
     problems, overflowing, widest = [], 0, 0
-    for viewport in (PHONE, {"width": 1280, "height": 900}):
-        page = browser.new_page(viewport=viewport)
-        for path in pages:
-            page.goto(f"{server}/{rel(path)}", wait_until="load")
-            if not page.locator(".bd-article table").count():
-                continue
-            page.add_style_tag(content=SHOW_ALL_CELLS)
-            found = page.evaluate(TABLES_JS)
-            where = f"{rel(path)} at {viewport['width']} px"
-            problems += [f"{where}: code broken across lines: {c}" for c in found["codeBroken"][:5]]
-            if viewport is PHONE:
-                overflowing += found["overflowing"]
-                widest = max(widest, found["widest"])
-                problems += [f"{where}: a wide table neither keeps its first column nor shows a fade: {t}"
-                             for t in found["notSticky"][:5]]
-                problems += [f"{where}: column squeezed to fragments: {t}" for t in found["fragments"][:5]]
-        page.close()
+    page = browser.new_page(viewport=PHONE)
+    for path in pages:
+        page.goto(f"{server}/{rel(path)}", wait_until="load")
+        if not page.locator(".bd-article table").count():
+            continue
+        page.add_style_tag(content=SHOW_ALL_CELLS)
+        found = page.evaluate(TABLES_JS)
+        where = f"{rel(path)} at {PHONE['width']} px"
+        problems += [f"{where}: code broken across lines: {c}" for c in broken_code(page)[:5]]
+        overflowing += found["overflowing"]
+        widest = max(widest, found["widest"])
+        problems += [f"{where}: a wide table neither keeps its first column nor shows a fade: {t}"
+                     for t in found["notSticky"][:5]]
+        problems += [f"{where}: column squeezed to fragments: {t}" for t in found["fragments"][:5]]
+    page.close()
     print(f"\n375 px: {overflowing} tables scroll sideways (sticky first column, fading edge), widest overflow {widest} px")
     assert not problems, "\n".join(problems[:40])
 

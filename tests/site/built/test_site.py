@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from sitekit import BUILD, broken_words, rel
+from sitekit import BUILD, broken_code, broken_words, rel
 
 # Console messages that are known, harmless and not ours (documented in docs/DECISIONS.md):
 CONSOLE_ALLOW = (
@@ -43,7 +43,8 @@ def test_pages_are_clean(pages):
 
 
 def test_every_page_loads_without_console_errors_and_images_load(server, browser, pages):
-    """…and, at 1280 px, no table cell breaks a word (the 375 px measure is in test_reader.py)."""
+    """…and, at 1280 px, no table cell breaks a word or an inline code span (the 375 px measures are in
+    test_reader.py and test_phone_layout.py)."""
     problems = []
     page = browser.new_page(viewport={"width": 1280, "height": 800})  # issue 22: broken words measured at 1280 px
     errors: list[str] = []
@@ -60,8 +61,10 @@ def test_every_page_loads_without_console_errors_and_images_load(server, browser
         broken = page.evaluate("Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)")
         problems += [f"{rel(path)}: image did not load: {src}" for src in broken]
         problems += [f"{rel(path)}: console: {e}" for e in errors if not any(a in e for a in CONSOLE_ALLOW)]
-        broken = broken_words(page) if page.locator(".bd-article table").count() else []
+        tables = page.locator(".bd-article table").count()
+        broken, code = (broken_words(page), broken_code(page)) if tables else ([], [])
         problems += [f"{rel(path)} at 1280 px: {len(broken)} words broken in table cells: {broken[:8]}"] if broken else []
+        problems += [f"{rel(path)} at 1280 px: code broken across lines: {c}" for c in code[:5]]
     page.close()
     assert not problems, "\n".join(problems)
 
