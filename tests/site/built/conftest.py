@@ -13,8 +13,8 @@ from sitekit import BUILD, CHROMIUM, content_pages
 
 # Seconds each module took in make test (pytest --durations=0, both workers, the CI machine, 2026-12-07). make test
 # hands out whole modules (loadfile) in collection order; started longest first, the two workers end near the same
-# time (in alphabetical order the site tests took 150 s, in this order 136 s). A module not listed goes last; only the order
-# depends on these numbers.
+# time (in alphabetical order the site tests took 150 s, in this order 136 s). A module not listed goes last; only
+# the order depends on these numbers.
 MODULE_SECONDS = {"test_route.py": 46, "test_phone_layout.py": 45, "test_browser_tools.py": 40, "test_site.py": 38,
                   "test_reader.py": 36, "test_editions.py": 22, "test_first_contact.py": 16, "test_site_workshop.py": 3}
 
@@ -27,7 +27,7 @@ def pytest_collection_modifyitems(items):
         first.setdefault(items[i].path.name, i)
     ordered = sorted((items[i] for i in slots), key=lambda item: (-MODULE_SECONDS.get(item.path.name, 0),
                                                                   first[item.path.name]))
-    for i, item in zip(slots, ordered):
+    for i, item in zip(slots, ordered, strict=True):
         items[i] = item
 
 
