@@ -7,6 +7,7 @@ The measurements print what they measured (``pytest -s`` shows it; docs/site.md 
 
 from __future__ import annotations
 
+import pytest
 from sitekit import rel
 
 PHONE = {"width": 375, "height": 812}
@@ -49,47 +50,55 @@ FIGURES_JS = r"""() => Array.from(document.querySelectorAll('.bd-article .cell_o
   shown: img.getBoundingClientRect().width, natural: img.naturalWidth}))"""
 
 
-def test_tables_show_they_scroll_and_no_column_is_fragments_on_a_phone(server, browser, pages):
-    """(At 1280 px, code broken across lines in a table is checked by test_site.py's pass over every page.)"""
+@pytest.fixture(scope="module")
+def at_375(server, browser, pages) -> dict[str, dict]:
+    """Each page loaded once at 375 px with every cell laid out: what its tables and figures measure."""
     from sitekit import SHOW_ALL_CELLS, broken_code
 
-    problems, overflowing, widest = [], 0, 0
+    measured = {}
     page = browser.new_page(viewport=PHONE)
     for path in pages:
         page.goto(f"{server}/{rel(path)}", wait_until="load")
-        if not page.locator(".bd-article table").count():
-            continue
         page.add_style_tag(content=SHOW_ALL_CELLS)
-        found = page.evaluate(TABLES_JS)
-        where = f"{rel(path)} at {PHONE['width']} px"
-        problems += [f"{where}: code broken across lines: {c}" for c in broken_code(page)[:5]]
+        tables = page.locator(".bd-article table").count()
+        measured[rel(path)] = {"tables": page.evaluate(TABLES_JS) if tables else None,
+                               "code_broken": broken_code(page) if tables else [],
+                               "figures": page.evaluate(FIGURES_JS)}
+    page.close()
+    return measured
+
+
+def test_tables_show_they_scroll_and_no_column_is_fragments_on_a_phone(at_375):
+    """(At 1280 px, code broken across lines in a table is checked by test_site.py's pass over every page.)"""
+    problems, overflowing, widest = [], 0, 0
+    for path, page in at_375.items():
+        found = page["tables"]
+        if found is None:
+            continue
+        where = f"{path} at {PHONE['width']} px"
+        problems += [f"{where}: code broken across lines: {c}" for c in page["code_broken"][:5]]
         overflowing += found["overflowing"]
         widest = max(widest, found["widest"])
         problems += [f"{where}: a wide table neither keeps its first column nor shows a fade: {t}"
                      for t in found["notSticky"][:5]]
         problems += [f"{where}: column squeezed to fragments: {t}" for t in found["fragments"][:5]]
-    page.close()
     print(f"\n375 px: {overflowing} tables scroll sideways (sticky first column, fading edge), widest overflow {widest} px")
     assert not problems, "\n".join(problems[:40])
 
 
-def test_figure_text_is_at_least_11_css_px_on_a_phone(server, browser, pages):
-    page = browser.new_page(viewport=PHONE)
+def test_figure_text_is_at_least_11_css_px_on_a_phone(at_375):
     sizes, problems = [], []
-    for path in pages:
-        page.goto(f"{server}/{rel(path)}", wait_until="load")
-        page.add_style_tag(content=".bd-article div.cell { content-visibility: visible !important; }")
-        for fig in page.evaluate(FIGURES_JS):
+    for path, page in at_375.items():
+        for fig in page["figures"]:
             if not fig["src"].endswith(".png") or not fig["natural"]:
                 continue
             if fig["px"] != fig["px"]:  # NaN: the PNG does not record its text size
-                problems.append(f"{rel(path)}: {fig['src']} has no recorded text size (use_course_style)")
+                problems.append(f"{path}: {fig['src']} has no recorded text size (use_course_style)")
                 continue
             shown = fig["px"] * fig["shown"] / fig["natural"]
             sizes.append(shown)
             if shown < 11 - 0.05:
-                problems.append(f"{rel(path)}: {fig['src']} smallest text {shown:.1f} CSS px")
-    page.close()
+                problems.append(f"{path}: {fig['src']} smallest text {shown:.1f} CSS px")
     assert sizes, "没有找到图"
     print(f"\n375 px: {len(sizes)} figures, smallest text {min(sizes):.1f} CSS px (median {sorted(sizes)[len(sizes) // 2]:.1f})")
     assert not problems, "\n".join(problems[:20])
