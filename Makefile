@@ -15,7 +15,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # gives every page launch (Binder; COURSE_JUPYTERHUB adds a JupyterHub), repository and issue buttons
 export COURSE_REPOSITORY COURSE_JUPYTERHUB COURSE_SITE_URL
 
-.PHONY: help venv book book-en book-with-repository test-book-zh test-book-en site-runtime test test-download test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
+.PHONY: help venv book book-en book-with-repository test-rendered test-book-zh test-book-en site-runtime test test-download test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
@@ -112,7 +112,9 @@ lint: venv
 	$(BIN)/python -m npulab lint-npu
 	$(BIN)/python -m npulab lab-export --check
 
-test: venv lint workshop-deps site-runtime
+test: venv
+	# the checks and the two npm installs at once: lint-npu runs on one core while npm fetches
+	$(MAKE) --no-print-directory -j3 --output-sync=target lint workshop-deps site-runtime
 	# unit tests on both cores; the two modules that create Unix accounts share one worker (xdist_group), and so do the
 	# tests of a module that share a module- or class-scoped fixture, which then runs once (tests/xdist_groups.py)
 	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site/built -n 2 --dist loadgroup
@@ -122,14 +124,17 @@ test: venv lint workshop-deps site-runtime
 	# both books: a lesson and its English twin are two notebooks (npulab answers in each one's language), each run
 	# once here and staged into its own book's cache (en/ → _build/en/_build/.jupyter_cache), so no build executes again
 	$(BIN)/pytest --nbval-lax --nbval-current-env --stage-book-cache -o testpaths= -n 2 --dist loadfile chapters notebooks en
-	# the pages just executed: every displayed table is in the outputs, every 上表/下图 has one, every verdict fits its numbers
-	$(BIN)/pytest tests/test_rendered.py -k executed -p no:cacheprovider
-	# the three builds at once: each runs Sphinx on one core, writes its own folder and only reads the staged cache
-	$(MAKE) --no-print-directory -j3 --output-sync=target test-book-zh test-book-en book-with-repository
+	# the three builds at once, each Sphinx on one core, writing its own folder and only reading the staged cache, and
+	# beside them the check of the pages just executed (every displayed table is in the outputs, every 上表/下图 has one,
+	# every verdict fits its numbers), which only reads the caches too
+	$(MAKE) --no-print-directory -j4 --output-sync=target test-rendered test-book-zh test-book-en book-with-repository
 	# the built-site tests on both cores too, one module per worker (their server and browser are module fixtures)
 	COURSE_SITE_REPO_DIR=$(REPO_BUILD)/_build/html $(BIN)/pytest tests/site/built --ignore=tests/site/built/test_pdf.py -n 2 --dist loadfile
 
 # the two default builds of make test (no repository setting), run beside book-with-repository
+test-rendered: venv
+	$(BIN)/pytest tests/test_rendered.py -k executed -p no:cacheprovider
+
 test-book-zh: venv site-runtime
 	COURSE_REPOSITORY= $(BIN)/jupyter-book build . -W --keep-going
 
