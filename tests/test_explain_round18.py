@@ -51,7 +51,7 @@ def test_a_compiler_error_names_the_source_tree_and_its_update():
     report = ex.explain_text(log)
     assert report.categories[0] == failing.CATEGORY  # a tree with a CANN back end: an Ascend log
     found = _failing(report)
-    assert "llama.cpp" in found.title and "git pull" in found.fix and "rebuild" in ex.explain_text(log).findings[0].fix
+    assert "llama.cpp" in found.title and "git pull" in found.fix and "rebuild" in report.findings[0].fix
 
 
 @pytest.mark.parametrize(("path", "tree"), [

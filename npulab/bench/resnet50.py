@@ -1,10 +1,10 @@
 """ResNet-50 training throughput, FP32 or AMP: the seed's 910B3 table, measured with a method you can defend.
 
-Defaults are the seed's set-up on an accelerator (batch 64, 224×224, random data) and a small problem on
-a CPU (``npulab.core.sizes``, workload ``resnet50_train``), printed either way. Unlike the seed's script, warm-up steps include the backward
-pass, every timed step ends with a device sync, the median is reported with the spread, and a
-back-to-back window shows what per-step syncing costs. Data loading and host→device copies are not
-included (the batch stays on the device), as in the seed's timing.
+Defaults are the seed's set-up on an accelerator (batch 64, 224×224, random data) and a small problem on a CPU
+(``npulab.core.sizes``, workload ``resnet50_train``), printed either way. Unlike the seed's script, warm-up steps
+include the backward pass, every timed step ends with a device sync, the median is reported with the spread, and a
+back-to-back window shows what per-step syncing costs. Data loading and host→device copies are not included (the
+batch stays on the device), as in the seed's timing.
 """
 
 from __future__ import annotations
