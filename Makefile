@@ -10,12 +10,15 @@ CANN_STATE := $(VENV)/.cann-state
 CANN_NOW := $(if $(ASCEND_HOME_PATH)$(ASCEND_TOOLKIT_HOME),cann:$(ASCEND_HOME_PATH)$(ASCEND_TOOLKIT_HOME),no-cann)
 export GLOG_v := 4
 export KINETO_LOG_LEVEL := 6
-export PYTHONDONTWRITEBYTECODE := 1
+# bytecode is compiled on first import and cached in one folder inside the venv, so nothing is written next to the
+# course's sources and only what is imported gets compiled; `make bytecode` compiles the whole venv ahead of time, for a
+# venv that other accounts use without write access (a workshop server, workshop/README.md)
+export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
 # the ONE repository setting of the site (docs/site.md): `make book COURSE_REPOSITORY=https://github.com/<owner>/<repo>`
 # gives every page launch (Binder; COURSE_JUPYTERHUB adds a JupyterHub), repository and issue buttons
 export COURSE_REPOSITORY COURSE_JUPYTERHUB COURSE_SITE_URL
 
-.PHONY: help venv book book-en book-with-repository test-rendered test-book-zh test-book-en site-runtime test test-download test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
+.PHONY: help venv bytecode book book-en book-with-repository test-rendered test-book-zh test-book-en site-runtime test test-download test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
@@ -23,6 +26,7 @@ help:
 	@echo "make book-public 同上，但网站不含参考答案（给学员的公开站点，生成在 _build/public/_build/html）"
 	@echo "make book-en     只生成英文版（en/；make book 已包含）：检查两版一致，生成后放进网站的 _build/html/en/"
 	@echo "make test        同样的准备，然后运行全部测试（失败时返回非零）"
+	@echo "make bytecode    预先编译整个 .venv 的 Python 字节码：给其他账号共用、他们不能写入的 venv（工作坊服务器）"
 	@echo "make lab         在课程目录启动 JupyterLab（中文界面），打开第一课"
 	@echo "make serve       在 http://127.0.0.1:8000 预览已生成的网站"
 	@echo "make record-npu  在昇腾主机上录制 NPU 单元的真实输出"
@@ -44,12 +48,12 @@ $(STAMP): requirements.txt requirements-npu.txt pyproject.toml scripts/python_pa
 	PIP="$(BIN)/python -m pip" ./scripts/python_packages.sh
 	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
 	$(BIN)/python -m pip check
-	# the course's own modules compiled once (PYTHONDONTWRITEBYTECODE above keeps every later process from writing
-	# them): without this each kernel, CLI run and test worker compiles what it imports of npulab from source again
-	$(BIN)/python -m compileall -q -j 0 npulab tests conftest.py
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+bytecode: venv
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib npulab
 
 # configurable-http-proxy (npm) for the workshop JupyterHub; the version is pinned in workshop/package-lock.json
 CHP := workshop/node_modules/.bin/configurable-http-proxy

@@ -28,12 +28,13 @@ cd "$(dirname "$0")/.."
 # NPULAB_INSTALLER=pip, or a uv that cannot be installed, keeps plain pip.
 UV_PIN=uv==0.13.9
 PY=${PIP% -m pip}
-install() { $PIP install -q "$@"; }
+# neither installer compiles bytecode: Python does on first import, into the Makefile's cache (PYTHONPYCACHEPREFIX),
+# only for what is imported (`make bytecode` compiles the whole venv for a shared one)
+install() { $PIP install -q --no-compile "$@"; }
 install_torch() { install "$@"; }
 installed() { $PIP list --format=freeze 2>/dev/null; }
 uninstall() { $PIP uninstall -y -q "$@"; }
 patience=(--timeout 10 --retries 1)  # pip: give up on an unreachable index quickly
-compiled=()  # pip compiles what it installs
 if [ "${NPULAB_INSTALLER:-uv}" = uv ] && [ "$PY" != "$PIP" ] && $PIP install -q "$UV_PIN" 2>/dev/null; then
   mapfile -t uv_opts < <("$PY" scripts/uv_args.py)
   uv_torch_opts=()  # the same without pip's index-url: the torch step names its own (uv takes only one)
@@ -45,10 +46,6 @@ if [ "${NPULAB_INSTALLER:-uv}" = uv ] && [ "$PY" != "$PIP" ] && $PIP install -q 
   installed() { "$(dirname "$PY")/uv" pip list --python "$PY" --format=freeze 2>/dev/null; }
   uninstall() { "$(dirname "$PY")/uv" pip uninstall -q --python "$PY" "$@"; }
   patience=()  # uv fails at once on a name it cannot resolve
-  # uv writes no .pyc files unless asked, and the Makefile sets PYTHONDONTWRITEBYTECODE: without this every kernel
-  # and test process would compile torch, transformers … from source again (CI measured nbval 585 s instead of ~340 s).
-  # It compiles the whole site-packages, so the torch step goes without.
-  compiled=(--compile-bytecode)
 else
   $PIP install -q --upgrade pip
 fi
@@ -69,11 +66,11 @@ cpu_torch() {
   exit 1
 }
 cpu_torch requirements.txt
-install "${compiled[@]}" -r requirements.txt
+install -r requirements.txt
 if [ -n "${ASCEND_HOME_PATH:-}${ASCEND_TOOLKIT_HOME:-}" ]; then
   echo "检测到已加载的 CANN 环境：安装 requirements-npu.txt"
   cpu_torch requirements-npu.txt
-  install "${compiled[@]}" -r requirements-npu.txt
+  install -r requirements-npu.txt
   packages=$(installed)
   if grep -qiE '^triton-ascend==' <<<"$packages"; then
     echo "环境里装有 Triton-Ascend：保留它（torch.compile 的 inductor 可在 NPU 上生成融合算子）"

@@ -35,9 +35,13 @@ class AccountSpawner(LocalProcessSpawner):
 
 def server_environment(cann_env: Mapping[str, str], venv: Path | str, seat: Mapping[str, str],
                        extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A server's ``Spawner.environment``: CANN's variables, the venv's ``bin`` first on PATH, the seat's variables."""
+    """A server's ``Spawner.environment``: CANN's variables, the venv's ``bin`` first on PATH, the seat's variables.
+
+    Its Python reads bytecode from the venv's cache (the Makefile's ``PYTHONPYCACHEPREFIX``, filled for the whole venv
+    by ``make bytecode``): a participant cannot write to the venv, so without it every kernel compiles from source.
+    """
     bin_dir = str(Path(venv) / "bin")
     rest = [p for p in cann_env.get("PATH", CLEAN_PATH).split(":") if p and p != bin_dir]
     env = {**(extra or {}), **cann_env, **seat}
-    env.update(PATH=":".join([bin_dir, *rest]), VIRTUAL_ENV=str(venv))
+    env.update(PATH=":".join([bin_dir, *rest]), VIRTUAL_ENV=str(venv), PYTHONPYCACHEPREFIX=str(Path(venv) / "pycache"))
     return env

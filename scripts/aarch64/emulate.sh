@@ -20,5 +20,5 @@ for name in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY PIP_
 done
 host_python=$(command -v python3)
 exec env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 TERM=dumb \
-  PYTHONDONTWRITEBYTECODE=1 GLOG_v=4 KINETO_LOG_LEVEL=6 "${passed[@]}" \
+  PYTHONPYCACHEPREFIX=/course/.venv/pycache GLOG_v=4 KINETO_LOG_LEVEL=6 "${passed[@]}" \
   "$host_python" "$(dirname "$0")/no_statx.py" proot -q qemu-aarch64-static -0 -r "$ROOT" -w /course "${binds[@]}" env "$@"

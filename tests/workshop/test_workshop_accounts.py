@@ -237,6 +237,7 @@ def test_a_server_gets_the_venv_first_on_path_cann_and_its_seat():
                              {"NPULAB_WORKSHOP_SEAT": "tina"}, {"GLOG_v": "4"})
     assert env["PATH"] == "/opt/venv/bin:/cann/bin:/usr/bin" and env["VIRTUAL_ENV"] == "/opt/venv"
     assert env["ASCEND_HOME_PATH"] == "/cann" and env["NPULAB_WORKSHOP_SEAT"] == "tina" and env["GLOG_v"] == "4"
+    assert env["PYTHONPYCACHEPREFIX"] == "/opt/venv/pycache"  # the Makefile's cache, which `make bytecode` fills
     assert server_environment({}, "/v", {})["PATH"] == "/v/bin:" + cann_env.CLEAN_PATH
 
 
