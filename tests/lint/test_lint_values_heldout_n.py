@@ -1,0 +1,22 @@
+"""Held-out set N of planted value/type errors for lint-npu (tests/data/lint_values_heldout_n, issue 36), scored as
+every set is (tests/lint/heldout_values.py). Written on 2026-12-07 from public documentation and the pinned wheels by a
+session that read lint-npu only through its public entry point. Baseline: not yet measured (README)."""
+
+from heldout_values import PlantedSetChecks, print_report
+
+FOLDER = "lint_values_heldout_n"
+
+
+class TestSetN(PlantedSetChecks):
+    FOLDER = FOLDER
+    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
+               "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
+               "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l",
+               "lint_values_heldout_m")
+    MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 60, 5, 40, 40, 0, 0
+    FLOOR = (0, 0)
+    OPEN = "not every planted error is caught (baseline not yet measured; README)"
+
+
+if __name__ == "__main__":
+    print_report(FOLDER)
