@@ -39,6 +39,13 @@ _MODE = re.compile(r"模式\s*[:：]|mode\s*[:：]", re.IGNORECASE)
 _RANKS: dict = {}  # (id(tree), operator) -> {parameter: (frozenset of ranks, sentence)}
 
 
+def _rank_of_axes(axes: str) -> int:
+    """The rank a written shape gives: one per comma-separated axis ("B, S, H"), or one per letter of a layout written
+    without separators ("[BHMND]", "(BSND)": single capital letters, the layout names of the operator pages)."""
+    names = [a.strip() for a in re.split(r"[,，]", axes) if a.strip()]
+    return len(names[0]) if len(names) == 1 and re.fullmatch(r"[A-Z]{2,}", names[0]) else len(names)
+
+
 def ranks_of_text(text: str, operator: str) -> dict[str, tuple[frozenset[int], str]]:
     """parameter -> (the ranks its paragraph allows, the first sentence that says so), for tensor parameters."""
     declared = op_docs.prototype(text, operator)
@@ -59,8 +66,7 @@ def ranks_of_text(text: str, operator: str) -> dict[str, tuple[frozenset[int], s
                 break
             for m in found:  # every reading of the sentence counts (a text may give the axes and a rank that differ)
                 if m.re is _SHAPE:
-                    ranks |= {len([a for a in re.split(r"[,，]", axes) if a.strip()])
-                              for axes in [m.group(1), *_MORE_AXES.findall(m.group(2))]}
+                    ranks |= {_rank_of_axes(axes) for axes in [m.group(1), *_MORE_AXES.findall(m.group(2))]}
                 elif m.re is _MOST:
                     ranks |= set(range(1, int(m.group(1)) + 1))
                 elif m.re is _NAMED:

@@ -148,6 +148,15 @@ def test_ranks_are_read_from_words_axes_and_alternatives():
     assert ranks == {"input": [3], "weight": [2], "scale": [1, 2]}
 
 
+def test_a_layout_written_without_separators_has_one_axis_per_letter():
+    """"输入shape支持[BHMND]" (npu_fused_floyd_attention's page in the torch_npu 2.12.0 wheel) is a 5-D tensor."""
+    from npulab.lint import op_ranks
+
+    text = OPERATOR.replace("shape为(k, n)", "输入shape支持[BHMND]").replace("一个3D的Device侧Tensor输入", "shape为(numTokens)")
+    ranks = {p: sorted(r) for p, (r, _) in op_ranks.ranks_of_text(text, "npu_test_op").items()}
+    assert ranks["weight"] == [5] and ranks["input"] == [1]
+
+
 def test_a_rank_under_a_condition_or_a_mode_closes_nothing():
     from npulab.lint import op_ranks
 
