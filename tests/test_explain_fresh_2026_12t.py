@@ -1,0 +1,22 @@
+"""Fresh set "2026-12t" (tests/data/explain_fresh_2026_12t) of issue 36: error logs and healthy or non-Ascend logs
+from public GitHub threads (and public web pages, where one was found) that neither the catalog nor any other explain
+set cites, collected and labelled before the next round of message-reading rules, by someone who did not read the
+rules and did not run ``explain`` on them (README). ``python tests/test_explain_fresh_2026_12t.py`` prints the
+table."""
+
+from explain_fresh_set import FreshSetChecks, print_report
+
+FOLDER = "explain_fresh_2026_12t"
+
+
+class TestFresh2026_12t(FreshSetChecks):
+    FOLDER = FOLDER
+    SIZES = (18, 4, 4, 10)  # logs, known, lacking, healthy when collected (README)
+    WEB_PAGES = True  # besides GitHub threads, public web pages (README "Method")
+    # not measured yet: the lead measures it once
+    FLOOR = None
+    OPEN = None
+
+
+if __name__ == "__main__":
+    print_report(FOLDER)
