@@ -63,7 +63,7 @@ from npulab.env.explain.features import log_tokens
 from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Finding
 from npulab.env.explain.neighbours import consult
 from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks, shorten
-from npulab.env.explain.root import RootFinder, RootLine
+from npulab.env.explain.root import RootFinder, RootLine, quiet
 from npulab.env.explain.rules import RULES, RuleScanner, device, library, module, sleep, warning
 from npulab.env.explain.triage import generic_finding, native_component, should_report, stated_failure
 
@@ -195,18 +195,21 @@ def _failing_due(root: RootLine, found: failing.Component | None, covered: bool,
     """Whether the failing component gets a finding of its own: an error line raised inside it (not a warning, a
     fallback or the way the process ended), no catalog family spoke (whoever reported it), and nothing else covers
     it (``covered``: a crash while importing it, the module rule's finding of a module the line names — which, through
-    ``_name_the_caller``, names the package calling it — or a documented entry)."""
+    ``_name_the_caller``, names the package calling it — or a documented entry; for a component read from the
+    message alone, any rule's finding)."""
     if found is None or covered or root.rank < 1 or root.fallback or root.ending:
         return False
+    if found.origin == "message" and any(f.kind == "rule" for f in findings):  # the weakest reading (who printed
+        return False  # the line, not where it failed) adds nothing to a rule's own finding about the line
     return not any(f.kind == "family" or f.category in CATEGORIES for f in findings)
 
 
 def _said(root: RootLine | None, roots: RootFinder) -> tuple[int, tuple[str, str] | None]:
-    """The line read for the NPU stack's own messages — the root error line, or with none the last line — and the
-    component (import name, pip name) whose message it is, if any."""
+    """The line read for the NPU stack's own messages — the root error line, or with none the last line unless it is
+    at WARNING/INFO level — and the component (import name, pip name) whose message it is, if any."""
     if root is not None:
         return root.line, stack.said_by(root.whole or root.text)
-    if not roots.last_line.strip():
+    if not roots.last_line.strip() or quiet(roots.last_line):  # a warning or a notice is no error, whoever prints it
         return 0, None
     return roots.last_number, stack.said_by(roots.last_line)
 
