@@ -42,6 +42,7 @@ BESIDE = ("numpy", "scipy", "transformers")  # installed beside torch: their mes
 # messages, not vLLM-Ascend's own
 _ADAPTED = re.compile(r"(?i)\b(?:adapted|copied|modified|borrowed|mostly|ported|derived) from\b")
 ADAPTED_HEAD = 2000  # characters of a file's head read for that note
+_RELEASE = re.compile(r"v\d+(?:\.\d+)+(?:\.post\d+)?")
 MIN_WORDS = 4  # words of prose in the literal parts (a library string, whose level is unknown: NATIVE_WORDS)
 MIN_PART = 16  # characters of the longest literal part
 MAX_LEN = 40  # characters of a template, at most (cut at a word before it: the first words are distinctive already)
@@ -222,19 +223,39 @@ def torch_npu_sources(wheel: Path) -> tuple[set[str], set[str]]:
     return py, native
 
 
-def vllm_ascend_sources(repo: Path) -> tuple[set[str], str]:
+def releases(repo: Path) -> list[str]:
+    """The repository's final release tags (``vX.Y.Z`` and ``.postN``, no release candidates), oldest first."""
+    tags = subprocess.run(["git", "--git-dir", str(repo), "tag"], capture_output=True, text=True,
+                          check=True).stdout.split()
+    final = [t for t in tags if _RELEASE.fullmatch(t)]
+    return sorted(final, key=lambda t: tuple(int(n) for n in re.findall(r"\d+", t)))
+
+
+def vllm_ascend_sources(repo: Path) -> tuple[set[str], str, list[str]]:
+    """The messages of ``vllm_ascend/**/*.py`` at ``HEAD`` and at every final release (users run older releases; a
+    message a later release dropped is still the one their logs print); each file version is read once."""
     git = ["git", "--git-dir", str(repo)]
     commit = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-    names = subprocess.run(git + ["ls-tree", "-r", "--name-only", commit], capture_output=True, text=True,
-                           check=True).stdout.splitlines()
-    py = set()
-    for name in names:
-        if name.endswith(".py") and name.startswith("vllm_ascend/"):
-            text = subprocess.run(git + ["show", f"{commit}:{name}"], capture_output=True, check=True).stdout
-            source = text.decode("utf-8", "replace")
-            if not _ADAPTED.search(source[:ADAPTED_HEAD]):
-                py |= python_templates(source)
-    return py, commit
+    tags = releases(repo)
+    blobs: dict[str, None] = {}
+    for ref in [*tags, commit]:
+        rows = subprocess.run(git + ["ls-tree", "-r", ref, "--", "vllm_ascend"], capture_output=True, text=True,
+                              check=True).stdout.splitlines()
+        for row in rows:
+            meta, _, name = row.partition("\t")
+            if name.endswith(".py"):
+                blobs[meta.split()[2]] = None
+    batch = subprocess.run(git + ["cat-file", "--batch"], input="\n".join(blobs).encode() + b"\n",
+                           capture_output=True, check=True).stdout
+    py, at = set(), 0
+    while at < len(batch):
+        header_end = batch.index(b"\n", at)
+        size = int(batch[at:header_end].split()[2])
+        source = batch[header_end + 1:header_end + 1 + size].decode("utf-8", "replace")
+        at = header_end + 1 + size + 1
+        if not _ADAPTED.search(source[:ADAPTED_HEAD]):
+            py |= python_templates(source)
+    return py, commit, tags
 
 
 def kept(template: str, torch_grams: set[tuple[str, ...]], native: bool) -> bool:
@@ -291,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     print("torch_npu …", file=sys.stderr)
     npu_py, npu_native = torch_npu_sources(wheel)
     print("vllm-ascend …", file=sys.stderr)
-    va_py, commit = vllm_ascend_sources(VLLM_ASCEND)
+    va_py, commit, tags = vllm_ascend_sources(VLLM_ASCEND)
     components = {
         "mindspore": ("mindspore", select(ms_py, ms_native, grams)),
         "torch_npu": ("torch-npu", select(npu_py, npu_native, grams)),
@@ -305,8 +326,8 @@ def main(argv: list[str] | None = None) -> int:
             Path(p).name for p in ms_libs[:3]) + " and lib/libmindspore_*.so",
         f"# - torch_npu {wheel.name.split('-')[1]} ({wheel.name}, https://pypi.org/project/torch-npu/): torch_npu/**/*.py and "
         "torch_npu/lib/*.so strings",
-        f"# - vllm-ascend https://github.com/vllm-project/vllm-ascend at commit {commit}: vllm_ascend/**/*.py (not the",
-        "#   files whose head says they were adapted from another project)",
+        f"# - vllm-ascend https://github.com/vllm-project/vllm-ascend at commit {commit} and its releases",
+        f"#   {', '.join(tags)}: vllm_ascend/**/*.py (not the files whose head says they were adapted from another project)",
         f"# Kept (cut to {MAX_LEN} characters): >= {MIN_WORDS} words of prose and a literal part of >= {MIN_PART} characters,",
         f"# not generic (>= {MIN_NOVEL} word trigrams that the strings and sources of torch {torch_version} and the sources of",
         "# " + ", ".join(f"{p} {importlib.metadata.version(p)}" for p in BESIDE) + " lack); a library",
