@@ -110,3 +110,24 @@ def test_a_pybind_frame_list_through_an_ascend_install_gives_a_root():
     assert report.root_error is not None and report.root_error.line == 2
     assert report.findings and report.findings[-1].kind == "generic"
     assert "model_utils.py" in report.findings[-1].evidence[0].text
+
+
+DATA = ROOT / "tests" / "data"
+
+
+@pytest.mark.parametrize(("path", "component"), [
+    ("explain_fresh_2026_12s/msgraphnumpy_hwcomputingcsdn.log", "mindspore"),  # a string of MindSpore's _c_expression
+    ("explain_fresh_2026_12r/camemsleepmode_vllmascend556.log", "vllm-ascend"),  # v0.7.3's assert, its last line
+    ("explain_fresh_2026_12r/mindieqwen2vl_gpustack2194.log", "atb-models"),  # an At: list under /usr/local/Ascend
+])
+def test_development_logs_the_round_was_written_for_are_no_longer_silent(path, component):
+    from npulab.env.explain import explain_file
+    report = explain_file(DATA / path)
+    assert report.findings and report.findings[-1].kind == "generic"
+    assert any(f.category == "failing_component" and component in f.title for f in report.findings)
+
+
+def test_a_warning_of_the_stack_alone_is_no_error():
+    report = explain_text("UserWarning: Register eager implementation for the 'npu' backend of dynamo, as torch_npu "
+                          "was not compiled with torchair.\n")
+    assert report.findings == []
