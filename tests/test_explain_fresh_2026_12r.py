@@ -12,8 +12,9 @@ class TestFresh2026_12r(FreshSetChecks):
     FOLDER = FOLDER
     SIZES = (18, 6, 3, 9)  # logs, known, lacking, healthy when collected (README)
     # measured once by the lead with round 16 (main at 14bbb43, the baseline) and once with round 17 (written without
-    # the set, merged at a3d18d2): both 4/6 known, 0/3 fix named, 3/9 silent, 7/9 healthy, no verdict differs
-    FLOOR = dict(known=4, fix_named=0, healthy=7, silent=3)
+    # the set, merged at a3d18d2): both 4/6 known, 0/3 fix named, 3/9 silent, 7/9 healthy, no verdict differs. Round 20
+    # then used it as development data (the NPU stack's own messages, an Ascend frame as root): 4/6, 0/3, 1/9, 7/9
+    FLOOR = dict(known=4, fix_named=0, healthy=7, silent=1)
     OPEN = ("issue 36 aims not met on this set (rounds 16 and 17, measured blind: 4/6 known, 0/3 fix named, 3/9 silent, "
             "7/9 healthy): explain stays open")
 

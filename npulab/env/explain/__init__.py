@@ -18,6 +18,8 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
   most two findings of kind ``docs``, after the catalog's and the rules' findings, citing the page and its release;
 - ``failing`` — the failing component (the package, source tree or Ascend component the root error was raised in,
   and its listed version): a finding of its own when no family, documented entry or missing-module reading spoke;
+- ``stack`` — the NPU stack's own messages (``npulab/data/npu_messages.yaml``, extracted from the released wheels and
+  sources): a root error line (or, with none, the last line) that is one of them is an Ascend error of that component;
 - ``triage``  — the generic finding, due whenever the log shows an Ascend error, recognised or not;
 - ``cli``     — the text report, doctor notes and the command line.
 
@@ -43,7 +45,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from npulab.core.i18n import t
-from npulab.env.explain import failing
+from npulab.env.explain import failing, stack
 from npulab.env.explain.casebase import CaseIndex, packaged_index
 from npulab.env.explain.catalog import (
     CATALOG_PATH,
@@ -60,8 +62,8 @@ from npulab.env.explain.documented import DocEntry, DocScanner, documented_findi
 from npulab.env.explain.features import log_tokens
 from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Finding
 from npulab.env.explain.neighbours import consult
-from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks
-from npulab.env.explain.root import RootFinder, RootLine
+from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks, shorten
+from npulab.env.explain.root import RootFinder, RootLine, quiet
 from npulab.env.explain.rules import RULES, RuleScanner, device, library, module, sleep, warning
 from npulab.env.explain.triage import generic_finding, native_component, should_report, stated_failure
 
@@ -126,7 +128,9 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     # the log itself says it ran on Ascend (a documented signature on an error line says so too)
     evidence = roots.ascend_context or roots.weak_context or bool(codes) or docs.error_lines()
     families = matcher.findings(ascend=evidence)
-    ascend = evidence or bool(families) or _npu_stack_error(rules, roots, root)
+    # the root error line (or, with none, the last line) is a message of the NPU stack's own code (round 20)
+    said_at, said = _said(root, roots)
+    ascend = evidence or bool(families) or _npu_stack_error(rules, roots, root) or said is not None
     findings = rules.findings(families) if ascend else families  # the rules speak only about Ascend logs
     if ascend:
         _name_the_caller(findings, rules, roots)
@@ -141,6 +145,10 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         root = roots.fallbacks[0]
     if root is None and ascend:  # … or in a last line that tells how the process ended, or that it hangs
         root = roots.abnormal_end()
+    if root is None and said is not None:  # … or in a last line that is the NPU stack's own message
+        root = RootLine(roots.last_number, shorten(roots.last_line), 1, roots.last_line)
+    if root is None and ascend:  # … or in a call stack through an Ascend install whose error line was cut off
+        root = places.ascend_frame()
     documented_found = documented_findings(docs, findings, root, roots.strongest(), entries, evidence) if ascend else []
     frame = roots.components.get(root.line) if root is not None else None  # the last frame's package …
     named = next((h.facts["module"].partition(".")[0] for h in rules.hits[module.NAME]  # … or the module the line names
@@ -148,7 +156,9 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     native = native_component(root, roots.strongest()) if root is not None and not (frame or named) else None
     crashed = roots.crashed_import(root) if root is not None else None
     others = tuple((r, roots.components.get(r.line)) for r in roots.strongest() if root is not None and r.line != root.line)
-    found, crashed_in = failing.read(root, frame, named, native, crashed, places, others) if root is not None else (None, False)
+    said = said if root is not None and root.line == said_at else None
+    found, crashed_in = failing.read(root, frame, named, native, crashed, places, others,
+                                     said) if root is not None else (None, False)
     # never silent (round 18): an error raised inside a component of the NPU stack is an Ascend error
     if should_report(root, codes, ascend or stated_failure(root) or failing.npu_stack(found)):
         pip_found = found if found is not None and found.kind == "pip" else None
@@ -185,10 +195,23 @@ def _failing_due(root: RootLine, found: failing.Component | None, covered: bool,
     """Whether the failing component gets a finding of its own: an error line raised inside it (not a warning, a
     fallback or the way the process ended), no catalog family spoke (whoever reported it), and nothing else covers
     it (``covered``: a crash while importing it, the module rule's finding of a module the line names — which, through
-    ``_name_the_caller``, names the package calling it — or a documented entry)."""
+    ``_name_the_caller``, names the package calling it — or a documented entry; for a component read from the
+    message alone, any rule's finding)."""
     if found is None or covered or root.rank < 1 or root.fallback or root.ending:
         return False
+    if found.origin == "message" and any(f.kind == "rule" for f in findings):  # the weakest reading (who printed
+        return False  # the line, not where it failed) adds nothing to a rule's own finding about the line
     return not any(f.kind == "family" or f.category in CATEGORIES for f in findings)
+
+
+def _said(root: RootLine | None, roots: RootFinder) -> tuple[int, tuple[str, str] | None]:
+    """The line read for the NPU stack's own messages — the root error line, or with none the last line unless it is
+    at WARNING/INFO level — and the component (import name, pip name) whose message it is, if any."""
+    if root is not None:
+        return root.line, stack.said_by(root.whole or root.text)
+    if not roots.last_line.strip() or quiet(roots.last_line):  # a warning or a notice is no error, whoever prints it
+        return 0, None
+    return roots.last_number, stack.said_by(roots.last_line)
 
 
 def _npu_stack_error(rules: RuleScanner, roots: RootFinder, root: RootLine | None) -> bool:

@@ -13,7 +13,14 @@ Read from the log's own structure, never from a thread's words (issue 36, round 
 - a frame or an error line in an Ascend component installed under ``/usr/local/Ascend/<component>/``
   (``atb-models``, ``mindie``, ``nnal`` …: the default install paths of the Ascend documentation);
 - the existing readings of ``explain``: the module a ``No module named`` line names, the framework whose C++ sources
-  or logger the error lines quote (``triage.native_component``), the extension a crashed import loaded.
+  or logger the error lines quote (``triage.native_component``), the extension a crashed import loaded;
+- the message itself (round 20): a root error line that is one of the messages the NPU stack's released code raises
+  or logs (:mod:`npulab.env.explain.stack`, ``npulab/data/npu_messages.yaml``) names its component, when no frame or
+  place does.
+
+A log with no error line at all whose call stack (a traceback's ``File`` frames, pybind11's ``At:`` list) runs
+through an Ascend install (``/usr/local/Ascend/…``, ``atb_llm``, ``atb-models``, ``mindie``) gets its innermost such
+frame as its root (:meth:`ComponentScanner.ascend_frame`): the error line was cut off, the stack says where.
 
 Its version, when the log prints it: a package listing row (``name  1.2.3``, ``name==1.2.3``, ``Version: 1.2.3``
 under ``Name: name``, as ``pip list``, ``pip freeze`` and ``pip show`` print them) or a wheel's file name
@@ -79,7 +86,11 @@ FOUNDATION = frozenset({"torch", "numpy", "typing_extensions", "functools", "con
 # vllm_ascend_C.cpython-311-aarch64-linux-gnu.so: undefined symbol: …"; ld.so(8))
 _SHARED_OBJECT = re.compile(rb"[/\\](?:site|dist)-packages[/\\]([A-Za-z_]\w*)[/\\][^\s:'\"]{0,300}\.so\b[^\n]{0,300}?"
                             rb"(?:undefined symbol|cannot open shared object|wrong ELF class|version `[^']+' not found)")
-_ERROR_WORD = re.compile(rb'(?i)error|exception|undefined symbol|cannot open|failed|File "')
+_ERROR_WORD = re.compile(rb'(?i)error|exception|undefined symbol|cannot open|failed|File "|\(\d+\): [\w<>.]+\s*$')
+# a call-stack frame (a traceback's File line, a pybind11 At: frame) in an Ascend install: the default install path of
+# the Ascend documentation (/usr/local/Ascend/<component>/) or the folders of MindIE's model code (atb_llm, atb-models)
+_ASCEND_FRAME = re.compile(rb'(?m)^[^\n]*?(?:File "[^"\n]*(?:/Ascend/|/atb_llm/|/atb-models/|/mindie[\w-]*/)[^"\n]*", line \d+|'
+                           rb'^\s+\S*(?:/Ascend/|/atb_llm/|/atb-models/|/mindie[\w-]*/)[^\n(]*\(\d+\): [\w<>.]+)[^\n]*$')
 # a listing row or a wheel name that gives a package's version
 _ROW = re.compile(r"^\s*(?:[-*|]\s*)?([A-Za-z][\w.-]*?)\s*(?:==|\s{2,}|\s*\|\s*|\s*[:：]\s*)v?(\d+(?:\.\d+)+[\w.+-]*)\s*\|?\s*"
                   r"(?:/\S*)?$")
@@ -112,7 +123,8 @@ class Component:
     text: str = ""
     follows: bool = False  # a place printed below the error it belongs to (pybind11's "At:" list ends its message)
     via: str | None = None  # the foundation library (torch, NumPy) whose frame is innermost, when it called this one
-    origin: str = "frame"  # what showed it: frame, native (C++ sources or logger), at (pybind11), shared, tree, ascend
+    origin: str = "frame"  # what showed it: frame, native (C++ sources or logger), at (pybind11), shared, tree, ascend,
+    # message (the NPU stack's own message: npulab.env.explain.stack)
 
     @property
     def label(self) -> str:
@@ -147,6 +159,8 @@ class ComponentScanner:
         self.versions: dict[str, str] = {}  # pip name (lower case, "_" as "-") → version
         self._show: str | None = None  # the last "Name:" of a pip show block
         self.frames: list[tuple[int, str]] = []  # every installed package's traceback frame: (line, import name)
+        self._at = 0  # the line of the last pybind11 "At:" seen
+        self._ascend: tuple[int, str, bool] | None = None  # the innermost Ascend frame: (line, text, of an At: list)
 
     def _add(self, found: Component) -> None:
         if len(self.places) < 64:
@@ -165,6 +179,14 @@ class ComponentScanner:
                 if pkg:
                     self._add(Component(pkg, "pip", line=number(frame.start()), text=shorten(path), follows=True,
                                         origin="at"))
+        for m in _AT.finditer(block):
+            self._at = number(m.start())
+        for m in _ASCEND_FRAME.finditer(block):
+            line, text = number(m.start()), decode_line(m.group(0)).strip()
+            at = self._at > 0 and 0 < line - self._at <= REACH
+            # pybind11 lists the deepest frame first (the first after "At:"); a traceback lists it last
+            if not (at and self._ascend is not None and self._ascend[2] and self._ascend[0] > self._at):
+                self._ascend = (line, text, at)
         for m in _FILE_FRAME.finditer(block):
             pkg = checkout_of(m.group(1).decode("utf-8", "replace"))
             if pkg:
@@ -233,18 +255,27 @@ class ComponentScanner:
             last = at
         return None
 
+    def ascend_frame(self) -> RootLine | None:
+        """The innermost call-stack frame in an Ascend install, as a root for a log that has no error line."""
+        if self._ascend is None:
+            return None
+        line, text, _ = self._ascend
+        return RootLine(line, shorten(text), 1, text, frame=True)
+
     def version_of(self, pip: str | None) -> str | None:
         return self.versions.get(pip.lower().replace("_", "-")) if pip else None
 
 
 def read(root: RootLine, frame: str | None, named: str | None, native: tuple[str, str] | None, crashed: str | None,
-         scanner: ComponentScanner, others: tuple[tuple[RootLine, str | None], ...] = ()) -> tuple[Component | None, bool]:
+         scanner: ComponentScanner, others: tuple[tuple[RootLine, str | None], ...] = (),
+         said: tuple[str, str] | None = None) -> tuple[Component | None, bool]:
     """The failing component of the root error line, from the most direct reading to the least: its traceback frame's
     package, the module it names, the framework whose sources it quotes, the extension a crashed import loaded,
     pybind11's frame list, a compiler error's tree or an Ascend component path above it; then the same readings
     (frame, places) of the other strongest error lines (``others``: each line with its frame's package), in log
-    order — a report that quotes its error first and the traceback below it. Also whether the process crashed while
-    importing it."""
+    order — a report that quotes its error first and the traceback below it; last, the component of the NPU stack
+    whose own message the root error line is (``said``: import name, pip name). Also whether the process crashed
+    while importing it."""
     caller = scanner.caller(root.line, frame) if frame else None
     if caller:  # the innermost frame is torch's or NumPy's, called with the arguments of the package outward
         found = Component(caller, "pip", module.pip_name(caller), line=root.line, via=frame)
@@ -260,9 +291,11 @@ def read(root: RootLine, frame: str | None, named: str | None, native: tuple[str
             if found is not None:
                 break
             found = Component(package, "pip", line=line.line) if package else scanner.near(line)
+        if found is None and said is not None:
+            found = Component(said[0], "pip", said[1], line=root.line, origin="message")
         if found is None:
             return None, False
-        if found.kind == "pip":
+        if found.kind == "pip" and found.pip is None:
             found = Component(found.name, "pip", module.pip_name(found.name), line=found.line, text=found.text,
                               origin=found.origin)
     return Component(found.name, found.kind, found.pip, scanner.version_of(found.pip or found.name), found.line,
@@ -308,7 +341,8 @@ def finding(root: RootLine, found: Component) -> Finding:
     """The ``failing_component`` finding: the error is raised inside the component; the remedy of its kind."""
     where = {"frame": t("explain.failing.where_frame"), "native": t("explain.failing.where_native"),
              "at": t("explain.failing.where_at"), "shared": t("explain.failing.where_shared"),
-             "tree": t("explain.failing.where_tree"), "ascend": t("explain.failing.where_ascend")}[found.origin]
+             "tree": t("explain.failing.where_tree"), "ascend": t("explain.failing.where_ascend"),
+             "message": t("explain.failing.where_message")}[found.origin]
     if found.via:
         where = t("explain.failing.where_caller", library=found.via)
     cause = t("explain.failing.cause", component=found.label, where=where)

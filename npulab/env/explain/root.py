@@ -201,6 +201,7 @@ class RootLine:
     whole: str = ""  # the line as written (up to WHOLE_CHARS), for what it says past the shortened text
     fallback: bool = False  # a warning that the NPU was given up for the CPU (no error line says so)
     ending: bool = False  # the log's last line, telling how the process ended or that it hangs (no error line)
+    frame: bool = False  # the innermost call-stack frame in an Ascend install (no error line: failing.ascend_frame)
 
     def to_dict(self) -> dict:
         return {"line": self.line, "text": self.text, "rank": self.rank}

@@ -198,6 +198,8 @@ def generic_finding(root: RootLine, strongest: list[RootLine], codes: list[CodeH
         parts = [t("explain.generic.fallback_root", line=root.line, text=root.text)]
     elif root.ending:  # no error line: the last line tells how the process ended, or that it hangs
         parts = [t("explain.generic.ending_root", line=root.line, text=root.text)]
+    elif root.frame:  # no error line: the innermost frame of a call stack through an Ascend install
+        parts = [t("explain.generic.frame_root", line=root.line, text=root.text)]
     elif root.rank == 0:  # no error line: a CANN component's warning that reports a time-out or a failure
         parts = [t("explain.generic.warning_root", line=root.line, text=root.text)]
     else:
