@@ -54,6 +54,8 @@ _WEAK = re.compile(r"(?i:\berror\b|\bfail(?:ed|ure|s)?\b|fatal|core dumped|segme
                    r"object has no attribute '|missing \d+ required (?:positional|keyword-only) arguments?\b|"
                    r"takes \d+ positional arguments? but \d+ (?:was|were) given|got an unexpected keyword argument|"
                    r"No module named ['\"]?\w|"
+                   # uv's resolver report ("× No solution found when resolving dependencies", "… unsatisfiable")
+                   r"(?i:\bno solution found when resolving\b|\brequirements are unsatisfiable\b)|"
                    # a symptom told in words, with no error line: a crash, a version conflict, garbled output, a device
                    # not detected ("版本冲突", "输出乱码", "the worker cannot detect the NPU devices")
                    r"(?i:\bcrash(?:es|ed)?\b|\bconflict(?:s|ing)?\b|\bgarbled\b|\bincompatib(?:le|ilit(?:y|ies))\b|"

@@ -11,6 +11,7 @@ import re
 
 from npulab.core.i18n import localized, t
 from npulab.env.explain.matcher import Finding
+from npulab.env.explain.rules import package_index
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
 
 NAME = "component"
@@ -26,7 +27,8 @@ def read(line: str) -> dict | None:
     for data, pattern in _components():
         m = pattern.search(line)
         if m:
-            return {"id": data["id"], "focus": m.group(0)}
+            requirement = next((g for g in m.groups() if g), None) if data.get("requirement") else None
+            return {"id": data["id"], "focus": m.group(0), "requirement": requirement}
     return None
 
 
@@ -34,8 +36,12 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     wanted = hits[0].facts["id"]
     data = next(c for c, _ in _components() if c["id"] == wanted)
     same = [h for h in hits if h.facts["id"] == wanted]
+    fix = localized(data, "fix")
+    published = next((package_index.hint(h.facts["requirement"]) for h in same if h.facts.get("requirement")), None)
+    if published:  # the course's stack table knows where the package the resolver did not find is published
+        fix = f"{published} {fix}"
     found = rule_finding(NAME, t("explain.component.title", label=localized(data, "label")), localized(data, "cause"),
-                         localized(data, "fix"), same, data["sources"])
+                         fix, same, data["sources"])
     if data.get("summary"):
         found.category = SUMMARY
     return found
