@@ -40,9 +40,12 @@ _ACL = re.compile(r"^[1-5]\d{5}$")
 _DCMI = re.compile(r"^-8\d{3}$")
 # in the log: CANN and torch_npu codes stand alone; numbers need an error context before them
 # "failure": ONNX Runtime's CANN provider writes "CANN failure 507013: ACL_ERROR_…"; "returns": a call's return
-# code reported in prose ("aclnnAddmm returns 561103")
-_NUMBER_NEEDLES = (b"code", b"errno", b"ret", b"result", b"failed", b"failure", "错误码".encode(), "错误代码".encode())
-_NUMBER = re.compile(r"(?i:error[ _]?code(?:\s+is)?|errorcode|errcode|errno|ret(?:code|urn(?:s|ed)?)?|result|failed|failure|错误代?码)"
+# code reported in prose ("aclnnAddmm returns 561103"); "status": an aclnn call's aclnnStatus ("… GetWorkspaceSize failed
+# with aclnnStatus=161001", the type of the aclnn API's return value)
+_NUMBER_NEEDLES = (b"code", b"errno", b"ret", b"result", b"failed", b"failure", b"status", "错误码".encode(),
+                   "错误代码".encode())
+_NUMBER = re.compile(r"(?i:error[ _]?code(?:\s+is)?|errorcode|errcode|errno|ret(?:code|urn(?:s|ed)?)?|result|failed|failure|"
+                     r"(?:aclnn|acl)?status|错误代?码)"
                      r"\s*(?:is\s*|=\s*|:\s*|\[\s*)?(-?\d{1,6})(?!\d|\.\d)")  # a sentence's full stop may follow
 
 

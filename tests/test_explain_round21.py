@@ -1,5 +1,5 @@
-"""explain: a package pip or uv finds no version of, placed by the course's stack table (npulab/data/stacks.yaml
-``outside_pypi``) on an index other than PyPI, gets that index and the install command."""
+"""explain round 21: a package pip or uv finds no version of, placed by the course's stack table (npulab/data/stacks.yaml
+``outside_pypi``) on an index other than PyPI, gets that index and the install command; an aclnnStatus is a code."""
 
 import npulab.env.explain as ex
 from npulab.env.explain.rules import component, package_index
@@ -27,3 +27,9 @@ def test_uvs_resolver_report_is_an_error_the_finding_names_the_index():
     report = ex.explain_text(UV)
     found = next(f for f in report.findings if f.category == "component")
     assert "--extra-index-url https://mirrors.huaweicloud.com/ascend/repos/pypi" in found.fix
+
+
+def test_an_aclnn_status_is_read_as_its_code_and_names_the_parameter_check():
+    """"… GetWorkspaceSize failed with aclnnStatus=161001" (the aclnn API's return type, aclnnStatus)."""
+    report = ex.explain_text("RuntimeError: aclnnFooGetWorkspaceSize failed with aclnnStatus=161001.\n")
+    assert [h.info.code for h in report.codes] == ["161001"] and report.categories[0] == "aclnn_param_check"
