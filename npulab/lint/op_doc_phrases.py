@@ -26,9 +26,18 @@ OTHER_SECTION = re.compile(r"^\W*(输出说明|返回值说明|返回值|支持�
                            r"|Returns?|Shape|Examples?|Note|Warning|Attributes|Raises|See also|Variables|Inputs|Outputs)\W*$")
 
 
+_TYPE_WORD = r"(?:Tensor|int|float|bool|str|double)"  # a C-style declaration before the name: ``int dim：…``
+
+
 def parameter_head(name: str) -> re.Pattern:
-    """A line that starts the paragraph of ``name``: ``name: …``, ``name (int): …``, ``-   **name**（`int`）：…``."""
-    return re.compile(rf"^\W*(?:\*\*)?{re.escape(name)}(?:\*\*)?\s*(?:[:：(（]|\s-\s)")
+    """A line that starts the paragraph of ``name``: ``name: …``, ``name (int): …``, ``-   **name**（`int`）：…``,
+    (round 15) ``“x”：…``, ``Tensor self：…`` and ``int dim：…``."""
+    return re.compile(rf"^\W*(?:{_TYPE_WORD}\??\s+)?(?:\*\*)?{re.escape(name)}(?:\*\*)?[”\"’]?\s*(?:[:：(（]|\s-\s)")
+
+
+# (round 15) the head of a paragraph whatever parameter it names: a text whose prototype calls its first tensor
+# ``self`` documents it under its own name (``npu_swiglu(Tensor self, …)``: ``“x”：Tensor类型，…``)
+ANY_HEAD = re.compile(r"^\W*(?:\*\*)?([A-Za-z_][A-Za-z0-9_]*)(?:\*\*)?[”\"’]?\s*(?:[:：(（]|\s-\s)")
 
 
 # the type a paragraph's head gives its parameter

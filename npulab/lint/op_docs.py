@@ -58,8 +58,29 @@ def prototype(text: str, operator: str) -> dict[str, tuple[str, object]]:
 
 
 def paragraphs(text: str, names: list[str]) -> tuple[dict[str, str], str]:
-    """(parameter -> its paragraph in the parameter section, the constraints section)."""
-    heads = [(n, phrases.parameter_head(n)) for n in sorted(names, key=len, reverse=True)]
+    """(parameter -> its paragraph in the parameter section, the constraints section). A ``self`` no paragraph names
+    takes the section's first paragraph where that one names no parameter of ``names`` (round 15)."""
+    out, constraints = _paragraphs(text, names, {})
+    if "self" in names and "self" not in out:
+        first = _first_head(text)
+        if first is not None and first not in names:
+            out, constraints = _paragraphs(text, names, {first: "self"})
+    return out, constraints
+
+
+def _first_head(text: str) -> str | None:
+    """The name the parameter section's first line starts a paragraph for, if it starts one."""
+    lines = iter(text.splitlines())
+    for line in lines:
+        if phrases.PARAMETERS.match(line):
+            first = next((rest for rest in lines if rest.strip()), "")
+            m = phrases.ANY_HEAD.match(first)
+            return m.group(1) if m else None
+    return None
+
+
+def _paragraphs(text: str, names: list[str], aliases: dict[str, str]) -> tuple[dict[str, str], str]:
+    heads = [(aliases.get(n, n), phrases.parameter_head(n)) for n in sorted([*names, *aliases], key=len, reverse=True)]
     out: dict[str, list[str]] = {}
     constraints: list[str] = []
     section, current = None, None

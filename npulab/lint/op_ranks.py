@@ -17,7 +17,7 @@ import re
 
 from npulab.core.i18n import language, t
 from npulab.core.words import joined
-from npulab.lint import op_axes, op_docs
+from npulab.lint import op_axes, op_docs, op_dtypes
 from npulab.lint.signatures import SourceTree
 
 # a rank stated in words: "shape支持2维", "shape为1D", "要求为3维", "维度为3维", "输入shape支持2-8维"
@@ -105,16 +105,20 @@ def _example(text: str) -> str:
     return "\n".join(kept)
 
 
-def rules(tree: SourceTree, operator: str) -> tuple[dict, dict]:
-    """The rank rules and the named-axis rules (npulab.lint.op_axes) of ``torch_npu.<operator>``; neither where the
-    operator's own example breaks one of them."""
+def rules(tree: SourceTree, operator: str) -> tuple[dict, dict, dict]:
+    """The rank rules, the named-axis rules (npulab.lint.op_axes) and the dtype rules (npulab.lint.op_dtypes) of
+    ``torch_npu.<operator>``: the ranks and axes are dropped together where the operator's own example breaks one of
+    them, the dtypes where it breaks one of those."""
     key = (id(tree), operator)
     if key not in _RANKS:
         text = op_docs.texts(tree).get(operator)
         found = (ranks_of_text(text, operator), op_axes.axes_of_text(text, operator)) if text else ({}, {})
         if (found[0] or found[1]) and _example_refused(text, operator, found):
             found = ({}, {})
-        _RANKS[key] = found
+        dtypes = op_dtypes.dtypes_of_text(text, operator) if text else {}
+        if dtypes and _example_refused(text, operator, ({}, {}, dtypes)):
+            dtypes = {}
+        _RANKS[key] = (*found, dtypes)
     return _RANKS[key]
 
 
@@ -130,20 +134,22 @@ def _example_refused(text: str, operator: str, found: tuple[dict, dict]) -> bool
     imported = {"torch": "torch", "torch_npu": "torch_npu"}
 
     def check(name, args, kwargs):
-        return _broken(name, args, kwargs, found if name == operator else ({}, {}), text, operator)
+        return _broken(name, args, kwargs, found if name == operator else ({}, {}, {}), text, operator)
 
     return any(True for _ in meta_run.refusals_with_npu(tree, imported, check))
 
 
-def _broken(name: str, args: tuple, kwargs: dict, found: tuple[dict, dict], text: str, operator: str) -> tuple | None:
-    """("rank", parameter, rank, allowed, sentence) of the first tensor argument whose rank the rules refuse, or
-    ("axis", parameter, axis, size, kind, limit, sentence) of the first whose named axis they refuse; None if none."""
+def _broken(name: str, args: tuple, kwargs: dict, found: tuple, text: str, operator: str) -> tuple | None:
+    """("rank", parameter, rank, allowed, sentence) of the first tensor argument whose rank the rules refuse,
+    ("axis", parameter, axis, size, kind, limit, sentence) of the first whose named axis they refuse, or ("dtype",
+    parameter, dtype, allowed, sentence) of the first whose dtype they refuse; None if none. ``found``: (ranks, axes)
+    or (ranks, axes, dtypes)."""
     import torch
 
     params = [p for p in op_docs.prototype(text, operator)] if text else []
     bound = dict(zip(params, args, strict=False))
     bound.update(kwargs)
-    ranks, axes = found
+    ranks, axes, dtypes = (*found, {})[:3]
     for parameter, (allowed, said) in ranks.items():
         value = bound.get(parameter)
         if isinstance(value, torch.Tensor) and value.dim() not in allowed:
@@ -154,6 +160,10 @@ def _broken(name: str, args: tuple, kwargs: dict, found: tuple[dict, dict], text
             refused = op_axes.broken(value, axis_rules)
             if refused is not None:
                 return ("axis", parameter, *refused)
+    for parameter, rule in dtypes.items():
+        value = bound.get(parameter)
+        if isinstance(value, torch.Tensor) and (refused := op_dtypes.broken(value, rule)) is not None:
+            return ("dtype", parameter, *refused)
     return None
 
 
@@ -178,6 +188,10 @@ def refusal(tree: SourceTree):
             if kind == "set":
                 return t("lint.op_axis.set", **fields)
             return t("lint.op_axis.multiple", **fields) if kind == "multiple" else t("lint.op_axis.at_most", **fields)
+        if broken[0] == "dtype":
+            _, parameter, dtype, allowed, _ = broken
+            return t("lint.op_dtype.refused", operator=name, parameter=parameter, dtype=f"torch.{dtype}",
+                     allowed=joined(f"torch.{d}" for d in allowed), version=tree.version, said=said)
         _, parameter, rank, allowed, _ = broken
         return t("lint.op_rank.refused", operator=name, parameter=parameter, rank=rank,
                  allowed=joined(str(r) for r in allowed), version=tree.version, said=said)

@@ -1,0 +1,110 @@
+"""lint-npu, the data types torch_npu's operator documentation states for tensor arguments (lint round 15): a tensor
+parameter's paragraph in the wheel's ``_op_plugin_docs.py`` that lists them (``数据类型支持float16、bfloat16、float32``,
+``数据类型支持FLOAT16、BFLOAT16``, ``dtype支持FP32、FP16或BF16类型``, ``数据类型：float16、float32``, ``数据类型Float16``,
+per product: ``Atlas A2 训练系列产品: 数据类型支持float16、float32、bfloat16.``; or names them with the tensor:
+``shape为(num,N)的int32 3D张量``, ``float32/float16/int32/int8 ND张量``) gives the closed set of torch dtypes it takes,
+the union over its sentences (a product line narrows, it widens nothing).
+
+Names are read without case and with their abbreviations (FP16, FLOAT16, half → torch.float16; BF16 → bfloat16; FP32,
+FLOAT → float32; DOUBLE → float64). A paragraph says nothing when any sentence of it that names a data type
+
+- stands under a condition or a mode (``…场景下``, ``当…时``, ``若``, ``per-token模式``), or follows a line that opens
+  one (``group_list输入类型为torch.Tensor时, 数据类型使用约束:``);
+- names a type this module cannot map to exactly one torch dtype (``INT4`` packed in int32, ``HIFLOAT8``, ``FP8``), or
+  leaves the list open (``等``);
+- names a type outside a list it reads (``PyTorch 侧通常使用 int8、int32 或 bool 表示``): what it says is not known.
+
+A sentence that ties the type to another tensor (``数据类型与x1一致``) names no type and closes nothing by itself.
+npulab.lint.op_ranks checks these beside ranks and named axes; an operator's dtype rules are dropped whole when its own
+example (``调用示例``) passes a tensor outside one of them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from npulab.lint import op_doc_phrases as phrases
+from npulab.lint import op_docs
+
+# the names the operator pages write (lower case) -> the torch dtype (torch 2.13.0 ``torch.<name>``)
+NAMES = {"float16": "float16", "fp16": "float16", "half": "float16", "float32": "float32", "fp32": "float32",
+         "float": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16", "float64": "float64", "fp64": "float64",
+         "double": "float64", "int8": "int8", "uint8": "uint8", "int16": "int16", "int32": "int32", "int64": "int64",
+         "bool": "bool", "complex64": "complex64", "complex128": "complex128", "float8_e4m3fn": "float8_e4m3fn",
+         "float8_e5m2": "float8_e5m2"}
+# a word that names a data type, known or not (``INT4``, ``HIFLOAT8``, ``FP8``, ``float8_e8m0``, ``complex32``)
+_W = "[A-Za-z0-9_]"  # (``\w`` would take the Chinese after a name: ``int8数据``)
+_WORD = (rf"(?:torch\.)?(?:q?u?int\d+{_W}*|float\d*(?:_{_W}+)?|fp\d+{_W}*|bf16|bfloat16|hif(?:loat)?\d*{_W}*"
+         rf"|mxfp\d*{_W}*|double|half|bool|complex\d+)")
+TYPE_WORD = re.compile(rf"(?<![A-Za-z0-9_]){_WORD}(?![A-Za-z0-9_])", re.IGNORECASE)
+_ITEM = rf"`?{_WORD}`?(?:类型)?"
+_JOIN = r"\s*(?:、|,|，|/|以及|和|或者|或|及)\s*"
+_LIST = rf"({_ITEM}(?:{_JOIN}{_ITEM})*)(?![A-Za-z0-9_])"
+# "数据类型支持…", "支持的数据类型为…", "dtype支持…", "数据类型：…", "数据类型仅支持…", "数据类型固定为…"
+_LEAD = (r"(?:支持的?数据类型|数据类型|dtype)\s*(?:均|仅|只|需要?|要求|必须|可以|可)?\s*"
+         r"(?:支持|为|是|固定为|限定为)?\s*(?:的类型|类型)?\s*(?:[:：]|有)?\s*")
+STATED = re.compile(_LEAD + _LIST, re.IGNORECASE)
+# "int32 3D张量", "float32/float16/int32/int8 ND张量", "int8类型的Tensor": the types named with the tensor
+NAMED = re.compile(rf"(?<![A-Za-z0-9_]){_LIST}\s*(?:的)?\s*(?:\d\s*D|ND)?\s*(?:的)?\s*(?:张量|Tensor)", re.IGNORECASE)
+_OPEN = re.compile(r"^\s*等")
+_MODE = re.compile(r"模式|mode", re.IGNORECASE)
+# a line that opens what holds under a condition: "group_list输入类型为torch.Tensor时, 数据类型使用约束:"
+_CONDITION_HEAD = re.compile(r"(?:(?<!此)时|当|若|如果|场景)[^。；;]*[:：]\s*$")
+
+
+def _names(listed: str, named: bool = False) -> list[str | None]:
+    """The torch dtype of each item of a list (None for a type this module cannot map). A bare ``float`` is float32
+    in a list of data types (CANN's FLOAT), but any floating type in a tensor's description (``1D float张量``)."""
+    out = []
+    for word in TYPE_WORD.findall(listed):
+        word = word.lower().removeprefix("torch.")
+        out.append(None if named and word == "float" else NAMES.get(word))
+    return out
+
+
+def dtypes_of_paragraph(paragraph: str) -> tuple[frozenset[str], str] | None:
+    """(the torch dtypes a tensor paragraph allows, the first sentence that says so); None where it says nothing."""
+    lines = paragraph.splitlines()
+    if any(_CONDITION_HEAD.search(line) for line in lines[1:]) or (lines and _CONDITION_HEAD.search(lines[0])):
+        return None
+    allowed: set[str] = set()
+    said, said_names = "", 0  # the sentence that names the most of them (a product line may name fewer)
+    for sentence in op_docs._sentences(paragraph):
+        words = [m.span() for m in TYPE_WORD.finditer(sentence)]
+        if not words:
+            continue
+        if phrases.CONDITIONAL.search(sentence) or _MODE.search(sentence):
+            return None  # a type under a condition or a mode: the paragraph's set is not closed
+        covered: list[tuple[int, int]] = []
+        for m in [*STATED.finditer(sentence), *NAMED.finditer(sentence)]:
+            names = _names(m.group(1), m.re is NAMED)
+            if None in names or _OPEN.match(sentence[m.end():]):
+                return None  # a type with no single torch dtype, or a list left open
+            allowed |= set(names)
+            covered.append(m.span(1))
+            if len(set(names)) > said_names:
+                said, said_names = sentence, len(set(names))
+        if any(not any(a <= start and end <= b for a, b in covered) for start, end in words):
+            return None  # a type named outside a list: what the sentence says of it is not known
+    return (frozenset(allowed), said) if allowed else None
+
+
+def dtypes_of_text(text: str, operator: str) -> dict[str, tuple[frozenset[str], str]]:
+    """parameter -> (the torch dtypes its paragraph allows, the sentence), for tensor parameters that state them."""
+    declared = op_docs.prototype(text, operator)
+    by_parameter, _ = op_docs.paragraphs(text, list(declared))
+    out = {}
+    for parameter, paragraph in by_parameter.items():
+        if op_docs._kind(paragraph, declared.get(parameter, ("", None))[0], None) != "tensor":
+            continue
+        found = dtypes_of_paragraph(paragraph)
+        if found is not None:
+            out[parameter] = found
+    return out
+
+
+def broken(value, rule: tuple[frozenset[str], str]) -> tuple[str, list[str], str] | None:
+    """(the tensor's dtype, the dtypes allowed, the sentence) when the tensor ``value`` has a dtype outside the rule."""
+    allowed, said = rule
+    dtype = str(value.dtype).removeprefix("torch.")
+    return (dtype, sorted(allowed), said) if dtype not in allowed else None

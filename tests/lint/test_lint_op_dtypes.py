@@ -1,0 +1,96 @@
+"""lint-npu round 15: the data types torch_npu's operator texts state for tensor arguments (npulab.lint.op_dtypes),
+checked on the meta device by npulab.lint.op_ranks. Operator texts written for the test, in the forms of the pages of
+the torch_npu 2.12.0 wheel's ``_op_plugin_docs.py`` (npu_fast_gelu's product lines, npu_swiglu's ``“x”`` and
+``dtype支持FP32、FP16或BF16类型``, npu_masked_fill_range's ``int32 3D张量``)."""
+
+from __future__ import annotations
+
+import ast
+
+import torch
+
+from npulab.lint import meta_run, op_docs, op_dtypes, op_ranks
+
+OPERATOR = """
+接口原型
+torch_npu.npu_test_op(Tensor self, Tensor weight, Tensor? index=None, Tensor? scale=None, *, int mode=0) -> Tensor
+
+参数说明
+“x”：Tensor类型，shape支持1-8维，dtype支持FP32、FP16或BF16类型。
+weight (Tensor) - 数据格式支持ND。
+Atlas 训练系列产品: 数据类型支持float16、float32.
+Atlas A2 训练系列产品/Atlas 800I A2 推理产品: 数据类型支持float16、float32、bfloat16.
+index (Tensor) - shape为(num,N)的int32 3D张量。
+scale (Tensor) - 数据类型支持FLOAT，数据格式支持ND。
+mode (Int，默认值为0) - 0表示普通模式，1表示快速模式。
+
+调用示例
+>>> import torch, torch_npu
+>>> x = torch.randn(2, 4, 8).npu()
+>>> w = torch.randn(8, 16, dtype=torch.float16).npu()
+>>> y = torch_npu.npu_test_op(x, w)
+"""
+
+
+def _sets(text: str) -> dict[str, list[str]]:
+    return {p: sorted(d) for p, (d, _) in op_dtypes.dtypes_of_text(text, "npu_test_op").items()}
+
+
+def test_dtype_sentences_are_read_without_case_with_abbreviations_and_across_product_lines():
+    assert _sets(OPERATOR) == {"self": ["bfloat16", "float16", "float32"],  # “x” documents the prototype's self
+                               "weight": ["bfloat16", "float16", "float32"], "index": ["int32"], "scale": ["float32"]}
+    _, said = op_dtypes.dtypes_of_text(OPERATOR, "npu_test_op")["weight"]
+    assert said.startswith("Atlas A2")  # the product line that names the most
+
+
+def test_a_condition_a_mode_an_unmapped_or_open_list_or_a_tie_closes_nothing():
+    changed = {
+        "数据类型支持FLOAT，": "非量化场景下数据类型支持FLOAT，",
+        "shape为(num,N)的int32 3D张量": "per-token模式下为int32 3D张量",
+        "数据类型支持float16、float32.": "数据类型支持float16、float32、INT4.",
+        "dtype支持FP32、FP16或BF16类型": "dtype支持FP32、FP16等类型",
+    }
+    text = OPERATOR
+    for old, new in changed.items():
+        text = text.replace(old, new)
+    assert _sets(text) == {}
+    tied = OPERATOR.replace("数据类型支持FLOAT，", "数据类型与weight一致，")
+    assert "scale" not in _sets(tied)
+    headed = OPERATOR.replace("scale (Tensor) - 数据类型支持FLOAT", "scale (Tensor) - mode为1时:\n数据类型支持FLOAT")
+    assert "scale" not in _sets(headed)
+
+
+def test_an_example_that_breaks_a_dtype_rule_drops_it():
+    found = op_dtypes.dtypes_of_text(OPERATOR, "npu_test_op")
+    assert not op_ranks._example_refused(OPERATOR, "npu_test_op", ({}, {}, found))
+    int_example = OPERATOR.replace("torch.randn(8, 16, dtype=torch.float16)", "torch.ones(8, 16, dtype=torch.int8)")
+    assert op_ranks._example_refused(int_example, "npu_test_op", ({}, {}, found))
+    tree = _Tree(int_example)
+    assert op_ranks.rules(tree, "npu_test_op")[2] == {}
+    assert op_ranks.rules(_Tree(OPERATOR), "npu_test_op")[2]["index"][0] == {"int32"}
+
+
+class _Tree:
+    """The pinned wheel's source tree, as far as op_docs reads it: one _op_plugin_docs.py holding ``text``."""
+
+    version = "2.12.0"
+
+    def __init__(self, text: str):
+        self.source = f"_add_torch_npu_docstr('npu_test_op', {text!r})\n"
+
+    def tree(self, module: str):
+        return ast.parse(self.source) if module == op_docs.MODULE else None
+
+
+def test_a_tensor_outside_the_documented_dtypes_is_a_finding_that_quotes_the_page():
+    check = op_ranks.refusal(_Tree(OPERATOR))
+    cell = ("import torch\nimport torch_npu\nx = torch.randn(4, 8, dtype=torch.float16).npu()\n"
+            "w = torch.randn(8, 16).npu()\ni = torch.zeros(2, 3, 4, dtype=torch.int64).npu()\n"
+            "y = torch_npu.npu_test_op(x, w, index=i)\n")
+    found = meta_run.findings(ast.parse(cell), {"torch": "torch", "torch_npu": "torch_npu"}, check)
+    assert [(line, written) for line, written, _ in found] == [(6, "torch_npu.npu_test_op")]
+    assert "`index` 是 torch.int64 张量" in found[0][2] and "torch.int32" in found[0][2] and "int32 3D张量" in found[0][2]
+    right = check("npu_test_op", (torch.empty(4, 8, device="meta", dtype=torch.bfloat16),
+                                  torch.empty(8, 16, device="meta")), {"index": torch.empty(2, 3, 4, dtype=torch.int32,
+                                                                                             device="meta")})
+    assert right is None
