@@ -124,6 +124,10 @@ REFUSED_CASE = re.compile(r"拦截|报错|不支持")
 NOT_WITHOUT = re.compile(rf"`?{_NAME}`?\s*不能独立于\s*`?{_NAME}`?\s*存在")
 # in the constraints: "目前仅支持输入的最后一个维度(dim=-1)"
 ONLY_ASSIGNMENT = re.compile(rf"(?:仅|只)支持[^。；;(（\n]*[(（]\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*({_INT})\s*[)）]")
+# (round 15) and a list of them: "目前仅支持compress_block_size=32, compress_stride=16, select_block_size=64" (the whole
+# sentence, nothing after the list)
+ONLY_ASSIGNMENTS = re.compile(rf"(?:仅|只)支持\s*({_NAME}\s*=\s*{_INT}(?:\s*[,，、]\s*{_NAME}\s*=\s*{_INT})*)\s*[。.]?\s*$")
+ASSIGNMENT = re.compile(rf"{_NAME}\s*=\s*({_INT})")
 
 # dtypes: the names a dtype parameter's paragraph lists (``torch.int8``, ``float16``, ``BFLOAT16``)
 DTYPE_PARAMETER = re.compile(r"(?:^|_)dtype$|^dst_type$")

@@ -332,11 +332,15 @@ def limits_of_text(text: str, operator: str, names: tuple[str, ...], version: st
                                                           scalars):
         rules.append(_rule(operator, read, test, what, fields, said, version, defaults, source, module))
     for s in _sentences(constraints):
-        for m in phrases.ONLY_ASSIGNMENT.finditer(s):
-            if m.group(1) in params and _satisfies(f"{m.group(1)} != {m.group(2)}", m.group(1), defaults[m.group(1)]):
-                rules.append(_rule(operator, [m.group(1)], f"{m.group(1)} != {m.group(2)}", "values",
-                                   {"parameter": m.group(1), "values": m.group(2)}, s, version, defaults, source,
-                                   module))
+        pairs = [(m.group(1), m.group(2), m.start()) for m in phrases.ONLY_ASSIGNMENT.finditer(s)]
+        for m in phrases.ONLY_ASSIGNMENTS.finditer(s):
+            listed = phrases.ASSIGNMENT.findall(m.group(1))
+            if all(name in params for name, _ in listed):  # a name that is no parameter: not a list of settings
+                pairs += [(name, value, m.start()) for name, value in listed]
+        for name, value, start in dict.fromkeys(pairs):
+            if name in params and _free(s, start) and _satisfies(f"{name} != {value}", name, defaults[name]):
+                rules.append(_rule(operator, [name], f"{name} != {value}", "values",
+                                   {"parameter": name, "values": value}, s, version, defaults, source, module))
     return tuple({r["refused"]: r for r in reversed(rules)}[test] for test in dict.fromkeys(r["refused"] for r in rules))
 
 

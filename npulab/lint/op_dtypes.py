@@ -16,7 +16,9 @@ FLOAT → float32; DOUBLE → float64). A paragraph says nothing when any senten
 
 A sentence that ties the type to another tensor (``数据类型与x1一致``) names no type and closes nothing by itself.
 npulab.lint.op_ranks checks these beside ranks and named axes; an operator's dtype rules are dropped whole when its own
-example (``调用示例``) passes a tensor outside one of them.
+example (``调用示例``) passes a tensor outside one of them, or names a dtype none of them admits (an example that builds
+its tensors through numpy, ``np.random.uniform(…).astype(np.float16)``, is not run by the interpreter, but the dtype it
+names says what the page's author passed).
 """
 
 from __future__ import annotations
@@ -100,6 +102,30 @@ def dtypes_of_text(text: str, operator: str) -> dict[str, tuple[frozenset[str], 
         found = dtypes_of_paragraph(paragraph)
         if found is not None:
             out[parameter] = found
+    return out
+
+
+# the dtypes code names: ``torch.float16``, ``np.float16``, ``dtype=torch.long``, ``.half()``, ``.astype(np.int32)``
+_CODE_DTYPE = re.compile(r"(?<![A-Za-z0-9_])(?:torch|np|numpy)\.([a-z][a-z0-9_]*)(?![A-Za-z0-9_(])"
+                         r"|\.(half|float|double|bfloat16|int|long|short|bool|char|byte)\(\)")
+_CODE_NAMES = {"long": "int64", "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "float": "float32",
+               "half": "float16", "double": "float64"}
+
+
+def named_in_code(source: str) -> set[str]:
+    """The torch dtypes a piece of code names (``np.float16`` as torch.float16; ``np.float`` is left out: numpy's is
+    float64, torch's float32)."""
+    out = set()
+    for m in _CODE_DTYPE.finditer(source):
+        if m.group(1) is not None:
+            word = m.group(1)
+            if word in ("float", "int") and not source[m.start():].startswith("torch"):
+                continue
+            name = _CODE_NAMES.get(word, word)
+        else:
+            name = _CODE_NAMES.get(m.group(2), m.group(2))
+        if name in NAMES.values():
+            out.add(name)
     return out
 
 

@@ -108,7 +108,7 @@ def _example(text: str) -> str:
 def rules(tree: SourceTree, operator: str) -> tuple[dict, dict, dict]:
     """The rank rules, the named-axis rules (npulab.lint.op_axes) and the dtype rules (npulab.lint.op_dtypes) of
     ``torch_npu.<operator>``: the ranks and axes are dropped together where the operator's own example breaks one of
-    them, the dtypes where it breaks one of those."""
+    them, the dtypes where it breaks one of those or names a dtype none of them admits."""
     key = (id(tree), operator)
     if key not in _RANKS:
         text = op_docs.texts(tree).get(operator)
@@ -116,7 +116,8 @@ def rules(tree: SourceTree, operator: str) -> tuple[dict, dict, dict]:
         if (found[0] or found[1]) and _example_refused(text, operator, found):
             found = ({}, {})
         dtypes = op_dtypes.dtypes_of_text(text, operator) if text else {}
-        if dtypes and _example_refused(text, operator, ({}, {}, dtypes)):
+        if dtypes and (_example_refused(text, operator, ({}, {}, dtypes))
+                       or op_dtypes.named_in_code(_example(text)) - set().union(*(d for d, _ in dtypes.values()))):
             dtypes = {}
         _RANKS[key] = (*found, dtypes)
     return _RANKS[key]
@@ -182,11 +183,14 @@ def refusal(tree: SourceTree):
         said = t("lint.opdoc.quote", "zh", text=quoted) if chinese else ""
         if broken[0] == "axis":
             _, parameter, axis, size, kind, limit, _ = broken
-            shown = joined(str(v) for v in sorted(limit)) if kind == "set" else str(limit)
+            shown = joined(str(v) for v in sorted(limit)) if kind == "set" else \
+                f"[{limit[0]}, {limit[1]}]" if kind == "range" else str(limit)
             fields = {"operator": name, "parameter": parameter, "axis": axis, "size": size, "limit": shown,
                       "version": tree.version, "said": said}
             if kind == "set":
                 return t("lint.op_axis.set", **fields)
+            if kind == "range":
+                return t("lint.op_axis.range", **fields)
             return t("lint.op_axis.multiple", **fields) if kind == "multiple" else t("lint.op_axis.at_most", **fields)
         if broken[0] == "dtype":
             _, parameter, dtype, allowed, _ = broken

@@ -1,7 +1,10 @@
 """lint-npu round 15: the data types torch_npu's operator texts state for tensor arguments (npulab.lint.op_dtypes),
 checked on the meta device by npulab.lint.op_ranks. Operator texts written for the test, in the forms of the pages of
 the torch_npu 2.12.0 wheel's ``_op_plugin_docs.py`` (npu_fast_gelu's product lines, npu_swiglu's ``“x”`` and
-``dtype支持FP32、FP16或BF16类型``, npu_masked_fill_range's ``int32 3D张量``)."""
+``dtype支持FP32、FP16或BF16类型``, npu_masked_fill_range's ``int32 3D张量``); and the round's other readings: a named
+axis's range (npu_fused_floyd_attention's ``D：取值范围为32~256`` on its ``[BHMND]`` layout, npu_batch_gather_matmul's
+``R需要是16的整数倍且取值范围为[16, 128]``) and a list of only settings (npu_nsa_compress_attention's
+``目前仅支持compress_block_size=32, compress_stride=16, …``)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import ast
 
 import torch
 
-from npulab.lint import meta_run, op_docs, op_dtypes, op_ranks
+from npulab.lint import meta_run, op_axes, op_docs, op_dtypes, op_ranks
 
 OPERATOR = """
 接口原型
@@ -94,3 +97,45 @@ def test_a_tensor_outside_the_documented_dtypes_is_a_finding_that_quotes_the_pag
                                   torch.empty(8, 16, device="meta")), {"index": torch.empty(2, 3, 4, dtype=torch.int32,
                                                                                              device="meta")})
     assert right is None
+
+
+def test_an_example_through_numpy_that_names_a_dtype_no_rule_admits_drops_the_dtype_rules():
+    """npu_rotated_iou's page says float32 and its example passes ``np.random.uniform(…).astype(np.float16)`` through
+    ``torch.from_numpy``, which the interpreter does not run: the dtype the example names drops the rules."""
+    numpy_example = OPERATOR.replace(">>> w = torch.randn(8, 16, dtype=torch.float16).npu()",
+                                     ">>> w = torch.from_numpy(np.ones((8, 16)).astype(np.int8)).npu()")
+    assert op_dtypes.named_in_code(op_ranks._example(numpy_example)) == {"int8"}
+    assert op_ranks.rules(_Tree(numpy_example), "npu_test_op")[2] == {}
+    assert op_dtypes.named_in_code("x.half(); y.to(torch.long); z = np.float") == {"float16", "int64"}
+
+
+AXES = """
+接口原型
+torch_npu.npu_test_op(Tensor query, Tensor weight, int block_size, int stride, int mode=0) -> Tensor
+
+参数说明
+query (Tensor) - 输入shape支持[BHMND]，数据类型支持FLOAT16。
+weight (Tensor) - shape支持4维：[W, L, R, H1]，R需要是16的整数倍且取值范围为[16, 128]。
+block_size (int) - 必选参数。
+stride (int) - 必选参数。
+
+约束说明
+B：取值范围为1~2K。
+D：取值范围为32~256。
+目前仅支持block_size=32, stride=16。
+"""
+
+
+def test_a_named_axis_range_a_layout_without_separators_and_a_list_of_only_settings_are_read():
+    rules = op_axes.axes_of_text(AXES, "npu_test_op")
+    assert [(axis, kind, value) for _, axis, kind, value, _ in rules["query"]] == [("D", "range", (32, 256))]  # 2K: not read
+    assert op_axes.broken(torch.empty(1, 2, 8, 16, 16), rules["query"])[:3] == ("D", 16, "range")
+    assert op_axes.broken(torch.empty(1, 2, 8, 16, 64), rules["query"]) is None
+    assert {(axis, kind, value) for _, axis, kind, value, _ in rules["weight"]} == {("R", "multiple", 16),
+                                                                                    ("R", "range", (16, 128))}
+    assert op_axes.broken(torch.empty(2, 1, 256, 16), rules["weight"])[:2] == ("R", 256)
+    values = {r["refused"] for r in op_docs.limits_of_text(AXES, "npu_test_op", (), "2.12.0")}
+    assert {"block_size != 32", "stride != 16"} <= values
+    conditional = AXES.replace("目前仅支持block_size=32", "mode为1时仅支持block_size=32")
+    assert not {"block_size != 32", "stride != 16"} & {r["refused"] for r in
+                                                        op_docs.limits_of_text(conditional, "npu_test_op", (), "2.12.0")}
