@@ -128,6 +128,9 @@ ONLY_ASSIGNMENT = re.compile(rf"(?:仅|只)支持[^。；;(（\n]*[(（]\s*([A-Z
 # sentence, nothing after the list)
 ONLY_ASSIGNMENTS = re.compile(rf"(?:仅|只)支持\s*({_NAME}\s*=\s*{_INT}(?:\s*[,，、]\s*{_NAME}\s*=\s*{_INT})*)\s*[。.]?\s*$")
 ASSIGNMENT = re.compile(rf"{_NAME}\s*=\s*({_INT})")
+# (round 15) the one condition such a setting is read under: "当 group_index 非 None 时，仅支持动态量化（quant_mode=1）"
+# (the clause before it, whole)
+GIVEN = re.compile(rf"^\W*当\s*`?{_NAME}`?\s*(?:非|不为|不是)\s*None\s*时\s*$")
 
 # dtypes: the names a dtype parameter's paragraph lists (``torch.int8``, ``float16``, ``BFLOAT16``)
 DTYPE_PARAMETER = re.compile(r"(?:^|_)dtype$|^dst_type$")

@@ -138,7 +138,7 @@ def _satisfies(test: str, parameter: str, default) -> bool:
 
 
 # what a limit says, each a message lint.opdoc.<kind> in both languages
-KINDS = ("values", "values_when", "range", "bound", "multiple", "requires", "not_both_none", "not_without")
+KINDS = ("values", "values_when", "values_given", "range", "bound", "multiple", "requires", "not_both_none", "not_without")
 # whose documentation a limit cites, each a message lint.opdoc.<source>: torch_npu's operator docs, torch's docstrings
 SOURCES = ("source", "source_torch")
 
@@ -338,7 +338,16 @@ def limits_of_text(text: str, operator: str, names: tuple[str, ...], version: st
             if all(name in params for name, _ in listed):  # a name that is no parameter: not a list of settings
                 pairs += [(name, value, m.start()) for name, value in listed]
         for name, value, start in dict.fromkeys(pairs):
-            if name in params and _free(s, start) and _satisfies(f"{name} != {value}", name, defaults[name]):
+            if name not in params:
+                continue
+            clauses = phrases.CLAUSE_END.split(s[:start])
+            given = phrases.GIVEN.match(clauses[-2]) if len(clauses) >= 2 and not clauses[-1].strip(" （(") else None
+            if given is not None and given.group(1) in params and given.group(1) != name \
+                    and not any(phrases.CONDITIONAL.search(c) for c in clauses[:-2]):
+                rules.append(_rule(operator, [given.group(1), name], f"{given.group(1)} is not None and {name} != {value}",
+                                   "values_given", {"parameter": name, "values": value, "switch": given.group(1)}, s,
+                                   version, defaults, source, module))
+            elif _free(s, start) and _satisfies(f"{name} != {value}", name, defaults[name]):
                 rules.append(_rule(operator, [name], f"{name} != {value}", "values",
                                    {"parameter": name, "values": value}, s, version, defaults, source, module))
     return tuple({r["refused"]: r for r in reversed(rules)}[test] for test in dict.fromkeys(r["refused"] for r in rules))

@@ -139,3 +139,10 @@ def test_a_named_axis_range_a_layout_without_separators_and_a_list_of_only_setti
     conditional = AXES.replace("目前仅支持block_size=32", "mode为1时仅支持block_size=32")
     assert not {"block_size != 32", "stride != 16"} & {r["refused"] for r in
                                                         op_docs.limits_of_text(conditional, "npu_test_op", (), "2.12.0")}
+
+
+def test_an_only_setting_under_a_parameter_given_is_read_with_its_condition():
+    """npu_dequant_swiglu_quant: "当 group_index 非 None 时，仅支持动态量化（quant_mode=1）" holds only with a group_index."""
+    given = AXES.replace("目前仅支持block_size=32, stride=16。", "当 query 非 None 时，仅支持快速模式（block_size=32）。")
+    values = {r["refused"] for r in op_docs.limits_of_text(given, "npu_test_op", (), "2.12.0")}
+    assert "query is not None and block_size != 32" in values and "block_size != 32" not in values
