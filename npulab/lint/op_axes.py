@@ -92,6 +92,48 @@ def axes_of_text(text: str, operator: str) -> dict[str, list[tuple[tuple[tuple[s
     return out
 
 
+# (round 15) an integer parameter bounded by a tensor's axis: "layer_idx：…值需要小于weight_b的第二个维度L"
+_BELOW = re.compile(r"(小于等于|小于|不大于|不超过)\s*`?([A-Za-z_][A-Za-z0-9_]*)`?\s*的第\s*([一二三四五六七八]|\d)\s*个?维")
+_ORDINALS = {c: i for i, c in enumerate("一二三四五六七八", start=1)}
+
+
+def below_of_text(text: str, operator: str) -> dict[str, list[tuple[str, int, bool, str]]]:
+    """integer parameter -> [(tensor parameter, axis index, strictly below, sentence)] its paragraph states, under no
+    condition before it in the sentence."""
+    declared = op_docs.prototype(text, operator)
+    by_parameter, _ = op_docs.paragraphs(text, list(declared))
+    kinds = {p: op_docs._kind(paragraph, declared.get(p, ("", None))[0], None) for p, paragraph in by_parameter.items()}
+    out: dict[str, list] = {}
+    for parameter, paragraph in by_parameter.items():
+        if kinds[parameter] != "int":
+            continue
+        for sentence in op_docs._sentences(paragraph):
+            for m in _BELOW.finditer(sentence):
+                if kinds.get(m.group(2)) != "tensor" or phrases.CONDITIONAL.search(sentence[:m.start()]):
+                    continue
+                index = _ORDINALS.get(m.group(3)) or int(m.group(3))
+                out.setdefault(parameter, []).append((m.group(2), index - 1, m.group(1) == "小于", sentence))
+    return out
+
+
+def below_broken(bound: dict, rules: dict) -> tuple[str, int, str, int, int, str] | None:
+    """(parameter, its value, tensor, axis number from 1, the axis size, sentence) of the first integer argument at or
+    above (or above) the tensor's axis it is bounded by."""
+    import torch
+
+    for parameter, limits in rules.items():
+        value = bound.get(parameter)
+        if not isinstance(value, int) or isinstance(value, bool):
+            continue
+        for tensor, index, strict, sentence in limits:
+            other = bound.get(tensor)
+            if isinstance(other, torch.Tensor) and other.dim() > index:
+                size = int(other.shape[index])
+                if value >= size if strict else value > size:
+                    return parameter, value, tensor, index + 1, size, sentence
+    return None
+
+
 def broken(value, rules: list) -> tuple[str, int, str, object, str] | None:
     """(axis, its size, kind, value, sentence) of the first rule the tensor ``value`` breaks; None if none."""
     for forms, axis, kind, limit, sentence in rules:

@@ -146,3 +146,15 @@ def test_an_only_setting_under_a_parameter_given_is_read_with_its_condition():
     given = AXES.replace("目前仅支持block_size=32, stride=16。", "当 query 非 None 时，仅支持快速模式（block_size=32）。")
     values = {r["refused"] for r in op_docs.limits_of_text(given, "npu_test_op", (), "2.12.0")}
     assert "query is not None and block_size != 32" in values and "block_size != 32" not in values
+
+
+def test_an_integer_bounded_by_a_tensors_axis_is_checked_against_the_tensor_passed():
+    """npu_batch_gather_matmul: "layer_idx：…值需要小于weight_b的第二个维度L"."""
+    text = AXES.replace("block_size (int) - 必选参数。", "block_size (int) - 必选参数，值需要小于weight的第二个维度L。")
+    below = op_axes.below_of_text(text, "npu_test_op")
+    assert [(t, i, strict) for t, i, strict, _ in below["block_size"]] == [("weight", 1, True)]
+    weight = torch.empty(2, 4, 64, 16, device="meta")
+    assert op_axes.below_broken({"block_size": 4, "weight": weight}, below)[:5] == ("block_size", 4, "weight", 2, 4)
+    assert op_axes.below_broken({"block_size": 3, "weight": weight}, below) is None
+    conditional = text.replace("值需要小于weight", "mode为1时值需要小于weight")
+    assert op_axes.below_of_text(conditional, "npu_test_op") == {}
