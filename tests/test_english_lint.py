@@ -118,6 +118,10 @@ EXTRA = {
     # (round 15) a tensor's dtype, a named axis's range, an integer below a tensor's axis, a setting under "X is not None"
     "operator-dtype": _notebook("import torch\nimport torch_npu\nx = torch.randint(0, 10, (4, 128), dtype=torch.int32).npu()\n"
                                 "y = torch_npu.npu_fast_gelu(x)\n"),
+    "operator-dtype-tie": _notebook("import torch\nimport torch_npu\nx1 = torch.randn(4, 64, dtype=torch.float16).npu()\n"
+                                    "x2 = torch.randn(4, 64, dtype=torch.bfloat16).npu()\n"
+                                    "g = torch.randn(64, dtype=torch.float16).npu()\n"
+                                    "y1, y2, r, x = torch_npu.npu_add_rms_norm_cast(x1, x2, g)\n"),
     "operator-axis-range": _notebook("import torch\nimport torch_npu\nq = torch.randn(1, 2, 8, 16, 16, dtype=torch.float16).npu()\n"
                                      "o = torch_npu.npu_fused_floyd_attention(q, q, q, q, q)\n"),
     "operator-axis-below": _notebook(

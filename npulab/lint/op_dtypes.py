@@ -14,7 +14,9 @@ FLOAT → float32; DOUBLE → float64). A paragraph says nothing when any senten
   leaves the list open (``等``);
 - names a type outside a list it reads (``PyTorch 侧通常使用 int8、int32 或 bool 表示``): what it says is not known.
 
-A sentence that ties the type to another tensor (``数据类型与x1一致``) names no type and closes nothing by itself.
+A sentence that ties the type to another tensor (``数据类型与x1一致``) names no type and closes nothing by itself; it is
+read as a tie (:func:`ties_of_text`: the two tensors passed must have one dtype) where no sentence of its paragraph
+stands under a condition or a mode or names a product.
 npulab.lint.op_ranks checks these beside ranks and named axes; an operator's dtype rules are dropped whole when its own
 example (``调用示例``) passes a tensor outside one of them, or names a dtype none of them admits (an example that builds
 its tensors through numpy, ``np.random.uniform(…).astype(np.float16)``, is not run by the interpreter, but the dtype it
@@ -52,6 +54,43 @@ _OPEN = re.compile(r"^\s*等")
 _MODE = re.compile(r"模式|mode", re.IGNORECASE)
 # a line that opens what holds under a condition: "group_list输入类型为torch.Tensor时, 数据类型使用约束:"
 _CONDITION_HEAD = re.compile(r"(?:(?<!此)时|当|若|如果|场景)[^。；;]*[:：]\s*$")
+
+
+# a tie to another tensor: "数据类型需要与入参x1保持一致", "数据类型与x一致", "数据类型和shape与var相同", "dtype与query相同"
+TIE = re.compile(r"(?:数据类型|dtype)(?:和shape|、数据格式|和格式)?\s*(?:均|也)?\s*(?:需要|需|须|必须|要求)?\s*(?:与|和|跟)\s*"
+                 r"(?:入参|输入)?\s*`?([A-Za-z_][A-Za-z0-9_]*)`?\s*(?:的数据类型|的dtype)?\s*(?:保持)?\s*(?:一致|相同)")
+
+
+def ties_of_text(text: str, operator: str) -> dict[str, tuple[str, str]]:
+    """tensor parameter -> (the tensor parameter whose dtype it must have, the sentence): a tie stated in a paragraph
+    where no sentence stands under a condition or a mode, nor names a product (one product's tie binds no other)."""
+    declared = op_docs.prototype(text, operator)
+    by_parameter, _ = op_docs.paragraphs(text, list(declared))
+    tensors = {p for p, paragraph in by_parameter.items()
+               if op_docs._kind(paragraph, declared.get(p, ("", None))[0], None) == "tensor"}
+    out = {}
+    for parameter in tensors:
+        sentences = op_docs._sentences(by_parameter[parameter])
+        if any(phrases.CONDITIONAL.search(s) or _MODE.search(s) or "产品" in s for s in sentences):
+            continue
+        ties = {(m.group(1), s) for s in sentences for m in TIE.finditer(s)}
+        if len({other for other, _ in ties}) == 1:
+            other, said = ties.pop()
+            if other in tensors and other != parameter:
+                out[parameter] = (other, said)
+    return out
+
+
+def tie_broken(bound: dict, ties: dict) -> tuple[str, str, str, str, str] | None:
+    """(parameter, its dtype, the other tensor, its dtype, sentence) of the first tensor whose dtype differs from the
+    one it is tied to."""
+    import torch
+
+    for parameter, (other, said) in ties.items():
+        mine, theirs = bound.get(parameter), bound.get(other)
+        if isinstance(mine, torch.Tensor) and isinstance(theirs, torch.Tensor) and mine.dtype != theirs.dtype:
+            return parameter, str(mine.dtype).removeprefix("torch."), other, str(theirs.dtype).removeprefix("torch."), said
+    return None
 
 
 def _names(listed: str, named: bool = False) -> list[str | None]:

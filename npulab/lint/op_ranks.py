@@ -105,11 +105,11 @@ def _example(text: str) -> str:
     return "\n".join(kept)
 
 
-def rules(tree: SourceTree, operator: str) -> tuple[dict, dict, dict, dict]:
+def rules(tree: SourceTree, operator: str) -> tuple[dict, dict, dict, dict, dict]:
     """The rank rules, the named-axis rules (npulab.lint.op_axes) and the dtype rules (npulab.lint.op_dtypes) of
     ``torch_npu.<operator>``, and the integer parameters bounded by an axis (``op_axes.below_of_text``): the ranks, axes
-    and bounds are dropped together where the operator's own example breaks one of them, the dtypes where it breaks one
-    of those or names a dtype none of them admits."""
+    and bounds are dropped together where the operator's own example breaks one of them, the dtypes and the dtype ties
+    (``op_dtypes.ties_of_text``) where it breaks one of those or names a dtype no dtype rule admits."""
     key = (id(tree), operator)
     if key not in _RANKS:
         text = op_docs.texts(tree).get(operator)
@@ -118,10 +118,12 @@ def rules(tree: SourceTree, operator: str) -> tuple[dict, dict, dict, dict]:
         if any(found) and _example_refused(text, operator, found):
             found = ({}, {}, {}, {})
         dtypes = op_dtypes.dtypes_of_text(text, operator) if text else {}
-        if dtypes and (_example_refused(text, operator, ({}, {}, dtypes))
-                       or op_dtypes.named_in_code(_example(text)) - set().union(*(d for d, _ in dtypes.values()))):
-            dtypes = {}
-        _RANKS[key] = (found[0], found[1], dtypes, found[3])
+        ties = op_dtypes.ties_of_text(text, operator) if text else {}
+        if (dtypes or ties) and (_example_refused(text, operator, ({}, {}, dtypes, {}, ties))
+                                 or dtypes and op_dtypes.named_in_code(_example(text))
+                                 - set().union(*(d for d, _ in dtypes.values()))):
+            dtypes, ties = {}, {}
+        _RANKS[key] = (found[0], found[1], dtypes, found[3], ties)
     return _RANKS[key]
 
 
@@ -146,14 +148,15 @@ def _broken(name: str, args: tuple, kwargs: dict, found: tuple, text: str, opera
     """("rank", parameter, rank, allowed, sentence) of the first tensor argument whose rank the rules refuse,
     ("axis", parameter, axis, size, kind, limit, sentence) of the first whose named axis they refuse, or ("dtype",
     parameter, dtype, allowed, sentence) of the first whose dtype they refuse, or ("below", parameter, value, tensor,
-    axis, size, sentence) of an integer at or past the axis that bounds it; None if none. ``found``: (ranks, axes),
-    (ranks, axes, dtypes) or (ranks, axes, dtypes, bounds)."""
+    axis, size, sentence) of an integer at or past the axis that bounds it, or ("tie", parameter, dtype, other, its
+    dtype, sentence) of a tensor whose dtype differs from the one it is tied to; None if none. ``found``: (ranks,
+    axes), (ranks, axes, dtypes), (ranks, axes, dtypes, bounds) or (ranks, axes, dtypes, bounds, ties)."""
     import torch
 
     params = [p for p in op_docs.prototype(text, operator)] if text else []
     bound = dict(zip(params, args, strict=False))
     bound.update(kwargs)
-    ranks, axes, dtypes, below = (*found, {}, {})[:4]
+    ranks, axes, dtypes, below, ties = (*found, {}, {}, {})[:5]
     for parameter, (allowed, said) in ranks.items():
         value = bound.get(parameter)
         if isinstance(value, torch.Tensor) and value.dim() not in allowed:
@@ -169,7 +172,10 @@ def _broken(name: str, args: tuple, kwargs: dict, found: tuple, text: str, opera
         if isinstance(value, torch.Tensor) and (refused := op_dtypes.broken(value, rule)) is not None:
             return ("dtype", parameter, *refused)
     refused = op_axes.below_broken(bound, below)
-    return ("below", *refused) if refused is not None else None
+    if refused is not None:
+        return ("below", *refused)
+    refused = op_dtypes.tie_broken(bound, ties)
+    return ("tie", *refused) if refused is not None else None
 
 
 def refusal(tree: SourceTree):
@@ -196,6 +202,10 @@ def refusal(tree: SourceTree):
             if kind == "range":
                 return t("lint.op_axis.range", **fields)
             return t("lint.op_axis.multiple", **fields) if kind == "multiple" else t("lint.op_axis.at_most", **fields)
+        if broken[0] == "tie":
+            _, parameter, dtype, other, theirs, _ = broken
+            return t("lint.op_dtype.tied", operator=name, parameter=parameter, dtype=f"torch.{dtype}", other=other,
+                     theirs=f"torch.{theirs}", version=tree.version, said=said)
         if broken[0] == "below":
             _, parameter, value, tensor, axis, size, _ = broken
             return t("lint.op_axis.below", operator=name, parameter=parameter, value=value, tensor=tensor, axis=axis,

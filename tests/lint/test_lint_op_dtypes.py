@@ -158,3 +158,14 @@ def test_an_integer_bounded_by_a_tensors_axis_is_checked_against_the_tensor_pass
     assert op_axes.below_broken({"block_size": 3, "weight": weight}, below) is None
     conditional = text.replace("值需要小于weight", "mode为1时值需要小于weight")
     assert op_axes.below_of_text(conditional, "npu_test_op") == {}
+
+
+def test_a_tie_to_another_tensor_is_read_as_one_dtype_but_not_under_a_condition_or_for_one_product():
+    tied = OPERATOR.replace("scale (Tensor) - 数据类型支持FLOAT，", "scale (Tensor) - 数据类型需要与入参weight保持一致，")
+    ties = op_dtypes.ties_of_text(tied, "npu_test_op")
+    assert {p: other for p, (other, _) in ties.items()} == {"scale": "weight"}
+    half, full = torch.empty(2, device="meta", dtype=torch.float16), torch.empty(2, device="meta")
+    assert op_dtypes.tie_broken({"scale": half, "weight": full}, ties)[:4] == ("scale", "float16", "weight", "float32")
+    assert op_dtypes.tie_broken({"scale": full, "weight": full}, ties) is None
+    for condition in ("量化场景下数据类型需要与入参weight保持一致", "Atlas A3 训练系列产品: 数据类型需要与入参weight保持一致"):
+        assert op_dtypes.ties_of_text(tied.replace("数据类型需要与入参weight保持一致", condition), "npu_test_op") == {}
