@@ -7,7 +7,8 @@ A paragraph counts only where a sentence under no condition (``…时``, ``若``
 of one paragraph are the union over its sentences (a product line that narrows them widens nothing). An operator's
 rank rules are dropped whole when its own example (``调用示例``: the ``torch.randn(…)`` tensors it builds, run by
 the same interpreter) breaks one of them — the sign of a misreading, as a default outside a documented range is for
-the value rules (npulab.lint.op_docs).
+the value rules (npulab.lint.op_docs). Beside the ranks it checks the named axes (npulab.lint.op_axes) and, from
+round 15, the integers an axis bounds, and the dtypes and dtype ties tensors must have (npulab.lint.op_dtypes).
 """
 
 from __future__ import annotations
