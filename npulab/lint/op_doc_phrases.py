@@ -147,4 +147,8 @@ DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "lo
                  "short": "int16"}
 # a line that opens what holds under one value of a switch: ``div_mode为True时,``
 SWITCH_CONDITION = re.compile(r"^\W*`?([A-Za-z_][A-Za-z0-9_]*)`?\s*为\s*`?(True|False)`?\s*时[,，:：]?")
-DTYPE_STATEMENT = re.compile(r"支持|允许|取值|supports?", re.IGNORECASE)
+# (round 15) also "输入值只能是torch.int8和torch.quint4x2"
+DTYPE_STATEMENT = re.compile(r"支持|允许|取值|只能|supports?", re.IGNORECASE)
+# (round 15) each value's meaning: "None或torch.int8表示INT8（默认）…；torch.quint4x2表示INT4，输出为torch.int32" (the
+# names before 表示 only: what follows describes the output)
+DTYPE_MEANING = re.compile(r"((?:torch\.[a-z0-9_]+|None)(?:`?\s*(?:或|、|/)\s*`?(?:torch\.[a-z0-9_]+|None))*)`?\s*表示")

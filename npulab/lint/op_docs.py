@@ -231,7 +231,11 @@ def _dtypes(sentences: list[str]) -> tuple[list[str], str]:
     names, said = [], ""
     for s in sentences:
         if phrases.DTYPE_STATEMENT.search(s):
-            for m in phrases.DTYPE.finditer(s):
+            spans = [s]
+        else:  # (round 15) "torch.int8表示INT8": the names each meaning is given for
+            spans = [m.group(1) for m in phrases.DTYPE_MEANING.finditer(s)]
+        for span in spans:
+            for m in phrases.DTYPE.finditer(span):
                 written = (m.group(1) or m.group(2)).lower()
                 name = "torch." + phrases.DTYPE_ALIASES.get(written, written)
                 if name not in names:

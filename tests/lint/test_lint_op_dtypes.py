@@ -169,3 +169,18 @@ def test_a_tie_to_another_tensor_is_read_as_one_dtype_but_not_under_a_condition_
     assert op_dtypes.tie_broken({"scale": full, "weight": full}, ties) is None
     for condition in ("量化场景下数据类型需要与入参weight保持一致", "Atlas A3 训练系列产品: 数据类型需要与入参weight保持一致"):
         assert op_dtypes.ties_of_text(tied.replace("数据类型需要与入参weight保持一致", condition), "npu_test_op") == {}
+
+
+def test_a_dtype_parameter_read_from_only_and_from_each_values_meaning():
+    """npu_dynamic_quant_asymmetric's "输入值只能是torch.int8和torch.quint4x2", npu_add_rms_norm_dynamic_quant's
+    "None或torch.int8表示INT8（默认）；torch.quint4x2表示INT4，输出为torch.int32" (int32 is the output's, not a value)."""
+    text = """
+torch_npu.npu_test_op(Tensor x, *, ScalarType? dst_type=None, ScalarType? y_dtype=None) -> Tensor
+参数说明
+x: Tensor类型。
+dst_type: ScalarType类型, 可选输入, 输入值只能是torch.int8和torch.quint4x2, 默认为int8量化.
+y_dtype: ScalarType类型，输出数据类型。None或torch.int8表示INT8（默认）；torch.quint4x2表示INT4，输出为torch.int32。
+"""
+    values = {r["refused"] for r in op_docs.limits_of_text(text, "npu_test_op", (), "2.12.0")}
+    assert any("dst_type not in ('torch.int8', 'torch.quint4x2',)" in v for v in values), values
+    assert any("y_dtype not in ('torch.int8', 'torch.quint4x2',)" in v for v in values), values
