@@ -115,6 +115,24 @@ EXTRA = {
         "v = torch.randn(4, 2, 128, dtype=torch.bfloat16).npu()\n"
         "s = torch.randn(1, 2, 128, 512, dtype=torch.bfloat16).npu()\n"
         "o = torch_npu.npu_recurrent_gated_delta_rule(q, q, v, s)\n"),
+    # (round 15) a tensor's dtype, a named axis's range, an integer below a tensor's axis, a setting under "X is not None"
+    "operator-dtype": _notebook("import torch\nimport torch_npu\nx = torch.randint(0, 10, (4, 128), dtype=torch.int32).npu()\n"
+                                "y = torch_npu.npu_fast_gelu(x)\n"),
+    "operator-dtype-tie": _notebook("import torch\nimport torch_npu\nx1 = torch.randn(4, 64, dtype=torch.float16).npu()\n"
+                                    "x2 = torch.randn(4, 64, dtype=torch.bfloat16).npu()\n"
+                                    "g = torch.randn(64, dtype=torch.float16).npu()\n"
+                                    "y1, y2, r, x = torch_npu.npu_add_rms_norm_cast(x1, x2, g)\n"),
+    "operator-axis-range": _notebook("import torch\nimport torch_npu\nq = torch.randn(1, 2, 8, 16, 16, dtype=torch.float16).npu()\n"
+                                     "o = torch_npu.npu_fused_floyd_attention(q, q, q, q, q)\n"),
+    "operator-axis-below": _notebook(
+        "import torch\nimport torch_npu\nx = torch.randn(32, 16, dtype=torch.float16).npu()\n"
+        "y = torch.zeros(32, 64, dtype=torch.float16).npu()\ni = torch.zeros(32, dtype=torch.int32).npu()\n"
+        "a = torch.randn(2, 1, 64, 16, dtype=torch.float16).npu()\nb = torch.randn(2, 1, 32, 64, dtype=torch.float16).npu()\n"
+        "o = torch_npu.npu_batch_gather_matmul(y, x, b, i, a, layer_idx=1)\n"),
+    "operator-docs-given": _notebook(
+        "import torch\nimport torch_npu\nx = torch.randn(64, 512, dtype=torch.bfloat16).npu()\n"
+        "g = torch.tensor([32, 32], dtype=torch.int64).npu()\n"
+        "y, s = torch_npu.npu_dequant_swiglu_quant(x, group_index=g, quant_mode=0)\n"),
     "given-twice": _notebook("import torch\ny = torch.nn.functional.relu(x, input=x)"),
     "module-home": _notebook("from mindspore.ops import mint"),
     "unit-unwritten": _notebook("!msprof --output=/tmp/prof --storage-limit=1024 python train.py"),

@@ -26,9 +26,18 @@ OTHER_SECTION = re.compile(r"^\W*(输出说明|返回值说明|返回值|支持�
                            r"|Returns?|Shape|Examples?|Note|Warning|Attributes|Raises|See also|Variables|Inputs|Outputs)\W*$")
 
 
+_TYPE_WORD = r"(?:Tensor|int|float|bool|str|double)"  # a C-style declaration before the name: ``int dim：…``
+
+
 def parameter_head(name: str) -> re.Pattern:
-    """A line that starts the paragraph of ``name``: ``name: …``, ``name (int): …``, ``-   **name**（`int`）：…``."""
-    return re.compile(rf"^\W*(?:\*\*)?{re.escape(name)}(?:\*\*)?\s*(?:[:：(（]|\s-\s)")
+    """A line that starts the paragraph of ``name``: ``name: …``, ``name (int): …``, ``-   **name**（`int`）：…``,
+    (round 15) ``“x”：…``, ``Tensor self：…`` and ``int dim：…``."""
+    return re.compile(rf"^\W*(?:{_TYPE_WORD}\??\s+)?(?:\*\*)?{re.escape(name)}(?:\*\*)?[”\"’]?\s*(?:[:：(（]|\s-\s)")
+
+
+# (round 15) the head of a paragraph whatever parameter it names: a text whose prototype calls its first tensor
+# ``self`` documents it under its own name (``npu_swiglu(Tensor self, …)``: ``“x”：Tensor类型，…``)
+ANY_HEAD = re.compile(r"^\W*(?:\*\*)?([A-Za-z_][A-Za-z0-9_]*)(?:\*\*)?[”\"’]?\s*(?:[:：(（]|\s-\s)")
 
 
 # the type a paragraph's head gives its parameter
@@ -115,6 +124,13 @@ REFUSED_CASE = re.compile(r"拦截|报错|不支持")
 NOT_WITHOUT = re.compile(rf"`?{_NAME}`?\s*不能独立于\s*`?{_NAME}`?\s*存在")
 # in the constraints: "目前仅支持输入的最后一个维度(dim=-1)"
 ONLY_ASSIGNMENT = re.compile(rf"(?:仅|只)支持[^。；;(（\n]*[(（]\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*({_INT})\s*[)）]")
+# (round 15) and a list of them: "目前仅支持compress_block_size=32, compress_stride=16, select_block_size=64" (the whole
+# sentence, nothing after the list)
+ONLY_ASSIGNMENTS = re.compile(rf"(?:仅|只)支持\s*({_NAME}\s*=\s*{_INT}(?:\s*[,，、]\s*{_NAME}\s*=\s*{_INT})*)\s*[。.]?\s*$")
+ASSIGNMENT = re.compile(rf"{_NAME}\s*=\s*({_INT})")
+# (round 15) the one condition such a setting is read under: "当 group_index 非 None 时，仅支持动态量化（quant_mode=1）"
+# (the clause before it, whole)
+GIVEN = re.compile(rf"^\W*当\s*`?{_NAME}`?\s*(?:非|不为|不是)\s*None\s*时\s*$")
 
 # dtypes: the names a dtype parameter's paragraph lists (``torch.int8``, ``float16``, ``BFLOAT16``)
 DTYPE_PARAMETER = re.compile(r"(?:^|_)dtype$|^dst_type$")
@@ -131,4 +147,8 @@ DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "lo
                  "short": "int16"}
 # a line that opens what holds under one value of a switch: ``div_mode为True时,``
 SWITCH_CONDITION = re.compile(r"^\W*`?([A-Za-z_][A-Za-z0-9_]*)`?\s*为\s*`?(True|False)`?\s*时[,，:：]?")
-DTYPE_STATEMENT = re.compile(r"支持|允许|取值|supports?", re.IGNORECASE)
+# (round 15) also "输入值只能是torch.int8和torch.quint4x2"
+DTYPE_STATEMENT = re.compile(r"支持|允许|取值|只能|supports?", re.IGNORECASE)
+# (round 15) each value's meaning: "None或torch.int8表示INT8（默认）…；torch.quint4x2表示INT4，输出为torch.int32" (the
+# names before 表示 only: what follows describes the output)
+DTYPE_MEANING = re.compile(r"((?:torch\.[a-z0-9_]+|None)(?:`?\s*(?:或|、|/)\s*`?(?:torch\.[a-z0-9_]+|None))*)`?\s*表示")

@@ -58,8 +58,29 @@ def prototype(text: str, operator: str) -> dict[str, tuple[str, object]]:
 
 
 def paragraphs(text: str, names: list[str]) -> tuple[dict[str, str], str]:
-    """(parameter -> its paragraph in the parameter section, the constraints section)."""
-    heads = [(n, phrases.parameter_head(n)) for n in sorted(names, key=len, reverse=True)]
+    """(parameter -> its paragraph in the parameter section, the constraints section). A ``self`` no paragraph names
+    takes the section's first paragraph where that one names no parameter of ``names`` (round 15)."""
+    out, constraints = _paragraphs(text, names, {})
+    if "self" in names and "self" not in out:
+        first = _first_head(text)
+        if first is not None and first not in names:
+            out, constraints = _paragraphs(text, names, {first: "self"})
+    return out, constraints
+
+
+def _first_head(text: str) -> str | None:
+    """The name the parameter section's first line starts a paragraph for, if it starts one."""
+    lines = iter(text.splitlines())
+    for line in lines:
+        if phrases.PARAMETERS.match(line):
+            first = next((rest for rest in lines if rest.strip()), "")
+            m = phrases.ANY_HEAD.match(first)
+            return m.group(1) if m else None
+    return None
+
+
+def _paragraphs(text: str, names: list[str], aliases: dict[str, str]) -> tuple[dict[str, str], str]:
+    heads = [(aliases.get(n, n), phrases.parameter_head(n)) for n in sorted([*names, *aliases], key=len, reverse=True)]
     out: dict[str, list[str]] = {}
     constraints: list[str] = []
     section, current = None, None
@@ -117,7 +138,7 @@ def _satisfies(test: str, parameter: str, default) -> bool:
 
 
 # what a limit says, each a message lint.opdoc.<kind> in both languages
-KINDS = ("values", "values_when", "range", "bound", "multiple", "requires", "not_both_none", "not_without")
+KINDS = ("values", "values_when", "values_given", "range", "bound", "multiple", "requires", "not_both_none", "not_without")
 # whose documentation a limit cites, each a message lint.opdoc.<source>: torch_npu's operator docs, torch's docstrings
 SOURCES = ("source", "source_torch")
 
@@ -210,7 +231,11 @@ def _dtypes(sentences: list[str]) -> tuple[list[str], str]:
     names, said = [], ""
     for s in sentences:
         if phrases.DTYPE_STATEMENT.search(s):
-            for m in phrases.DTYPE.finditer(s):
+            spans = [s]
+        else:  # (round 15) "torch.int8表示INT8": the names each meaning is given for
+            spans = [m.group(1) for m in phrases.DTYPE_MEANING.finditer(s)]
+        for span in spans:
+            for m in phrases.DTYPE.finditer(span):
                 written = (m.group(1) or m.group(2)).lower()
                 name = "torch." + phrases.DTYPE_ALIASES.get(written, written)
                 if name not in names:
@@ -311,11 +336,24 @@ def limits_of_text(text: str, operator: str, names: tuple[str, ...], version: st
                                                           scalars):
         rules.append(_rule(operator, read, test, what, fields, said, version, defaults, source, module))
     for s in _sentences(constraints):
-        for m in phrases.ONLY_ASSIGNMENT.finditer(s):
-            if m.group(1) in params and _satisfies(f"{m.group(1)} != {m.group(2)}", m.group(1), defaults[m.group(1)]):
-                rules.append(_rule(operator, [m.group(1)], f"{m.group(1)} != {m.group(2)}", "values",
-                                   {"parameter": m.group(1), "values": m.group(2)}, s, version, defaults, source,
-                                   module))
+        pairs = [(m.group(1), m.group(2), m.start()) for m in phrases.ONLY_ASSIGNMENT.finditer(s)]
+        for m in phrases.ONLY_ASSIGNMENTS.finditer(s):
+            listed = phrases.ASSIGNMENT.findall(m.group(1))
+            if all(name in params for name, _ in listed):  # a name that is no parameter: not a list of settings
+                pairs += [(name, value, m.start()) for name, value in listed]
+        for name, value, start in dict.fromkeys(pairs):
+            if name not in params:
+                continue
+            clauses = phrases.CLAUSE_END.split(s[:start])
+            given = phrases.GIVEN.match(clauses[-2]) if len(clauses) >= 2 and not clauses[-1].strip(" （(") else None
+            if given is not None and given.group(1) in params and given.group(1) != name \
+                    and not any(phrases.CONDITIONAL.search(c) for c in clauses[:-2]):
+                rules.append(_rule(operator, [given.group(1), name], f"{given.group(1)} is not None and {name} != {value}",
+                                   "values_given", {"parameter": name, "values": value, "switch": given.group(1)}, s,
+                                   version, defaults, source, module))
+            elif _free(s, start) and _satisfies(f"{name} != {value}", name, defaults[name]):
+                rules.append(_rule(operator, [name], f"{name} != {value}", "values",
+                                   {"parameter": name, "values": value}, s, version, defaults, source, module))
     return tuple({r["refused"]: r for r in reversed(rules)}[test] for test in dict.fromkeys(r["refused"] for r in rules))
 
 

@@ -7,7 +7,8 @@ A paragraph counts only where a sentence under no condition (``…时``, ``若``
 of one paragraph are the union over its sentences (a product line that narrows them widens nothing). An operator's
 rank rules are dropped whole when its own example (``调用示例``: the ``torch.randn(…)`` tensors it builds, run by
 the same interpreter) breaks one of them — the sign of a misreading, as a default outside a documented range is for
-the value rules (npulab.lint.op_docs).
+the value rules (npulab.lint.op_docs). Beside the ranks it checks the named axes (npulab.lint.op_axes) and, from
+round 15, the integers an axis bounds, and the dtypes and dtype ties tensors must have (npulab.lint.op_dtypes).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 
 from npulab.core.i18n import language, t
 from npulab.core.words import joined
-from npulab.lint import op_axes, op_docs
+from npulab.lint import op_axes, op_docs, op_dtypes
 from npulab.lint.signatures import SourceTree
 
 # a rank stated in words: "shape支持2维", "shape为1D", "要求为3维", "维度为3维", "输入shape支持2-8维"
@@ -105,16 +106,25 @@ def _example(text: str) -> str:
     return "\n".join(kept)
 
 
-def rules(tree: SourceTree, operator: str) -> tuple[dict, dict]:
-    """The rank rules and the named-axis rules (npulab.lint.op_axes) of ``torch_npu.<operator>``; neither where the
-    operator's own example breaks one of them."""
+def rules(tree: SourceTree, operator: str) -> tuple[dict, dict, dict, dict, dict]:
+    """The rank rules, the named-axis rules (npulab.lint.op_axes) and the dtype rules (npulab.lint.op_dtypes) of
+    ``torch_npu.<operator>``, and the integer parameters bounded by an axis (``op_axes.below_of_text``): the ranks, axes
+    and bounds are dropped together where the operator's own example breaks one of them, the dtypes and the dtype ties
+    (``op_dtypes.ties_of_text``) where it breaks one of those or names a dtype no dtype rule admits."""
     key = (id(tree), operator)
     if key not in _RANKS:
         text = op_docs.texts(tree).get(operator)
-        found = (ranks_of_text(text, operator), op_axes.axes_of_text(text, operator)) if text else ({}, {})
-        if (found[0] or found[1]) and _example_refused(text, operator, found):
-            found = ({}, {})
-        _RANKS[key] = found
+        found = (ranks_of_text(text, operator), op_axes.axes_of_text(text, operator), {},
+                 op_axes.below_of_text(text, operator)) if text else ({}, {}, {}, {})
+        if any(found) and _example_refused(text, operator, found):
+            found = ({}, {}, {}, {})
+        dtypes = op_dtypes.dtypes_of_text(text, operator) if text else {}
+        ties = op_dtypes.ties_of_text(text, operator) if text else {}
+        if (dtypes or ties) and (_example_refused(text, operator, ({}, {}, dtypes, {}, ties))
+                                 or dtypes and op_dtypes.named_in_code(_example(text))
+                                 - set().union(*(d for d, _ in dtypes.values()))):
+            dtypes, ties = {}, {}
+        _RANKS[key] = (found[0], found[1], dtypes, found[3], ties)
     return _RANKS[key]
 
 
@@ -130,20 +140,24 @@ def _example_refused(text: str, operator: str, found: tuple[dict, dict]) -> bool
     imported = {"torch": "torch", "torch_npu": "torch_npu"}
 
     def check(name, args, kwargs):
-        return _broken(name, args, kwargs, found if name == operator else ({}, {}), text, operator)
+        return _broken(name, args, kwargs, found if name == operator else ({}, {}, {}), text, operator)
 
     return any(True for _ in meta_run.refusals_with_npu(tree, imported, check))
 
 
-def _broken(name: str, args: tuple, kwargs: dict, found: tuple[dict, dict], text: str, operator: str) -> tuple | None:
-    """("rank", parameter, rank, allowed, sentence) of the first tensor argument whose rank the rules refuse, or
-    ("axis", parameter, axis, size, kind, limit, sentence) of the first whose named axis they refuse; None if none."""
+def _broken(name: str, args: tuple, kwargs: dict, found: tuple, text: str, operator: str) -> tuple | None:
+    """("rank", parameter, rank, allowed, sentence) of the first tensor argument whose rank the rules refuse,
+    ("axis", parameter, axis, size, kind, limit, sentence) of the first whose named axis they refuse, or ("dtype",
+    parameter, dtype, allowed, sentence) of the first whose dtype they refuse, or ("below", parameter, value, tensor,
+    axis, size, sentence) of an integer at or past the axis that bounds it, or ("tie", parameter, dtype, other, its
+    dtype, sentence) of a tensor whose dtype differs from the one it is tied to; None if none. ``found``: (ranks,
+    axes), (ranks, axes, dtypes), (ranks, axes, dtypes, bounds) or (ranks, axes, dtypes, bounds, ties)."""
     import torch
 
     params = [p for p in op_docs.prototype(text, operator)] if text else []
     bound = dict(zip(params, args, strict=False))
     bound.update(kwargs)
-    ranks, axes = found
+    ranks, axes, dtypes, below, ties = (*found, {}, {}, {})[:5]
     for parameter, (allowed, said) in ranks.items():
         value = bound.get(parameter)
         if isinstance(value, torch.Tensor) and value.dim() not in allowed:
@@ -154,7 +168,15 @@ def _broken(name: str, args: tuple, kwargs: dict, found: tuple[dict, dict], text
             refused = op_axes.broken(value, axis_rules)
             if refused is not None:
                 return ("axis", parameter, *refused)
-    return None
+    for parameter, rule in dtypes.items():
+        value = bound.get(parameter)
+        if isinstance(value, torch.Tensor) and (refused := op_dtypes.broken(value, rule)) is not None:
+            return ("dtype", parameter, *refused)
+    refused = op_axes.below_broken(bound, below)
+    if refused is not None:
+        return ("below", *refused)
+    refused = op_dtypes.tie_broken(bound, ties)
+    return ("tie", *refused) if refused is not None else None
 
 
 def refusal(tree: SourceTree):
@@ -172,12 +194,27 @@ def refusal(tree: SourceTree):
         said = t("lint.opdoc.quote", "zh", text=quoted) if chinese else ""
         if broken[0] == "axis":
             _, parameter, axis, size, kind, limit, _ = broken
-            shown = joined(str(v) for v in sorted(limit)) if kind == "set" else str(limit)
+            shown = joined(str(v) for v in sorted(limit)) if kind == "set" else \
+                f"[{limit[0]}, {limit[1]}]" if kind == "range" else str(limit)
             fields = {"operator": name, "parameter": parameter, "axis": axis, "size": size, "limit": shown,
                       "version": tree.version, "said": said}
             if kind == "set":
                 return t("lint.op_axis.set", **fields)
+            if kind == "range":
+                return t("lint.op_axis.range", **fields)
             return t("lint.op_axis.multiple", **fields) if kind == "multiple" else t("lint.op_axis.at_most", **fields)
+        if broken[0] == "tie":
+            _, parameter, dtype, other, theirs, _ = broken
+            return t("lint.op_dtype.tied", operator=name, parameter=parameter, dtype=f"torch.{dtype}", other=other,
+                     theirs=f"torch.{theirs}", version=tree.version, said=said)
+        if broken[0] == "below":
+            _, parameter, value, tensor, axis, size, _ = broken
+            return t("lint.op_axis.below", operator=name, parameter=parameter, value=value, tensor=tensor, axis=axis,
+                     size=size, version=tree.version, said=said)
+        if broken[0] == "dtype":
+            _, parameter, dtype, allowed, _ = broken
+            return t("lint.op_dtype.refused", operator=name, parameter=parameter, dtype=f"torch.{dtype}",
+                     allowed=joined(f"torch.{d}" for d in allowed), version=tree.version, said=said)
         _, parameter, rank, allowed, _ = broken
         return t("lint.op_rank.refused", operator=name, parameter=parameter, rank=rank,
                  allowed=joined(str(r) for r in allowed), version=tree.version, said=said)
