@@ -3,7 +3,8 @@ every set is (tests/lint/heldout_values.py). Written on 2026-12-07 from public d
 session that read lint-npu only through its public entry point. Baseline (main at 8ee5703): 69/126, 51/64 of the
 unlisted classes, one correct twin flagged (npu_fused_floyd_attention_head_dim_16: lint-npu read the page's "[BHMND]" as
 one axis; fixed after the baseline, README). Its planted twin (D = 16 outside [32, 256]) had counted as caught only through
-that misreading, so the floor is 68/126, 50/64."""
+that misreading, so the floor was 68/126, 50/64. Lint round 14 (environment-variable values from how the released code
+parses them; N was its development data, so this is no blind figure): 81/126, 50/64, no twin flagged."""
 
 from heldout_values import PlantedSetChecks, print_report
 
@@ -17,9 +18,9 @@ class TestSetN(PlantedSetChecks):
                "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l",
                "lint_values_heldout_m")
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 120, 12, 60, 60, 9, 18
-    FLOOR = (68, 50)
+    FLOOR = (81, 50)
     OPEN = ("not every planted error is caught (baseline on main at 8ee5703: 69/126, 51/64 of the unlisted classes, "
-            "1/126 twins flagged; README)")
+            "1/126 twins flagged; round 14 on it as development data: 81/126; README)")
 
 
 if __name__ == "__main__":
