@@ -101,6 +101,9 @@ EXTRA = {
                            "os.environ['MASTER_ADDR'] = '-bad'\nos.environ['HCCL_EXEC_TIMEOUT'] = 'x'\n"
                            "os.environ['CPU_AFFINITY_CONF'] = '1, force:1'\n"
                            "os.environ['PYTORCH_NPU_ALLOC_CONF'] = 'garbage_collection_threshold:abc'"),
+    # a parser's own separator and format (scripts/extract_env_value_parsers.py: a split on "+", an anchored pattern)
+    "env-parsers": _notebook("import os\nos.environ['TORCHINDUCTOR_NPU_EXT_DEBUG'] = 'cpu,lowering'\n"
+                             "os.environ['TORCH_NPU_DEVICE_CAPABILITY'] = 'v9'"),
     "env-requires": _notebook("import os\nos.environ['TASK_QUEUE_ENABLE'] = '0'\nos.environ['TORCH_NPU_LAZY_FUSION'] = 'True'"),
     "operator-rank": _notebook("import torch\nimport torch_npu\nb = torch.randn(4).npu()\ng = torch.randn(3, 4).npu()\n"
                                "y = torch_npu.npu_giou(b, g)"),

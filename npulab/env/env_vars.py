@@ -24,6 +24,10 @@ MINDSPORE_VALUES = DATA_DIR / "env_values_mindspore.yaml"
 # the value sets and pair relations the Ascend Extension for PyTorch pages and MindSpore Transformers' page state, read
 # from every page and row (scripts/extract_env_value_pages.py); beneath TABLE's own too
 PAGES_VALUES = DATA_DIR / "env_values_pages.yaml"
+# the values each variable's own parser accepts, read from the released code (torch_npu, MindSpore, torch, msprof-analyze
+# Python sources; torch_npu's c10d getCvar readers; scripts/extract_env_value_parsers.py): above MindSpore's reference,
+# beneath the pages and TABLE's own
+PARSERS_VALUES = DATA_DIR / "env_values_parsers.yaml"
 _NAME = rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
 _TOKEN = re.compile(rb"(?<![A-Za-z0-9_])" + _NAME + rb"(?![A-Za-z0-9_])")
 # shell assignment forms: `export X=1`, `X=1 cmd`, `%env X=1`, `%set_env X 1`
@@ -47,7 +51,8 @@ def table() -> dict:
     own = {name: {**{k: pages[name][k] for k in ("requires", "default") if k in pages.get(name, {})},
                   **({"requires_source": pages[name]["source"]} if "requires" in pages.get(name, {}) else {}), **spec}
            for name, spec in data.get("values", {}).items()}  # a page's pair relation holds beside a hand grammar
-    data["values"] = {**load_yaml(MINDSPORE_VALUES).get("values", {}), **pages, **own}
+    data["values"] = {**load_yaml(MINDSPORE_VALUES).get("values", {}), **load_yaml(PARSERS_VALUES).get("values", {}),
+                      **pages, **own}
     return data
 
 

@@ -7,7 +7,7 @@ Spec keys (one a spec): ``enum`` (the accepted spellings, exactly; ``case_insens
 are accepted; ``suffix`` where the unit is written after the number, as msprof's ``200MB``), ``float: [min, max]`` (``open: true`` for an open
 interval, ``open: [low, high]`` for an interval open at one end, as pydantic's ``Field(gt=0, le=1)``), ``integer`` / ``number`` (signed, no range), ``ip`` (an IPv4/IPv6 address, not an interface name),
 ``host`` (an address or host name, not an interface name), ``ifname`` (an interface name, optionally ``^``/``=`` prefixed, not an address), ``list: SPEC`` (items joined by ``,``
-without spaces; ``ascending`` where the order is documented), ``kv: {key: SPEC}`` (``key:value`` items joined by ``,``; ``key_patterns`` for families such as
+without spaces, or by ``separator`` where the parser splits on another, as ``+``; ``ascending`` where the order is documented), ``kv: {key: SPEC}`` (``key:value`` items joined by ``,``; ``key_patterns`` for families such as
 ``npu0``; ``head`` for a leading bare item; ``ignore_spaces`` where the parser drops spaces; ``excludes`` for options
 that cannot be set together), ``pattern`` (a regular
 expression), ``choices`` with ``convert`` (an argparse parser's: the text converted by its ``type``, then tested
@@ -38,7 +38,9 @@ def problem(value: str, spec: dict) -> str | None:
     if "any_of" in spec:
         return None if any(problem(value, s) is None for s in spec["any_of"]) else localized(spec, "hint")
     if "pattern" in spec:
-        return None if re.fullmatch(spec["pattern"], value) else localized(spec, "hint")
+        if re.fullmatch(spec["pattern"], value):
+            return None
+        return localized(spec, "hint") if "hint" in spec else t("lint.grammar.pattern", pattern=spec["pattern"])
     if "integer" in spec:
         return None if re.fullmatch(r"-?[0-9]+", value) else t("lint.grammar.integer")
     if "number" in spec:
@@ -98,6 +100,12 @@ def problem(value: str, spec: dict) -> str | None:
         except ValueError:
             pass
         return None if re.match(r"^[A-Za-z][A-Za-z0-9_.:@-]*$", name) else t("lint.grammar.interface")
+    if "list" in spec and spec.get("separator", ",") != ",":  # a parser's own separator (``+``), empty items dropped
+        for item in (i for i in value.split(spec["separator"]) if i.strip()):
+            why = problem(item, spec["list"])
+            if why:
+                return t("lint.grammar.list_item_sep", separator=spec["separator"], why=why, item=item)
+        return None
     if "list" in spec:
         if re.search(r"\s", value):
             return t("lint.grammar.list_spaces")

@@ -1,0 +1,158 @@
+"""lint-npu round 14: environment-variable values read from how the released code PARSES each variable
+(scripts/extract_env_value_parsers.py: Python reads compared with literals, converted with int()/float(), matched
+with an anchored pattern or split on a separator and compared with a word set; torch's c10d getCvar readers), and
+MindSpore's reference read by its "Type" column where the "Value Range" cell leaves the set open. Tested on sources
+and a header written for the test, then through lint-npu's entry point on variables no planted set uses."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sys
+from pathlib import Path
+
+from test_lint_values import lint  # noqa: F401  (the module's fixture: one npu cell through check_notebook)
+
+from npulab.env import env_vars, value_grammar
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # a dataclass looks its module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+parsers = _load("extract_env_value_parsers")
+ms_doc = _load("extract_mindspore_env_values")
+
+SOURCE = '''
+import os
+import re
+import warnings
+
+KEY = "PKG_KEYED"
+_WORDS = {"alpha", "beta"}
+
+
+def _env_flag(name, default="0"):
+    return os.environ.get(name, default) in ("1", "on")
+
+
+switch = os.getenv("PKG_SWITCH", "0") == "1"
+folded = os.getenv("PKG_FOLDED", "false").lower() == "true"
+keyed = os.environ.get(KEY) != "0"
+helped = _env_flag("PKG_HELPED")
+
+
+def workers():
+    value = os.getenv("PKG_WORKERS") or 4
+    try:
+        return int(value)
+    except ValueError:
+        return 4
+
+
+def version():
+    text = os.getenv("PKG_VERSION")
+    if not text:
+        return None
+    pattern = r"^(\\d+)\\.(\\d+)$"
+    found = re.match(pattern, text)
+    if not found:
+        warnings.warn(f"cannot parse PKG_VERSION={text}")  # quoted in a message: not a use of the value
+    return found
+
+
+words = set(item for item in os.getenv("PKG_WORDS", "").split("+") if item.strip())
+for word in words:
+    if word not in _WORDS:
+        raise RuntimeError(word)
+
+opened = os.getenv("PKG_PATH", "0") == "1"
+print(os.getenv("PKG_PATH"))
+'''
+
+
+def _readings() -> dict:
+    return parsers.read_sources({"pkg/mod.py": ast.parse(SOURCE)}, "pkg")
+
+
+def test_each_parser_idiom_gives_its_grammar():
+    got = {name: parsers.grammar(reading) for name, reading in _readings().items()}
+    assert got["PKG_SWITCH"] == {"enum": ["0", "1"]}  # a == "1" switch: 1, and the default 0
+    assert got["PKG_FOLDED"] == {"enum": ["false", "true"], "case_insensitive": True}
+    assert got["PKG_KEYED"] == {"enum": ["0", "1"]}  # the name through a module constant
+    assert got["PKG_HELPED"] == {"enum": ["0", "1", "off", "on"]}  # through the helper; each spelling's opposite
+    assert got["PKG_WORKERS"] == {"integer": True}  # int() after `or`
+    assert got["PKG_VERSION"] == {"pattern": r"(\d+)\.(\d+)"}
+    assert got["PKG_WORDS"] == {"list": {"enum": ["alpha", "beta"]}, "separator": "+"}
+    assert got["PKG_PATH"] is None  # also printed: the value goes somewhere the reading cannot follow
+
+
+def test_grammars_judge_values_as_the_parser_does():
+    got = {name: parsers.grammar(reading) for name, reading in _readings().items()}
+    assert value_grammar.problem("true", got["PKG_SWITCH"]) and value_grammar.problem("1", got["PKG_SWITCH"]) is None
+    assert value_grammar.problem("TRUE", got["PKG_FOLDED"]) is None
+    assert value_grammar.problem("8 ", got["PKG_WORKERS"]) and value_grammar.problem("8", got["PKG_WORKERS"]) is None
+    assert value_grammar.problem("sm_80", got["PKG_VERSION"]) and value_grammar.problem("9.1", got["PKG_VERSION"]) is None
+    assert value_grammar.problem("alpha,beta", got["PKG_WORDS"]) and value_grammar.problem("alpha+beta", got["PKG_WORDS"]) is None
+
+
+HEADER = '''
+inline int getCvarInt(const std::vector<std::string>& env, int def) {
+  int ret = def;
+  for (ssize_t i = 0; i < 1; i++) {
+    try {
+      ret = std::stoi(val.value());
+    } catch (std::exception&) {
+      TORCH_CHECK(false, "Invalid value");
+    }
+  }
+  return ret;
+}
+
+inline bool getCvarBool(const std::vector<std::string>& env, bool def) {
+  bool ret = def;
+  for (auto& x : val.value()) {
+    x = std::tolower(x);
+  }
+  if (val == "1" || val == "on") {
+    ret = true;
+  } else if (val == "0") {
+    ret = false;
+  } else {
+    TORCH_CHECK(false, "Invalid value for environment variable: " + env[i]);
+  }
+  return ret;
+}
+'''
+
+
+def test_cvar_readers_are_read_from_the_header():
+    got = parsers.cvar_parsers(HEADER)
+    assert got["getCvarBool"] == {"enum": ["1", "on", "0"], "case_insensitive": True}
+    assert got["getCvarInt"] == {"integer": True}
+
+
+def test_an_integer_row_left_open_takes_an_integer():
+    cell = "1: Turn the feature on.\n\n  No setting or other value: off."
+    assert ms_doc.grammar("Integer", cell) == {"integer": True}
+    assert ms_doc.grammar("String", cell) is None
+
+
+def test_generated_tables_reach_lint_npu(lint):  # noqa: F811
+    values = env_vars.table()["values"]
+    assert values["TORCH_HCCL_TRACE_CPP_STACK"]["case_insensitive"]  # a getCvarBool reader: any case
+    planted = ('import os\nos.environ["TORCH_COMPILE_DISABLE"] = "true"\n'
+               'os.environ["TORCH_HCCL_TRACE_CPP_STACK"] = "on"\nos.environ["MS_DEV_DISABLE_AUTO_H2D"] = "yes"\n')
+    twin = ('import os\nos.environ["TORCH_COMPILE_DISABLE"] = "1"\n'
+            'os.environ["TORCH_HCCL_TRACE_CPP_STACK"] = "True"\nos.environ["MS_DEV_DISABLE_AUTO_H2D"] = "1"\n')
+    got = {f.name: f for f in lint(planted)}
+    assert {name: f.kind for name, f in got.items()} == {
+        "TORCH_COMPILE_DISABLE": "env-value", "TORCH_HCCL_TRACE_CPP_STACK": "env-value", "MS_DEV_DISABLE_AUTO_H2D": "env-value"}
+    assert "getCvarBool" in got["TORCH_HCCL_TRACE_CPP_STACK"].message  # the source is named
+    assert lint(twin) == []
