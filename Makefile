@@ -14,6 +14,9 @@ export KINETO_LOG_LEVEL := 6
 # course's sources and only what is imported gets compiled; `make bytecode` compiles the whole venv ahead of time, for a
 # venv that other accounts use without write access (a workshop server, workshop/README.md)
 export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
+# a PYTHONDONTWRITEBYTECODE set for the whole machine (CI images and this course's build machine set it) would keep that
+# cache empty, and every process would compile all it imports from source again (CI measured nbval 775 s instead of 318 s)
+unexport PYTHONDONTWRITEBYTECODE
 # the ONE repository setting of the site (docs/site.md): `make book COURSE_REPOSITORY=https://github.com/<owner>/<repo>`
 # gives every page launch (Binder; COURSE_JUPYTERHUB adds a JupyterHub), repository and issue buttons
 export COURSE_REPOSITORY COURSE_JUPYTERHUB COURSE_SITE_URL
