@@ -72,10 +72,10 @@ def _forms(paragraph: str) -> list[tuple[str, ...]]:
 def axes_of_text(text: str, operator: str) -> dict[str, list[tuple[tuple[tuple[str, ...], ...], str, str, object, str]]]:
     """parameter -> [(its shape forms, axis, kind, value, sentence)] for tensor parameters whose axes are limited."""
     declared = op_docs.prototype(text, operator)
-    by_parameter, constraints = op_docs.paragraphs(text, list(declared))
+    typed, constraints = op_docs.typed_paragraphs(text, operator)
     out: dict[str, list] = {}
-    for parameter, paragraph in by_parameter.items():
-        if op_docs._kind(paragraph, declared.get(parameter, ("", None))[0], None) != "tensor":
+    for parameter, (kind, paragraph) in typed.items():
+        if kind != "tensor":
             continue
         forms = _forms(paragraph)
         names = {a for form in forms for a in form}
@@ -100,12 +100,11 @@ _ORDINALS = {c: i for i, c in enumerate("一二三四五六七八", start=1)}
 def below_of_text(text: str, operator: str) -> dict[str, list[tuple[str, int, bool, str]]]:
     """integer parameter -> [(tensor parameter, axis index, strictly below, sentence)] its paragraph states, under no
     condition before it in the sentence."""
-    declared = op_docs.prototype(text, operator)
-    by_parameter, _ = op_docs.paragraphs(text, list(declared))
-    kinds = {p: op_docs._kind(paragraph, declared.get(p, ("", None))[0], None) for p, paragraph in by_parameter.items()}
+    typed, _ = op_docs.typed_paragraphs(text, operator)
+    kinds = {p: kind for p, (kind, _) in typed.items()}
     out: dict[str, list] = {}
-    for parameter, paragraph in by_parameter.items():
-        if kinds[parameter] != "int":
+    for parameter, (kind, paragraph) in typed.items():
+        if kind != "int":
             continue
         for sentence in op_docs._sentences(paragraph):
             for m in _BELOW.finditer(sentence):

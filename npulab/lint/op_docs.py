@@ -68,6 +68,19 @@ def paragraphs(text: str, names: list[str]) -> tuple[dict[str, str], str]:
     return out, constraints
 
 
+def typed_paragraphs(text: str, operator: str) -> tuple[dict[str, tuple[str | None, str]], str]:
+    """(parameter -> (its kind: "tensor", "int", "str" …, its paragraph), the constraints section) of an operator page."""
+    declared = prototype(text, operator)
+    by_parameter, constraints = paragraphs(text, list(declared))
+    return ({p: (_kind(paragraph, declared.get(p, ("", None))[0], None), paragraph)
+             for p, paragraph in by_parameter.items()}, constraints)
+
+
+def tensor_paragraphs(text: str, operator: str) -> dict[str, str]:
+    """parameter -> its paragraph, for the tensor parameters of an operator page."""
+    return {p: paragraph for p, (kind, paragraph) in typed_paragraphs(text, operator)[0].items() if kind == "tensor"}
+
+
 def _first_head(text: str) -> str | None:
     """The name the parameter section's first line starts a paragraph for, if it starts one."""
     lines = iter(text.splitlines())

@@ -64,13 +64,10 @@ TIE = re.compile(r"(?:数据类型|dtype)(?:和shape|、数据格式|和格式)?
 def ties_of_text(text: str, operator: str) -> dict[str, tuple[str, str]]:
     """tensor parameter -> (the tensor parameter whose dtype it must have, the sentence): a tie stated in a paragraph
     where no sentence stands under a condition or a mode, nor names a product (one product's tie binds no other)."""
-    declared = op_docs.prototype(text, operator)
-    by_parameter, _ = op_docs.paragraphs(text, list(declared))
-    tensors = {p for p, paragraph in by_parameter.items()
-               if op_docs._kind(paragraph, declared.get(p, ("", None))[0], None) == "tensor"}
+    tensors = op_docs.tensor_paragraphs(text, operator)
     out = {}
-    for parameter in tensors:
-        sentences = op_docs._sentences(by_parameter[parameter])
+    for parameter, paragraph in tensors.items():
+        sentences = op_docs._sentences(paragraph)
         if any(phrases.CONDITIONAL.search(s) or _MODE.search(s) or "产品" in s for s in sentences):
             continue
         ties = {(m.group(1), s) for s in sentences for m in TIE.finditer(s)}
@@ -132,12 +129,8 @@ def dtypes_of_paragraph(paragraph: str) -> tuple[frozenset[str], str] | None:
 
 def dtypes_of_text(text: str, operator: str) -> dict[str, tuple[frozenset[str], str]]:
     """parameter -> (the torch dtypes its paragraph allows, the sentence), for tensor parameters that state them."""
-    declared = op_docs.prototype(text, operator)
-    by_parameter, _ = op_docs.paragraphs(text, list(declared))
     out = {}
-    for parameter, paragraph in by_parameter.items():
-        if op_docs._kind(paragraph, declared.get(parameter, ("", None))[0], None) != "tensor":
-            continue
+    for parameter, paragraph in op_docs.tensor_paragraphs(text, operator).items():
         found = dtypes_of_paragraph(paragraph)
         if found is not None:
             out[parameter] = found

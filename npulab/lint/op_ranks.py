@@ -49,12 +49,8 @@ def _rank_of_axes(axes: str) -> int:
 
 def ranks_of_text(text: str, operator: str) -> dict[str, tuple[frozenset[int], str]]:
     """parameter -> (the ranks its paragraph allows, the first sentence that says so), for tensor parameters."""
-    declared = op_docs.prototype(text, operator)
-    by_parameter, _ = op_docs.paragraphs(text, list(declared))
     out = {}
-    for parameter, paragraph in by_parameter.items():
-        if op_docs._kind(paragraph, declared.get(parameter, ("", None))[0], None) != "tensor":
-            continue
+    for parameter, paragraph in op_docs.tensor_paragraphs(text, operator).items():
         ranks: set[int] = set()
         said, conditional = "", False
         for sentence in op_docs._sentences(paragraph):
