@@ -21,7 +21,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # gives every page launch (Binder; COURSE_JUPYTERHUB adds a JupyterHub), repository and issue buttons
 export COURSE_REPOSITORY COURSE_JUPYTERHUB COURSE_SITE_URL
 
-.PHONY: help venv bytecode book book-en book-with-repository test-rendered test-book-zh test-book-en site-runtime test test-download test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
+.PHONY: help venv bytecode unit-tests book book-en book-with-repository test-rendered test-book-zh test-book-en site-runtime test test-download test-verdicts test-chips lab serve record-npu lint lab-export clean FORCE workshop-deps workshop-check book-public pdf lighthouse
 
 help:
 	@echo "make book        建立 .venv、安装依赖、执行全部笔记本并生成网站 _build/html（含参考答案）"
@@ -123,11 +123,9 @@ lint: venv
 	$(BIN)/python -m npulab lab-export --check
 
 test: venv
-	# the checks and the two npm installs at once: lint-npu runs on one core while npm fetches
-	$(MAKE) --no-print-directory -j3 --output-sync=target lint workshop-deps site-runtime
-	# unit tests on both cores; the two modules that create Unix accounts share one worker (xdist_group), and so do the
-	# tests of a module that share a module- or class-scoped fixture, which then runs once (tests/xdist_groups.py)
-	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site/built -n 2 --dist loadgroup
+	# the checks beside the unit tests: lint-npu (one core, ≈ 25 s) runs while the test workers import and collect,
+	# so no core waits for it; the npm installs come first (the hub and tools-page tests need them)
+	$(MAKE) --no-print-directory -j2 --output-sync=target lint unit-tests
 	# notebooks on both cores too: each notebook's cells stay together on one worker (loadfile), in order
 	# (NPULAB_MEASURE_ALONE=1 would make a measuring cell, one that calls LoadWatch(, run alone: conftest.py; off here,
 	#  about 3 min; the published site comes from make book, which executes one notebook at a time)
@@ -140,6 +138,11 @@ test: venv
 	$(MAKE) --no-print-directory -j4 --output-sync=target test-rendered test-book-zh test-book-en book-with-repository
 	# the built-site tests on both cores too, one module per worker (their server and browser are module fixtures)
 	COURSE_SITE_REPO_DIR=$(REPO_BUILD)/_build/html $(BIN)/pytest tests/site/built --ignore=tests/site/built/test_pdf.py -n 2 --dist loadfile
+
+# unit tests on both cores; the two modules that create Unix accounts share one worker (xdist_group), and so do the
+# tests of a module that share a module- or class-scoped fixture, which then runs once (tests/xdist_groups.py)
+unit-tests: venv workshop-deps site-runtime
+	NPULAB_REQUIRE_HUB=1 $(BIN)/pytest tests --ignore=tests/site/built -n 2 --dist loadgroup
 
 # the two default builds of make test (no repository setting), run beside book-with-repository
 test-rendered: venv
