@@ -10,7 +10,7 @@ FOLDER = "explain_fresh_2026_12u"
 
 class TestFresh2026_12u(FreshSetChecks):
     FOLDER = FOLDER
-    SIZES = (10, 1, 2, 7)  # logs, known, lacking, healthy when collected (README)
+    SIZES = (18, 6, 2, 10)  # logs, known, lacking, healthy when collected (README)
     WEB_PAGES = True  # besides GitHub threads, public web pages (README "Method")
     # not measured yet: the lead measures it once
     FLOOR = None
