@@ -51,9 +51,24 @@ def table() -> dict:
     own = {name: {**{k: pages[name][k] for k in ("requires", "default") if k in pages.get(name, {})},
                   **({"requires_source": pages[name]["source"]} if "requires" in pages.get(name, {}) else {}), **spec}
            for name, spec in data.get("values", {}).items()}  # a page's pair relation holds beside a hand grammar
-    data["values"] = {**load_yaml(MINDSPORE_VALUES).get("values", {}), **load_yaml(PARSERS_VALUES).get("values", {}),
-                      **pages, **own}
+    parsers = load_yaml(PARSERS_VALUES).get("values", {})
+    data["values"] = {**load_yaml(MINDSPORE_VALUES).get("values", {}),
+                      **{name: _unmarked(spec) for name, spec in parsers.items()}, **pages, **own}
+    for name, spec in parsers.items():
+        # a reader that raises on every value outside its set is the parser's own contract: it wins over a page or
+        # the hand table that says otherwise (their default, relation and unit stay)
+        if spec.get("enforced") and name in data["values"]:
+            kept = {k: v for k, v in data["values"][name].items()
+                    if k in _BESIDE_GRAMMAR or k.startswith("unit") and "int" in spec}
+            data["values"][name] = {**kept, **_unmarked(spec)}
     return data
+
+
+_BESIDE_GRAMMAR = {"default", "requires", "requires_source"}
+
+
+def _unmarked(spec: dict) -> dict:
+    return {k: v for k, v in spec.items() if k != "enforced"}
 
 
 def is_checked(name: str, families: list[str]) -> bool:

@@ -45,7 +45,7 @@ _ITEM = rf"`?{_WORD}`?(?:类型)?"
 _JOIN = r"\s*(?:、|,|，|/|以及|和|或者|或|及)\s*"
 _LIST = rf"({_ITEM}(?:{_JOIN}{_ITEM})*)(?![A-Za-z0-9_])"
 # "数据类型支持…", "支持的数据类型为…", "dtype支持…", "数据类型：…", "数据类型仅支持…", "数据类型固定为…"
-_LEAD = (r"(?:支持的?数据类型|数据类型|dtype)\s*(?:均|仅|只|需要?|要求|必须|可以|可)?\s*"
+_LEAD = (r"(?:支持的?数据类型|数据类型|dtype)\s*(?:均|仅|只|需要?|要求|必须|可以|可)?\s*(?:一致且)?\s*"
          r"(?:支持|为|是|固定为|限定为)?\s*(?:的类型|类型)?\s*(?:[:：]|有)?\s*")
 STATED = re.compile(_LEAD + _LIST, re.IGNORECASE)
 # "int32 3D张量", "float32/float16/int32/int8 ND张量", "int8类型的Tensor": the types named with the tensor
@@ -128,12 +128,72 @@ def dtypes_of_paragraph(paragraph: str) -> tuple[frozenset[str], str] | None:
 
 
 def dtypes_of_text(text: str, operator: str) -> dict[str, tuple[frozenset[str], str]]:
-    """parameter -> (the torch dtypes its paragraph allows, the sentence), for tensor parameters that state them."""
+    """parameter -> (the torch dtypes its paragraph allows, the sentence), for tensor parameters that state them; a
+    constraints-section sentence (:func:`constrained`) narrows a paragraph's set it lies inside, or closes one no
+    paragraph states."""
+    typed, constraints = op_docs.typed_paragraphs(text, operator)
+    tensors = {p: paragraph for p, (kind, paragraph) in typed.items() if kind == "tensor"}
     out = {}
-    for parameter, paragraph in op_docs.tensor_paragraphs(text, operator).items():
+    for parameter, paragraph in tensors.items():
         found = dtypes_of_paragraph(paragraph)
         if found is not None:
             out[parameter] = found
+    for parameter, (allowed, said) in constrained(constraints, list(tensors)).items():
+        if parameter not in out or allowed < out[parameter][0]:
+            out[parameter] = (allowed, said)
+    return out
+
+
+# the tensors a constraints sentence opens with: "query、key、value 数据类型…", "pdf的shape为[1, 256]，数据类型为INT32"
+_SUBJECT = re.compile(r"^\s*(?:参数|入参)?\s*`?([A-Za-z_][A-Za-z0-9_]*)`?((?:\s*(?:、|,|，|/|和|及)\s*`?[A-Za-z_][A-Za-z0-9_]*`?)*)"
+                      r"\s*(?:的)?\s*(?=数据类型|dtype|shape)")
+
+
+def _unheaded(section: str) -> list[str]:
+    """The sentences of the lines no heading line (one ending with a colon, ``…需要同时满足以下条件：``) holds beneath it
+    (indented deeper)."""
+    headings: list[int] = []
+    out = []
+    for line in section.splitlines():
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        while headings and headings[-1] >= indent:
+            headings.pop()
+        if not headings:
+            out.extend(op_docs._sentences(line))
+        if re.search(r"[:：]\s*$", line):
+            headings.append(indent)
+    return out
+
+
+def constrained(constraints: str, tensors: list[str]) -> dict[str, tuple[frozenset[str], str]]:
+    """tensor parameter -> (the torch dtypes, the sentence) a constraints-section sentence that opens with the
+    parameter (alone or in a list of tensor parameters) states, read as a parameter's paragraph is (no condition, mode
+    or product, no heading above it; every type named in a list). Left out where another sentence of the section names the parameter with
+    a type outside that set, or with one this module cannot map (it widens or qualifies the set)."""
+    sentences = op_docs._sentences(constraints)
+    out: dict[str, tuple[frozenset[str], str]] = {}
+    for sentence in _unheaded(constraints):
+        subject = _SUBJECT.match(sentence)
+        if not subject or "产品" in sentence:
+            continue
+        names = [subject.group(1), *re.findall(r"[A-Za-z_][A-Za-z0-9_]*", subject.group(2))]
+        if not all(n in tensors for n in names):
+            continue
+        found = dtypes_of_paragraph(sentence)
+        if found is None:
+            continue
+        for name in names:
+            allowed = out[name][0] | found[0] if name in out else found[0]
+            out[name] = (allowed, out[name][1] if name in out else found[1])
+    for name, (allowed, _said) in list(out.items()):
+        mention = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+        for sentence in sentences:
+            if mention.search(sentence) and any(NAMES.get(w.lower().removeprefix("torch.")) not in allowed
+                                                for w in TYPE_WORD.findall(sentence)):
+                del out[name]
+                break
     return out
 
 

@@ -184,3 +184,38 @@ y_dtype: ScalarType类型，输出数据类型。None或torch.int8表示INT8（�
     values = {r["refused"] for r in op_docs.limits_of_text(text, "npu_test_op", (), "2.12.0")}
     assert any("dst_type not in ('torch.int8', 'torch.quint4x2',)" in v for v in values), values
     assert any("y_dtype not in ('torch.int8', 'torch.quint4x2',)" in v for v in values), values
+
+
+CONSTRAINED = """
+接口原型
+torch_npu.npu_test_op(Tensor query, Tensor key, Tensor value, Tensor pdf, Tensor x, Tensor mask, int mode=0) -> Tensor
+
+参数说明
+query (Tensor) - 数据类型支持float16、bfloat16、float32。
+key (Tensor) - 数据格式支持ND。
+value (Tensor) - 数据格式支持ND。
+pdf (Tensor) - 概率分布。
+x (Tensor) - 输入。
+mask (Tensor) - 掩码。
+mode (int) - 模式。
+
+约束说明
+query、key、value 数据类型必须一致且为 float16 或 bfloat16.
+pdf的shape为[1, 256]，数据类型为INT32。
+进入性能模板需要同时满足以下条件：
+    x数据类型要求：bfloat16
+mask数据类型为bool。
+当 mode 为 1 时，mask 数据类型为 uint8。
+"""
+
+
+def test_a_constraints_sentence_opening_with_tensors_closes_or_narrows_their_dtypes():
+    got = {p: sorted(d) for p, (d, _) in op_dtypes.dtypes_of_text(CONSTRAINED, "npu_test_op").items()}
+    assert got["query"] == ["bfloat16", "float16"]  # the paragraph's set narrowed by the section
+    assert got["key"] == got["value"] == ["bfloat16", "float16"]  # closed by the section alone
+    assert got["pdf"] == ["int32"]  # after the shape, in capitals
+    assert "x" not in got  # beneath a heading: one template's condition
+    assert "mask" not in got  # another sentence names it with uint8: the set is not closed
+    rule = op_dtypes.dtypes_of_text(CONSTRAINED, "npu_test_op")["key"]
+    assert op_dtypes.broken(torch.empty(2, device="meta", dtype=torch.float32), rule)[0] == "float32"
+    assert op_dtypes.broken(torch.empty(2, device="meta", dtype=torch.bfloat16), rule) is None
