@@ -1,0 +1,35 @@
+"""explain round 22: what marks another machine (a CUDA release by number, OpenVINO's compile_model for one of its
+devices, Linux's /dev/accel nodes), a probe whether an NPU is there that is no evidence of one."""
+
+import npulab.env.explain as ex
+
+MINDSPORE_GPU = ('  File "/home/u/.local/lib/python3.7/site-packages/mindspore/_version_check.py", line 256, in <module>\n'
+                 "    check_version_and_env_config()\n"
+                 "OSError: MindSpore version 1.0.0 and cuda version 10.0 does not match,\n")
+
+
+def test_a_cuda_release_named_by_number_marks_another_machine():
+    assert ex.explain_text(MINDSPORE_GPU).findings == []
+    # the same MindSpore traceback without it is still read (MindSpore is weak Ascend evidence)
+    assert ex.explain_text(MINDSPORE_GPU.replace("and cuda version 10.0 does not match",
+                                                 "and Ascend AI software package version 7.0 does not match")).findings
+
+
+def test_openvinos_compile_model_for_a_device_is_another_npu():
+    log = 'RuntimeError  Traceback (most recent call last) ----> 1 compiled_model = core.compile_model(model, "NPU")\n'
+    assert ex.explain_text(log).findings == []
+    assert ex.explain_text("RuntimeError: the model failed to run on the NPU\n").findings  # a bare NPU: weak evidence
+
+
+def test_an_accel_device_node_is_not_ascends():
+    assert ex.explain_text("[ERROR] Failed to open file '/dev/accel/accel0': Permission denied\n").findings == []
+    davinci = ex.explain_text("[ERROR] Failed to open file '/dev/davinci0': Permission denied\n")
+    assert davinci.findings  # Ascend's own device node
+
+
+def test_a_probe_whether_an_npu_is_there_is_no_evidence_of_one():
+    frame = ('  File "/usr/lib/python3/site-packages/transformers/utils/import_utils.py", line 600, in '
+             "is_torch_npu_available\n"
+             "RuntimeError: operation failed\n")
+    assert ex.explain_text(frame).findings == []
+    assert ex.explain_text(frame.replace("is_torch_npu_available", "npu_init")).findings
