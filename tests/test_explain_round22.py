@@ -33,3 +33,10 @@ def test_a_probe_whether_an_npu_is_there_is_no_evidence_of_one():
              "RuntimeError: operation failed\n")
     assert ex.explain_text(frame).findings == []
     assert ex.explain_text(frame.replace("is_torch_npu_available", "npu_init")).findings
+
+
+def test_a_python_the_npu_stack_never_shipped_for_marks_another_machine():
+    log = ('  File "/home/k/anaconda3/lib/python3.6/site-packages/torch/cuda/__init__.py", line 161, in _lazy_init\n'
+           "AssertionError: Torch not compiled with CUDA enabled\n")
+    assert ex.explain_text(log).findings == []
+    assert ex.explain_text(log.replace("python3.6", "python3.10")).families == ["cuda_hardcoded"]

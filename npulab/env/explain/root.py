@@ -120,6 +120,9 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
 # a traceback frame in a file on a Windows drive ('File "E:\\…"'): torch_npu and CANN ship for Linux only (PyPI's
 # torch-npu files are manylinux x86_64 and aarch64 wheels), so such a log comes from another machine
 _WINDOWS_FRAME = re.compile(rb'file "[a-z]:\\')
+# … and a package installed for a Python the NPU stack never shipped for: torch_npu's wheels start at Python 3.7
+# (Ascend/pytorch README at v1.5.0: Python 3.7.5; at v1.11.0: 3.7-3.10), as CANN's and MindSpore's Ascend builds do
+_OLD_PYTHON = re.compile(rb"[/\\]python(?:2\.\d+|3\.[0-6])[/\\](?:site|dist)-packages[/\\]")
 # a tensor or an allocation on a CUDA device ("device='cuda:0'", "on device cuda:1"); never code such as .to("cuda:0")
 _FOREIGN_DEVICE = re.compile(rb"(?:device[ =]'?|on )cuda:\d|"
                              # a CUDA toolkit's release named by number: MindSpore's GPU build checking it at import
@@ -257,7 +260,8 @@ class RootFinder:
             self.weak_context = True
         if not (self.ascend_context or self.foreign_context) and (any(n in lowered for n in _FOREIGN_NEEDLES)
                                                                   or _FOREIGN_DEVICE.search(lowered)
-                                                                  or _WINDOWS_FRAME.search(lowered)):
+                                                                  or _WINDOWS_FRAME.search(lowered)
+                                                                  or _OLD_PYTHON.search(lowered)):
             self.foreign_context = True
         if len(self.warnings) < PER_RANK and b"[WARNING]" in block:
             for start, end in hit_lines(block, lowered, _WARNING_NEEDLES):
