@@ -40,3 +40,12 @@ def test_a_python_the_npu_stack_never_shipped_for_marks_another_machine():
            "AssertionError: Torch not compiled with CUDA enabled\n")
     assert ex.explain_text(log).findings == []
     assert ex.explain_text(log.replace("python3.6", "python3.10")).families == ["cuda_hardcoded"]
+
+
+def test_the_python_of_canns_images_is_weak_ascend_evidence():
+    """CANN's images build Python into /usr/local/python<version>: an error there is read, unless another machine shows."""
+    log = ('  File "/usr/local/python3.11.13/lib/python3.11/site-packages/vllm/entrypoints/cli/main.py", line 7, in <module>\n'
+           "ModuleNotFoundError: No module named 'vllm.benchmarks.serve'\n")
+    assert ex.explain_text(log).categories[0] == "missing_module"
+    assert ex.explain_text(log.replace("/usr/local/python3.11.13", "/opt/conda")).findings == []
+    assert ex.explain_text(log + "Is CUDA available: True, CUDA Version: 12.1\n").findings == []

@@ -84,7 +84,11 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
 # Paddle-Lite's NNAdapter (lite/kernels/nnadapter, NNAdapterException): its interface to NPUs, Huawei's Ascend and
 # Kirin among them (paddlepaddle.org.cn/lite/develop/develop_guides/nnadapter.html) — weak like a bare "NPU": the
 # other accelerators it drives (Rockchip, Cambricon …) are other accelerators' words
-_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9])(?:[a-z][a-z0-9]*_)?npus?(?![a-z0-9_])|mindspore|/home/ma-user/|nnadapter")
+# … and the Python that CANN's installation guide and its official images build into /usr/local/python<version>
+# (Ascend/cann-container-image cann/*/Dockerfile: ./configure --prefix=/usr/local/python3.11.13; the CANN 5/6 guides:
+# --prefix=/usr/local/python3.7.5), which vLLM-Ascend's, MindIE's and torch_npu's images are built on
+_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9])(?:[a-z][a-z0-9]*_)?npus?(?![a-z0-9_])|mindspore|/home/ma-user/|nnadapter|"
+                           rb"/usr/local/python3\.\d+(?:\.\d+)?/")
 # a probe that asks whether an NPU is there runs on every machine, so its name is no evidence of one: Paddle's
 # paddle.is_compiled_with_npu() (python/paddle/device/__init__.py, 2.1-2.4), transformers' is_torch_npu_available()
 # (transformers/utils/import_utils.py), accelerate's is_npu_available() (accelerate/utils/imports.py)
