@@ -49,3 +49,10 @@ def test_the_python_of_canns_images_is_weak_ascend_evidence():
     assert ex.explain_text(log).categories[0] == "missing_module"
     assert ex.explain_text(log.replace("/usr/local/python3.11.13", "/opt/conda")).findings == []
     assert ex.explain_text(log + "Is CUDA available: True, CUDA Version: 12.1\n").findings == []
+
+
+def test_a_run_said_to_be_slow_with_its_measure_named_is_the_online_compilation():
+    said = "I run vicuna on an Ascend 910A, but the inference speed very very slow, about 5 min per answer.\n"
+    assert ex.explain_text(said).families == ["first_run_compile"]
+    assert ex.explain_text(said.replace("Ascend 910A", "RTX 4090")).findings == []  # Ascend evidence needed
+    assert ex.explain_text("Ascend 910B: the inference speed is fine now.\n").findings == []
