@@ -56,3 +56,25 @@ def test_a_run_said_to_be_slow_with_its_measure_named_is_the_online_compilation(
     assert ex.explain_text(said).families == ["first_run_compile"]
     assert ex.explain_text(said.replace("Ascend 910A", "RTX 4090")).findings == []  # Ascend evidence needed
     assert ex.explain_text("Ascend 910B: the inference speed is fine now.\n").findings == []
+
+
+def test_a_missing_symbols_cxx_abi_is_read_from_its_mangled_signature():
+    from npulab.env.explain.rules.symbol import cxx_abi
+
+    assert cxx_abi("_ZNK6AsdOps3Ops18GetOperationByNameERKSs") == 0  # const std::string& of the old ABI
+    assert cxx_abi("_ZN3c106detail14torchCheckFailEPKcS2_jRKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE") == 1
+    assert cxx_abi("_ZN4Ssab3fooEv") is None and cxx_abi("aclnnAddRmsNormBias") is None  # "Ss" inside a name: no ABI
+
+
+def test_an_undefined_symbol_of_one_abi_names_the_abi_switch_and_atbs_build():
+    log = ("ImportError: /usr/local/lib/python3.11/site-packages/mindie_turbo/libturbo.so: undefined symbol: "
+           "_ZNK6AsdOps3Ops18GetOperationByNameERKSs\n")
+    found = ex.explain_text(log).findings[0]
+    assert found.category == "missing_symbol"
+    assert "_GLIBCXX_USE_CXX11_ABI=0" in found.fix and "--cxx_abi=" in found.fix and "cxx_abi_0" in found.fix
+    linked = ex.explain_text("/usr/bin/ld: main.o: undefined reference to "
+                             "`atb::CreateOperation(std::__cxx11::basic_string<char>)'\n"
+                             "collect2: error: ld returned 1 exit status (ATB_HOME_PATH=/usr/local/Ascend/nnal/atb)\n")
+    assert linked.findings and "_GLIBCXX_USE_CXX11_ABI=1" in linked.findings[0].fix
+    plain = ex.explain_text("ImportError: libtorch_npu.so: undefined symbol: aclnnAddRmsNormBias\n")
+    assert "_GLIBCXX_USE_CXX11_ABI" not in plain.findings[0].fix
