@@ -78,3 +78,15 @@ def test_an_undefined_symbol_of_one_abi_names_the_abi_switch_and_atbs_build():
     assert linked.findings and "_GLIBCXX_USE_CXX11_ABI=1" in linked.findings[0].fix
     plain = ex.explain_text("ImportError: libtorch_npu.so: undefined symbol: aclnnAddRmsNormBias\n")
     assert "_GLIBCXX_USE_CXX11_ABI" not in plain.findings[0].fix
+
+
+def test_a_name_a_release_removed_names_the_release_before_it():
+    from npulab.env.explain.rules.module import removed_in
+
+    assert removed_in("numpy", "float_")["release"] == "2.0" and removed_in("numpy", "float")["release"] == "1.24"
+    assert removed_in("numpy", "float64") is None and removed_in("torch", "float_") is None
+    log = "import torch_npu\nAttributeError: module 'numpy' has no attribute 'float_'\n"
+    found = next(f for f in ex.explain_text(log).findings if f.category == "missing_module")
+    assert "pip install 'numpy<2.0'" in found.fix
+    hub = "import torch_npu\nImportError: cannot import name 'cached_download' from 'huggingface_hub'\n"
+    assert "pip install 'huggingface_hub<0.26'" in ex.explain_text(hub).findings[0].fix
