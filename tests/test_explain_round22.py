@@ -90,3 +90,13 @@ def test_a_name_a_release_removed_names_the_release_before_it():
     assert "pip install 'numpy<2.0'" in found.fix
     hub = "import torch_npu\nImportError: cannot import name 'cached_download' from 'huggingface_hub'\n"
     assert "pip install 'huggingface_hub<0.26'" in ex.explain_text(hub).findings[0].fix
+
+
+def test_vllms_engine_process_prefix_shows_vllm_for_the_graph_advice():
+    log = ("(EngineCore_DP0 pid=31) RuntimeError: Cannot run aclop operators during NPU graph capture. Current working "
+           "aclop is Fill.\n")
+    found = next(f for f in ex.explain_text(log).findings if f.category == "graph_capture")
+    assert "enforce-eager" in found.fix or "enforce_eager" in found.fix
+    plain = next(f for f in ex.explain_text(log.replace("(EngineCore_DP0 pid=31) ", "")).findings
+                 if f.category == "graph_capture")
+    assert "enforce" not in plain.fix

@@ -98,7 +98,9 @@ RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, lib
                            communication.RULE, port.RULE, container.RULE, fallback.RULE, resource.RULE, capability.RULE, chip.RULE,
                            warning.RULE, sleep.RULE, pairing.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
-    "vllm": (b"vllm",), "mindspore": (b"mindspore",),
+    # … and vLLM V1's process names, which it prints before each line of a process: "(EngineCore_DP0 pid=…)",
+    # "(APIServer pid=…)" (vllm/v1/engine/core.py run_engine_core: set_process_title("EngineCore_DP<rank>"))
+    "vllm": (b"vllm", b"(enginecore", b"(apiserver pid="), "mindspore": (b"mindspore",),
     "torch": (b"torch._dynamo", b"torch/_dynamo", b"torch.compile", b"torch._inductor", b"torchair", b"torch.fx"),
     "ggml": (b"gguf", b"llama.cpp", b"llama-box", b"llama_cpp", b"ggml"),  # llama.cpp and the servers built on it
     "container": (b"docker", b"container", b"kubernetes", b"k8s", b"podman", "容器".encode()),
