@@ -100,3 +100,16 @@ def test_vllms_engine_process_prefix_shows_vllm_for_the_graph_advice():
     plain = next(f for f in ex.explain_text(log.replace("(EngineCore_DP0 pid=31) ", "")).findings
                  if f.category == "graph_capture")
     assert "enforce" not in plain.fix
+
+
+def test_an_op_missing_from_a_torch_ops_namespace_names_the_package_that_registers_it():
+    own = ex.explain_text("AttributeError: '_OpNamespace' '_C_ascend' object has no attribute 'weak_ref_tensor'\n")
+    found = own.findings[0]
+    assert found.category == "python_exception" and "torch.ops._C_ascend" in found.title
+    assert "COMPILE_CUSTOM_KERNELS=1" in found.fix and "vllm_ascend_C" in found.fix
+    cuda = ex.explain_text("import torch_npu\nAttributeError: '_OpNamespace' '_C' object has no attribute 'rms_norm'\n")
+    assert "VLLM_TARGET_DEVICE=empty" in cuda.findings[0].fix
+    other = ex.explain_text("import torch_npu\nAttributeError: '_OpNamespace' 'mylib' object has no attribute 'f'\n")
+    assert "torch.ops.mylib" in other.findings[0].fix
+    plain = ex.explain_text("import torch_npu\nAttributeError: 'Foo' object has no attribute 'bar'\n")
+    assert "torch.ops" not in plain.findings[0].fix
