@@ -113,3 +113,16 @@ def test_an_op_missing_from_a_torch_ops_namespace_names_the_package_that_registe
     assert "torch.ops.mylib" in other.findings[0].fix
     plain = ex.explain_text("import torch_npu\nAttributeError: 'Foo' object has no attribute 'bar'\n")
     assert "torch.ops" not in plain.findings[0].fix
+
+
+def test_a_header_of_the_ascend_stack_the_compiler_cannot_find_names_its_include_tree():
+    from npulab.env.explain.rules import header
+
+    assert header.component("acl/acl.h")["name"] == "CANN Toolkit" and header.component("atb/atb_infer.h")
+    assert header.component("kernel_operator.h") and header.component("Python.h") is None
+    gcc = ex.explain_text("main.cpp:1:10: fatal error: acl/acl.h: No such file or directory\n")
+    assert gcc.findings[0].category == "missing_header" and "-I${ASCEND_HOME_PATH}/include" in gcc.findings[0].fix
+    clang = ex.explain_text("fatal error: 'atb/atb_infer.h' file not found\n")
+    assert "ATB_HOME_PATH" in clang.findings[0].fix
+    assert ex.explain_text("fatal error: Python.h: No such file or directory\n").findings == []  # no Ascend header
+    assert ex.explain_text("nvcc\nfatal error: acl/acl.h: No such file or directory\n").findings == []  # a CUDA log
