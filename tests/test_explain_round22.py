@@ -126,3 +126,11 @@ def test_a_header_of_the_ascend_stack_the_compiler_cannot_find_names_its_include
     assert "ATB_HOME_PATH" in clang.findings[0].fix
     assert ex.explain_text("fatal error: Python.h: No such file or directory\n").findings == []  # no Ascend header
     assert ex.explain_text("nvcc\nfatal error: acl/acl.h: No such file or directory\n").findings == []  # a CUDA log
+
+
+def test_a_cann_tool_or_set_env_sh_the_shell_cannot_find_is_the_environment_not_loaded():
+    for line in ("/bin/sh: 1: atc: not found", "bash: msprof: command not found",
+                 "bash: /usr/local/Ascend/ascend-toolkit/set_env.sh: No such file or directory"):
+        assert ex.explain_text(line + "\n").families == ["env_not_loaded"], line
+    assert ex.explain_text("bash: bisheng: command not found\n").findings == []  # Kunpeng's compiler has the name too
+    assert ex.explain_text("bash: cat: command not found\n").findings == []
