@@ -134,3 +134,12 @@ def test_a_cann_tool_or_set_env_sh_the_shell_cannot_find_is_the_environment_not_
         assert ex.explain_text(line + "\n").families == ["env_not_loaded"], line
     assert ex.explain_text("bash: bisheng: command not found\n").findings == []  # Kunpeng's compiler has the name too
     assert ex.explain_text("bash: cat: command not found\n").findings == []
+
+
+def test_windows_own_reports_mark_a_machine_the_npu_stack_does_not_run_on():
+    oom = "RuntimeError: out of memory on the NPU (mindspore)\n"
+    assert ex.explain_text(oom).findings  # MindSpore and a bare NPU: weak Ascend evidence
+    for windows in ("ImportError: DLL load failed while importing _c_expression\n",
+                    "OSError: [WinError 126] The specified module could not be found\n",
+                    "  at C:\\Users\\me\\train.py line 3\n"):
+        assert ex.explain_text(windows + oom).findings == [], windows

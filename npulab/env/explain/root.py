@@ -122,8 +122,10 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     b"intel_extension_for_pytorch", b"xpu-smi", b"torch_neuronx", b"neuronx-cc",
     b"libnvinfer")  # NVIDIA TensorRT's runtime library (docs.nvidia.com/deeplearning/tensorrt, installation guide)
 # a traceback frame in a file on a Windows drive ('File "E:\\…"'): torch_npu and CANN ship for Linux only (PyPI's
-# torch-npu files are manylinux x86_64 and aarch64 wheels), so such a log comes from another machine
-_WINDOWS_FRAME = re.compile(rb'file "[a-z]:\\')
+# torch-npu files are manylinux x86_64 and aarch64 wheels), so such a log comes from another machine; so do Windows'
+# own reports — an OSError's "[WinError 126]", the loader's "DLL load failed", a path under C:\Users or C:\Windows
+_WINDOWS_FRAME = re.compile(rb'file "[a-z]:\\|\[winerror \d+\]|\bdll load failed\b|'
+                            rb'(?<![a-z0-9])[a-z]:\\{1,2}(?:users|windows|program files)\\')
 # … and a package installed for a Python the NPU stack never shipped for: torch_npu's wheels start at Python 3.7
 # (Ascend/pytorch README at v1.5.0: Python 3.7.5; at v1.11.0: 3.7-3.10), as CANN's and MindSpore's Ascend builds do
 _OLD_PYTHON = re.compile(rb"[/\\]python(?:2\.\d+|3\.[0-6])[/\\](?:site|dist)-packages[/\\]")
