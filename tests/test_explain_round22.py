@@ -143,3 +143,9 @@ def test_windows_own_reports_mark_a_machine_the_npu_stack_does_not_run_on():
                     "OSError: [WinError 126] The specified module could not be found\n",
                     "  at C:\\Users\\me\\train.py line 3\n"):
         assert ex.explain_text(windows + oom).findings == [], windows
+
+
+def test_hccl_links_not_established_read_as_the_hccl_timeout():
+    log = ("[ERROR] HCCL(55,):2026-06-03-06:04:59.040.458 [hccl_socket_manager.cc:399] [6][Create][Sockets]Wait links "
+           "establish completed failed, local role is client. ret[9]\n")
+    assert ex.explain_text(log).families[:1] == ["hccl_timeout"]
