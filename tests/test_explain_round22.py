@@ -149,3 +149,9 @@ def test_hccl_links_not_established_read_as_the_hccl_timeout():
     log = ("[ERROR] HCCL(55,):2026-06-03-06:04:59.040.458 [hccl_socket_manager.cc:399] [6][Create][Sockets]Wait links "
            "establish completed failed, local role is client. ret[9]\n")
     assert ex.explain_text(log).families[:1] == ["hccl_timeout"]
+
+
+def test_rocms_and_intels_allocators_running_out_of_memory_are_other_machines():
+    for line in ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB (mindspore)\n",
+                 "RuntimeError: XPU out of memory. Tried to allocate 1.00 GiB on the NPU\n"):
+        assert ex.explain_text(line).findings == [], line

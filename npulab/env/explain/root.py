@@ -120,6 +120,9 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     # extension (intel/intel-extension-for-pytorch, xpu-smi); AWS Inferentia/Trainium (awsdocs-neuron: torch_neuronx)
     b"gpu-util", b"adreno", b"hexagon", b"libqnn", b"qnn_htp", b"snpe", b"torch_mlu", b"cnrt", b"edgetpu",
     b"intel_extension_for_pytorch", b"xpu-smi", b"torch_neuronx", b"neuronx-cc",
+    # PyTorch's allocator out of memory on ROCm ("HIP out of memory", c10/hip) and on Intel GPUs ("XPU out of memory",
+    # torch.xpu: docs.pytorch.org/docs/stable/notes/get_start_xpu.html)
+    b"hip out of memory", b"xpu out of memory", b"torch.xpu",
     b"libnvinfer")  # NVIDIA TensorRT's runtime library (docs.nvidia.com/deeplearning/tensorrt, installation guide)
 # a traceback frame in a file on a Windows drive ('File "E:\\…"'): torch_npu and CANN ship for Linux only (PyPI's
 # torch-npu files are manylinux x86_64 and aarch64 wheels), so such a log comes from another machine; so do Windows'
