@@ -21,7 +21,7 @@ def test_rates_on_the_development_set():
     result = evaluate(FOLDER)
     assert [a for a in unmet_aims(result) if not a.startswith("healthy")] == []
     misses = [r["log"] for r in result["rows"] if r["expect"] == "none" and not r["hit"]]
-    assert misses in ([], ["nonascend_pytorch3717.log"]), misses
+    assert misses == [], misses  # round 22: a Python 3.6 site-packages path is no NPU stack's (was pytorch3717)
     rates = result["rates"]  # round 5 (README of explain_dev4_2026_12f): every cause the catalog lacks names its fix
     assert rates["known"][0] >= 10 and rates["unanticipated"][0] >= 11 and rates["silent"][0] == 0, rates
 

@@ -17,7 +17,7 @@ class TestFresh2026_12s(FreshSetChecks):
     # the set): both 4/6 known, 1/4 fix named, 3/10 silent, 7/7 healthy, no verdict differs. Round 19 then used it as
     # development data (the pages its misses pointed at): 6/6, 1/4, 3/10, 7/7; round 20 (the NPU stack's own
     # messages) 6/6, 1/4, 2/10, 7/7, the floor
-    FLOOR = dict(known=6, fix_named=1, healthy=7, silent=2)
+    FLOOR = dict(known=6, fix_named=2, healthy=7, silent=1)  # fix named and silent by round 22
     OPEN = ("issue 36 aims not met on this set (rounds 17 and 18, measured blind: 4/6 known, 1/4 fix named, 3/10 silent, "
             "7/7 healthy; round 19 as development data: 6/6, 1/4, 3/10, 7/7): explain stays open")
 

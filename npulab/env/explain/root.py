@@ -84,7 +84,15 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
 # Paddle-Lite's NNAdapter (lite/kernels/nnadapter, NNAdapterException): its interface to NPUs, Huawei's Ascend and
 # Kirin among them (paddlepaddle.org.cn/lite/develop/develop_guides/nnadapter.html) — weak like a bare "NPU": the
 # other accelerators it drives (Rockchip, Cambricon …) are other accelerators' words
-_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9])(?:[a-z][a-z0-9]*_)?npus?(?![a-z0-9_])|mindspore|/home/ma-user/|nnadapter")
+# … and the Python that CANN's installation guide and its official images build into /usr/local/python<version>
+# (Ascend/cann-container-image cann/*/Dockerfile: ./configure --prefix=/usr/local/python3.11.13; the CANN 5/6 guides:
+# --prefix=/usr/local/python3.7.5), which vLLM-Ascend's, MindIE's and torch_npu's images are built on
+_WEAK_CONTEXT = re.compile(rb"(?<![a-z0-9])(?:[a-z][a-z0-9]*_)?npus?(?![a-z0-9_])|mindspore|/home/ma-user/|nnadapter|"
+                           rb"/usr/local/python3\.\d+(?:\.\d+)?/")
+# a probe that asks whether an NPU is there runs on every machine, so its name is no evidence of one: Paddle's
+# paddle.is_compiled_with_npu() (python/paddle/device/__init__.py, 2.1-2.4), transformers' is_torch_npu_available()
+# (transformers/utils/import_utils.py), accelerate's is_npu_available() (accelerate/utils/imports.py)
+_NPU_PROBE = re.compile(rb"\bis_(?:compiled_with_|torch_)?npu(?:_available)?\b")
 # also weaker evidence, since other vendors name things for their NPU too (Rockchip RKNN's NPUTransfer client):
 # class names of the NPU plugins, case-sensitive: vLLM-Ascend's NPUWorker, NPUModelRunner, NPUPlatform, NPUCommunicator…
 _NPU_CLASS = re.compile(rb"\bNPU[A-Z][a-z]")
@@ -112,12 +120,30 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     # extension (intel/intel-extension-for-pytorch, xpu-smi); AWS Inferentia/Trainium (awsdocs-neuron: torch_neuronx)
     b"gpu-util", b"adreno", b"hexagon", b"libqnn", b"qnn_htp", b"snpe", b"torch_mlu", b"cnrt", b"edgetpu",
     b"intel_extension_for_pytorch", b"xpu-smi", b"torch_neuronx", b"neuronx-cc",
+    # PyTorch's allocator out of memory on ROCm ("HIP out of memory", c10/hip) and on Intel GPUs ("XPU out of memory",
+    # torch.xpu: docs.pytorch.org/docs/stable/notes/get_start_xpu.html)
+    b"hip out of memory", b"xpu out of memory", b"torch.xpu",
     b"libnvinfer")  # NVIDIA TensorRT's runtime library (docs.nvidia.com/deeplearning/tensorrt, installation guide)
 # a traceback frame in a file on a Windows drive ('File "E:\\…"'): torch_npu and CANN ship for Linux only (PyPI's
-# torch-npu files are manylinux x86_64 and aarch64 wheels), so such a log comes from another machine
-_WINDOWS_FRAME = re.compile(rb'file "[a-z]:\\')
+# torch-npu files are manylinux x86_64 and aarch64 wheels), so such a log comes from another machine; so do Windows'
+# own reports — an OSError's "[WinError 126]", the loader's "DLL load failed", a path under C:\Users or C:\Windows
+_WINDOWS_FRAME = re.compile(rb'file "[a-z]:\\|\[winerror \d+\]|\bdll load failed\b|'
+                            rb'(?<![a-z0-9])[a-z]:\\{1,2}(?:users|windows|program files)\\')
+# … and a package installed for a Python the NPU stack never shipped for: torch_npu's wheels start at Python 3.7
+# (Ascend/pytorch README at v1.5.0: Python 3.7.5; at v1.11.0: 3.7-3.10), as CANN's and MindSpore's Ascend builds do
+_OLD_PYTHON = re.compile(rb"[/\\]python(?:2\.\d+|3\.[0-6])[/\\](?:site|dist)-packages[/\\]")
 # a tensor or an allocation on a CUDA device ("device='cuda:0'", "on device cuda:1"); never code such as .to("cuda:0")
 _FOREIGN_DEVICE = re.compile(rb"(?:device[ =]'?|on )cuda:\d|"
+                             # a CUDA toolkit's release named by number: MindSpore's GPU build checking it at import
+                             # ("MindSpore version 1.0.0 and cuda version 10.0 does not match", GPUEnvChecker in
+                             # mindspore/python/mindspore/_version_check.py, r1.0-r2.10), CUDA images' "CUDA Version 12.1"
+                             rb"\bcuda version\s*[:=]?\s*\d+\.\d|"
+                             # OpenVINO's Python API compiling a model for one of its devices ("NPU" is Intel's NPU
+                             # there): ov.Core().compile_model(model, "NPU") (docs.openvino.ai, "Inference Devices and Modes")
+                             rb"\bcompile_model\(\s*[\w.]+\s*,\s*[\"'](?:npu|gpu|cpu|auto|hetero|multi|batch)\b|"
+                             # Linux's compute-accelerator device nodes (/dev/accel/accel0: Intel's NPU, Habana, AMD XDNA,
+                             # Qualcomm AIC; docs.kernel.org/accel/introduction.html): Ascend's driver makes /dev/davinci<N>
+                             rb"/dev/accel/accel\d|"
                              # NVIDIA's data-centre and desktop cards named by model ("32GB V100", "RTX 4090")
                              rb"(?<![a-z0-9_])(?:[vapb]100|[ah]800|h100|h200|l40s?|rtx ?\d{4}|gtx ?\d{3,4})(?![a-z0-9_])")
 # a CANN component's plog line at WARNING level that reports a time-out or an error turned into a warning
@@ -235,14 +261,16 @@ class RootFinder:
         if tail:
             self.last_line = decode_line(tail[tail.rfind(b"\n") + 1:])[:WHOLE_CHARS]
             self.last_number = first_line + tail.count(b"\n")
-        if not self.ascend_context and any(n in lowered for n in _CONTEXT_NEEDLES):
+        unprobed = _NPU_PROBE.sub(b"", lowered) if b"npu" in lowered else lowered
+        if not self.ascend_context and any(n in unprobed for n in _CONTEXT_NEEDLES):
             self.ascend_context = True
-        if not self.weak_context and (_WEAK_CONTEXT.search(lowered) or _NPU_CLASS.search(block)
+        if not self.weak_context and (_WEAK_CONTEXT.search(unprobed) or _NPU_CLASS.search(block)
                                       or _NPU_API.search(block)):
             self.weak_context = True
         if not (self.ascend_context or self.foreign_context) and (any(n in lowered for n in _FOREIGN_NEEDLES)
                                                                   or _FOREIGN_DEVICE.search(lowered)
-                                                                  or _WINDOWS_FRAME.search(lowered)):
+                                                                  or _WINDOWS_FRAME.search(lowered)
+                                                                  or _OLD_PYTHON.search(lowered)):
             self.foreign_context = True
         if len(self.warnings) < PER_RANK and b"[WARNING]" in block:
             for start, end in hit_lines(block, lowered, _WARNING_NEEDLES):

@@ -8,6 +8,7 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``cuda``          — a CUDA call in an error line (``torch.cuda.synchronize``, ``.cuda()``): its NPU counterpart;
 - ``module``        — ``No module named X`` / ``cannot import name``: which distribution provides X, and what is wrong;
 - ``library``       — ``libX.so: cannot open shared object file``: which package ships it, how it gets on the path;
+- ``header``        — ``fatal error: acl/acl.h: No such file or directory``: which Ascend component's include tree;
 - ``symbol``        — ``undefined symbol`` / ``Failed to find function``: which two packages' versions disagree;
 - ``exception``     — a Python exception read from its own form: a call that does not fit a signature (releases that
   do not pair), operands of two data types, an argument outside its allowed values, a launcher's missing variable;
@@ -72,6 +73,7 @@ from npulab.env.explain.rules import (
     exception,
     fallback,
     graph,
+    header,
     library,
     misspelt,
     module,
@@ -93,12 +95,14 @@ from npulab.env.explain.rules import (
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, note_mark
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
-RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, symbol.RULE, requirement.RULE,
+RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, header.RULE, symbol.RULE, requirement.RULE,
                            requirement_check.RULE, exception.RULE, misspelt.RULE, values.RULE, renumbered.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, port.RULE, container.RULE, fallback.RULE, resource.RULE, capability.RULE, chip.RULE,
                            warning.RULE, sleep.RULE, pairing.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
-    "vllm": (b"vllm",), "mindspore": (b"mindspore",),
+    # … and vLLM V1's process names, which it prints before each line of a process: "(EngineCore_DP0 pid=…)",
+    # "(APIServer pid=…)" (vllm/v1/engine/core.py run_engine_core: set_process_title("EngineCore_DP<rank>"))
+    "vllm": (b"vllm", b"(enginecore", b"(apiserver pid="), "mindspore": (b"mindspore",),
     "torch": (b"torch._dynamo", b"torch/_dynamo", b"torch.compile", b"torch._inductor", b"torchair", b"torch.fx"),
     "ggml": (b"gguf", b"llama.cpp", b"llama-box", b"llama_cpp", b"ggml"),  # llama.cpp and the servers built on it
     "container": (b"docker", b"container", b"kubernetes", b"k8s", b"podman", "容器".encode()),

@@ -47,7 +47,7 @@ _DEVICES = re.compile(r"Expected all tensors to be on the same device,? but foun
 _CONTIGUOUS = re.compile(r"(?i)(?:tensors?|input|\w+) (?:must|should|is required to) be contiguous|is not contiguous")
 # the class may be dotted ('paddle.fluid.libpaddle.AnalysisConfig'), and torch names an op namespace by two names
 # ("'_OpNamespace' '_C' object": an op that no loaded library registered)
-_OBJECT_ATTRIBUTE = re.compile(r"['\"]([\w.]+)['\"](?: ['\"][\w.]+['\"])? object has no attribute ['\"](\w+)['\"]")
+_OBJECT_ATTRIBUTE = re.compile(r"['\"]([\w.]+)['\"](?: ['\"]([\w.]+)['\"])? object has no attribute ['\"](\w+)['\"]")
 _KILLED = re.compile(r"^\W*(?:\[\d+\]\+?\s+)?Killed\b|Signal 9 \(SIGKILL\)|exitcode\s*:\s*-9\b|\bSIGKILL\b")
 _PORT = re.compile(r"(?i)address already in use|errno:? ?98\b|EADDRINUSE")
 _EXPECTED = re.compile(r"(?i)expected one of:?\s*(.{1,200}?),?\s+(?:but\s+)?got:?\s*['\"]?([^'\"\s,]+)")
@@ -86,7 +86,8 @@ def read(line: str) -> dict | None:
                     "allowed": m.group(2).strip().rstrip(".。"), "focus": m.group(0)[:30]}
     m = _OBJECT_ATTRIBUTE.search(line)
     if m:
-        return {"kind": "attribute", "cls": m.group(1), "name": m.group(2), "focus": m.group(0)[:30]}
+        return {"kind": "attribute", "cls": m.group(1), "namespace": m.group(2) if m.group(1) == "_OpNamespace" else None,
+                "name": m.group(3), "focus": m.group(0)[:30]}
     m = _DEVICES.search(line)
     if m:
         return {"kind": "device", "devices": [m.group(1), m.group(2)], "focus": "same device"}
@@ -188,9 +189,22 @@ def _attribute(hit: dict, facts: LogFacts, line: int) -> tuple[str, str, str]:
         said = t("explain.exception.none.earlier", line=earlier.line, text=earlier.text) if earlier and earlier.line < line else ""
         return (t("explain.exception.none.title", name=name), t("explain.exception.none.cause", name=name),
                 t("explain.exception.none.fix") + said)
+    if hit.get("namespace"):  # torch.ops.<namespace> has no such op: the library registering it is not loaded
+        return _op_namespace(hit["namespace"], name)
     return (t("explain.exception.attribute.title", cls=cls, name=name),
             t("explain.exception.attribute.cause", cls=cls, name=name),
             t("explain.exception.attribute.fix", cls=cls, name=name, pair=_pair(facts)))
+
+
+def _op_namespace(namespace: str, name: str) -> tuple[str, str, str]:
+    """``'_OpNamespace' 'ns' object has no attribute 'op'`` (torch/_ops.py ``_OpNamespace.__getattr__``): no loaded
+    library registered ``torch.ops.ns.op``; the package that registers the namespace, and how to get its compiled
+    operators (explain_rules.yaml ``exception.op_namespaces``)."""
+    owner = rules_data()["exception"]["op_namespaces"].get(namespace)
+    remedy = localized(owner, "fix") if owner else t("explain.exception.op_namespace.any", namespace=namespace)
+    return (t("explain.exception.op_namespace.title", namespace=namespace, name=name),
+            t("explain.exception.op_namespace.cause", namespace=namespace, name=name),
+            t("explain.exception.op_namespace.fix", remedy=remedy.strip()))
 
 
 def _killed(hit: dict) -> tuple[str, str, str]:

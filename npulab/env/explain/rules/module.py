@@ -90,6 +90,12 @@ def npu_stack(facts: dict) -> bool:
     return top in rules_data()["module"]["npu_stack"] or "npu" in (facts.get("name") or "").lower()
 
 
+def removed_in(module: str, name: str) -> dict | None:
+    """The release that removed ``module.name`` (explain_rules.yaml ``module.removed``: release notes and migration
+    guides), None for a name no listed release removed."""
+    return next((r for r in rules_data()["module"]["removed"] if r["module"] == module and name in r["names"]), None)
+
+
 def _command(module: str, required: str | None, moved: str | None, missing: bool) -> str:
     """The concrete action with the concrete names: pip install/upgrade/downgrade of the package, or the new path."""
     top = module.partition(".")[0]
@@ -117,9 +123,12 @@ def _explain(module: str, name: str | None, shadowed: bool = False, required: st
                 None)
     if name:
         stack = set(rules_data()["symbol"]["stack"])  # torch, torch_npu, CANN…: the version table's family
+        removed = removed_in(module, name)
+        command = (t("explain.module.removed", module=module, name=name, pip=removed["pip"], release=removed["release"])
+                   if removed else _command(module, required, moved, False))
         return (t("explain.module.name.title", module=module, name=name),
                 t("explain.module.name.cause", module=module, name=name, who=who),
-                t("explain.module.name.fix", who=who, install=install, command=_command(module, required, moved, False)),
+                t("explain.module.name.fix", who=who, install=install, command=command),
                 rules_data()["symbol"]["family"] if pkg and pkg.id in stack else None)
     last = module.rsplit(".", 1)[-1]
     if rest and shadowed:  # "'a' is not a package": a single module (a stray a.py, a stub) hides the package a
