@@ -37,7 +37,7 @@ help:
 	@echo "make test-verdicts 在两个忙碌进程的负载下、再在空闲时执行测量课，检查每句判定与数字一致（几分钟）"
 	@echo "make workshop-check  在 127.0.0.1 上真实启动工作坊 JupyterHub 并测试（约 1 分钟内）"
 	@echo "make lighthouse  用 Lighthouse（npm）检查首页与课程页的移动端性能与无障碍得分"
-	@echo "make test-aarch64 在 linux-aarch64（鲲鹏）上按 README 安装并运行第一课（qemu 用户态模拟 + proot，Debian arm64 根；2 核上实测 21–35 分钟，随构建机而变）"
+	@echo "make test-aarch64 在 linux-aarch64（鲲鹏）上按 README 安装并运行第一课（qemu 用户态模拟 + proot，Debian arm64 根；2 核上实测 19–35 分钟，随构建机而变）"
 	@echo "make pdf         用 XeLaTeX 生成全书 PDF（_build/latex/course.pdf），放进网站并检查；EDITION=en 生成英文版的"
 
 # --- set-up ----------------------------------------------------------------------------------
