@@ -155,3 +155,14 @@ def test_rocms_and_intels_allocators_running_out_of_memory_are_other_machines():
     for line in ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB (mindspore)\n",
                  "RuntimeError: XPU out of memory. Tried to allocate 1.00 GiB on the NPU\n"):
         assert ex.explain_text(line).findings == [], line
+
+
+def test_habanas_bridge_marks_a_gaudi_machine():
+    """Round 23 (set 12u as development data): the Gaudi bridge names itself and its graph class; "hpu" in PyTorch's
+    list of device types does not mark one."""
+    crash = ("terminate called after throwing an instance of 'c10::Error'\n"
+             "  what():  [Rank:0] FATAL ERROR :: MODULE:PT_DEVICE GRAPH:: Capture must end on the same stream it began on.\n")
+    assert ex.explain_text(crash + "[Rank:0] Habana exception raised from mark_step at HPUGraph.cpp:138\n").findings == []
+    device_list = ("RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, "
+                   "xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: npu\n")
+    assert ex.explain_text(device_list).findings

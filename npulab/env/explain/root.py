@@ -112,8 +112,11 @@ _FOREIGN_NEEDLES = (  # another accelerator's machine (lower-cased); "Found no N
     b"metax", b"mx-smi", b"maca", b"cambricon", b"cnmon", b"musa",  # MetaX, Cambricon, Moore Threads
     b"mps backend", b"mps framework", b"torch.backends.mps", b"pytorch_enable_mps_fallback",  # Apple's Metal (MPS)
     b"directml", b"torch_directml",  # Microsoft's DirectML
-    b"rknn", b"rknpu", b"hailort", b"habana_frameworks", b"hl-smi", b"libtpu", b"tenstorrent",  # other NPUs and TPUs
-    b"habanalabs", b"synstatus",  # Habana Gaudi's driver libraries (/usr/lib/habanalabs) and its Synapse API status
+    b"rknn", b"rknpu", b"hailort", b"hl-smi", b"libtpu", b"tenstorrent",  # other NPUs and TPUs
+    # Habana Gaudi: its name (the bridge's "Habana exception raised from …", /usr/lib/habanalabs, habana_frameworks),
+    # its Synapse API status and its PyTorch bridge's graph class (HPUGraph.cpp; docs.habana.ai, "HPU Graphs");
+    # not "hpu" alone, which PyTorch's own lists of device types name on every machine
+    b"habana", b"synstatus", b"hpugraph",
     # nvidia-smi's table header (docs.nvidia.com/deploy/nvidia-smi); Qualcomm's Adreno GPU and Hexagon NPU with its
     # QNN/SNPE SDK libraries (docs.qualcomm.com, AI Engine Direct: libQnnHtp.so); Cambricon MLU's torch_mlu and CNRT
     # (github.com/Cambricon/torch_mlu); Google Coral's Edge TPU runtime (coral.ai/docs: libedgetpu); Intel's GPU
