@@ -166,3 +166,12 @@ def test_habanas_bridge_marks_a_gaudi_machine():
     device_list = ("RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, "
                    "xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: npu\n")
     assert ex.explain_text(device_list).findings
+
+
+def test_the_ascend_drivers_error_line_is_an_error_under_an_event_header():
+    """Round 23: the device slog files the driver's kernel messages as EVENT lines; its own [ERROR] tag decides."""
+    line = ("device-os.log:461:[EVENT] KERNEL(4128,sklogd):2024-01-22-05:03:02.259.649 [klogd.c:253] [ascend] [ERROR] "
+            "[devmm] [devmm_svm_device_fault 438] <kworker/u16:186:9871,9871> Vm fault failed.\n")
+    found = ex.explain_text("Analysis result: success.\n" + line)
+    assert found.findings and "Vm fault failed" in found.root_error.text
+    assert ex.explain_text(line.replace("[ascend] [ERROR]", "[ascend] [INFO]")).findings == []

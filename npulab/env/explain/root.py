@@ -41,6 +41,10 @@ _NOT_ERROR = re.compile(r"\b(?:WARNING|WARN|INFO|DEBUG|EVENT)\b|\[W(?:\d{4}| )|^
                         r"(?i:\b(?:fail(?:ed|ures?)|errors?|error[ _]?code|ret(?:code)?|errno)\s*(?:is|=|:)\s*0\b(?![.\d]))")
 _EXCEPTION = re.compile(r"(?:^|[\s:\]\)>|：])(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?::\s|:$)")
 _CANN_MESSAGE = re.compile(r"(?<![0-9A-Za-z_])E[0-9A-Z]\d{4}(?:\[PID|\s*:|\s*\(|\))")
+# the Ascend driver's kernel messages at error level ("[ascend] [ERROR] [devmm] [devmm_svm_device_fault 438] … Vm fault
+# failed"), as dmesg shows them and as the device's slog files them under its own "[EVENT] KERNEL(…)" header: the
+# form hiascend.com's troubleshooting pages quote from the device-os logs (CANN "日志参考", device-side system logs)
+_DRIVER_ERROR = re.compile(r"\[ascend\] \[ERROR\] \[[a-z_]+\]")
 _LEVEL_ERROR = re.compile(r"\[ERROR\]|\bERROR\b|^\[?E\d{4} |\bERR\d{5}\b|(?i:error code)|\[E\d{4} ")
 # the work found on the CPU instead of the device, in words ("It is running on CPU", "falls back to CPU", "跑在CPU上")
 CPU_RUN = (r"\b(?:runs?|running|ran|falls? back|fell back|falling back|using|uses|used) (?:\w+ )?(?:on|to) (?:the )?cpu\b|"
@@ -211,6 +215,8 @@ def rank(line: str) -> int:
     """How specific an error line is: 3 exception or coded CANN message, 2 ERROR level, 1 weak, 0 not an error."""
     if _TRACEBACK_FRAME.search(line):
         return 0
+    if _DRIVER_ERROR.search(line):  # before the wrapper's own level: slog files kernel messages as EVENT lines
+        return 2
     if _NOT_ERROR.search(line) and not _EXCEPTION.search(line):
         return 1 if PASTED_TRACEBACK.search(line) else 0  # a warning, unless a whole traceback was pasted after it
     if _INNER_ONLY.search(line):
