@@ -528,11 +528,13 @@ def main(npu_wheel: str, msprof_wheel: str, git_dir: str, ref: str) -> None:
             continue
         func = next(iter(funcs))
         where = ", ".join(w for _, w in uses[:2])
-        out[name] = _entry(parsers[func], f"https://github.com/Ascend/pytorch/blob/{commit}/{where.split(':')[0]} reads it with "
+        # getCvarBool raises on every spelling outside its set: the parser's contract (round 16), as a C++ reader's
+        out[name] = {**({"enforced": True} if "enum" in parsers[func] else {}), **_entry(
+            parsers[func], f"https://github.com/Ascend/pytorch/blob/{commit}/{where.split(':')[0]} reads it with "
                                           f"c10d::{func} ({where}); torch {torch_version} "
                                           "include/torch/csrc/distributed/c10d/Utils.hpp " + (
                                               "accepts " + "/".join(parsers[func]["enum"]) + " in any case, anything else is an error"
-                                              if "enum" in parsers[func] else "parses it with std::stoi (an integer)"))
+                                              if "enum" in parsers[func] else "parses it with std::stoi (an integer)"))}
     for name, spec, enforced, where in cpp_option_readers(git_dir, ref):
         if name in out or owners.get(name, "torch_npu") != "torch_npu":
             continue

@@ -146,8 +146,8 @@ def test_an_enforced_reader_wins_over_the_hand_table(lint):  # noqa: F811
     assert values["ACL_DEVICE_SYNC_TIMEOUT"]["int"] == [1, None]  # TORCH_CHECK(envFlag > 0); its unit stays
     assert values["ACL_DEVICE_SYNC_TIMEOUT"]["unit_en"] == "seconds"
     assert "enforced" not in values["HCCL_ASYNC_ERROR_HANDLING"]
-    # (c10d getCvarBool readers keep round 14's place beneath the pages: TORCH_HCCL_BLOCKING_WAIT's page says 0/1)
-    assert value_grammar.problem("true", values["TORCH_HCCL_BLOCKING_WAIT"]) is not None
+    # c10d getCvarBool raises on any other spelling too: its set wins over the page's 0/1
+    assert value_grammar.problem("true", values["TORCH_HCCL_BLOCKING_WAIT"]) is None
     planted = ('import os\nos.environ["HCCL_ASYNC_ERROR_HANDLING"] = "4"\nos.environ["ACL_DEVICE_SYNC_TIMEOUT"] = "0"\n'
                'os.environ["RESUME_MODE_ENABLE"] = "true"\nos.environ["ACL_OP_INIT_MODE"] = "3"\n')
     twin = ('import os\nos.environ["HCCL_ASYNC_ERROR_HANDLING"] = "2"\nos.environ["ACL_DEVICE_SYNC_TIMEOUT"] = "300"\n'
