@@ -37,7 +37,8 @@ MAX_STATEMENTS = 200  # per cell, With bodies included
 MAX_SECONDS = 1.5  # per cell, without a function's first meta call (it loads torch's Python kernels once)
 MAX_ITEMS = 10_000  # the longest list, tuple or string the interpreter builds
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft", "torch.special",
-           "torch.distributions")  # its classes are called only by npulab.lint.cpu_values (they validate values)
+           "torch.distributions",  # its classes are called only by npulab.lint.cpu_values (they validate values)
+           "torch.nn.utils", "torch.nn.utils.rnn", "torch.nn.utils.parametrizations")  # torch.utils stays denied
 # names of the whitelisted modules that do I/O, change global state, seed or draw from a generator, compile, or reach
 # a device or another process (with the prefixes and the home modules below, and legacy *Tensor / *Storage classes)
 _DENIED = frozenset({
@@ -54,7 +55,10 @@ _DENIED = frozenset({
     "prepare_multiprocessing_environment", "thread_safe_generator", "get_device_module", "classproperty",
 })
 _DENIED_PREFIXES = ("_", "set_", "use_", "is_", "autocast_", "get_autocast", "import_ir", "parse_", "profiler_")
-_DENIED_HOMES = ("torch._utils", "torch.random", "torch._ops", "torch.jit", "torch.hub", "torch.serialization")
+_DENIED_HOMES = ("torch._utils", "torch.random", "torch._ops", "torch.jit", "torch.hub", "torch.serialization",
+                 # torch.nn.utils: gradients the interpreter never computes, a module run with other parameters,
+                 # a module built without initialisation
+                 "torch.nn.utils.clip_grad", "torch.nn.utils.stateless", "torch.nn.utils.init")
 # tensor and module methods never called: data-dependent (their result is unknown) …
 _DATA_METHODS = frozenset({"item", "tolist", "numpy", "nonzero", "argwhere", "unique", "unique_consecutive",
                            "masked_select", "bincount", "histc", "histogram", "any", "all", "equal", "allclose",
@@ -151,7 +155,8 @@ def _distribution_class(value) -> bool:
 
 def _member(module, name: str):
     """A whitelisted module's attribute, or _Unknown."""
-    if name.startswith(_DENIED_PREFIXES) or name in _DENIED or name.endswith(("Tensor", "Storage")):
+    nn_utils = name == "utils" and getattr(module, "__name__", None) == "torch.nn"
+    if name.startswith(_DENIED_PREFIXES) or name in _DENIED and not nn_utils or name.endswith(("Tensor", "Storage")):
         raise _Unknown(name)
     value = getattr(module, name, None)
     if value is None:

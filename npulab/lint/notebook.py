@@ -21,6 +21,7 @@ from npulab.lint import (
     command_flags,
     compile_backends,
     cpu_values,
+    deprecated_calls,
     devices,
     distributed,
     expected_output,
@@ -270,6 +271,9 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
         context.unchecked |= unchecked
         for problem in found:
             add(problem.kind, problem.written, problem.message)
+        if meta_run.calls_into("torch", tree, imported):  # torch's own word that a callable is deprecated
+            for _line, written, message in deprecated_calls.findings(tree, imported):
+                add("call-signature", written, message)
         for _line, written, message in (devices.findings(tree, imported) + distributed.findings(tree, imported, context.sources)
                                         + compile_backends.findings(tree, imported, context.sources)):
             add("argument-value", written, message)

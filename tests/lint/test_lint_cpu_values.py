@@ -42,13 +42,13 @@ PLANTED = [
 def test_torch_refuses_the_planted_values_and_accepts_its_twin(planted, twin, written):
     found = _findings(NPU + planted)
     assert [w for _, w, _ in found] == [written]
-    assert "CPU 内核拒绝了它" in found[0][2]
+    assert "在 CPU 上拒绝了它" in found[0][2]
     assert _findings(NPU + twin) == []
 
 
 def test_meta_findings_keep_their_own_message():
     (_, _, message), = _findings(NPU + "x = torch.randn(4, 2).npu()\ny = torch.cross(x, x, dim=1)")
-    assert "meta 内核" in message and "CPU 内核" not in message
+    assert "meta 内核" in message and "CPU 上" not in message
 
 
 def test_a_large_tensor_gets_no_twin():
