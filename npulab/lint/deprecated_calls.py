@@ -7,7 +7,7 @@ is called), in two places only:
 
 - PEP 702's ``__deprecated__``, which ``typing_extensions.deprecated``/``warnings.deprecated`` set on the object they
   decorate (torch 2.13.0 ``torch/nn/utils/clip_grad.py`` ``clip_grad_norm``, ``torch/cuda/amp/autocast_mode.py``
-  ``autocast``): its text is torch's warning.
+  ``autocast``): its text is torch's warning. A function counts only as the decorator's wrapper (below).
 - the object's own docstring, where a sentence's subject is the callable itself — ``:func:`torch.qr` is deprecated
   in favor of :func:`torch.linalg.qr``` (``torch/_torch_docs.py``), ``This function is deprecated.`` — and it says
   "is deprecated" (not "will be deprecated", not a behaviour or a parameter: ``torch.cross``'s default dimension and
@@ -36,7 +36,10 @@ def _plain(text: str) -> str:
 def _said(obj, dotted: str) -> tuple[str, str] | None:
     """(where, what torch says) when torch marks ``obj`` (named ``dotted``) deprecated."""
     marked = getattr(obj, "__deprecated__", None)
-    if isinstance(marked, str) and marked:
+    # the decorator marks the function it wraps as well as its wrapper: an alias made by ``old =
+    # deprecated("Use new instead")(new)`` leaves ``new`` marked too (torch.accelerator.current_device_index), so a
+    # function counts only as the wrapper (functools.wraps' __wrapped__); a class is marked itself
+    if isinstance(marked, str) and marked and (isinstance(obj, type) or hasattr(obj, "__wrapped__")):
         return "__deprecated__", _plain(marked)
     doc = inspect.getdoc(obj) if callable(obj) else None
     if not doc:

@@ -674,7 +674,10 @@ def findings(tree: ast.Module, imported: dict[str, str], npu_check=None,
             continue
         lines = str(error).strip().splitlines()
         first = lines[0].strip() if lines else ""
-        key = getattr(error, "message_key", "lint.meta.refused")  # npulab.lint.cpu_values.OnCpu: run on the CPU
-        out.append((line, written, t(key, line=line, written=written, version=version,
-                                     error=getattr(error, "error_name", type(error).__name__), message=first)))
+        name = getattr(error, "error_name", type(error).__name__)
+        if getattr(error, "on_cpu", False):  # npulab.lint.cpu_values.OnCpu: the CPU twins' run refused it
+            said = t("lint.cpu.refused", line=line, written=written, version=version, error=name, message=first)
+        else:
+            said = t("lint.meta.refused", line=line, written=written, version=version, error=name, message=first)
+        out.append((line, written, said))
     return out

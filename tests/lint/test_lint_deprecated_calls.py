@@ -51,3 +51,11 @@ def test_a_deprecated_behaviour_or_parameter_is_not_the_callable():
                     "s = torch.stft(torch.randn(400), 64, return_complex=True)\n"
                     "n = torch.nn.utils.spectral_norm(torch.nn.Linear(8, 4))")
     assert _findings(source) == []
+
+
+def test_the_function_a_deprecated_alias_wraps_is_not_deprecated():
+    # torch/accelerator/__init__.py: current_device_idx = deprecated("Use `current_device_index` instead.")(…index)
+    # marks current_device_index itself with __deprecated__ too
+    assert _findings(NPU + "i = torch.accelerator.current_device_index()") == []
+    assert [w for _, w, _ in _findings(NPU + "i = torch.accelerator.current_device_idx()")] == \
+        ["torch.accelerator.current_device_idx"]
