@@ -170,10 +170,27 @@ class Interpreter(meta_run._Interpreter):
         try:
             result = super()._run(written, function, args, kwargs)
         except meta_run._Unknown:
-            self._on_cpu(written, function, args, kwargs, _MISSING)
+            if self._on_cpu(written, function, args, kwargs, _MISSING) is _MISSING:
+                self._drop(function, args, kwargs)
             raise
-        self._on_cpu(written, function, args, kwargs, result)
+        if self._on_cpu(written, function, args, kwargs, result) is _MISSING:
+            self._drop(function, args, kwargs)
         return result
+
+    def _drop(self, function, args: tuple, kwargs: dict) -> None:
+        """A call the twins did not follow may have changed its arguments in place (``x.add_(y)`` with ``y`` too large
+        for a twin): their twins no longer hold the cell's values, and are forgotten."""
+        torch = meta_run._torch()
+        owner = function.base if isinstance(function, meta_run._OnMeta) else getattr(function, "__self__", function)
+        stack = [owner, *args, *kwargs.values()]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, (torch.Tensor, torch.nn.Module)):
+                self.twins.pop(id(value), None)
+            elif isinstance(value, (tuple, list)):
+                stack.extend(value)
+            elif isinstance(value, dict):
+                stack.extend(value.values())
 
     @staticmethod
     def _torch_callable(function) -> bool:

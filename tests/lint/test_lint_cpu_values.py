@@ -58,6 +58,13 @@ def test_a_large_tensor_gets_no_twin():
     assert [w for _, w, _ in _findings(small)] == ["torch.bincount"]
 
 
+def test_a_call_the_twins_did_not_follow_forgets_what_it_was_given():
+    # add_ of a tensor too large for a twin may change x in place: x's twin (all -1) no longer holds x's values
+    source = NPU + ("x = torch.zeros(4, dtype=torch.int64).npu() - 1\nbig = torch.ones(512, 512, dtype=torch.int64)\n"
+                    "x.add_(big[0, :4])\ny = torch.bincount(x)")
+    assert _findings(source) == []
+
+
 def test_random_state_is_left_as_it_was():
     import torch
 
