@@ -63,9 +63,16 @@ def literal_values(node: ast.AST, aliases: dict[str, ast.AST], depth: int = 0) -
         return None
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if all(isinstance(i, ast.Constant) for i in items):
-            return [i.value for i in items]
-        return None
+        values = []
+        for item in items:  # a Literal nested in a Literal, or named by an alias, adds its values (PEP 586)
+            if isinstance(item, ast.Constant):
+                values.append(item.value)
+                continue
+            nested = literal_values(item, aliases, depth + 1) if isinstance(item, (ast.Name, ast.Subscript)) else None
+            if nested is None:
+                return None
+            values += nested
+        return values
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         parts = []
         for side in (node.left, node.right):

@@ -153,6 +153,8 @@ EXTRA = {
     "torch-docstrings": _notebook("import torch\nx = torch.rand(4)\nq = torch.nanquantile(x, 1.5)\n"
                                   "loss = torch.nn.SmoothL1Loss(beta=-1.0)"),
     "meta-kernel": _notebook("import torch\nx = torch.randn(4, 2).npu()\ny = torch.cross(x, x, dim=1)"),
+    "cpu-values": _notebook("import torch\nx = torch.randn(4, 3).npu()\ny = x.index_select(0, torch.tensor([0, 9]).npu())"),
+    "deprecated-call": _notebook("import torch\na = torch.randn(3).npu()\nm = torch.ger(a, a)"),
     "markdown": {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {},
                             "source": "```bash\nexport ASCEND_LAUNCH_BLOCKING=true\nexport HCCL_CONECT_TIMEOUT=600\n"
                                       "vllm serve m --max-model-length 8\n```\n\nSet `TORCH_NPU_FALLBACK_CPU_DISABLE=1`.\n"}]},

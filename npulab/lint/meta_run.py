@@ -36,7 +36,9 @@ from npulab.core.i18n import t
 MAX_STATEMENTS = 200  # per cell, With bodies included
 MAX_SECONDS = 1.5  # per cell, without a function's first meta call (it loads torch's Python kernels once)
 MAX_ITEMS = 10_000  # the longest list, tuple or string the interpreter builds
-MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft", "torch.special")
+MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft", "torch.special",
+           "torch.distributions",  # its classes are called only by npulab.lint.cpu_values (they validate values)
+           "torch.nn.utils", "torch.nn.utils.rnn", "torch.nn.utils.parametrizations")  # torch.utils stays denied
 # names of the whitelisted modules that do I/O, change global state, seed or draw from a generator, compile, or reach
 # a device or another process (with the prefixes and the home modules below, and legacy *Tensor / *Storage classes)
 _DENIED = frozenset({
@@ -53,7 +55,10 @@ _DENIED = frozenset({
     "prepare_multiprocessing_environment", "thread_safe_generator", "get_device_module", "classproperty",
 })
 _DENIED_PREFIXES = ("_", "set_", "use_", "is_", "autocast_", "get_autocast", "import_ir", "parse_", "profiler_")
-_DENIED_HOMES = ("torch._utils", "torch.random", "torch._ops", "torch.jit", "torch.hub", "torch.serialization")
+_DENIED_HOMES = ("torch._utils", "torch.random", "torch._ops", "torch.jit", "torch.hub", "torch.serialization",
+                 # torch.nn.utils: gradients the interpreter never computes, a module run with other parameters,
+                 # a module built without initialisation
+                 "torch.nn.utils.clip_grad", "torch.nn.utils.stateless", "torch.nn.utils.init")
 # tensor and module methods never called: data-dependent (their result is unknown) …
 _DATA_METHODS = frozenset({"item", "tolist", "numpy", "nonzero", "argwhere", "unique", "unique_consecutive",
                            "masked_select", "bincount", "histc", "histogram", "any", "all", "equal", "allclose",
@@ -142,9 +147,16 @@ def _module_class(value) -> bool:
         and value.__module__.startswith("torch.nn.modules")
 
 
+def _distribution_class(value) -> bool:
+    """A class of torch.distributions (not a user's subclass)."""
+    return isinstance(value, type) and issubclass(value, _torch().distributions.Distribution) \
+        and value.__module__.startswith("torch.distributions")
+
+
 def _member(module, name: str):
     """A whitelisted module's attribute, or _Unknown."""
-    if name.startswith(_DENIED_PREFIXES) or name in _DENIED or name.endswith(("Tensor", "Storage")):
+    nn_utils = name == "utils" and getattr(module, "__name__", None) == "torch.nn"
+    if name.startswith(_DENIED_PREFIXES) or name in _DENIED and not nn_utils or name.endswith(("Tensor", "Storage")):
         raise _Unknown(name)
     value = getattr(module, name, None)
     if value is None:
@@ -155,7 +167,7 @@ def _member(module, name: str):
         return value
     if isinstance(value, type):
         torch = _torch()
-        if _module_class(value):
+        if _module_class(value) or _distribution_class(value):
             return value
         if value in (torch.Size, torch.device, torch.finfo, torch.iinfo):
             return value
@@ -643,7 +655,8 @@ def refusals_with_npu(tree: ast.Module, imported: dict[str, str], check) -> list
             refusals(_Interpreter, _npu_resolve(check), tree, imported) if isinstance(error, _DocumentedLimit)]
 
 
-def findings(tree: ast.Module, imported: dict[str, str], npu_check=None) -> list[tuple[int, str, str]]:
+def findings(tree: ast.Module, imported: dict[str, str], npu_check=None,
+             interpreter: type = _Interpreter) -> list[tuple[int, str, str]]:
     """(line, written, message) of each call in a cell that torch's own checks refuse on the meta device, and of each
     torch_npu call whose known arguments break a documented limit ``npu_check`` reads (npulab.lint.op_ranks)."""
     if not calls_into("torch", tree, imported):
@@ -652,7 +665,7 @@ def findings(tree: ast.Module, imported: dict[str, str], npu_check=None) -> list
         torch = _torch()
     except Exception:  # no torch in this environment: nothing to run
         return []
-    refused = refusals(_Interpreter, _npu_resolve(npu_check), tree, imported)
+    refused = refusals(interpreter, _npu_resolve(npu_check), tree, imported)
     version = torch.__version__.split("+")[0]
     out = []
     for line, written, error in refused:
@@ -661,6 +674,10 @@ def findings(tree: ast.Module, imported: dict[str, str], npu_check=None) -> list
             continue
         lines = str(error).strip().splitlines()
         first = lines[0].strip() if lines else ""
-        out.append((line, written, t("lint.meta.refused", line=line, written=written, version=version,
-                                     error=type(error).__name__, message=first)))
+        name = getattr(error, "error_name", type(error).__name__)
+        if getattr(error, "on_cpu", False):  # npulab.lint.cpu_values.OnCpu: the CPU twins' run refused it
+            said = t("lint.cpu.refused", line=line, written=written, version=version, error=name, message=first)
+        else:
+            said = t("lint.meta.refused", line=line, written=written, version=version, error=name, message=first)
+        out.append((line, written, said))
     return out

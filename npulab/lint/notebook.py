@@ -20,6 +20,8 @@ from npulab.lint import (
     calls,
     command_flags,
     compile_backends,
+    cpu_values,
+    deprecated_calls,
     devices,
     distributed,
     expected_output,
@@ -269,13 +271,16 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
         context.unchecked |= unchecked
         for problem in found:
             add(problem.kind, problem.written, problem.message)
+        if meta_run.calls_into("torch", tree, imported):  # torch's own word that a callable is deprecated
+            for _line, written, message in deprecated_calls.findings(tree, imported):
+                add("call-signature", written, message)
         for _line, written, message in (devices.findings(tree, imported) + distributed.findings(tree, imported, context.sources)
                                         + compile_backends.findings(tree, imported, context.sources)):
             add("argument-value", written, message)
         flagged = {problem.line for problem in found}
         npu_tree = context.sources("torch_npu") if meta_run.calls_into("torch_npu", tree, imported) else None
         npu_check = op_ranks.refusal(npu_tree) if isinstance(npu_tree, SourceTree) else None
-        for line, written, message in meta_run.findings(tree, imported, npu_check) + ms_run.findings(tree, imported):
+        for line, written, message in meta_run.findings(tree, imported, npu_check, cpu_values.Interpreter) + ms_run.findings(tree, imported):
             if line not in flagged:  # torch's and MindSpore's own checks, where no other reading spoke on the line
                 add("shape-check", written, message)
         if any(v.split(".")[0] in ("torchair", "torch_npu") for v in imported.values()) and "Config" in source:
