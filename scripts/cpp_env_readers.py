@@ -34,15 +34,7 @@ _TO_INT = r"(?:std::)?(?:strtol|strtoll|atoi|atol|stoi|stol|stoll)"
 
 def _block_end(text: str, start: int) -> int:
     """Index just past the brace block that opens at ``text[start] == '{'``."""
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] == "{":
-            depth += 1
-        elif text[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return len(text)
+    return min(_enclosing_end(text, start + 1) + 1, len(text))
 
 
 def _enclosing_end(text: str, pos: int) -> int:

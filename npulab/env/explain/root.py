@@ -207,17 +207,16 @@ NATIVE_CRASH = re.compile(r"terminate called after throwing an instance of|\bAbo
 
 
 def quiet(line: str) -> bool:
-    """Whether a line is at WARNING/INFO/DEBUG level (and carries no exception): a message, not an error."""
-    return bool(_NOT_ERROR.search(line)) and not _EXCEPTION.search(line)
+    """Whether a line is at WARNING/INFO/DEBUG level (and carries no exception): a message, not an error. The Ascend
+    driver's own [ERROR] tag outranks the EVENT level of the slog line that files it."""
+    return bool(_NOT_ERROR.search(line)) and not _EXCEPTION.search(line) and not _DRIVER_ERROR.search(line)
 
 
 def rank(line: str) -> int:
     """How specific an error line is: 3 exception or coded CANN message, 2 ERROR level, 1 weak, 0 not an error."""
     if _TRACEBACK_FRAME.search(line):
         return 0
-    if _DRIVER_ERROR.search(line):  # before the wrapper's own level: slog files kernel messages as EVENT lines
-        return 2
-    if _NOT_ERROR.search(line) and not _EXCEPTION.search(line):
+    if quiet(line):
         return 1 if PASTED_TRACEBACK.search(line) else 0  # a warning, unless a whole traceback was pasted after it
     if _INNER_ONLY.search(line):
         return 2
