@@ -297,11 +297,11 @@ def test_a_50000_line_log_and_pathological_lines_are_read_quickly():
     log = "".join(line.format(i=i) for i in range(50_000)).encode()
     shapes = ("device " * 20000, "device" + " " * 50000 + "x", "设备" + " " * 50000, "z1" * 30000, "。" * 30000)
     blocks = list(iter_blocks(io.BytesIO(log))) + [(1, f"RuntimeError: {s}".encode()) for s in shapes]
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: what the scanner spends, however busy the machine is
     scanner = DocScanner(entries)
     for first_line, block in blocks:
         scanner.feed(first_line, block)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 # the command line and the measurement ---------------------------------------------------------------------------------
