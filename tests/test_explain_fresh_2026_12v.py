@@ -1,0 +1,20 @@
+"""Fresh set "2026-12v" (tests/data/explain_fresh_2026_12v) of issue 36: error logs and healthy or non-Ascend logs
+from public GitHub threads and public web pages that neither the catalog nor any other explain set cites, collected
+and labelled before the next round of message-reading rules, by someone who did not read the rules and did not run
+``explain`` on them (README). ``python tests/test_explain_fresh_2026_12v.py`` prints the table."""
+
+from explain_fresh_set import FreshSetChecks, print_report
+
+FOLDER = "explain_fresh_2026_12v"
+
+
+class TestFresh2026_12v(FreshSetChecks):
+    FOLDER = FOLDER
+    SIZES = (20, 8, 4, 8)  # logs, known, lacking, healthy when collected (README)
+    WEB_PAGES = True  # besides GitHub threads, public web pages (README "Method")
+    FLOOR = None  # the lead fills this in once the set is measured
+    OPEN = None
+
+
+if __name__ == "__main__":
+    print_report(FOLDER)
