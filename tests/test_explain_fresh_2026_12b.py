@@ -55,8 +55,8 @@ def test_rates_are_measured():
 def test_no_regression_from_the_first_measurement_after_the_rules():
     """A floor, not the aim: what three rounds of rules written without this set reached on it (README), kept."""
     rates = evaluate(FOLDER)["rates"]
-    assert rates["known"][0] >= 20 and rates["unanticipated"][0] >= 10 and rates["healthy"][0] >= 8, rates
-    assert rates["silent"][0] <= 1, rates  # round 5 (was 16, 4, 7 and 5 after three rounds); round 6: 10/10 fix named; round 8: 20 known; round 12: 1 silent
+    assert rates["known"][0] >= 21 and rates["unanticipated"][0] >= 10 and rates["healthy"][0] >= 8, rates
+    assert rates["silent"][0] <= 1, rates  # round 5 (was 16, 4, 7 and 5 after three rounds); round 6: 10/10 fix named; round 8: 20 known; round 12: 1 silent; round 24: 21 known
 
 
 @pytest.mark.xfail(strict=True, reason="issue 36 aims not met on this set (round 6: 19/23 known, 10/10 fix named, 2/33 silent, 8/8 healthy): explain stays open")

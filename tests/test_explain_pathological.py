@@ -67,6 +67,12 @@ RUNS = {
     "documented_variables": "ASCEND_RT_VISIBLE_DEVICES " * 2000 + "wrong " * 1000,
     "device_not_seen": "docker " + "cannot detect the " * 1000 + "no npu " * 1000 + "davinci" * 2000 + " not " * 500,
     "cpu_words": "gguf " + "running on " * 2000 + "falls back to the " * 1000 + "cpu" * 1000,
+    # round 24: a device list, npu-smi in other wordings, HCCL's root info, a command line, a parameter to set
+    "device_lists": "valid device " * 2000 + "only supported on " * 1000 + "cuda " * 1000 + "devices",
+    "npu_smi_words": "npu-smi " * 3000 + "cannot find " * 1000 + "找不到" * 1000,
+    "root_info": "get root info " * 3000 + "HcclGetRootInfo " * 1000 + "when using " * 1000 + "transfer_to_npu",
+    "command_line": "$ " + "a/" * 3000 + "x " + "b " * 3000 + "-" * 3000,
+    "parameter_advice": "maybe you should set " * 1000 + "a_" * 3000 + " --" * 1000,
 }
 FRAMES = ("{run}", "RuntimeError: {run}", "[ERROR] torch_npu ascend ACL {run}", "  File \"x.py\", line 1\n{run}\nValueError: {run}")
 

@@ -47,7 +47,7 @@ def test_no_regression_on_the_development_half():
 def test_no_regression_on_the_blind_half():
     """A floor, not the aim: what round 9b reached on the blind half when it was measured once (README) — the same,
     log for log, as round 8."""
-    check_floor(BLIND, known=6, fix_named=1, healthy=8, silent=1)  # known raised by rounds 14, 16 and 22 (development data)
+    check_floor(BLIND, known=7, fix_named=1, healthy=8, silent=1)  # known raised by rounds 14, 16, 22 and 24 (development data)
 
 
 @pytest.mark.parametrize("half", [

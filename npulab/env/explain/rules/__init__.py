@@ -126,6 +126,9 @@ CANN_TRACEBACK = re.compile(r"^\W*(?:" + _LAUNCHER.decode() + r"\s*)?TraceBack \
 
 # a line saying that something the program wanted is not there (a warning, usually): "X are unavailable", "X is not
 # available", "compiled without GPU support"
+# a command line echoed in the log: a program (after an optional shell prompt) and at least one --option
+_COMMAND = re.compile(r"^\s*(?:[$#>]\s+)?([A-Za-z_][\w.-]*(?:/[\w.-]+)*)(?:\s+[\w./][\w./:=-]*){0,3}\s+--[A-Za-z]")
+_OPTION = re.compile(r"(?<=\s)--([A-Za-z][\w-]*)")
 _UNAVAILABLE_NEEDLES = (b"unavailable", b"not available", b"without gpu support", b"without npu support")
 _UNAVAILABLE = re.compile(r"(?i)\b(?:are|is)\s(?:un|not\s)available\b|without [GN]PU support")
 _OPEN_END = re.compile(r"[\w,]$")  # a clause the line's end cuts off: no full stop, colon or bracket closes it
@@ -180,6 +183,8 @@ class RuleScanner:
             self._note_unavailable(first_line, block, lowered)
         if self.facts.uncalled is None:
             self._note_uncalled(first_line, block, lowered)
+        if self.facts.command is None and b" --" in block:
+            self._note_command(block)
         active = [r for r in self.rules if self._wants(r)]
         candidates: dict[int, tuple[int, list[Rule]]] = {}  # line start → (line end, the rules whose needle it holds)
         for rule in active:
@@ -225,6 +230,17 @@ class RuleScanner:
             m = _UNAVAILABLE.search(line)
             if m:
                 self.facts.unavailable = RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, m.group(0)))
+                return
+
+    def _note_command(self, block: bytes) -> None:
+        for start, end in hit_lines(block, block, (b" --",)):
+            line = decode_line(block[start:end])
+            m = _COMMAND.match(line)
+            if m and not quiet(line) and not rank(line):
+                words = line[m.start(1):].split()
+                words[0] = words[0].rsplit("/", 1)[-1]
+                program = " ".join(words[:2] if not words[1].startswith("-") else words[:1])  # "vllm serve", "atc"
+                self.facts.command = (program, tuple(dict.fromkeys(_OPTION.findall(line))))
                 return
 
     def _note_uncalled(self, first_line: int, block: bytes, lowered: bytes) -> None:

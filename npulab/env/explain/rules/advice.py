@@ -18,6 +18,8 @@ from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding,
 NAME = "message_advice"
 MAX_CLAUSES = 3
 _SPLIT = re.compile(r"(?<=[.;!?])\s+(?=\S)|(?<=[。；！？])|(?<!\d)\.(?=\d[.)、]\s*\S)|(?<!\s)\s*\b(?:Solution|Suggestion|Troubleshooting|Possible Cause)\s*[:：]\s*"
+                    # CANN's "EXXXXX: … is invalid. Reason: maybe you should set …" (its reason may be advice)
+                    r"|\bReason\s*:\s*(?=(?i:maybe|perhaps|you|please|try)\b)"
                     r"|(?:处理建议|解决方法|可能原因)\s*[:：]\s*"
                     # round 14: advice after a comma ("…, consider using --enforce-eager", "To fix this, set X=1") and
                     # right after an exception's or a logger's colon ("ValueError: Please upgrade transformers …")
@@ -90,11 +92,40 @@ def read(line: str) -> dict | None:
     return {"advice": found, "focus": found[0][:20]} if found else None
 
 
+# advice that names a parameter to set ("maybe you should set input_shape to specify its shape", "try increasing
+# `gpu_memory_utilization`"): a lower-case name of two or more parts, as command-line tools name their options
+_NAMED_PARAMETER = re.compile(r"(?i:\b(?:set|specify|pass|add|use|increase|increasing|decrease|decreasing|reduce|reducing|"
+                              r"lower|lowering|raise|enable|disable)\s+(?:the\s+)?(?:(?:option|parameter|argument|flag)\s+)?)"
+                              r"[`'\"]?([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)\b")
+
+
+def as_option(advice: list[str], command: tuple[str, tuple[str, ...]] | None) -> tuple[str, str] | None:
+    """The command-line option a clause of advice names, in the spelling of the command the log echoes (its options
+    written with hyphens or with underscores), with that command: ("atc", "input_shape"), ("vllm serve",
+    "gpu-memory-utilization"); None when the log shows no command with --options or no clause names a parameter."""
+    if command is None or not command[1]:
+        return None
+    program, options = command
+    for clause in advice:
+        m = _NAMED_PARAMETER.search(clause)
+        if m and f"--{m.group(1)}" not in clause:
+            name = m.group(1)
+            kebab = any("-" in o for o in options) and not any("_" in o for o in options)
+            return program, name.replace("_", "-") if kebab else name
+    return None
+
+
 def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
-    advice = list(dict.fromkeys(a for h in hits for a in h.facts["advice"]))[:MAX_CLAUSES]
+    advice = list(dict.fromkeys(a for h in hits for a in h.facts["advice"]))
+    # a clause that names what to set (a setting, a flag, a parameter) before general ones ("check the detail log")
+    advice = sorted(advice, key=lambda a: not (_CONCRETE.search(a) or _NAMED_PARAMETER.search(a)))[:MAX_CLAUSES]
     quoted = t("explain.separator").join(f"“{a}”" for a in advice)  # the message's own words, quoted as they are
-    return rule_finding(NAME, t("explain.advice.title"), t("explain.advice.cause"),
-                        t("explain.advice.fix", quoted=quoted), hits, rules_data()["advice"]["sources"])
+    fix = t("explain.advice.fix", quoted=quoted)
+    option = as_option(advice, facts.command)
+    if option:
+        fix += t("explain.advice.option", program=option[0], option=option[1])
+    return rule_finding(NAME, t("explain.advice.title"), t("explain.advice.cause"), fix, hits,
+                        rules_data()["advice"]["sources"])
 
 
 RULE = Rule(NAME, (b"please", b"try", b"should", b"solution", b"suggest", b"consider", b"make sure", b"you can",

@@ -41,6 +41,9 @@ class LogFacts:
     frameworks: set[str] = field(default_factory=set)
     unavailable: RuleHit | None = None
     uncalled: RuleHit | None = None  # a source line that tests an availability check without calling it (rules/choice.py)
+    # the first command line the log echoes with --options ("atc --model=x.pb --soc_version=Ascend310"): the command
+    # and its option names, for advice that names a parameter of it (rules/advice.py)
+    command: tuple[str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,17 @@ _COLLECTIVE = re.compile(r"(?i)hccl|collective|all_?reduce|all_?gather|broadcast
                          r"\bsocket|rank\b|建链|通信")
 _SYNC = re.compile(r"(?i)synchroniz|sync\s*stream|syncstream|stream\s*sync")
 _NCCL_ONLY = re.compile(r"(?i)nccl")
+# the runtime's codes for a synchronisation that did not finish in time, with no "timeout" word in the line:
+# ACL_ERROR_RT_STREAM_SYNC_TIMEOUT 507046 and ACL_ERROR_RT_EVENT_SYNC_TIMEOUT 507047 (torch_npu NPUErrorCodes.h;
+# npulab/data/error_codes.yaml), as torch_npu prints a failed call ("aclrtSynchronizeDevice, error code is 507046")
+_SYNC_CODE = re.compile(r"(?i)(?:error ?code(?: is)?|result\s*=|ret\s*=)\s*(50704[67])\b")
 SYNC_PRIORITY = 1  # below every catalog family
 
 
 def read(line: str) -> dict | None:
+    code = _SYNC_CODE.search(line)
+    if code and rank(line):
+        return {"what": "sync", "focus": code.group(1)}
     if not _TIMEOUT.search(line) or (_NCCL_ONLY.search(line) and "hccl" not in line.lower()):
         return None
     if not (rank(line) or _TIMED_EVENT.search(line)):
@@ -65,4 +72,5 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     return found
 
 
-RULE = Rule(NAME, (b"timeout", b"time out", b"timed out", b"times out", b"timing out", "超时".encode()), read, finding)
+RULE = Rule(NAME, (b"timeout", b"time out", b"timed out", b"times out", b"timing out", "超时".encode(), b"507046",
+                  b"507047"), read, finding)
