@@ -124,11 +124,11 @@ _CONTINUES_BYTES = re.compile(_CONTINUES)
 CANN_TRACEBACK = re.compile(r"^\W*(?:" + _LAUNCHER.decode() + r"\s*)?TraceBack \(most recent call last\)")
 
 
-# a line saying that something the program wanted is not there (a warning, usually): "X are unavailable", "X is not
-# available", "compiled without GPU support"
 # a command line echoed in the log: a program (after an optional shell prompt) and at least one --option
 _COMMAND = re.compile(r"^\s*(?:[$#>]\s+)?([A-Za-z_][\w.-]*(?:/[\w.-]+)*)(?:\s+[\w./][\w./:=-]*){0,3}\s+--[A-Za-z]")
 _OPTION = re.compile(r"(?<=\s)--([A-Za-z][\w-]*)")
+# a line saying that something the program wanted is not there (a warning, usually): "X are unavailable", "X is not
+# available", "compiled without GPU support"
 _UNAVAILABLE_NEEDLES = (b"unavailable", b"not available", b"without gpu support", b"without npu support")
 _UNAVAILABLE = re.compile(r"(?i)\b(?:are|is)\s(?:un|not\s)available\b|without [GN]PU support")
 _OPEN_END = re.compile(r"[\w,]$")  # a clause the line's end cuts off: no full stop, colon or bracket closes it
