@@ -155,6 +155,10 @@ EXTRA = {
     "meta-kernel": _notebook("import torch\nx = torch.randn(4, 2).npu()\ny = torch.cross(x, x, dim=1)"),
     "cpu-values": _notebook("import torch\nx = torch.randn(4, 3).npu()\ny = x.index_select(0, torch.tensor([0, 9]).npu())"),
     "deprecated-call": _notebook("import torch\na = torch.randn(3).npu()\nm = torch.ger(a, a)"),
+    "child-refused": _notebook('import torch\ntorch.set_deterministic_debug_mode("loud")'),
+    "child-warned": _notebook('import torch\ntorch.set_float32_matmul_precision("fp32")'),
+    "meta-warned": _notebook("import torch\nlayer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4)\n"
+                             "enc = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=True)"),
     "markdown": {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {},
                             "source": "```bash\nexport ASCEND_LAUNCH_BLOCKING=true\nexport HCCL_CONECT_TIMEOUT=600\n"
                                       "vllm serve m --max-model-length 8\n```\n\nSet `TORCH_NPU_FALLBACK_CPU_DISABLE=1`.\n"}]},

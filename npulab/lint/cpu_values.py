@@ -38,7 +38,7 @@ _DTYPE_REFUSED = re.compile(r"not implemented for '(Float|Double|Long|Int|Short|
 class OnCpu(Exception):
     """torch's CPU refusal of a call the meta device accepted or could not judge (its message, its error's name)."""
 
-    on_cpu = True  # meta_run.findings words it as the CPU's refusal (lint.cpu.refused)
+    message_key = "lint.cpu.refused"  # meta_run.findings words it as the CPU's refusal
 
     def __init__(self, error: BaseException):
         super().__init__(str(error))

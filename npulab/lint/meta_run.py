@@ -11,19 +11,25 @@ arithmetic and indexing on them, and a few pure builtins on small values. ``.npu
 ``device=…`` become the meta device. Anything else — user functions, other libraries, torch_npu, loops, branches,
 ``def``, ``with`` other than ``torch.no_grad()`` — is never called: the statement's names become unknown, and so do the
 names handed to a call that was not run (it might change them in place). Data-dependent results (``.item()``,
-``.tolist()``, ``nonzero``, ``unique``, boolean masks, ``print``) are unknown, never an error.
+``.tolist()``, ``nonzero``, ``unique``, boolean masks, ``print``) are unknown, never an error. Autograd runs as torch
+runs it (``loss.backward()``, ``torch.autograd.grad``; ``with torch.no_grad()`` is entered): a meta graph has no data.
+torch's global setters (``set_*``, ``use_*``, ``manual_seed``) run in a forked child (``npulab.lint.in_child``), never
+here; after a ``set_default_*`` the interpreter stops (the cell's later tensors are built with defaults it lacks).
 
 A finding is an exception (RuntimeError, ValueError, TypeError, IndexError, AssertionError, ZeroDivisionError) that
 torch raises for a
 call whose inputs were all known; a message naming the meta device (a kernel without a meta implementation) is not
 the user's error, nor is a NotImplementedError, except one that ``torch/nn/functional.py`` raises itself (``Got 3D
-input, but bilinear mode needs 4D input``). Each cell has a budget of statements and time; any failure of the
+input, but bilinear mode needs 4D input``). A call that returns but makes torch warn is a finding too when the
+warning names a keyword the cell passed or a string it passed, or says the use is deprecated (``_own_warning``: GRU's
+``dropout`` with one layer, ``size_average``, ``softmax`` without ``dim``). Each cell has a budget of statements and time; any failure of the
 interpreter itself makes the value unknown, never a finding.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import operator
 import re
 import time
@@ -37,6 +43,8 @@ MAX_STATEMENTS = 200  # per cell, With bodies included
 MAX_SECONDS = 1.5  # per cell, without a function's first meta call (it loads torch's Python kernels once)
 MAX_ITEMS = 10_000  # the longest list, tuple or string the interpreter builds
 MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft", "torch.special",
+           "torch.autograd", "torch.utils",  # only _ONLY's members
+           "torch.utils.data",  # only its dataset, sampler and loader classes, built and never iterated (_data_class)
            "torch.distributions",  # its classes are called only by npulab.lint.cpu_values (they validate values)
            "torch.nn.utils", "torch.nn.utils.rnn", "torch.nn.utils.parametrizations")  # torch.utils stays denied
 # names of the whitelisted modules that do I/O, change global state, seed or draw from a generator, compile, or reach
@@ -54,6 +62,12 @@ _DENIED = frozenset({
     "clear_autocast_cache", "merge_type_from_type_comment", "unify_type_list", "to_dlpack", "get_file_path",
     "prepare_multiprocessing_environment", "thread_safe_generator", "get_device_module", "classproperty",
 })
+# a whitelisted module of which only these members are handed out
+_ONLY = {"torch.autograd": frozenset({"grad", "backward", "Variable"}), "torch.utils": frozenset({"data"})}
+_DATA_HOMES = ("torch.utils.data.dataset", "torch.utils.data.sampler", "torch.utils.data.dataloader")
+# torch's functions that set the process's global state: run in a forked child only (npulab.lint.in_child)
+_SETTER_PREFIXES = ("set_", "use_")
+_SETTERS = frozenset({"manual_seed"})
 _DENIED_PREFIXES = ("_", "set_", "use_", "is_", "autocast_", "get_autocast", "import_ir", "parse_", "profiler_")
 _DENIED_HOMES = ("torch._utils", "torch.random", "torch._ops", "torch.jit", "torch.hub", "torch.serialization",
                  # torch.nn.utils: gradients the interpreter never computes, a module run with other parameters,
@@ -66,9 +80,9 @@ _DATA_METHODS = frozenset({"item", "tolist", "numpy", "nonzero", "argwhere", "un
                            "__str__", "__format__", "__array__", "data_ptr", "storage", "untyped_storage",
                            "element_size", "is_pinned", "eq_", "repeat_interleave", "masked_scatter"})
 # … or with an effect beyond the object (shared memory, hooks, autograd, compilation, callables)
-_DENIED_METHODS = frozenset({"share_memory_", "share_memory", "pin_memory", "backward", "register_hook",
+_DENIED_METHODS = frozenset({"share_memory_", "share_memory", "pin_memory", "register_hook",
                              "register_post_accumulate_grad_hook", "record_stream", "apply_", "map_", "map2_",
-                             "apply", "compile", "tofile", "type", "cuda_", "to_sparse", "to_dense", "to_mkldnn",
+                             "apply", "compile", "tofile", "cuda_", "to_sparse", "to_dense", "to_mkldnn",
                              "storage_offset", "set_", "resize_", "resize_as_", "ipu", "xpu", "mps", "hpu"})
 _DEVICE_METHODS = frozenset({"npu", "cuda", "cpu"})  # x.npu() / x.cuda() / x.cpu(): the same meta tensor
 _CONTEXTS = ("no_grad", "inference_mode", "enable_grad")  # with torch.no_grad(): shapes and dtypes as without it
@@ -82,6 +96,7 @@ _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.i
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge}
 _ERRORS = (RuntimeError, ValueError, TypeError, IndexError, AssertionError, ZeroDivisionError)
+_DEPRECATED = re.compile(r"\bdeprecated\b", re.IGNORECASE)
 _NOT_THE_USER = re.compile(r"\b(meta|fake impl|no data|cuda|npu|gpu|device|pin[_ ]memory|not implemented|symbolic|"
                            r"symint|data-dependent|guard)", re.IGNORECASE)
 
@@ -101,6 +116,22 @@ class _OnMeta:
         torch = _torch()
         args = tuple(torch.device("meta") if isinstance(v, (str, torch.device)) else v for v in args)
         return self.base.to(*args, **{k: ("meta" if k == "device" else v) for k, v in kwargs.items()})
+
+
+class _Setter:
+    """A torch function that sets the process's global state: called only in a forked child (npulab.lint.in_child)."""
+
+    def __init__(self, function, name: str):
+        self.function, self.name = function, name
+
+
+class _Said(Exception):
+    """torch's refusal or warning heard outside the meta run itself (a forked child, a warning): its message, the
+    name of the error and the message key ``findings`` words it with."""
+
+    def __init__(self, message: str, error_name: str, message_key: str):
+        super().__init__(message)
+        self.error_name, self.message_key = error_name, message_key
 
 
 class _Unknown(Exception):
@@ -153,10 +184,27 @@ def _distribution_class(value) -> bool:
         and value.__module__.startswith("torch.distributions")
 
 
+def _data_class(value) -> bool:
+    """A dataset, sampler or loader class of torch.utils.data: its constructor checks its arguments; the object built
+    is handed on to others (``StackDataset(a, b)``) but no builtin, method or index reaches it (a loader starts its
+    workers only when iterated, and nothing here iterates)."""
+    return isinstance(value, type) and value.__module__ in _DATA_HOMES
+
+
 def _member(module, name: str):
     """A whitelisted module's attribute, or _Unknown."""
-    nn_utils = name == "utils" and getattr(module, "__name__", None) == "torch.nn"
-    if name.startswith(_DENIED_PREFIXES) or name in _DENIED and not nn_utils or name.endswith(("Tensor", "Storage")):
+    home = getattr(module, "__name__", None)
+    if home in _ONLY and name not in _ONLY[home]:
+        raise _Unknown(name)
+    if home == "torch" and (name.startswith(_SETTER_PREFIXES) or name in _SETTERS):
+        value = getattr(module, name, None)
+        if isinstance(value, types.FunctionType | types.BuiltinFunctionType) and name not in _DENIED - _SETTERS:
+            return _Setter(value, name)
+        raise _Unknown(name)
+    if home == "torch.utils.data" and not _data_class(getattr(module, name, None)):
+        raise _Unknown(name)
+    opened = f"{home}.{name}" in MODULES  # a denied name of a module let in (torch.nn.utils, torch.autograd)
+    if name.startswith(_DENIED_PREFIXES) or name in _DENIED and not opened or name.endswith(("Tensor", "Storage")):
         raise _Unknown(name)
     value = getattr(module, name, None)
     if value is None:
@@ -169,7 +217,7 @@ def _member(module, name: str):
         torch = _torch()
         if _module_class(value) or _distribution_class(value):
             return value
-        if value in (torch.Size, torch.device, torch.finfo, torch.iinfo):
+        if value in (torch.Size, torch.device, torch.finfo, torch.iinfo, torch.autograd.Variable) or _data_class(value):
             return value
         raise _Unknown(name)
     if callable(value):
@@ -198,6 +246,7 @@ class _Interpreter:
         self.env = env
         self.tainted: set[str] = set()
         self.statements = 0
+        self.halted = False  # a set_default_* took effect: the rest of the cell is not followed
         self.deadline = time.monotonic() + MAX_SECONDS
 
     # --- values ---------------------------------------------------------------------------------------
@@ -211,6 +260,8 @@ class _Interpreter:
         torch = _torch()
         if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, slice, range,
                                                                       torch.dtype, torch.device, torch.Size)):
+            return True
+        if _data_class(type(value)):  # a dataset, sampler or loader built here: handed on, never iterated
             return True
         if isinstance(value, (tuple, list)):
             return len(value) <= MAX_ITEMS and all(self._plain(v) or self._torchy(v) for v in value)
@@ -418,6 +469,8 @@ class _Interpreter:
             if not (isinstance(node.func, ast.Attribute) and node.func.attr in _DATA_METHODS):
                 self._taint(node)  # a call not run may change what it was given
             raise
+        if isinstance(function, _Setter):
+            return self._set(written, function, tuple(args), kwargs)
         if isinstance(function, _NpuOp):  # never run: its documented limits judge the arguments, the result is unknown
             self._taint(node)
             said = function.module.check(function.name, tuple(args), kwargs)
@@ -433,6 +486,28 @@ class _Interpreter:
         if self._is_device(function):
             return _torch().device("meta")
         return self._run(written, function, tuple(args), self._meta(kwargs))
+
+    def _set(self, written: str, setter: _Setter, args: tuple, kwargs: dict):
+        """A global setter, run in a forked child on plain values: its refusal or warning is a finding; the result is
+        unknown. After a ``set_default_*`` that took effect, the cell's later tensors are built with a default the
+        interpreter does not have: it stops."""
+        from npulab.lint import in_child
+
+        if not all(self._plain(v) and not self._torchy(v) for v in (*args, *kwargs.values())):
+            raise _Unknown("setter")
+        heard = in_child.outcome(setter.function, args, kwargs)
+        if heard is None:
+            raise _Unknown("child")
+        if "error" in heard:
+            if _NOT_THE_USER.search(heard["message"]) or heard["error"] not in {e.__name__ for e in _ERRORS}:
+                raise _Unknown("not the user")
+            raise _Refused(written, _Said(heard["message"], heard["error"], "lint.child.refused"))
+        said = _own_warning(heard["warnings"], args, kwargs)
+        if said:
+            raise _Refused(written, _Said(said[1], said[0], "lint.child.warned"))
+        if setter.name.startswith("set_default_"):
+            self.halted = True
+        raise _Unknown("setter")
 
     @staticmethod
     def _is_device(function) -> bool:
@@ -456,14 +531,15 @@ class _Interpreter:
         if isinstance(function, (_OnMeta, torch.nn.Module)) or id(function) in _FUNCTIONS:
             return True
         if isinstance(function, type):
-            return _module_class(function) or function in (torch.Size, torch.finfo, torch.iinfo)
+            return _module_class(function) or _data_class(function) \
+                or function in (torch.Size, torch.finfo, torch.iinfo, torch.autograd.Variable)
         owner = getattr(function, "__self__", None)
         return isinstance(owner, (torch.Tensor, torch.nn.Module, torch.Size)) or _module_class(owner)
 
     def _builtin(self, function, args, kwargs):
         torch = _torch()
-        if kwargs or any(isinstance(v, torch.nn.Module) for v in args):
-            raise _Unknown("builtin")
+        if kwargs or any(isinstance(v, torch.nn.Module) or _data_class(type(v)) for v in args):
+            raise _Unknown("builtin")  # sum(loader) would start its workers
         if function is not len and any(isinstance(v, torch.Tensor) for v in args):
             raise _Unknown("data")
         if function is not range and any(hasattr(v, "__len__") and len(v) > MAX_ITEMS for v in args):
@@ -483,8 +559,8 @@ class _Interpreter:
         first = _first_call(function)
         started = time.monotonic()
         try:
-            with torch.device("meta"), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with torch.device("meta"), warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
                 result = function(*args, **kwargs)
         except NotImplementedError as err:
             if _raised_by_functional(err) and not _NOT_THE_USER.search(str(err)):
@@ -499,6 +575,9 @@ class _Interpreter:
         finally:
             if first:  # a function's first meta call loads torch's Python kernels: not the cell's time
                 self.deadline += time.monotonic() - started
+        said = _own_warning([(w.category.__name__, str(w.message)) for w in seen], args, kwargs)
+        if said:
+            raise _Refused(written, _Said(said[1], said[0], "lint.meta.warned"))
         return self._checked(result)
 
     def _taint(self, node) -> None:
@@ -509,7 +588,7 @@ class _Interpreter:
     def run(self, body: list[ast.stmt], refused: list) -> None:
         for statement in body:
             self.statements += 1
-            if self.statements > MAX_STATEMENTS or time.monotonic() > self.deadline:
+            if self.halted or self.statements > MAX_STATEMENTS or time.monotonic() > self.deadline:
                 return
             self.tainted = set()
             try:
@@ -563,10 +642,17 @@ class _Interpreter:
         elif isinstance(node, ast.Pass):
             pass
         elif isinstance(node, ast.With) and all(self._grad_context(item) for item in node.items):
-            self.run(node.body, refused)
+            with contextlib.ExitStack() as stack:  # torch.no_grad() as the cell enters it: autograd sees it
+                for item in node.items:
+                    stack.enter_context(self._entered(item))
+                self.run(node.body, refused)
         else:
             self._taint(node)
             raise _Unknown(type(node).__name__)
+
+    @staticmethod
+    def _entered(item: ast.withitem):
+        return getattr(_torch(), item.context_expr.func.attr)()
 
     def _grad_context(self, item: ast.withitem) -> bool:
         expr = item.context_expr
@@ -605,6 +691,20 @@ def _first_call(function) -> bool:
         return False
     _CALLED.add(key)
     return True
+
+
+def _own_warning(messages: list, args: tuple, kwargs: dict) -> tuple[str, str] | None:
+    """The first warning torch gave for a call that is about what the cell passed: it names a keyword the cell gave,
+    holds a string value the cell gave, or says the use is deprecated (a warning about a default the cell did not
+    choose — ``TransformerEncoder``'s nested tensors — or about the meta device is not)."""
+    given = [str(v) for v in (*args, *kwargs.values()) if isinstance(v, str) and len(v) > 1 and v != "meta"]
+    for category, message in messages:  # (the warning's class name, its message)
+        if _NOT_THE_USER.search(message):
+            continue
+        named = any(re.search(rf"\b{re.escape(k)}\b", message) for k in kwargs if k != "device")
+        if named or any(v in message for v in given) or _DEPRECATED.search(message):
+            return category, message
+    return None
 
 
 def _raised_by_functional(err: BaseException) -> bool:
@@ -675,9 +775,6 @@ def findings(tree: ast.Module, imported: dict[str, str], npu_check=None,
         lines = str(error).strip().splitlines()
         first = lines[0].strip() if lines else ""
         name = getattr(error, "error_name", type(error).__name__)
-        if getattr(error, "on_cpu", False):  # npulab.lint.cpu_values.OnCpu: the CPU twins' run refused it
-            said = t("lint.cpu.refused", line=line, written=written, version=version, error=name, message=first)
-        else:
-            said = t("lint.meta.refused", line=line, written=written, version=version, error=name, message=first)
-        out.append((line, written, said))
+        key = getattr(error, "message_key", "lint.meta.refused")  # the CPU twins, a forked child, a warning
+        out.append((line, written, t(key, line=line, written=written, version=version, error=name, message=first)))
     return out

@@ -129,13 +129,20 @@ def test_any_device_the_cell_names_is_the_meta_device():
 
 
 @pytest.mark.parametrize("dotted", ["torch.save", "torch.load", "torch.fork", "torch.import_ir_module",
-                                    "torch.get_file_path", "torch.manual_seed", "torch.set_default_dtype",
-                                    "torch.hub.load", "torch.compile", "torch.cuda.synchronize",
+                                    "torch.get_file_path", "torch.hub.load", "torch.compile", "torch.cuda.synchronize",
                                     "torch.nn.DataParallel", "torch.nn.utils.clip_grad_norm_", "torch.Tensor",
-                                    "torch.utils.data.DataLoader", "torch.distributed.all_reduce"])
+                                    "torch.utils.data.random_split", "torch.utils.checkpoint.checkpoint",
+                                    "torch.autograd.Function", "torch.distributed.all_reduce"])
 def test_the_whitelist_refuses_io_global_state_and_other_processes(dotted):
     with pytest.raises(meta_run._Unknown):
         meta_run.resolve(dotted)
+
+
+@pytest.mark.parametrize("dotted", ["torch.manual_seed", "torch.set_default_dtype", "torch.use_deterministic_algorithms"])
+def test_a_global_setter_is_handed_out_only_to_run_in_a_child(dotted):
+    """A setter is no callable here: only ``_Interpreter._set`` runs it, in a forked child (npulab.lint.in_child)."""
+    setter = meta_run.resolve(dotted)
+    assert isinstance(setter, meta_run._Setter) and not callable(setter)
 
 
 def test_the_whitelist_hands_out_torch_ops_and_module_classes():

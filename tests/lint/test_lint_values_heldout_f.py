@@ -17,13 +17,14 @@ class TestSetF(PlantedSetChecks):
     EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
                "lint_values_heldout_e")
     MIN_CASES, MIN_WEAK, MIN_CLI, MIN_ENV = 60, 20, 8, 8
-    FLOOR = (63, 37)  # lint round 17 (docs/DECISIONS.md)
+    FLOOR = (65, 38)  # lint round 18 (docs/DECISIONS.md)
     OPEN = ("not every planted error is caught (baseline 30/82, 16/47 of the unlisted classes, 3/82 twins; round 6, "
             "measured once: 40/82, 24/47, 3/82, the three twins clean since; "
             "round 7 as development data: 56/82, 35/47, 0 twins; round 8 as development data: 58/82, 35/47, 0 twins; "
             "round 9 as development data: 60/82, 35/47, 0 twins; round 10 as development data: 61/82, 36/47, 0 twins; "
             "round 11 as development data: 62/82, 36/47, 0 twins; lint round 16: 62/82, 36/47, 0 twins, one case "
-            "swapped for another: the released parser takes HCCL_ASYNC_ERROR_HANDLING=3; README)")
+            "swapped for another: the released parser takes HCCL_ASYNC_ERROR_HANDLING=3; round 17: 63/82, 37/47; "
+            "round 18: 65/82, 38/47; README)")
 
 
 if __name__ == "__main__":

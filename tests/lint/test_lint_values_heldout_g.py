@@ -18,12 +18,12 @@ class TestSetG(PlantedSetChecks):
     EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
                "lint_values_heldout_e", "lint_values_heldout_f")
     MIN_CASES, MIN_WEAK, MIN_CLI, MIN_ENV = 100, 30, 8, 8
-    FLOOR = (90, 49)  # lint round 17 (docs/DECISIONS.md)
+    FLOOR = (92, 50)  # lint round 18 (docs/DECISIONS.md)
     OPEN = ("not every planted error is caught (baseline 42/106, 23/63 of the unlisted classes, 2/106 twins; round 7, "
             "measured once: 52/106, 31/63, 3/106, the three twins clean since; round 8 as development data: 73/106, 35/63, "
             "0 twins; round 9 as development data: 76/106, 37/63, 0 twins; round 10 as development data: 84/106, "
             "45/63, 0 twins; "
-            "round 11 as development data: 88/106, 47/63, 0 twins; round 17: 90/106, 49/63; README)")
+            "round 11 as development data: 88/106, 47/63, 0 twins; round 17: 90/106, 49/63; round 18: 92/106, 50/63; README)")
 
 
 if __name__ == "__main__":

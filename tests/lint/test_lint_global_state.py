@@ -1,0 +1,101 @@
+"""lint-npu round 18 (npulab/lint/in_child.py, npulab/lint/meta_run.py): torch's global setters judged by torch in a
+forked child (lint's own process keeps its state), autograd run as torch runs it on the meta graph, torch's warnings
+about the arguments a cell passed, ``Tensor.type`` and torch.utils.data's constructors — on APIs no planted set (tests/data/lint_values_*) calls, each
+with its correct twin."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+pytest.importorskip("torch")
+
+import torch  # noqa: E402
+
+from npulab.lint import calls, cpu_values, in_child, meta_run  # noqa: E402
+
+
+def _findings(source: str) -> list[tuple[int, str, str]]:
+    tree = ast.parse(source)
+    imported: dict[str, str] = {}
+    calls.update_aliases(tree, imported)
+    return meta_run.findings(tree, imported, None, cpu_values.Interpreter)
+
+
+NPU = "import torch\nimport torch_npu\n"
+
+# (planted, twin, the call refused or warned about, words of the finding's message)
+PLANTED = [
+    ('torch.set_deterministic_debug_mode("loud")', 'torch.set_deterministic_debug_mode("warn")',
+     "torch.set_deterministic_debug_mode", "子进程"),
+    ('torch.manual_seed("seed")', "torch.manual_seed(1234)", "torch.manual_seed", "子进程"),
+    ("x = torch.randn(4, 3, requires_grad=True).npu()\nout = x * 2\ntorch.autograd.backward(out)",
+     "x = torch.randn(4, 3, requires_grad=True).npu()\nout = x * 2\ntorch.autograd.backward(out.sum())",
+     "torch.autograd.backward", "scalar outputs"),
+    ("x = torch.randn(5, requires_grad=True).npu()\nwith torch.no_grad():\n    y = (x * x).sum()\n"
+     "g = torch.autograd.grad(y, x)",
+     "x = torch.randn(5, requires_grad=True).npu()\ny = (x * x).sum()\ng = torch.autograd.grad(y, x)",
+     "torch.autograd.grad", "does not require grad"),
+    ("layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4)\n"
+     "enc = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=True)",
+     "layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4, batch_first=True)\n"
+     "enc = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=True)",
+     "torch.nn.TransformerEncoder", "enable_nested_tensor"),
+    ("r = torch.range(0, 4)", "r = torch.arange(0, 5)", "torch.range", "deprecated"),
+    ("from torch.utils.data import StackDataset, TensorDataset\na = TensorDataset(torch.randn(4, 2))\n"
+     "s = StackDataset(a, TensorDataset(torch.randn(5)))",
+     "from torch.utils.data import StackDataset, TensorDataset\na = TensorDataset(torch.randn(4, 2))\n"
+     "s = StackDataset(a, TensorDataset(torch.randn(4)))", "StackDataset", "Size mismatch"),
+    ('x = torch.ones(2, 3).npu()\ny = x.type("half")', "x = torch.ones(2, 3).npu()\ny = x.type(torch.half)",
+     "x.type", "invalid type"),
+]
+
+
+@pytest.mark.parametrize(("planted", "twin", "written", "words"), PLANTED, ids=[w for _, _, w, _ in PLANTED])
+def test_torch_refuses_or_warns_about_the_planted_call_and_not_its_twin(planted, twin, written, words):
+    found = _findings(NPU + planted)
+    assert [w for _, w, _ in found] == [written]
+    assert words in found[0][2]
+    assert _findings(NPU + twin) == []
+
+
+def test_a_setter_leaves_lints_own_process_as_it_was():
+    threads, dtype = torch.get_num_threads(), torch.get_default_dtype()
+    state = torch.get_rng_state()
+    source = NPU + "torch.set_num_threads(3)\ntorch.manual_seed(7)\ntorch.set_default_dtype(torch.float64)"
+    assert _findings(source) == []
+    assert (torch.get_num_threads(), torch.get_default_dtype()) == (threads, dtype)
+    assert torch.equal(torch.get_rng_state(), state)
+
+
+def test_after_a_default_is_set_the_rest_of_the_cell_is_not_followed():
+    """torch.set_default_device / set_default_dtype change what later calls build: the interpreter stops there."""
+    assert _findings(NPU + 'torch.set_default_device("cpu")\nx = torch.ones(2, 3)\ny = x.view(7)') == []
+    assert _findings(NPU + 'x = torch.ones(2, 3)\ny = x.view(7)')  # the same error, before any default is set
+
+
+def test_a_warning_about_a_default_the_cell_did_not_choose_is_no_finding():
+    layer = "layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4)\n"
+    assert _findings(NPU + layer + "enc = torch.nn.TransformerEncoder(layer, num_layers=2)") == []
+
+
+def test_a_child_that_does_not_answer_leaves_the_call_unknown(monkeypatch):
+    import time
+
+    monkeypatch.setattr(in_child, "TIMEOUT", 0.2)
+    monkeypatch.setattr(in_child, "_SLOW", set())
+    assert in_child.outcome(time.sleep, (5,), {}) is None
+    assert "time.sleep" in in_child._SLOW
+    assert in_child.outcome(time.sleep, (0,), {}) is None  # not asked again in this process
+    assert in_child.outcome(int, ("x",), {})["error"] == "ValueError"
+
+
+def test_a_loader_is_built_but_never_iterated():
+    import multiprocessing
+
+    cell = NPU + ("from torch.utils.data import DataLoader, TensorDataset\n"
+                  "dl = DataLoader(TensorDataset(torch.randn(8, 2)), batch_size=2, num_workers=2)\n"
+                  "n = sum(dl)\nm = max(dl)")
+    assert _findings(cell) == []
+    assert multiprocessing.active_children() == []
