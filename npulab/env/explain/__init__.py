@@ -64,7 +64,7 @@ from npulab.env.explain.matcher import MAX_EVIDENCE, Evidence, FamilyMatcher, Fi
 from npulab.env.explain.neighbours import consult
 from npulab.env.explain.reader import CHUNK_SIZE, EVIDENCE_CHARS, MAX_LINE, clean, decode_line, iter_blocks, shorten
 from npulab.env.explain.root import RootFinder, RootLine, quiet
-from npulab.env.explain.rules import RULES, RuleScanner, device, header, library, module, sleep, warning
+from npulab.env.explain.rules import RULES, RuleScanner, device, header, library, module, requirement, sleep, warning
 from npulab.env.explain.triage import generic_finding, native_component, should_report, stated_failure
 
 CASEBOOK = "chapters/01_environment/03_troubleshooting_casebook.ipynb"
@@ -216,13 +216,15 @@ def _said(root: RootLine | None, roots: RootFinder) -> tuple[int, tuple[str, str
 
 def _npu_stack_error(rules: RuleScanner, roots: RootFinder, root: RootLine | None) -> bool:
     """An error of the NPU stack itself, in a log with no other Ascend evidence: a missing module or name of an NPU
-    package, a missing library or header of the Ascend stack (CANN, the driver, torch_npu), torch not knowing the ``npu`` device,
+    package, a missing library or header of the Ascend stack (CANN, the driver, torch_npu), a dependency one of CANN's
+    own Python packages lacks (pip's report), torch not knowing the ``npu`` device,
     or a root error raised in an NPU package (its last traceback frame)."""
     if (any(module.npu_stack(h.facts) for h in rules.hits[module.NAME]) or rules.hits[device.NAME]
             or any(library.npu_stack(h.facts) for h in rules.hits[library.NAME])
             or any(header.npu_stack(h.facts) for h in rules.hits[header.NAME])
             or any(warning.npu_stack(h.facts) for h in rules.hits[warning.NAME])
-            or any(sleep.npu_stack(h.facts) for h in rules.hits[sleep.NAME])):
+            or any(sleep.npu_stack(h.facts) for h in rules.hits[sleep.NAME])
+            or any(requirement.cann_requirer(h.facts) for h in rules.hits[requirement.NAME])):
         return True
     top = roots.components.get(root.line) if root is not None else None
     return top is not None and module.npu_stack({"module": top})

@@ -80,7 +80,10 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
     b"rank_table", b"atlas 800", b"atlas 300", b"atlas 900", b"nnal/",  # Ascend's APIs, user, plugins and products
     b"cannexecutionprovider", b"onnxruntime-cann", b"providers_cann",  # ONNX Runtime's CANN execution provider
     "昇腾".encode(),
-    b"acl graph")  # vLLM-Ascend's "Capturing ACL graphs" (ACL: the Ascend Computing Language runtime)
+    b"acl graph",  # vLLM-Ascend's "Capturing ACL graphs" (ACL: the Ascend Computing Language runtime)
+    # the device's black-box logs as msnpureport exports them, hisi_logs/device-<id>/<time>/bbox/ (CANN troubleshooting
+    # "HBM比特ECC故障", hicann/docs docs/troubleshooting/zh/hbm_bit_ecc_fault.md at c94cf50)
+    b"hisi_logs/device-")
 # weaker evidence: "NPU" as a word ("input", "intel_npu" are not; "NPU上", "[NPU]" are) and MindSpore, which other
 # accelerators also run (Intel's NPU, MindSpore on GPU); it counts only in a log that shows no other accelerator
 # ModelArts notebooks, whose home is /home/ma-user, are Huawei Cloud's, most of them on Ascend

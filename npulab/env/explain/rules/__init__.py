@@ -47,7 +47,8 @@ when the catalog already reported the family, the reading is added to that findi
 then the rules' own findings (the message's advice first), then the generic finding.
 
 ``RuleScanner`` reads the blocks of a log like the other scanners: only lines that contain a rule's needle are
-decoded; lines at WARNING/INFO level, and indented lines under them, are never read. The state carried from one
+decoded; lines at WARNING/INFO level, and indented lines under them, are read only by a rule that reads documented
+warnings (``Rule.warnings``) or one form of them (``Rule.read_warning``: torch_npu's "Failed to find function"). The state carried from one
 block to the next (the last unindented line) makes the result independent of where blocks are cut.
 """
 
@@ -204,11 +205,11 @@ class RuleScanner:
             else:
                 head = line
             hushed = quiet(line) or quiet(head)
-            if hushed and not any(r.warnings for r in wanting):
+            if hushed and not any(r.warnings or r.read_warning for r in wanting):
                 continue
             body, is_error = LAUNCHER_PREFIX.sub("", line, count=1), None
             for rule in wanting:
-                if hushed and not rule.warnings:
+                if hushed and not (rule.warnings or rule.read_warning):
                     continue
                 self._looked[rule.name] += 1
                 if rule.needs_error:
@@ -216,7 +217,8 @@ class RuleScanner:
                         is_error = rank(line) > 0 or rank(head) > 0 or bool(CANN_TRACEBACK.match(head))
                     if not is_error:
                         continue
-                facts = rule.read(_unwrapped(block, end, body) if rule.wraps else body)
+                read = rule.read_warning if hushed and not rule.warnings else rule.read
+                facts = read(_unwrapped(block, end, body) if rule.wraps else body)
                 if facts is not None:
                     self.hits[rule.name].append(
                         RuleHit(first_line + block.count(b"\n", 0, start), shorten(line, facts.get("focus", "")), facts))

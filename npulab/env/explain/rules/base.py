@@ -50,7 +50,7 @@ class LogFacts:
 class Rule:
     """One general rule: its category, the byte needles that pre-select lines (lower case), how it reads one line
     (the facts it takes from it, or None) and how its hits become a finding. Lines at WARNING/INFO level, and the
-    indented lines under them, are never read; ``needs_error``: only lines that are errors themselves or sit under
+    indented lines under them, are not read (see ``warnings`` and ``read_warning``); ``needs_error``: only lines that are errors themselves or sit under
     an error line (a ``Solution:`` line, an indented continuation)."""
 
     name: str
@@ -59,6 +59,9 @@ class Rule:
     finding: Callable[[list[RuleHit], LogFacts], Finding | None]
     needs_error: bool = False
     warnings: bool = False  # reads WARNING-level lines too (a documented warning the user acts on)
+    # how it reads a WARNING-level line when only some of its messages are printed as warnings (torch_npu's "Failed
+    # to find function X"), None: such lines are read by ``read`` when ``warnings``, else not at all
+    read_warning: Callable[[str], dict | None] | None = None
     wraps: bool = False  # reads a line cut mid-clause with the indented lines that continue it (a wrapped message)
     root: bool = True  # a line it read may stand as the root error (False: a setting, wrong only beside another one)
     most: int = MAX_HITS  # lines kept (a package listing needs one line per package)

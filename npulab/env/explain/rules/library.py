@@ -3,7 +3,8 @@ libraries``, ldd's ``libX.so => not found``, ``libX.so 找不到``): which packa
 path — CANN and the driver through ``set_env.sh`` / LD_LIBRARY_PATH, a pip package (torch_npu) from its own ``lib/``
 folder when it is imported; a library the index lacks by name belongs to the package whose installation folder the
 line names it in (``/usr/local/Ascend/ascend-toolkit/…/libx.so``: the CANN Toolkit); an unknown library is found and
-added to LD_LIBRARY_PATH (ld.so's search order)."""
+added to LD_LIBRARY_PATH (ld.so's search order); a library of the Linux distribution (libGL.so.1, explain_rules.yaml
+``library.system``) is installed with the distribution's package manager."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ _NOT_FOUND = re.compile(_LIB + r"(?:\s*=>)?\s*(?:(?:was|is)\s+)?(?:not found|mis
                         r"(?i:cannot find|can't find|could not find|unable to find|missing|找不到|未找到|缺少)\s*:?\s*" + _LIB)
 
 
+# a system library named with a longer version than its soname ("libgomp.so.1.0.0" → "libgomp.so.1")
+_SYSTEM_VERSION = re.compile(r"^(lib[\w+-]*\.so\.\d+)(?:\.\d+)+$")
 _TOKEN_END = re.compile(r"[^\s:'\"()\[\]]*$")  # the path just before the library's name (anchored: one pass)
 
 
@@ -67,7 +70,14 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     lib = hits[0].facts["library"]
     pkg = provider(hits[0].facts)
     title = t("explain.library.title", lib=lib)
-    if pkg is None:
+    system = _SYSTEM_VERSION.sub(r"\1", lib) if pkg is None else None
+    distro = rules_data()["library"]["system"].get(system) if system else None
+    if distro:  # a library of the distribution: its package manager installs it
+        cause = t("explain.library.system.cause", lib=lib)
+        fix = t("explain.library.system.fix", apt=distro["apt"], yum=distro["yum"])
+        fix += t("explain.library.system.headless") if distro.get("headless") else ""
+        family = None
+    elif pkg is None:
         cause = t("explain.library.unknown.cause", lib=lib)
         fix = t("explain.library.unknown.fix", lib=lib)
         family = None
@@ -79,7 +89,8 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
         cause = t("explain.library.package.cause", lib=lib, name=pkg.name)
         fix = sentence(t("explain.library.package.fix", install=pkg.install))
         family = pkg.family
-    sources = [*rules_data()["library"]["sources"], *(pkg.sources if pkg else ())]
+    sources = [*rules_data()["library"]["sources"], *(pkg.sources if pkg else ()),
+               *(rules_data()["library"]["system_sources"] if distro else ())]
     return rule_finding(NAME, title, cause, fix, hits, sources, family=family, note=t("explain.library.note", lib=lib, name=pkg.name if pkg else t("explain.library.unlisted")))
 
 

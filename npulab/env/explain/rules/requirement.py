@@ -14,6 +14,7 @@ import re
 
 from npulab.core.i18n import t
 from npulab.env.explain.matcher import Finding
+from npulab.env.explain.rules import packages
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
 
 NAME = "requirement"
@@ -81,6 +82,19 @@ def _cpu_variant(hits: list[RuleHit]) -> str:
             if m:
                 return t("explain.requirement.cpu_variant", package=m.group(1), version=m.group(2))
     return ""
+
+
+def cann_requirer(facts: dict) -> bool:
+    """Whether pip names one of CANN's own Python packages as the requirer ("te 0.4.0 requires attrs, which is not
+    installed", "opc-tool 0.1.0 requires psutil …"): the package index places its module in the CANN Toolkit or HCCL,
+    which install those wheels into their python/site-packages. Such a line is Ascend's own."""
+    if facts.get("kind") != "conflict":
+        return False
+    found = packages.for_module(facts["who"].replace("-", "_").lower())
+    return found is not None and found.id in _CANN_PACKAGES
+
+
+_CANN_PACKAGES = ("cann_toolkit", "cann_hccl")
 
 
 def _name(req: str) -> str:
@@ -160,8 +174,10 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
     fix += _cpu_variant(hits)
     stack = {s.lower() for s in data["stack"]}
     runtime = first["kind"] not in ("resolver", "depends")  # a resolver's refusal installs nothing: no mismatch yet
-    return rule_finding(NAME, title, cause, fix, hits, data["sources"],
-                        family=data["family"] if runtime and involved & stack else None, note=t("explain.rule.note_pair", cause=cause, fix=fix))
+    family = (data["cann_family"] if any(cann_requirer(h.facts) for h in hits)
+              else data["family"] if runtime and involved & stack else None)
+    return rule_finding(NAME, title, cause, fix, hits, data["sources"], family=family,
+                        note=t("explain.rule.note_pair", cause=cause, fix=fix))
 
 
 RULE = Rule(NAME, (b" requires ", b"not a supported wheel", b"invalid version", b"conflicting dependencies", b" depends on ",

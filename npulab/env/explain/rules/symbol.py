@@ -73,6 +73,13 @@ def read(line: str) -> dict | None:
     m = _NOT_IN_LIB.search(line)
     if m:
         return {"library": m.group(2), "symbol": m.group(1), "function": True, "focus": m.group(1)}
+    return read_warning(line)
+
+
+def read_warning(line: str) -> dict | None:
+    """torch_npu's warning that the installed CANN lacks a function it calls ("[W …] Warning: Failed to find function
+    aclsysGetCANNVersion": TORCH_NPU_WARN_ONCE when the runtime answers ACL_ERROR_RT_FEATURE_NOT_SUPPORT, Ascend/pytorch
+    torch_npu/csrc/core/npu/GetCANNInfo.cpp): the CANN is older than the torch_npu. Other warnings are not read."""
     m = _NO_FUNCTION.search(line)
     return {"library": None, "symbol": m.group(1), "function": True, "focus": m.group(1)} if m else None
 
@@ -115,4 +122,5 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
                         note=t("explain.rule.note_colon", title=title, cause=cause))
 
 
-RULE = Rule(NAME, (b"undefined symbol", b"undefined reference", b"to find function", b"to find the function", b" not in lib"), read, finding)
+RULE = Rule(NAME, (b"undefined symbol", b"undefined reference", b"to find function", b"to find the function", b" not in lib"), read, finding,
+            read_warning=read_warning)
