@@ -2,7 +2,8 @@
 every set is (tests/lint/heldout_values.py). Written on 2026-12-07 from public documentation, public source files and
 the pinned wheels by a session that read lint-npu only through its public entry point, while lint round 18 was
 written, to measure that round once afterwards. Baseline (main at 9455636, before round 18): 52/106, 28/71 of the
-unlisted classes, no correct twin flagged (README)."""
+unlisted classes, no correct twin flagged; round 18 (written without the set), measured once after its merge: 59/106,
+35/71, no twin flagged (README)."""
 
 from heldout_values import PlantedSetChecks, print_report
 
@@ -16,9 +17,9 @@ class TestSetO(PlantedSetChecks):
                "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l",
                "lint_values_heldout_m", "lint_values_heldout_n")
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 100, 15, 60, 60, 8, 10
-    FLOOR = (52, 28)  # baseline, main at 9455636 (README)
+    FLOOR = (59, 35)  # round 18, measured once after its merge (baseline 52, 28; README)
     OPEN = ("not every planted error is caught (baseline on main at 9455636, before round 18: 52/106, 28/71 of the "
-            "unlisted classes, 0/106 twins; README)")
+            "unlisted classes, 0/106 twins; round 18, measured once: 59/106, 35/71, 0/106; README)")
 
 
 if __name__ == "__main__":
