@@ -62,6 +62,8 @@ def test_every_key_is_used_and_every_used_key_exists():
     used |= {f"quiz.{k}" for k in quiz.FEEDBACK} | {f"quiz.{k}" for k in ("single", "multiple", "numeric")}
     used |= {f"lint.opdoc.{k}" for k in op_docs.KINDS}  # op_docs: t(f"lint.opdoc.{what}") for each kind of limit
     used |= {f"lint.opdoc.{k}" for k in op_docs.SOURCES}  # and t(f"lint.opdoc.{source}") for whose docs it cites
+    # meta_run words a refusal with the key the refusal carries (the meta kernel's, the CPU twin's, a forked child's)
+    used |= set(re.findall(r"""["'](lint\.(?:meta|cpu|child)\.\w+)["']""", code))
     assert used - set(i18n.catalogue()) == set()
     assert set(i18n.catalogue()) - used == set()
 
