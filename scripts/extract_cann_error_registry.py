@@ -11,7 +11,9 @@ Sources (pinned; read from bare git mirrors, ``git show <commit>:<path>``):
 - hicann/runtime ``src/dfx/error_manager/error_code.json``: the error manager's own table (FE, AI CPU, TE Fusion,
   vector operators, TBE, Runtime, AscendCL, HCCL, HCCP, Profiling, driver, queue, AMCT, dump, operator codes);
 - hicann/ge ``base/common/error_registry/error_registry.cc``: the graph engine's codes (``E1xxxx``), registered from
-  a JSON string in the source (``REG_FORMAT_ERROR_MSG``).
+  a JSON string in the source (``REG_FORMAT_ERROR_MSG``);
+- hicann/opbase ``src/nnopbase/composite_op/log/op_error_manager.cpp`` and ``src/op_common/log/log.cpp``: the
+  operator base's codes (aclnn's ``EZxxxx``: parameter checks, execution, tiling), registered the same way.
 
 A code registered by both keeps the first source's entry. ``N/A`` fields are left out.
 
@@ -32,6 +34,8 @@ OUT = Path(__file__).resolve().parents[1] / "npulab" / "data" / "cann_error_regi
 SOURCES = (
     ("hicann/runtime", "681ef7610df13c8128982901142a2c869ddbb53e", "src/dfx/error_manager/error_code.json"),
     ("hicann/ge", "ffdcbc9f7496c17a98c1d12762c61ed608ef3503", "base/common/error_registry/error_registry.cc"),
+    ("hicann/opbase", "aa3cd74b7f6d772acd64ff48292a7e65a9bc8142", "src/nnopbase/composite_op/log/op_error_manager.cpp"),
+    ("hicann/opbase", "aa3cd74b7f6d772acd64ff48292a7e65a9bc8142", "src/op_common/log/log.cpp"),
 )
 _RAW_JSON = re.compile(r'R"\((.*?)\)"', re.S)  # the JSON a C++ source registers, in a raw string literal
 _CODE = re.compile(r"^[EW][0-9A-Z]\d{4}$")
@@ -42,7 +46,7 @@ def read_source(mirrors: Path, repo: str, commit: str, path: str) -> list[dict]:
     git_dir = mirrors / repo.replace("/", "+") / "repo"
     text = subprocess.run(["git", "-C", str(git_dir), "show", f"{commit}:{path}"], check=True, capture_output=True,
                           text=True).stdout
-    blobs = [text] if path.endswith(".json") else _RAW_JSON.findall(text)
+    blobs = [text] if path.endswith(".json") else [b for b in _RAW_JSON.findall(text) if "error_info_list" in b]
     return [e for blob in blobs for e in json.loads(blob)["error_info_list"]]
 
 
@@ -53,7 +57,7 @@ def _field(value: str | None) -> str | None:
 
 def entry(raw: dict, url: str) -> dict:
     suggestion = raw.get("suggestion") or {}
-    out = {"title": _field(raw.get("errTitle")), "message": _field(raw.get("ErrMessage")),
+    out = {"class": _field(raw.get("errClass")), "title": _field(raw.get("errTitle")), "message": _field(raw.get("ErrMessage")),
            "cause": _field(suggestion.get("Possible Cause")), "solution": _field(suggestion.get("Solution")),
            "source": url}
     return {k: v for k, v in out.items() if v is not None}

@@ -16,7 +16,7 @@ def _categories(log: str) -> list[str]:
 
 def test_registry_holds_the_error_managers_entries_with_pinned_sources():
     codes = registry()
-    assert len(codes) > 500  # hicann/runtime's error_code.json and hicann/ge's registered codes
+    assert len(codes) > 550  # hicann/runtime's error_code.json, hicann/ge's and hicann/opbase's registered codes
     assert codes["EI0008"]["title"] == "Package_Error_Incorrect_HCCL_Version"
     assert codes["E10001"]["title"] == "Invalid_Argument"  # a graph engine code, from GE's C++ source
     assert all("/blob/" in e["source"] and len(e["source"].split("/blob/")[1].split("/")[0]) == 40
@@ -49,6 +49,12 @@ def test_a_coded_busy_resource_without_its_solution_line():
     assert "Close applications not in use" in report.findings[0].fix
 
 
+def test_an_operator_data_type_check_by_its_code_alone():
+    log = ("[ERROR] TBE(1,python):2025-01-01 E60005: The dtype of [x] of op[Cast] must in [float16, float32], "
+           "actual dtype is [float64]\n")
+    assert _categories(log)[0] == "dtype_unsupported"
+
+
 def test_another_user_code_gets_its_registered_solution_unless_the_log_printed_one():
     log = "RuntimeError: EI0014: Value 1.0 for ranktable variable version is invalid. Expected value: 2.0.\n"
     report = ex.explain_text(log)
@@ -68,3 +74,7 @@ def test_a_code_outside_an_error_line_or_inside_a_word_is_not_read():
 def test_the_decoded_code_is_named_by_its_registered_class():
     info = decode("EI0014")
     assert info is not None and info.name == "Ranktable_Check_Failed" and "hicann/runtime" in info.source
+    # an operator check's code, whose module character the documented module table lacks, decodes through the registry
+    checked = decode("E60005")
+    assert checked is not None and checked.name == "Not_Supported_Data_Type"
+    assert decode("E69999") is None  # neither in the module table nor registered

@@ -119,7 +119,9 @@ def _cann(code: str) -> CodeInfo | None:
         return None
     data = tables()["cann"]
     level, module_char, number = m.group(1), m.group(2), int(m.group(3))
-    module = data["modules"].get(module_char)
+    registered = registry().get(code, {})  # CANN's own registry names its class (rules/registry.py)
+    module = data["modules"].get(module_char) or registered.get("class") or (
+        t("explain.code.cann_registered") if registered else None)  # the operator checks' E5–E7 have no module row
     if module is None:
         return None
     module = t("explain.code.cann_module", level=data["levels"][level], char=module_char, module=module)
@@ -127,7 +129,6 @@ def _cann(code: str) -> CodeInfo | None:
     if entry:
         return CodeInfo(code, "cann", module, entry["name"], entry["meaning"], entry["source"], True)
     band = next(r["meaning"] for r in data["ranges"] if r["from"] <= number <= r["to"])
-    registered = registry().get(code, {})  # CANN's own registry names its class (rules/registry.py)
     return CodeInfo(code, "cann", module, registered.get("title", ""),
                     t("explain.code.cann_number", number=f"{number:04d}", band=band),
                     registered.get("source", data["source"]), False)

@@ -4,8 +4,8 @@ CANN versions are inconsistent …``) is registered with a class title (``Packag
 possible cause and a solution, the text the troubleshooting guide's error-code pages print. So:
 
 - a code whose class denotes a catalogue family (``explain_rules.yaml`` ``registry.families``: a version that does
-  not match, device memory exhausted, a busy resource, a port already bound, HCCL's timeouts) reports that family,
-  the documented solution added to its fix;
+  not match, device memory exhausted, a busy resource, a port already bound, HCCL's timeouts, a data type an
+  operator does not implement) reports that family, the documented solution added to its fix;
 - any other user-class code (0000–8999; 9000–9999 are internal errors, whose cause the lines after them tell) that
   has a documented solution gets it as its own finding, so a log that printed the code without its
   ``Solution:`` line (older releases, a cut log) still says what CANN advises; where the log printed a
