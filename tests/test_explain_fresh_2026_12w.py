@@ -12,9 +12,9 @@ class TestFresh2026_12w(FreshSetChecks):
     WEB_PAGES = True  # besides GitHub threads, public web pages (README "Method")
     # measured blind by the lead before round 25 (main at 0c47428, rounds up to 24): 2/7 known, 0/4 fix named, 3/11
     # silent, 9/9 healthy; after round 25 (written without the set): the same, log for log
-    FLOOR = dict(known=2, fix_named=0, healthy=9, silent=3)
+    FLOOR = dict(known=3, fix_named=0, healthy=9, silent=3)  # known raised by round 26 (EI0008 through CANN's registry)
     OPEN = ("issue 36 aims not met on this set (measured blind before round 25: 2/7 known, 0/4 fix named, 3/11 silent, "
-            "9/9 healthy; after it the same): explain stays open")
+            "9/9 healthy; after it the same; round 26 as development data: 3/7, 0/4, 3/11, 9/9): explain stays open")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env.explain.catalog import CJK
 from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, line_at, shorten, standalone
+from npulab.env.explain.registry import registry
 
 CODES_PATH = DATA_DIR / "error_codes.yaml"
 CODES_EN_PATH = DATA_DIR / "error_codes_en.yaml"
@@ -118,7 +119,9 @@ def _cann(code: str) -> CodeInfo | None:
         return None
     data = tables()["cann"]
     level, module_char, number = m.group(1), m.group(2), int(m.group(3))
-    module = data["modules"].get(module_char)
+    registered = registry().get(code, {})  # CANN's own registry names its class (rules/registry.py)
+    module = data["modules"].get(module_char) or registered.get("class") or (
+        t("explain.code.cann_registered") if registered else None)  # the operator checks' E5–E7 have no module row
     if module is None:
         return None
     module = t("explain.code.cann_module", level=data["levels"][level], char=module_char, module=module)
@@ -126,8 +129,9 @@ def _cann(code: str) -> CodeInfo | None:
     if entry:
         return CodeInfo(code, "cann", module, entry["name"], entry["meaning"], entry["source"], True)
     band = next(r["meaning"] for r in data["ranges"] if r["from"] <= number <= r["to"])
-    return CodeInfo(code, "cann", module, "", t("explain.code.cann_number", number=f"{number:04d}", band=band),
-                    data["source"], False)
+    return CodeInfo(code, "cann", module, registered.get("title", ""),
+                    t("explain.code.cann_number", number=f"{number:04d}", band=band),
+                    registered.get("source", data["source"]), False)
 
 
 def _torch_npu(code: str) -> CodeInfo | None:
