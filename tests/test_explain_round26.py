@@ -78,3 +78,13 @@ def test_the_decoded_code_is_named_by_its_registered_class():
     checked = decode("E60005")
     assert checked is not None and checked.name == "Not_Supported_Data_Type"
     assert decode("E69999") is None  # neither in the module table nor registered
+
+
+def test_a_code_below_9000_the_registry_files_as_an_inner_error_is_not_called_a_usage_error():
+    inner = [code for code, entry in registry().items()
+             if entry.get("title", "").startswith("Inner_Error") and code[2:].isdigit() and int(code[2:]) < 9000]
+    assert inner, "the registry files some codes below 9000 as inner errors"
+    for code in inner:
+        meaning = decode(code).meaning
+        assert "内部错误" in meaning and "用户类" not in meaning, (code, meaning)
+    assert "用户类" in decode("EI0014").meaning  # a registered usage error keeps its number's band

@@ -129,6 +129,8 @@ def _cann(code: str) -> CodeInfo | None:
     if entry:
         return CodeInfo(code, "cann", module, entry["name"], entry["meaning"], entry["source"], True)
     band = next(r["meaning"] for r in data["ranges"] if r["from"] <= number <= r["to"])
+    if registered.get("title", "").startswith("Inner_Error"):  # 46 codes below 9000 the registry files as inner errors
+        band = t("explain.code.cann_registered_inner")
     return CodeInfo(code, "cann", module, registered.get("title", ""),
                     t("explain.code.cann_number", number=f"{number:04d}", band=band),
                     registered.get("source", data["source"]), False)
