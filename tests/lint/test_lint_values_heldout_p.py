@@ -1,0 +1,25 @@
+"""Held-out set P of planted value/type errors for lint-npu (tests/data/lint_values_heldout_p, issue 36), scored as
+every set is (tests/lint/heldout_values.py). Written on 2026-12-07 from public source files and the pinned wheels by a
+session that read lint-npu only through its public entry point, while lint round 19 was written, to measure that round
+once afterwards. Baseline (main at fabacc2, after round 18, before round 19): 54/108, 38/74 of the unlisted
+classes, no correct twin flagged (README)."""
+
+from heldout_values import PlantedSetChecks, print_report
+
+FOLDER = "lint_values_heldout_p"
+
+
+class TestSetP(PlantedSetChecks):
+    FOLDER = FOLDER
+    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
+               "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
+               "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l",
+               "lint_values_heldout_m", "lint_values_heldout_n", "lint_values_heldout_o")
+    MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 100, 15, 60, 60, 8, 10
+    FLOOR = (54, 38)  # baseline on main at fabacc2, before round 19 (README)
+    OPEN = ("not every planted error is caught (baseline on main at fabacc2, before round 19: 54/108, 38/74 of the "
+            "unlisted classes, 0/108 twins; README)")
+
+
+if __name__ == "__main__":
+    print_report(FOLDER)
