@@ -122,8 +122,7 @@ def _walked(entry: dict, namespace, parser, tree) -> str | None:
         fields = own_checks.Fields(tuple((k, v if isinstance(v, (str, int, float, bool, type(None))) else own_checks.UNKNOWN)
                                          for k, v in values.items()))
         bound = own_checks.bind_values(function, [fields], {})
-        return {(r.origin, r.line): r for r in own_checks.refusals_of(function, bound)
-                if r.deprecated is None} if bound is not None else {}
+        return {(r.origin, r.line): r for r in own_checks.refusals_of(function, bound)} if bound is not None else {}
 
     found = refused(vars(namespace))
     plain = refused({k: parser.get_default(k) for k in vars(namespace)}) if found else {}

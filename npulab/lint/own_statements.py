@@ -34,7 +34,6 @@ from npulab.lint.walked import (  # the values and functions a walk handles (re-
 )
 
 _WARN = re.compile(r"warn", re.IGNORECASE)
-_DEPRECATED = re.compile(r"deprecat", re.IGNORECASE)
 _RETURNED, _MAYBE = "#returned", "#maybe"  # the path returned; some paths returned (what follows may not run)
 _DECIDED = "#decided"  # the last test the path passed whose truth the call decided (an ``if``, negated if false)
 
@@ -413,10 +412,6 @@ def _expression_call(call: ast.Call, state: dict, walk: Walk, stack: list, depth
     if re.search(_WARN, _names_of(func)):
         if stack and stack[-1] is not None:
             _warning(walk, stack)
-            said = " ".join(n.value for a in call.args for n in ast.walk(a)
-                            if isinstance(n, ast.Constant) and isinstance(n.value, str))
-            if _DEPRECATED.search(said) and _certain(stack):  # the value the test reads is deprecated: advice, said
-                walk.found.append(Refusal(stack[-1].test, stack[-1].lineno, None, None, walk.origin, said))
         return state
     if _own_method(call, walk, depth) or _reached(call, state, walk, depth) is not None:
         return _value(call, state, walk, stack, depth)[0]

@@ -141,8 +141,6 @@ def source_problems(tree: SourceTree, definition: str, call: ast.Call, done: set
             where = t("lint.relation.reached", origin=t("lint.of", where=f"{tree.package} {tree.version}",
                                                           what=refusal.origin), definition=definition)
         fields = {"given": shown(read, bound), "test": ast.unparse(refusal.test), "source": where}
-        if refusal.deprecated:
-            return [(read, t("lint.relation.deprecated", said=refusal.deprecated, **fields))]
         if refusal.raises:
             return [(read, t("lint.relation.raises", error=refusal.raises, **fields))]
         return [(read, t("lint.relation.resets", reset=refusal.reset, **fields))]
@@ -197,8 +195,8 @@ def setting_problems(tree: SourceTree, owner: str, name: str, node: ast.expr, bu
     if value is own_checks.UNKNOWN:
         return []
     params = [a.arg for a in setter.args.args]
-    refused = [r for r in own_checks.refusals(setter.body, {params[1]: name, params[2]: value}, {}, resolve,
-                                              classes=callees.classes(tree, module)) if r.deprecated is None]
+    refused = own_checks.refusals(setter.body, {params[1]: name, params[2]: value}, {}, resolve,
+                                  classes=callees.classes(tree, module))
     where = t("lint.of", where=f"{tree.package} {tree.version}", what=f"{module}.{cls_name}.__setattr__")
     fields = {"given": f"`{name} = {ast.unparse(node)}`", "source": where}
     return [t("lint.relation.setting_raises", error=r.raises, test=ast.unparse(r.test), **fields) if r.raises else

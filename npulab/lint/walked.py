@@ -44,7 +44,6 @@ class Refusal:
     raises: str | None  # the exception raised (``ValueError``), or None for a warning and a reset
     reset: str | None = None  # what is reset after the warning
     origin: str | None = None  # the function reached from the call whose test it is (None: the called one)
-    deprecated: str | None = None  # the warning of a value deprecated (no raise, no reset): what it says
 
 
 @dataclass(frozen=True)
