@@ -253,6 +253,47 @@ def validator_relations(cls: ast.ClassDef) -> list[tuple[str, str, str]]:
     return out
 
 
+def _atoms(test: ast.expr) -> list[ast.expr]:
+    return [a for v in test.values for a in _atoms(v)] if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) \
+        else [test]
+
+
+def _plain(atom: ast.expr) -> bool:
+    """``self.a < self.b``, ``self.a == "x"``, ``self.a > 1``, ``self.a``, ``not self.a``: what flags can decide."""
+    def side(x):
+        return isinstance(x, ast.Constant) or (isinstance(x, ast.Attribute) and isinstance(x.value, ast.Name)
+                                               and x.value.id == "self")
+    if isinstance(atom, ast.UnaryOp) and isinstance(atom.op, ast.Not):
+        atom = atom.operand
+    if isinstance(atom, ast.Compare):
+        return len(atom.ops) == 1 and side(atom.left) and side(atom.comparators[0])
+    return isinstance(atom, ast.Attribute) and side(atom)
+
+
+def validator_refusals(cls: ast.ClassDef) -> list[tuple[list[str], str]]:
+    """(fields read, the test) of each ``raise`` under ``if`` tests (nested ones joined with ``and``) of a method of
+    the class, when every part of the test compares fields of ``self`` with each other or with constants and it reads
+    two fields or more: ``if self.max_num_partial_prefills > 1: if not self.enable_chunked_prefill: raise …``."""
+    out = []
+
+    def walk(body: list[ast.stmt], outer: list[ast.expr]) -> None:
+        for stmt in body:
+            if not isinstance(stmt, ast.If):
+                continue
+            atoms = outer + _atoms(stmt.test)
+            if any(isinstance(b, ast.Raise) for b in stmt.body) and all(_plain(a) for a in atoms):
+                test = ast.BoolOp(ast.And(), atoms) if len(atoms) > 1 else atoms[0]
+                read = sorted({n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute)})
+                if len(read) > 1:
+                    out.append((read, ast.unparse(test).replace("self.", "")))
+            walk(stmt.body, atoms)
+
+    for method in cls.body:
+        if isinstance(method, ast.FunctionDef):
+            walk(method.body, [])
+    return out
+
+
 _OVERRIDES = {"type", "choices", "action", "nargs"}
 
 
@@ -419,6 +460,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+_NO_DEFAULT = object()
+
+
 def read_flags(trees: dict[str, ast.Module]) -> tuple[dict[str, dict], list[dict]]:
     """flag -> value spec, and the relations between flags, from the parsed sources of the vLLM release."""
     aliases: dict[str, ast.AST] = {}
@@ -458,6 +502,23 @@ def read_flags(trees: dict[str, ast.Module]) -> tuple[dict[str, dict], list[dict
             for field, item in fields(name).items():
                 if not field.startswith("_") and (spec := spec_of(name, item)) is not None:
                     flags["--" + field.replace("_", "-")] = spec
+    def literal_default(cls: str, field: str):
+        item = fields(cls).get(field) if cls in classes else None
+        value = item.value if item is not None else None
+        if isinstance(value, ast.Call) and ast.unparse(value.func).rpartition(".")[2] == "Field":
+            value = next((k.value for k in value.keywords if k.arg == "default"), value.args[0] if value.args else None)
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id in classes:
+            return literal_default(value.value.id, value.attr)  # EngineArgs: x = ParallelConfig.x
+        try:
+            return ast.literal_eval(value) if value is not None else _NO_DEFAULT
+        except ValueError:
+            return _NO_DEFAULT
+
+    def engine_default(field: str):
+        """The default ``vllm serve`` gives a field: EngineArgs' (a ``None`` there is decided later: none)."""
+        found = literal_default("EngineArgs", field)
+        return _NO_DEFAULT if found is None else found
+
     by_field: dict[tuple[str, str], str] = {}
     for options, cls, field in config_flags(trees["vllm/engine/arg_utils.py"]):
         item = fields(cls).get(field) if cls in classes else None
@@ -471,6 +532,15 @@ def read_flags(trees: dict[str, ast.Module]) -> tuple[dict[str, dict], list[dict
                 flags.pop(option, None)  # the config field's hint, not EngineArgs', types the flag
             else:
                 flags[option] = spec
+    spellings = {}  # option -> every option string of its add_argument call ("-dcp" beside its long name)
+    for n in ast.walk(trees["vllm/engine/arg_utils.py"]):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "add_argument":
+            names = [a.value for a in n.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            spellings.update({name: names for name in names})
+
+    def switch(field: str) -> bool:
+        item = fields("EngineArgs").get(field)
+        return item is not None and "bool" in ast.unparse(item.annotation)
     relations = []
     for cls in sorted({c for c, _ in by_field}):
         path = classes[cls][0]
@@ -480,6 +550,17 @@ def read_flags(trees: dict[str, ast.Module]) -> tuple[dict[str, dict], list[dict
                 continue
             where = f"vllm {VLLM} {path} {cls}: {left} {relation} {right} (a validator raises ValueError otherwise)"
             relations.append({"flags": list(pair), "relation": relation, "source": where, "source_en": where})
+        for read, test in validator_refusals(classes[cls][1]):
+            # the flag of the field (EngineArgs' field of the same name where the flag adds a parser of its own)
+            named = {field: by_field.get((cls, field)) or f"--{field.replace('_', '-')}" for field in read}
+            if any(f not in spellings for f in named.values()) \
+                    or any(sorted(r.get("flags", [])) == sorted(named.values()) for r in relations):
+                continue  # a field no flag sets; a pair already related
+            defaults = {f: d for f in read if (d := engine_default(f)) is not _NO_DEFAULT}
+            where = f"vllm {VLLM} {path} {cls}: a validator raises ValueError when {test}"
+            relations.append({"refused": test, "fields": {f: spellings[flag] for f, flag in named.items()},
+                              "switches": [f for f in read if switch(f)], "defaults": defaults, "source": where,
+                              "source_en": where})
     return flags, relations
 
 

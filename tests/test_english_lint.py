@@ -159,6 +159,7 @@ EXTRA = {
     "child-warned": _notebook('import torch\ntorch.set_float32_matmul_precision("fp32")'),
     "meta-warned": _notebook("import torch\nlayer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4)\n"
                              "enc = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=True)"),
+    "flag-refused": _notebook("!vllm serve m --enable-eplb"),  # (round 19) a validator's test over two flags
     "markdown": {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {},
                             "source": "```bash\nexport ASCEND_LAUNCH_BLOCKING=true\nexport HCCL_CONECT_TIMEOUT=600\n"
                                       "vllm serve m --max-model-length 8\n```\n\nSet `TORCH_NPU_FALLBACK_CPU_DISABLE=1`.\n"}]},

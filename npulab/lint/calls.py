@@ -24,7 +24,7 @@ from npulab.lint import annotations, api_values, instances, op_docs, relations, 
 from npulab.lint.signatures import NameNotFound, Signature, SourceTree, from_def
 from npulab.pytorch.torch_npu_names import dotted_parts
 
-CHECKED_ROOTS = ("torch_npu", "torchair", "npugraph_ex", "msprobe", "mindspore", "triton", "torch")
+CHECKED_ROOTS = ("torch_npu", "torchair", "npugraph_ex", "msprobe", "mindspore", "triton", "torch", "vllm")
 RUNTIME_API = DATA_DIR / "mindspore_api.json"  # what only exists at run time (scripts/extract_mindspore_api.py)
 TENSOR_CLASSES = {"mindspore.common.tensor.Tensor", "mindspore.common.tensor.tensor"}
 # MindSpore functions (ops, mint, numpy) that return one new tensor

@@ -183,6 +183,9 @@ def relation_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
     rules = tables.other.get("values", {}).get(tool, {}).get("relations", []) + \
         load_yaml(PACKAGED_VALUES).get(tool, {}).get("relations", [])
     for rule in rules:
+        if "refused" in rule:
+            problems += refused_problems(tool, argv, rule)
+            continue
         spellings = [f if isinstance(f, list) else [f] for f in rule["flags"]]
         given = dict(flag_values(argv, dict.fromkeys(s for names in spellings for s in names)))
         (left_flag, left), (right_flag, right) = (next(((s, given[s]) for s in names if s in given), (names[0], ""))
@@ -191,6 +194,61 @@ def relation_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
             problems.append(t("lint.flag.relation", tool=tool, left=left_flag, right=right_flag, a=left,
                               b=right, relation=rule["relation"], where=localized(rule, "source")))
     return problems
+
+
+_ABSENT, _UNREAD = object(), object()
+
+
+def _flag_value(argv: list[str], names: list[str], switch: bool):
+    """What a command gives one field: True / False for a switch (``--x`` / ``--no-x``), the int, float or word after
+    a flag; _ABSENT when not given, _UNREAD for a placeholder (``$TP``, ``{n}``)."""
+    negated = {"--no-" + n[2:] for n in names if n.startswith("--")}
+    for i, token in enumerate(argv):
+        flag, sep, value = token.partition("=")
+        if switch and not sep and (flag in names or flag in negated):
+            return flag in names
+        if switch or flag not in names:
+            continue
+        if not sep:
+            if i + 1 >= len(argv) or (argv[i + 1].startswith("-") and not _NUMBER.match(argv[i + 1])):
+                return _ABSENT
+            value = argv[i + 1]
+        if re.search(r"[$<>{}]", value):
+            return _UNREAD
+        for kind in (int, float):
+            try:
+                return kind(value)
+            except ValueError:
+                pass
+        return value
+    return _ABSENT
+
+
+def refused_problems(tool: str, argv: list[str], rule: dict) -> list[str]:
+    """A sentence when the command's flags (and the defaults of the fields it does not give) make a release's
+    validator raise (cli_values_packaged.yaml ``refused``: ``dcp_comm_backend == 'a2a' and
+    decode_context_parallel_size <= 1``); none when a field the test reads is neither given nor defaulted, or none is given."""
+    from npulab.lint import own_checks  # the walker of released validation code evaluates the test
+
+    values, given = {}, []
+    for field, names in rule["fields"].items():
+        value = _flag_value(argv, names, field in rule.get("switches", []))
+        if value is _UNREAD:
+            return []
+        if value is _ABSENT:
+            if field not in rule.get("defaults", {}):
+                return []
+            value = rule["defaults"][field]
+        else:
+            given.append(names[0] if value is True else f"--no-{names[0][2:]}" if value is False
+                         else f"{names[0]}={value}")
+        values[field] = value
+    test = ast.parse(rule["refused"], mode="eval").body
+    walk = own_checks.Walk({}, lambda node: own_checks.UNKNOWN)
+    if not given or own_checks.truth(own_checks.evaluate(test, values, walk)) is not True:
+        return []
+    return [t("lint.flag.refused", tool=tool, given=joined([f"`{g}`" for g in given]), test=rule["refused"],
+              where=localized(rule, "source"))]
 
 
 def shell_lines(source: str, python_tree: ast.Module | None) -> list[tuple[int, str]]:

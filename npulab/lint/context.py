@@ -24,7 +24,8 @@ INSTALLED = {"msprobe": ("msprobe", "mindstudio-probe", ("requirements.txt",)),
 # imported package), so a name the sources do not have is an error rather than "not checkable"
 NAMES_CHECKED = {"mindspore", "torch"}
 # packages read from committed stubs (scripts/extract_signature_stubs.py): root -> stub file
-STUBS = {"triton": DATA_DIR / "signature_stubs" / "triton-ascend-3.2.0.json"}
+STUBS = {"triton": DATA_DIR / "signature_stubs" / "triton-ascend-3.2.0.json",
+         "vllm": DATA_DIR / "signature_stubs" / "vllm-0.23.0.json"}
 NOT_CHECKABLE_ROOTS: dict[str, str] = {}
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import linecache
 import operator
 import re
 import time
@@ -570,6 +571,10 @@ class _Interpreter:
             if _NOT_THE_USER.search(str(err)):
                 raise _Unknown("meta") from err
             raise _Refused(written, err) from err
+        except KeyError as err:  # torch's own ``raise KeyError("module name can't contain \".\"")``, not a lookup
+            if _raised_by_torch(err):
+                raise _Refused(written, err) from err
+            raise _Unknown("lookup") from err
         except Exception as err:
             raise _Unknown("other") from err
         finally:
@@ -713,6 +718,18 @@ def _raised_by_functional(err: BaseException) -> bool:
     while frame is not None and frame.tb_next is not None:
         frame = frame.tb_next
     return frame is not None and frame.tb_frame.f_code.co_filename.replace("\\", "/").endswith("torch/nn/functional.py")
+
+
+def _raised_by_torch(err: BaseException) -> bool:
+    """An exception a ``raise`` statement of torch's own Python code raised (a KeyError from a failed lookup, in
+    torch or in lint, is not one)."""
+    frame = err.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    if frame is None or "/torch/" not in frame.tb_frame.f_code.co_filename.replace("\\", "/"):
+        return False
+    line = linecache.getline(frame.tb_frame.f_code.co_filename, frame.tb_lineno)
+    return line.lstrip().startswith("raise ")
 
 
 def calls_into(package: str, tree: ast.Module, imported: dict[str, str]) -> bool:

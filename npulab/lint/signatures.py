@@ -28,6 +28,7 @@ from importlib import metadata, util
 from pathlib import Path
 
 from npulab.core.i18n import language, t
+from npulab.lint.field_classes import synthesized_init
 from npulab.pytorch.torch_npu_names import dotted_parts
 
 FORMAT = 1
@@ -391,7 +392,7 @@ class SourceTree:
         return t("lint.what.assigned"), None
 
     def _class_init(self, module: str, cls: ast.ClassDef, depth: int) -> tuple[str, list[Signature] | None]:
-        init = _class_member(cls, "__init__")
+        init = _class_member(cls, "__init__") or synthesized_init(cls)
         if isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                 (overloads := _overloads(cls.body, "__init__", drop_first=True)):
             return t("lint.what.class_overloads"), overloads

@@ -13,6 +13,7 @@ from dataclasses import replace
 from npulab.core.i18n import language, t
 from npulab.lint import value_tests
 from npulab.lint.allowed_values import _MISSING, _TYPES, Allowed
+from npulab.lint.field_classes import synthesized_init
 from npulab.lint.signatures import SourceTree, _class_member, _top_level
 from npulab.lint.source_literals import _binding, _local_literal, _module_of, resolve_literal
 
@@ -344,7 +345,7 @@ def constructor(tree: SourceTree, definition: str) -> tuple[ast.ClassDef | None,
     the same module where the class has none (``Dropout(_DropoutNd)``); (None, None) when not found."""
     module, _, name = definition.rpartition(".")
     cls = _top_level(tree.tree(module), name) if tree.tree(module) is not None else None
-    init = _class_member(cls, "__init__") if isinstance(cls, ast.ClassDef) else None
+    init = (_class_member(cls, "__init__") or synthesized_init(cls)) if isinstance(cls, ast.ClassDef) else None
     for _ in range(4):
         if init is not None or not isinstance(cls, ast.ClassDef) or len(cls.bases) != 1 \
                 or not isinstance(cls.bases[0], ast.Name):
