@@ -60,3 +60,25 @@ def test_a_mapped_code_on_an_info_line_is_not_read():
     for code in ("EE1002", "EZ0019"):
         log = f"[INFO] {code} is registered as {_message(code)}\n"
         assert MAPPED[code] not in ex.explain_text(log).categories, code
+
+
+def test_a_mapped_message_whose_code_was_cut_off_is_read_by_its_registered_template():
+    hccl = ("RuntimeError: The HCCL versions are inconsistent: tag [HcomAllReduce_1_0], local_version [1.83], "
+            "remote_version [1.84]\n")
+    assert ex.explain_text(hccl).categories[0] == "version_mismatch"
+    dtype = "RuntimeError: Parameter self of aclnnAdd has incorrect dtype DT_DOUBLE. It should be [DT_FLOAT].\n"
+    assert ex.explain_text(dtype).categories[0] == "dtype_unsupported"
+    # at WARNING/INFO level, or a template too short to be CANN's alone (29 literal characters), it is not read
+    assert ex.explain_text("[INFO] " + hccl.removeprefix("RuntimeError: ")).categories == []
+    assert "device_setup_failed" not in ex.explain_text("ERROR: Failed to connect the device.\n").categories
+
+
+def test_templates_are_those_of_mapped_classes_and_long_enough():
+    from npulab.env.explain.rules.registry import MIN_LITERAL, _literals, _templates
+
+    codes = [code for code, _pattern, _longest in _templates()]
+    assert {"EI0008", "EI0015", "EZ0019", "E39007"} <= set(codes)
+    assert "E39009" not in codes and "EL0005" not in codes  # "Failed to connect the device.", "The resources are busy."
+    for code in codes:
+        assert family_of(registry()[code]["title"])
+        assert sum(map(len, _literals(registry()[code]["message"]))) >= MIN_LITERAL

@@ -11,7 +11,9 @@ possible cause and a solution, the text the troubleshooting guide's error-code p
   ``Solution:`` line (older releases, a cut log) still says what CANN advises; where the log printed a
   ``Solution:`` line, the message's own advice (``rules/advice.py``) already quotes it and this finding is left out.
 
-Read on error lines only, where the code stands alone (``EI0008:``, ``[EL0004]``), not inside a word."""
+Read on error lines only, where the code stands alone (``EI0008:``, ``[EL0004]``), not inside a word. A line whose
+code was cut off (or that a wrapper reprinted without it) is read by the message template a family's class registers,
+its ``%s`` slots as any text, when the template's literal text is long enough to be CANN's alone (``MIN_LITERAL``)."""
 
 from __future__ import annotations
 
@@ -27,6 +29,8 @@ NAME = "cann_registry"
 _SOLUTION = re.compile(r"^\s*(?:Solution|处理建议)\s*[:：]")  # the line under a coded message (CANN's format)
 _CODE = re.compile(r"(?<![0-9A-Za-z_])(E[0-9A-Z]\d{4})(?![0-9A-Za-z_])")
 INTERNAL = 9000  # the documented internal-error band of a module's numbers (error_codes.yaml, cann.ranges)
+MIN_LITERAL = 30  # a template's literal characters, at least: "Failed to connect the device." (29) is any tool's words
+_SLOT = re.compile(r"%[-0-9.]*l*[a-z]")
 
 
 @functools.cache
@@ -39,6 +43,33 @@ def family_of(title: str) -> str | None:
     return next((family for pattern, family in _families() if pattern.fullmatch(title)), None)
 
 
+def _literals(message: str) -> list[str]:
+    return [part.strip() for part in _SLOT.split(message) if part.strip()]
+
+
+@functools.cache
+def _templates() -> tuple[tuple[str, re.Pattern, str], ...]:
+    """(code, the registered message as a pattern, its longest literal part) for every code of a mapped class whose
+    message is long enough to be CANN's alone; the first code of a message two codes share wins."""
+    found, seen = [], set()
+    for code, entry in registry().items():
+        parts = _literals(entry.get("message", ""))
+        if not family_of(entry.get("title", "")) or sum(map(len, parts)) < MIN_LITERAL or tuple(parts) in seen:
+            continue
+        seen.add(tuple(parts))
+        pattern = r".+?".join(re.escape(p).replace(r"\ ", r"\s+") for p in parts)
+        found.append((code, re.compile(pattern, re.IGNORECASE), max(parts, key=len)))
+    return tuple(found)
+
+
+def _by_template(line: str) -> dict | None:
+    for code, pattern, _longest in _templates():
+        m = pattern.search(line)
+        if m:
+            return {"code": code, "family": family_of(registry()[code]["title"]), "focus": m.group(0)}
+    return None
+
+
 def read(line: str) -> dict | None:
     if _SOLUTION.match(line):
         return {"code": None, "family": None, "printed": True}
@@ -49,7 +80,7 @@ def read(line: str) -> dict | None:
         family = family_of(entry.get("title", ""))
         if family or (entry.get("solution") and int(m.group(1)[2:]) < INTERNAL):
             return {"code": m.group(1), "family": family, "focus": m.group(1)}
-    return None
+    return _by_template(line)
 
 
 def _note(code: str) -> str:
@@ -75,5 +106,6 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
                         same, [source])
 
 
-NEEDLES = (b"solution", "处理建议".encode(), *sorted({code.lower().encode() for code in registry()}))
+NEEDLES = (b"solution", "处理建议".encode(), *sorted({code.lower().encode() for code in registry()}),
+           *sorted({longest.lower().encode() for _code, _pattern, longest in _templates()}))
 RULE = Rule(NAME, NEEDLES, read, finding, needs_error=True, root=False)
