@@ -769,7 +769,10 @@ class _Interpreter:
             raise _Unknown(type(node).__name__)
 
     def _entered(self, item: ast.withitem):
-        return self.eval(item.context_expr.func)()
+        """The context a with statement enters (checked by _grad_context): torch's, or forward_ad's dual level."""
+        func = item.context_expr.func
+        home = self.env[func.value.id]
+        return (home.dual_level if _module_name(home) == _DUAL_CONTEXT else getattr(_torch(), func.attr))()
 
     def _grad_context(self, item: ast.withitem) -> bool:
         expr = item.context_expr

@@ -91,3 +91,13 @@ def test_a_lambda_the_interpreter_cannot_evaluate_leaves_the_transform_unknown()
 def test_a_comprehension_binds_its_name_only_inside():
     cell = NPU + "i = torch.ones(2, 3)\nxs = [torch.zeros(i) for i in range(2)]\ny = i.view(7)"
     assert [w for _, w, _ in _findings(cell)] == ["i.view"]
+
+
+def test_torch_distributed_is_handed_out_only_to_run_in_a_child():
+    """A collective is no callable here (only ``_Interpreter._collective`` runs it, in a forked child); its classes
+    (stores, process groups) are not handed out."""
+    collective = meta_run.resolve("torch.distributed.all_reduce")
+    assert isinstance(collective, one_rank_group.Collective) and not callable(collective)
+    for dotted in ("torch.distributed.TCPStore", "torch.distributed._functional_collectives"):
+        with pytest.raises(meta_run._Unknown):
+            meta_run.resolve(dotted)
