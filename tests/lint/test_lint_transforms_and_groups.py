@@ -101,3 +101,14 @@ def test_torch_distributed_is_handed_out_only_to_run_in_a_child():
     for dotted in ("torch.distributed.TCPStore", "torch.distributed._functional_collectives"):
         with pytest.raises(meta_run._Unknown):
             meta_run.resolve(dotted)
+
+
+def test_the_graph_dump_format_is_a_bar_separated_list_of_the_documented_words():
+    """DUMP_GRAPH_FORMAT (CANN envref_07_0155): ge_proto, onnx, readable, in lower case, separated by |."""
+    from npulab.core.paths import load_yaml
+    from npulab.env.env_vars import TABLE
+    from npulab.env.value_grammar import problem
+
+    spec = load_yaml(TABLE)["values"]["DUMP_GRAPH_FORMAT"]
+    assert problem("onnx|Readable", spec) and problem("onnx,readable", spec)
+    assert problem("readable", spec) is None and problem("onnx|readable", spec) is None
