@@ -6,8 +6,9 @@ checks judge it — a root rank outside the world (``broadcast(src=1)``), an out
 world (``all_gather``, ``scatter``), split sizes of another length (``all_to_all_single``), ranks beyond the world
 (``new_group``), a timeout that is not a ``timedelta`` (``init_process_group``, ``monitored_barrier``). A group of
 several processes is never started (its child would wait for the others): those calls stay unknown, and so does every
-call when the cell's group was not started from known values. A call that waits for a peer (``send`` to a rank the
-group does not have) is killed with its child after ``in_child.TIMEOUT``; that collective is not asked again. The backend's name is read elsewhere
+call when the cell's group was not started from known values. A call whose child dies (``send`` to a rank the group
+does not have crashes gloo in torch 2.13) or does not answer within ``in_child.TIMEOUT`` (killed) stays unknown, and
+that collective is not asked again. The backend's name is read elsewhere
 (npulab.lint.distributed); here any backend becomes ``gloo``, the one torch's CPU build has.
 """
 
@@ -59,7 +60,7 @@ def outcome(group: tuple | None, collective: Collective, args: tuple, kwargs: di
 
 
 def _slow_key(collective: Collective) -> str:
-    """A collective that waited for a peer (``send(t, dst=1)`` in a group of one) is not asked again; others still are."""
+    """A collective whose child died or hung (``send(t, dst=1)`` in a group of one) is not asked again; others still are."""
     return f"torch.distributed.{collective.name}"
 
 

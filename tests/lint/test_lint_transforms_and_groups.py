@@ -66,11 +66,11 @@ def test_without_a_started_group_a_collective_stays_unknown():
     assert _findings(NPU + "import torch.distributed as dist\nt = torch.ones(4).npu()\ndist.broadcast(t, src=3)") == []
 
 
-def test_a_collective_that_waits_for_a_peer_is_killed_and_only_it_is_not_asked_again(monkeypatch):
+def test_a_collective_whose_child_dies_or_hangs_is_unknown_and_only_it_is_not_asked_again(monkeypatch):
     monkeypatch.setattr(in_child, "TIMEOUT", 0.5)
     monkeypatch.setattr(in_child, "_SLOW", set())
     monkeypatch.setattr(in_child, "_HEARD", {})
-    assert _findings(NPU + GROUP + "dist.send(t, dst=1)") == []  # gloo waits for rank 1, which never comes
+    assert _findings(NPU + GROUP + "dist.send(t, dst=1)") == []  # gloo's child crashes (torch 2.13: a segfault)
     assert in_child._SLOW == {"torch.distributed.send"}
     assert _findings(NPU + GROUP + "dist.broadcast(t, src=2)")
 
