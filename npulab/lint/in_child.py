@@ -22,10 +22,11 @@ _HEARD: dict[tuple, dict | None] = {}  # (setter, arguments) -> outcome
 _SLOW: set[str] = set()  # setters whose child did not answer in time
 
 
-def outcome(function, args: tuple, kwargs: dict) -> dict | None:
+def outcome(function, args: tuple, kwargs: dict, name: str | None = None) -> dict | None:
     """What ``function(*args, **kwargs)`` did in a forked child: ``{"error": name, "message": text}`` when it raised,
-    ``{"warnings": [(class name, text), …]}`` when it returned; None when the child could not be asked (no fork, no answer)."""
-    name = f"{getattr(function, '__module__', '')}.{getattr(function, '__qualname__', repr(function))}"
+    ``{"warnings": [(class name, text), …]}`` when it returned; None when the child could not be asked (no fork, no answer).
+    ``name`` is what a child that did not answer makes slow (the function's own name by default)."""
+    name = name or f"{getattr(function, '__module__', '')}.{getattr(function, '__qualname__', repr(function))}"
     key = (name, repr(args), repr(sorted(kwargs.items())))
     if name in _SLOW or not hasattr(os, "fork"):
         return None

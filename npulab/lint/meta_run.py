@@ -39,6 +39,7 @@ import warnings
 from functools import cache
 
 from npulab.core.i18n import t
+from npulab.lint import one_rank_group
 
 MAX_STATEMENTS = 200  # per cell, With bodies included
 MAX_SECONDS = 1.5  # per cell, without a function's first meta call (it loads torch's Python kernels once)
@@ -47,7 +48,9 @@ MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.l
            "torch.autograd", "torch.utils",  # only _ONLY's members
            "torch.utils.data",  # only its dataset, sampler and loader classes, built and never iterated (_data_class)
            "torch.distributions",  # its classes are called only by npulab.lint.cpu_values (they validate values)
-           "torch.nn.utils", "torch.nn.utils.rnn", "torch.nn.utils.parametrizations")  # torch.utils stays denied
+           "torch.nn.utils", "torch.nn.utils.rnn", "torch.nn.utils.parametrizations",  # torch.utils stays denied
+           # functional transforms of a function the cell passes (a torch function or a lambda, _Lambda): only _ONLY's
+           "torch.func", "torch.autograd.functional", "torch.autograd.forward_ad", "torch.utils.checkpoint")
 # names of the whitelisted modules that do I/O, change global state, seed or draw from a generator, compile, or reach
 # a device or another process (with the prefixes and the home modules below, and legacy *Tensor / *Storage classes)
 _DENIED = frozenset({
@@ -64,7 +67,12 @@ _DENIED = frozenset({
     "prepare_multiprocessing_environment", "thread_safe_generator", "get_device_module", "classproperty",
 })
 # a whitelisted module of which only these members are handed out
-_ONLY = {"torch.autograd": frozenset({"grad", "backward", "Variable"}), "torch.utils": frozenset({"data"})}
+_ONLY = {"torch.autograd": frozenset({"grad", "backward", "Variable", "functional", "forward_ad"}),
+         "torch.utils": frozenset({"data", "checkpoint"}),
+         "torch.func": frozenset({"grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"}),
+         "torch.autograd.functional": frozenset({"vjp", "jvp", "vhp", "hvp", "jacobian", "hessian"}),
+         "torch.autograd.forward_ad": frozenset({"make_dual", "unpack_dual", "dual_level"}),
+         "torch.utils.checkpoint": frozenset({"checkpoint", "checkpoint_sequential"})}
 _DATA_HOMES = ("torch.utils.data.dataset", "torch.utils.data.sampler", "torch.utils.data.dataloader")
 # torch's functions that set the process's global state: run in a forked child only (npulab.lint.in_child)
 _SETTER_PREFIXES = ("set_", "use_")
@@ -87,6 +95,9 @@ _DENIED_METHODS = frozenset({"share_memory_", "share_memory", "pin_memory", "reg
                              "storage_offset", "set_", "resize_", "resize_as_", "ipu", "xpu", "mps", "hpu"})
 _DEVICE_METHODS = frozenset({"npu", "cuda", "cpu"})  # x.npu() / x.cuda() / x.cpu(): the same meta tensor
 _CONTEXTS = ("no_grad", "inference_mode", "enable_grad")  # with torch.no_grad(): shapes and dtypes as without it
+_DUAL_CONTEXT = "torch.autograd.forward_ad"  # with fwAD.dual_level(): forward-mode tangents, as the cell enters it
+# module methods that only name and store a tensor or module on the module (other register_* take callables: hooks)
+_NAMING_METHODS = frozenset({"register_buffer", "register_parameter", "register_module"})
 _BUILTINS = {"len": len, "int": int, "float": float, "tuple": tuple, "list": list, "range": range, "min": min,
              "max": max, "abs": abs, "sum": sum, "round": round, "bool": bool}
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -102,6 +113,7 @@ _NOT_THE_USER = re.compile(r"\b(meta|fake impl|no data|cuda|npu|gpu|device|pin[_
                            r"symint|data-dependent|guard)", re.IGNORECASE)
 
 
+_UNBOUND = object()  # a comprehension's name that the cell had not bound
 _FUNCTIONS: set[int] = set()  # ids of the whitelisted modules' functions handed out
 
 
@@ -117,6 +129,40 @@ class _OnMeta:
         torch = _torch()
         args = tuple(torch.device("meta") if isinstance(v, (str, torch.device)) else v for v in args)
         return self.base.to(*args, **{k: ("meta" if k == "device" else v) for k, v in kwargs.items()})
+
+
+class _Lambda:
+    """A cell's ``lambda`` handed to a torch transform (``vjp(lambda t: t.sum() * t, x, v)``): calling it evaluates its
+    body with the interpreter, the parameters bound over the cell's names; what the interpreter cannot evaluate
+    raises _Unknown inside torch's call, which leaves that call unknown."""
+
+    def __init__(self, interpreter, node: ast.Lambda):
+        self.interpreter, self.node = interpreter, node
+
+    def __call__(self, *args):
+        names = [a.arg for a in self.node.args.args]
+        if len(args) != len(names):
+            raise _Unknown("lambda arguments")
+        saved = {n: self.interpreter.env.get(n, _UNBOUND) for n in names}
+        self.interpreter.env.update(zip(names, args, strict=True))
+        try:
+            return self.interpreter.eval(self.node.body)
+        finally:
+            for n, value in saved.items():
+                if value is _UNBOUND:
+                    self.interpreter.env.pop(n, None)
+                else:
+                    self.interpreter.env[n] = value
+
+
+class _Made:
+    """A function a whitelisted torch transform returned (``torch.func.grad(f)``): called like torch's own."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def __call__(self, *args, **kwargs):
+        return self.function(*args, **kwargs)
 
 
 class _Setter:
@@ -194,7 +240,14 @@ def _data_class(value) -> bool:
 
 def _member(module, name: str):
     """A whitelisted module's attribute, or _Unknown."""
+    if isinstance(module, one_rank_group.Namespace):
+        value = module.member(name)
+        if value is None:
+            raise _Unknown(name)
+        return value
     home = getattr(module, "__name__", None)
+    if home == "torch" and name == "distributed":  # its calls run only in a one-rank group in a forked child
+        return one_rank_group.Namespace()
     if home in _ONLY and name not in _ONLY[home]:
         raise _Unknown(name)
     if home == "torch" and (name.startswith(_SETTER_PREFIXES) or name in _SETTERS):
@@ -218,7 +271,8 @@ def _member(module, name: str):
         torch = _torch()
         if _module_class(value) or _distribution_class(value):
             return value
-        if value in (torch.Size, torch.device, torch.finfo, torch.iinfo, torch.autograd.Variable) or _data_class(value):
+        if value in (torch.Size, torch.device, torch.finfo, torch.iinfo, torch.autograd.Variable) or _data_class(value) \
+                or home == _DUAL_CONTEXT:  # fwAD.dual_level, entered only by a with statement
             return value
         raise _Unknown(name)
     if callable(value):
@@ -242,12 +296,20 @@ def resolve(dotted: str):
     return value
 
 
+def _child_refused(written: str, heard: dict):
+    """A forked child's refusal (npulab.lint.in_child) as a finding, unless it is not the user's error."""
+    if _NOT_THE_USER.search(heard["message"]) or heard["error"] not in {e.__name__ for e in _ERRORS}:
+        raise _Unknown("not the user")
+    raise _Refused(written, _Said(heard["message"], heard["error"], "lint.child.refused"))
+
+
 class _Interpreter:
     def __init__(self, env: dict):
         self.env = env
         self.tainted: set[str] = set()
         self.statements = 0
         self.halted = False  # a set_default_* took effect: the rest of the cell is not followed
+        self.group: tuple | None = None  # the init arguments of the cell's one-rank process group, once started
         self.deadline = time.monotonic() + MAX_SECONDS
 
     # --- values ---------------------------------------------------------------------------------------
@@ -284,8 +346,10 @@ class _Interpreter:
             for item in value:
                 self._checked(item)
             return value
-        if isinstance(value, (torch.finfo, torch.iinfo)):
+        if isinstance(value, (torch.finfo, torch.iinfo, _Made)):
             return value
+        if isinstance(value, types.FunctionType):  # only torch's whitelisted calls return here
+            return _Made(value)  # torch.func.grad(f): a function a transform made, called as torch's own
         raise _Unknown("result")
 
     # --- expressions ----------------------------------------------------------------------------------
@@ -329,6 +393,34 @@ class _Interpreter:
                 raise _Unknown("size")
         return out
 
+    def _Lambda(self, node):
+        spec = node.args
+        if spec.posonlyargs or spec.vararg or spec.kwonlyargs or spec.kwarg or spec.defaults:
+            raise _Unknown("lambda")
+        return _Lambda(self, node)
+
+    def _ListComp(self, node):
+        """``[expr for name in iterable]`` over a known range, tuple or list: each element evaluated with the name bound
+        in the comprehension's own scope (the cell's binding of the name, if any, comes back)."""
+        if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async \
+                or not isinstance(node.generators[0].target, ast.Name):
+            raise _Unknown("comprehension")
+        name, items = node.generators[0].target.id, self.eval(node.generators[0].iter)
+        if not isinstance(items, (range, tuple, list)) or len(items) > MAX_ITEMS:
+            raise _Unknown("comprehension")
+        saved = self.env.get(name, _UNBOUND)
+        try:
+            out = []
+            for item in items:
+                self.env[name] = item
+                out.append(self.eval(node.elt))
+            return out
+        finally:
+            if saved is _UNBOUND:
+                self.env.pop(name, None)
+            else:
+                self.env[name] = saved
+
     def _Dict(self, node):
         if any(k is None for k in node.keys):
             raise _Unknown("**")
@@ -343,7 +435,7 @@ class _Interpreter:
         name = node.attr
         if isinstance(base, _NpuModule) and not name.startswith("_"):
             return _NpuOp(base, name)
-        if _module_name(base):
+        if _module_name(base) or isinstance(base, one_rank_group.Namespace):
             return _member(base, name)
         torch = _torch()
         if name.startswith("_"):
@@ -355,7 +447,8 @@ class _Interpreter:
                 return _OnMeta(base, name == "to")
             return getattr(base, name)
         if isinstance(base, torch.nn.Module):
-            if name in _DENIED_METHODS or name.startswith("register_") or name in ("load_state_dict", "state_dict"):
+            if name in _DENIED_METHODS or name.startswith("register_") and name not in _NAMING_METHODS \
+                    or name in ("load_state_dict", "state_dict"):
                 raise _Unknown(name)
             if name in _DEVICE_METHODS or name == "to":
                 return _OnMeta(base, name == "to")
@@ -472,6 +565,8 @@ class _Interpreter:
             raise
         if isinstance(function, _Setter):
             return self._set(written, function, tuple(args), kwargs)
+        if isinstance(function, one_rank_group.Collective):
+            return self._collective(written, function, tuple(args), kwargs)
         if isinstance(function, _NpuOp):  # never run: its documented limits judge the arguments, the result is unknown
             self._taint(node)
             said = function.module.check(function.name, tuple(args), kwargs)
@@ -480,7 +575,7 @@ class _Interpreter:
             raise _Unknown("torch_npu")
         if function in _BUILTINS.values():
             return self._builtin(function, args, kwargs)
-        if not (self._torch_callable(function) and all(self._plain(v) or self._torchy(v)
+        if not (self._torch_callable(function) and all(self._plain(v) or self._torchy(v) or self._function(v)
                                                         for v in (*args, *kwargs.values()))):
             self._taint(node)
             raise _Unknown("call")
@@ -500,9 +595,7 @@ class _Interpreter:
         if heard is None:
             raise _Unknown("child")
         if "error" in heard:
-            if _NOT_THE_USER.search(heard["message"]) or heard["error"] not in {e.__name__ for e in _ERRORS}:
-                raise _Unknown("not the user")
-            raise _Refused(written, _Said(heard["message"], heard["error"], "lint.child.refused"))
+            _child_refused(written, heard)
         said = _own_warning(heard["warnings"], args, kwargs)
         if said:
             raise _Refused(written, _Said(said[1], said[0], "lint.child.warned"))
@@ -510,13 +603,27 @@ class _Interpreter:
             self.halted = True
         raise _Unknown("setter")
 
+    def _collective(self, written: str, collective, args: tuple, kwargs: dict):
+        """A torch.distributed call, run in a forked child in the cell's one-rank group (npulab.lint.one_rank_group):
+        its refusal is a finding, its result unknown; ``init_process_group`` that the child accepted starts the group."""
+        if not all(self._plain(v) or self._torchy(v) for v in (*args, *kwargs.values())):
+            raise _Unknown("collective")
+        heard = one_rank_group.outcome(self.group, collective, args, kwargs)
+        if heard is None:
+            raise _Unknown("child")
+        if "error" in heard:
+            _child_refused(written, heard)
+        if collective.name == one_rank_group.INIT:
+            self.group = (args, kwargs)
+        raise _Unknown("collective")
+
     @staticmethod
     def _is_device(function) -> bool:
         return function is _torch().device
 
     # hooks another framework's interpreter overrides (npulab.lint.ms_run)
     _resolve = staticmethod(lambda dotted: resolve(dotted))
-    _module = staticmethod(lambda value: _module_name(value) is not None)
+    _module = staticmethod(lambda value: _module_name(value) is not None or isinstance(value, one_rank_group.Namespace))
 
     def _quiet(self, node):
         try:
@@ -525,11 +632,17 @@ class _Interpreter:
             pass
 
     @staticmethod
+    def _function(value) -> bool:
+        """A function the interpreter may hand to a torch transform: a whitelisted torch function, a lambda it
+        evaluates, a function a transform made."""
+        return isinstance(value, (_Lambda, _Made)) or id(value) in _FUNCTIONS
+
+    @staticmethod
     def _torch_callable(function) -> bool:
         """A function of a whitelisted module, a torch.nn module class or instance, or a method of a tensor, module
         or size the interpreter built — nothing else is ever called."""
         torch = _torch()
-        if isinstance(function, (_OnMeta, torch.nn.Module)) or id(function) in _FUNCTIONS:
+        if isinstance(function, (_OnMeta, _Made, torch.nn.Module)) or id(function) in _FUNCTIONS:
             return True
         if isinstance(function, type):
             return _module_class(function) or _data_class(function) \
@@ -655,16 +768,19 @@ class _Interpreter:
             self._taint(node)
             raise _Unknown(type(node).__name__)
 
-    @staticmethod
-    def _entered(item: ast.withitem):
-        return getattr(_torch(), item.context_expr.func.attr)()
+    def _entered(self, item: ast.withitem):
+        """The context a with statement enters (checked by _grad_context): torch's, or forward_ad's dual level."""
+        func = item.context_expr.func
+        home = self.env[func.value.id]
+        return (home.dual_level if _module_name(home) == _DUAL_CONTEXT else getattr(_torch(), func.attr))()
 
     def _grad_context(self, item: ast.withitem) -> bool:
         expr = item.context_expr
         if item.optional_vars is not None or not isinstance(expr, ast.Call) or expr.args or expr.keywords \
-                or not isinstance(expr.func, ast.Attribute) or expr.func.attr not in _CONTEXTS:
+                or not isinstance(expr.func, ast.Attribute):
             return False
-        return _module_name(self.env.get(getattr(expr.func.value, "id", ""))) == "torch"
+        home = _module_name(self.env.get(getattr(expr.func.value, "id", "")))
+        return home == "torch" and expr.func.attr in _CONTEXTS or home == _DUAL_CONTEXT and expr.func.attr == "dual_level"
 
     def _bind(self, target, value) -> None:
         torch = _torch()
