@@ -21,7 +21,7 @@ torch raises for a
 call whose inputs were all known; a message naming the meta device (a kernel without a meta implementation) is not
 the user's error, nor is a NotImplementedError, except one that ``torch/nn/functional.py`` raises itself (``Got 3D
 input, but bilinear mode needs 4D input``). A call that returns but makes torch warn is a finding too when the
-warning names a keyword the cell passed or a string it passed, or says the use is deprecated (``_own_warning``: GRU's
+warning names a keyword the cell passed or a string it passed, or says the function called is deprecated (``_own_warning``: GRU's
 ``dropout`` with one layer, ``size_average``, ``softmax`` without ``dim``). Each cell has a budget of statements and time; any failure of the
 interpreter itself makes the value unknown, never a finding.
 """
@@ -596,7 +596,7 @@ class _Interpreter:
             raise _Unknown("child")
         if "error" in heard:
             _child_refused(written, heard)
-        said = _own_warning(heard["warnings"], args, kwargs)
+        said = _own_warning(heard["warnings"], setter.function, args, kwargs)
         if said:
             raise _Refused(written, _Said(said[1], said[0], "lint.child.warned"))
         if setter.name.startswith("set_default_"):
@@ -693,7 +693,7 @@ class _Interpreter:
         finally:
             if first:  # a function's first meta call loads torch's Python kernels: not the cell's time
                 self.deadline += time.monotonic() - started
-        said = _own_warning([(w.category.__name__, str(w.message)) for w in seen], args, kwargs)
+        said = _own_warning([(w.category.__name__, str(w.message)) for w in seen], function, args, kwargs)
         if said:
             raise _Refused(written, _Said(said[1], said[0], "lint.meta.warned"))
         return self._checked(result)
@@ -814,16 +814,19 @@ def _first_call(function) -> bool:
     return True
 
 
-def _own_warning(messages: list, args: tuple, kwargs: dict) -> tuple[str, str] | None:
+def _own_warning(messages: list, function, args: tuple, kwargs: dict) -> tuple[str, str] | None:
     """The first warning torch gave for a call that is about what the cell passed: it names a keyword the cell gave,
-    holds a string value the cell gave, or says the use is deprecated (a warning about a default the cell did not
-    choose — ``TransformerEncoder``'s nested tensors — or about the meta device is not)."""
+    holds a string value the cell gave, or says that the function called is deprecated (a warning about a default the
+    cell did not choose — ``TransformerEncoder``'s nested tensors —, about the meta device, or a deprecation of
+    something torch used inside the call — ``torch.jit.script`` while ``jacfwd`` imports — is not)."""
     given = [str(v) for v in (*args, *kwargs.values()) if isinstance(v, str) and len(v) > 1 and v != "meta"]
+    name = getattr(function, "__name__", "")
     for category, message in messages:  # (the warning's class name, its message)
         if _NOT_THE_USER.search(message):
             continue
         named = any(re.search(rf"\b{re.escape(k)}\b", message) for k in kwargs if k != "device")
-        if named or any(v in message for v in given) or _DEPRECATED.search(message):
+        deprecated = _DEPRECATED.search(message) and name and re.search(rf"\b{re.escape(name)}\b", message)
+        if named or any(v in message for v in given) or deprecated:
             return category, message
     return None
 

@@ -112,3 +112,16 @@ def test_the_graph_dump_format_is_a_bar_separated_list_of_the_documented_words()
     spec = load_yaml(TABLE)["values"]["DUMP_GRAPH_FORMAT"]
     assert problem("onnx|Readable", spec) and problem("onnx,readable", spec)
     assert problem("readable", spec) is None and problem("onnx|readable", spec) is None
+
+
+def test_a_deprecation_torch_warns_about_inside_the_call_is_not_the_cells():
+    """jacfwd imports code that warns `torch.jit.script` is deprecated: not about what the cell called (set P's twin
+    of func_jacfwd_randomness_word was flagged for it); a deprecation that names the function called still counts."""
+    import torch
+
+    from npulab.lint.meta_run import _own_warning
+
+    inside = ("DeprecationWarning", "`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.")
+    assert _own_warning([inside], torch.func.jacfwd, (torch.sin,), {"randomness": "different"}) is None
+    own = ("UserWarning", "torch.range is deprecated and will be removed in a future release")
+    assert _own_warning([own], torch.range, (0, 4), {}) == own
