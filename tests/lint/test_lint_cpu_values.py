@@ -5,23 +5,13 @@ left as it was; a dtype the CPU build does not implement is not the user's error
 
 from __future__ import annotations
 
-import ast
-
 import pytest
 
 pytest.importorskip("torch")
 
-from npulab.lint import calls, cpu_values, meta_run  # noqa: E402
+from cell_findings import NPU, cpu_findings  # noqa: E402
 
-
-def _findings(source: str) -> list[tuple[int, str, str]]:
-    tree = ast.parse(source)
-    imported: dict[str, str] = {}
-    calls.update_aliases(tree, imported)
-    return meta_run.findings(tree, imported, None, cpu_values.Interpreter)
-
-
-NPU = "import torch\nimport torch_npu\n"
+from npulab.lint import meta_run  # noqa: E402
 
 # (planted, twin, the call torch's CPU kernel or the distribution's own validation refuses)
 PLANTED = [
@@ -40,36 +30,36 @@ PLANTED = [
 
 @pytest.mark.parametrize(("planted", "twin", "written"), PLANTED, ids=[w for _, _, w in PLANTED])
 def test_torch_refuses_the_planted_values_and_accepts_its_twin(planted, twin, written):
-    found = _findings(NPU + planted)
+    found = cpu_findings(NPU + planted)
     assert [w for _, w, _ in found] == [written]
     assert "在 CPU 上拒绝了它" in found[0][2]
-    assert _findings(NPU + twin) == []
+    assert cpu_findings(NPU + twin) == []
 
 
 def test_meta_findings_keep_their_own_message():
-    (_, _, message), = _findings(NPU + "x = torch.randn(4, 2).npu()\ny = torch.cross(x, x, dim=1)")
+    (_, _, message), = cpu_findings(NPU + "x = torch.randn(4, 2).npu()\ny = torch.cross(x, x, dim=1)")
     assert "meta 内核" in message and "CPU 上" not in message
 
 
 def test_a_large_tensor_gets_no_twin():
     source = NPU + "x = torch.zeros(512, 512, dtype=torch.int64).npu() - 1\ny = torch.bincount(x.flatten())"
-    assert _findings(source) == []
+    assert cpu_findings(source) == []
     small = NPU + "x = torch.zeros(8, 8, dtype=torch.int64).npu() - 1\ny = torch.bincount(x.flatten())"
-    assert [w for _, w, _ in _findings(small)] == ["torch.bincount"]
+    assert [w for _, w, _ in cpu_findings(small)] == ["torch.bincount"]
 
 
 def test_a_call_the_twins_did_not_follow_forgets_what_it_was_given():
     # add_ of a tensor too large for a twin may change x in place: x's twin (all -1) no longer holds x's values
     source = NPU + ("x = torch.zeros(4, dtype=torch.int64).npu() - 1\nbig = torch.ones(512, 512, dtype=torch.int64)\n"
                     "x.add_(big[0, :4])\ny = torch.bincount(x)")
-    assert _findings(source) == []
+    assert cpu_findings(source) == []
 
 
 def test_random_state_is_left_as_it_was():
     import torch
 
     state = torch.get_rng_state()
-    _findings(NPU + "x = torch.randn(3, 4).npu()\ny = torch.multinomial(torch.rand(4).npu(), 8)")
+    cpu_findings(NPU + "x = torch.randn(3, 4).npu()\ny = torch.multinomial(torch.rand(4).npu(), 8)")
     assert torch.equal(state, torch.get_rng_state())
 
 

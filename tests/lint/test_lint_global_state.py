@@ -7,25 +7,14 @@ round 18)."""
 
 from __future__ import annotations
 
-import ast
-
 import pytest
 
 pytest.importorskip("torch")
 
 import torch  # noqa: E402
+from cell_findings import NPU, cpu_findings  # noqa: E402
 
-from npulab.lint import calls, cpu_values, in_child, meta_run  # noqa: E402
-
-
-def _findings(source: str) -> list[tuple[int, str, str]]:
-    tree = ast.parse(source)
-    imported: dict[str, str] = {}
-    calls.update_aliases(tree, imported)
-    return meta_run.findings(tree, imported, None, cpu_values.Interpreter)
-
-
-NPU = "import torch\nimport torch_npu\n"
+from npulab.lint import in_child  # noqa: E402
 
 # (planted, twin, the call refused or warned about, words of the finding's message)
 PLANTED = [
@@ -56,30 +45,30 @@ PLANTED = [
 
 @pytest.mark.parametrize(("planted", "twin", "written", "words"), PLANTED, ids=[w for _, _, w, _ in PLANTED])
 def test_torch_refuses_or_warns_about_the_planted_call_and_not_its_twin(planted, twin, written, words):
-    found = _findings(NPU + planted)
+    found = cpu_findings(NPU + planted)
     assert [w for _, w, _ in found] == [written]
     assert words in found[0][2]
-    assert _findings(NPU + twin) == []
+    assert cpu_findings(NPU + twin) == []
 
 
 def test_a_setter_leaves_lints_own_process_as_it_was():
     threads, dtype = torch.get_num_threads(), torch.get_default_dtype()
     state = torch.get_rng_state()
     source = NPU + "torch.set_num_threads(3)\ntorch.manual_seed(7)\ntorch.set_default_dtype(torch.float64)"
-    assert _findings(source) == []
+    assert cpu_findings(source) == []
     assert (torch.get_num_threads(), torch.get_default_dtype()) == (threads, dtype)
     assert torch.equal(torch.get_rng_state(), state)
 
 
 def test_after_a_default_is_set_the_rest_of_the_cell_is_not_followed():
     """torch.set_default_device / set_default_dtype change what later calls build: the interpreter stops there."""
-    assert _findings(NPU + 'torch.set_default_device("cpu")\nx = torch.ones(2, 3)\ny = x.view(7)') == []
-    assert _findings(NPU + 'x = torch.ones(2, 3)\ny = x.view(7)')  # the same error, before any default is set
+    assert cpu_findings(NPU + 'torch.set_default_device("cpu")\nx = torch.ones(2, 3)\ny = x.view(7)') == []
+    assert cpu_findings(NPU + 'x = torch.ones(2, 3)\ny = x.view(7)')  # the same error, before any default is set
 
 
 def test_a_warning_about_a_default_the_cell_did_not_choose_is_no_finding():
     layer = "layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4)\n"
-    assert _findings(NPU + layer + "enc = torch.nn.TransformerEncoder(layer, num_layers=2)") == []
+    assert cpu_findings(NPU + layer + "enc = torch.nn.TransformerEncoder(layer, num_layers=2)") == []
 
 
 def test_a_child_that_does_not_answer_leaves_the_call_unknown(monkeypatch):
@@ -99,5 +88,5 @@ def test_a_loader_is_built_but_never_iterated():
     cell = NPU + ("from torch.utils.data import DataLoader, TensorDataset\n"
                   "dl = DataLoader(TensorDataset(torch.randn(8, 2)), batch_size=2, num_workers=2)\n"
                   "n = sum(dl)\nm = max(dl)")
-    assert _findings(cell) == []
+    assert cpu_findings(cell) == []
     assert multiprocessing.active_children() == []

@@ -5,23 +5,13 @@ correct twin."""
 
 from __future__ import annotations
 
-import ast
-
 import pytest
 
 pytest.importorskip("torch")
 
-from npulab.lint import calls, cpu_values, meta_run  # noqa: E402
+from cell_findings import NPU, cpu_findings  # noqa: E402
 
-
-def _findings(source: str) -> list[tuple[int, str, str]]:
-    tree = ast.parse(source)
-    imported: dict[str, str] = {}
-    calls.update_aliases(tree, imported)
-    return meta_run.findings(tree, imported, None, cpu_values.Interpreter)
-
-
-NPU = "import torch\nimport torch_npu\n"
+from npulab.lint import meta_run  # noqa: E402
 
 PLANTED = [
     ('p = torch.nn.ParameterDict({"w.0": torch.randn(3)})', 'p = torch.nn.ParameterDict({"w_0": torch.randn(3)})',
@@ -31,9 +21,9 @@ PLANTED = [
 
 @pytest.mark.parametrize(("planted", "twin", "written"), PLANTED, ids=[w for _, _, w in PLANTED])
 def test_torch_raising_key_error_is_a_finding_and_its_twin_is_not(planted, twin, written):
-    found = _findings(NPU + planted)
+    found = cpu_findings(NPU + planted)
     assert [w for _, w, _ in found] == [written] and '"."' in found[0][2]
-    assert _findings(NPU + twin) == []
+    assert cpu_findings(NPU + twin) == []
 
 
 def test_a_lookup_key_error_is_not_torchs_refusal():

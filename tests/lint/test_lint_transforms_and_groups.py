@@ -5,23 +5,14 @@ on APIs no labelled set (tests/data/lint_values_*) calls, each with its correct 
 
 from __future__ import annotations
 
-import ast
-
 import pytest
 
 pytest.importorskip("torch")
 
-from npulab.lint import calls, cpu_values, in_child, meta_run, one_rank_group  # noqa: E402
+from cell_findings import NPU, cpu_findings  # noqa: E402
 
+from npulab.lint import in_child, meta_run, one_rank_group  # noqa: E402
 
-def _findings(source: str) -> list[tuple[int, str, str]]:
-    tree = ast.parse(source)
-    imported: dict[str, str] = {}
-    calls.update_aliases(tree, imported)
-    return meta_run.findings(tree, imported, None, cpu_values.Interpreter)
-
-
-NPU = "import torch\nimport torch_npu\n"
 GROUP = ('import torch.distributed as dist\n'
                'dist.init_process_group("hccl", init_method="tcp://127.0.0.1:29500", rank=0, world_size=1)\n'
                't = torch.ones(4).npu()\n')
@@ -49,48 +40,48 @@ PLANTED = [
 
 @pytest.mark.parametrize(("planted", "twin", "written", "words"), PLANTED, ids=[w for _, _, w, _ in PLANTED])
 def test_torch_refuses_the_planted_call_and_not_its_twin(planted, twin, written, words):
-    found = _findings(NPU + planted)
+    found = cpu_findings(NPU + planted)
     assert [w for _, w, _ in found] == [written]
     assert words in found[0][2]
-    assert _findings(NPU + twin) == []
+    assert cpu_findings(NPU + twin) == []
 
 
 def test_a_group_of_several_processes_is_never_started():
     """Its child would wait for the other ranks: the calls stay unknown, however wrong they look."""
     cell = NPU + GROUP.replace("world_size=1", "world_size=8") + "dist.broadcast(t, src=9)"
-    assert _findings(cell) == []
+    assert cpu_findings(cell) == []
     assert not one_rank_group.one_rank((), {"world_size": 8, "rank": 0})
 
 
 def test_without_a_started_group_a_collective_stays_unknown():
-    assert _findings(NPU + "import torch.distributed as dist\nt = torch.ones(4).npu()\ndist.broadcast(t, src=3)") == []
+    assert cpu_findings(NPU + "import torch.distributed as dist\nt = torch.ones(4).npu()\ndist.broadcast(t, src=3)") == []
 
 
 def test_a_collective_whose_child_dies_or_hangs_is_unknown_and_only_it_is_not_asked_again(monkeypatch):
     monkeypatch.setattr(in_child, "TIMEOUT", 0.5)
     monkeypatch.setattr(in_child, "_SLOW", set())
     monkeypatch.setattr(in_child, "_HEARD", {})
-    assert _findings(NPU + GROUP + "dist.send(t, dst=1)") == []  # gloo's child crashes (torch 2.13: a segfault)
+    assert cpu_findings(NPU + GROUP + "dist.send(t, dst=1)") == []  # gloo's child crashes (torch 2.13: a segfault)
     assert in_child._SLOW == {"torch.distributed.send"}
-    assert _findings(NPU + GROUP + "dist.broadcast(t, src=2)")
+    assert cpu_findings(NPU + GROUP + "dist.broadcast(t, src=2)")
 
 
 def test_lints_own_process_starts_no_group():
     import torch.distributed as dist
 
-    assert _findings(NPU + GROUP + "dist.broadcast(t, src=2)")
+    assert cpu_findings(NPU + GROUP + "dist.broadcast(t, src=2)")
     assert not dist.is_initialized()
 
 
 def test_a_lambda_the_interpreter_cannot_evaluate_leaves_the_transform_unknown():
     cell = NPU + ("from torch.func import grad\nimport numpy as np\nx = torch.randn(3).npu()\n"
                   "g = grad(lambda a: np.sum(a))(x)")
-    assert _findings(cell) == []
+    assert cpu_findings(cell) == []
 
 
 def test_a_comprehension_binds_its_name_only_inside():
     cell = NPU + "i = torch.ones(2, 3)\nxs = [torch.zeros(i) for i in range(2)]\ny = i.view(7)"
-    assert [w for _, w, _ in _findings(cell)] == ["i.view"]
+    assert [w for _, w, _ in cpu_findings(cell)] == ["i.view"]
 
 
 def test_torch_distributed_is_handed_out_only_to_run_in_a_child():
