@@ -29,7 +29,7 @@ from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR, load_yaml
 from npulab.env.explain.catalog import CJK
 from npulab.env.explain.reader import CODE_LITERAL, decode_line, hit_lines, line_at, shorten, standalone
-from npulab.env.explain.registry import registry
+from npulab.env.explain.registry import INTERNAL_FROM, is_internal, registry
 
 CODES_PATH = DATA_DIR / "error_codes.yaml"
 CODES_EN_PATH = DATA_DIR / "error_codes_en.yaml"
@@ -129,7 +129,7 @@ def _cann(code: str) -> CodeInfo | None:
     if entry:
         return CodeInfo(code, "cann", module, entry["name"], entry["meaning"], entry["source"], True)
     band = next(r["meaning"] for r in data["ranges"] if r["from"] <= number <= r["to"])
-    if registered.get("title", "").startswith("Inner_Error"):  # 46 codes below 9000 the registry files as inner errors
+    if is_internal(code) and number < INTERNAL_FROM:  # a code below the band that the registry files as an inner error
         band = t("explain.code.cann_registered_inner")
     return CodeInfo(code, "cann", module, registered.get("title", ""),
                     t("explain.code.cann_number", number=f"{number:04d}", band=band),

@@ -6,7 +6,8 @@ possible cause and a solution, the text the troubleshooting guide's error-code p
 - a code whose class denotes a catalogue family (``explain_rules.yaml`` ``registry.families``: a version that does
   not match, device memory exhausted, a busy resource, a port already bound, HCCL's timeouts, a data type an
   operator does not implement) reports that family, the documented solution added to its fix;
-- any other user-class code (0000–8999; 9000–9999 are internal errors, whose cause the lines after them tell) that
+- any other user-class code (0000–8999, less those the registry files as inner errors; internal errors' causes are
+  told by the lines after them) that
   has a documented solution gets it as its own finding, so a log that printed the code without its
   ``Solution:`` line (older releases, a cut log) still says what CANN advises; where the log printed a
   ``Solution:`` line, the message's own advice (``rules/advice.py``) already quotes it and this finding is left out.
@@ -22,13 +23,12 @@ import re
 
 from npulab.core.i18n import t
 from npulab.env.explain.matcher import Finding
-from npulab.env.explain.registry import registry
+from npulab.env.explain.registry import is_internal, registry
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, rule_finding, rules_data
 
 NAME = "cann_registry"
 _SOLUTION = re.compile(r"^\s*(?:Solution|处理建议)\s*[:：]")  # the line under a coded message (CANN's format)
 _CODE = re.compile(r"(?<![0-9A-Za-z_])(E[0-9A-Z]\d{4})(?![0-9A-Za-z_])")
-INTERNAL = 9000  # the documented internal-error band of a module's numbers (error_codes.yaml, cann.ranges)
 MIN_LITERAL = 30  # a template's literal characters, at least: "Failed to connect the device." (29) is any tool's words
 _SLOT = re.compile(r"%[-0-9.]*l*[a-z]")
 
@@ -78,7 +78,7 @@ def read(line: str) -> dict | None:
         if entry is None:
             continue
         family = family_of(entry.get("title", ""))
-        if family or (entry.get("solution") and int(m.group(1)[2:]) < INTERNAL):
+        if family or (entry.get("solution") and not is_internal(m.group(1))):
             return {"code": m.group(1), "family": family, "focus": m.group(1)}
     return _by_template(line)
 
