@@ -17,7 +17,9 @@ import signal
 import time
 import warnings
 
-TIMEOUT = 1.0  # seconds a child may take (it only calls one setter: a few milliseconds beside the fork's)
+# seconds a child may take: it only makes one call (milliseconds), but forking a large process on a busy machine
+# (a test worker beside others on two cores) has taken over 0.2 s; a child that hangs costs this once per callable
+TIMEOUT = 3.0
 _HEARD: dict[tuple, dict | None] = {}  # (setter, arguments) -> outcome
 _SLOW: set[str] = set()  # setters whose child did not answer in time
 
