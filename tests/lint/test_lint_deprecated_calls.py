@@ -5,20 +5,17 @@ callables no planted set (tests/data/lint_values_*) calls."""
 
 from __future__ import annotations
 
-import ast
-
 import pytest
 
 pytest.importorskip("torch")
 
-from npulab.lint import calls, deprecated_calls  # noqa: E402
+from cell_findings import bound_cell  # noqa: E402
+
+from npulab.lint import deprecated_calls  # noqa: E402
 
 
 def _findings(source: str) -> list[tuple[int, str, str]]:
-    tree = ast.parse(source)
-    imported: dict[str, str] = {}
-    calls.update_aliases(tree, imported)
-    return deprecated_calls.findings(tree, imported)
+    return deprecated_calls.findings(*bound_cell(source))
 
 
 NPU = "import torch\nimport torch_npu\nimport torch.nn.functional as F\n"

@@ -5,20 +5,17 @@ without a meta implementation are unknown, never a finding."""
 
 from __future__ import annotations
 
-import ast
-
 import pytest
 
 pytest.importorskip("torch")
 
-from npulab.lint import calls, meta_run  # noqa: E402
+from cell_findings import bound_cell  # noqa: E402
+
+from npulab.lint import meta_run  # noqa: E402
 
 
 def _findings(source: str) -> list[tuple[int, str, str]]:
-    tree = ast.parse(source)
-    imported: dict[str, str] = {}
-    calls.update_aliases(tree, imported)
-    return meta_run.findings(tree, imported)
+    return meta_run.findings(*bound_cell(source))
 
 
 NPU = "import torch\nimport torch_npu\nimport torch.nn as nn\nimport torch.nn.functional as F\n"

@@ -5,20 +5,17 @@ run; sizes beyond the limit are never built; data-dependent results are unknown,
 
 from __future__ import annotations
 
-import ast
-
 import pytest
 
 pytest.importorskip("mindspore")
 
-from npulab.lint import calls, ms_run  # noqa: E402
+from cell_findings import bound_cell  # noqa: E402
+
+from npulab.lint import ms_run  # noqa: E402
 
 
 def _findings(source: str) -> list[tuple[int, str, str]]:
-    tree = ast.parse(source)
-    imported: dict[str, str] = {}
-    calls.update_aliases(tree, imported)
-    return ms_run.findings(tree, imported)
+    return ms_run.findings(*bound_cell(source))
 
 
 MS = "import numpy as np\nimport mindspore as ms\nfrom mindspore import nn, ops, Tensor\n"
