@@ -12,9 +12,11 @@ class TestFresh2026_12w(FreshSetChecks):
     WEB_PAGES = True  # besides GitHub threads, public web pages (README "Method")
     # measured blind by the lead before round 25 (main at 0c47428, rounds up to 24): 2/7 known, 0/4 fix named, 3/11
     # silent, 9/9 healthy; after round 25 (written without the set): the same, log for log
-    FLOOR = dict(known=3, fix_named=0, healthy=9, silent=3)  # known raised by round 26 (EI0008 through CANN's registry)
+    # known raised by round 26 (EI0008 through CANN's registry), by round 28 (MindSpore's and the Chinese "versions do not
+    # match", CANN's "soc version … does not match") to 6, and its silent logs down to 1 (the same two, torch_npu's _C._npu_)
+    FLOOR = dict(known=6, fix_named=0, healthy=9, silent=1)
     OPEN = ("issue 36 aims not met on this set (measured blind before round 25: 2/7 known, 0/4 fix named, 3/11 silent, "
-            "9/9 healthy; after it the same; round 26 as development data: 3/7, 0/4, 3/11, 9/9): explain stays open")
+            "9/9 healthy; after it the same; round 26 as development data: 3/7, 0/4, 3/11, 9/9; round 28: 6/7, 0/4, 1/11, 9/9): explain stays open")
 
 
 if __name__ == "__main__":

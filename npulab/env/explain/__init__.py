@@ -128,7 +128,7 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
         return Report(lines_read, [], root, codes, _tokens(root, roots, codes, []))  # a run that finished
     # the log itself says it ran on Ascend (a documented signature on an error line says so too)
     evidence = roots.ascend_context or roots.weak_context or bool(codes) or docs.error_lines()
-    families = matcher.findings(ascend=evidence)
+    families = matcher.findings(ascend=evidence, failed=root is not None)
     # the root error line (or, with none, the last line) is a message of the NPU stack's own code (round 20)
     said_at, said = _said(root, roots)
     ascend = evidence or bool(families) or _npu_stack_error(rules, roots, root) or said is not None

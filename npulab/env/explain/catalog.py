@@ -5,7 +5,9 @@ title, cause and fix (Chinese in the catalog; English in its twin ``error_catalo
 :func:`npulab.core.i18n.language` is ``en``), public sources and real log excerpts that the tests run. An entry is reported when one of
 its ``error`` patterns matched (``hint`` lines only add evidence), unless it ``needs_hint`` and none matched, or an
 entry in its ``suppressed_by`` was reported. A pattern with ``context: ascend`` counts only in a log that shows
-Ascend evidence (its words are also printed by CUDA tools, e.g. apex's and DeepSpeed's loss-scale messages). Generic codes (``500001``, ``ERR01007``, ``107020``) are hints: they
+Ascend evidence (its words are also printed by CUDA tools, e.g. apex's and DeepSpeed's loss-scale messages); one
+with ``context: failure`` counts only in a log that shows Ascend evidence and an error line besides (a warning a
+library prints at import, which a run that works prints too: MindSpore's release check). Generic codes (``500001``, ``ERR01007``, ``107020``) are hints: they
 say that something failed, not which family it is.
 
 The English twin holds, per family id, ``source`` (the :func:`source_hash` of the Chinese title, cause and fix it
@@ -29,18 +31,21 @@ CATALOG_PATH = DATA_DIR / "error_catalog.yaml"
 TWIN_SUFFIX = "_en"  # error_catalog.yaml → error_catalog_en.yaml
 GENERIC = "generic_triage"  # the category of the generic finding (npulab.env.explain.triage)
 LEVELS = ("error", "hint")
+CONTEXTS = ("ascend", "failure")  # Ascend evidence; Ascend evidence and an error line
 
 
 @dataclass(frozen=True)
 class Pattern:
     """One recognisable line: a literal ``find`` string, an optional regex, the error code it shows, its level,
-    and whether it counts only in a log with Ascend evidence (``ascend_only``)."""
+    whether it counts only in a log with Ascend evidence (``ascend_only``) and only in one with an error line too
+    (``failure_only``)."""
 
     find: str
     regex: re.Pattern | None
     code: str | None
     level: str
     ascend_only: bool = False
+    failure_only: bool = False
 
     @property
     def needles(self) -> tuple[bytes, ...]:
@@ -117,11 +122,11 @@ def _entry(raw: dict) -> Entry:
         patterns = []
         for p in raw["patterns"]:
             level = p.get("level", "error")
-            if level not in LEVELS or not p.get("find") or p.get("context", "ascend") != "ascend":
-                raise CatalogError(f"{where}：模式必须有 find，level 只能是 error 或 hint，context 只能是 ascend：{p!r}")
+            if level not in LEVELS or not p.get("find") or p.get("context", "ascend") not in CONTEXTS:
+                raise CatalogError(f"{where}：模式必须有 find，level 只能是 error 或 hint，context 只能是 ascend 或 failure：{p!r}")
             patterns.append(Pattern(str(p["find"]), re.compile(p["regex"]) if p.get("regex") else None,
                                     str(p["code"]) if p.get("code") is not None else None, level,
-                                    ascend_only="context" in p))
+                                    ascend_only="context" in p, failure_only=p.get("context") == "failure"))
         entry = Entry(
             id=raw["id"], title=raw["title"], priority=int(raw["priority"]), patterns=tuple(patterns),
             cause=fill(tidy(raw["cause"])), fix=fill(tidy(raw["fix"])),

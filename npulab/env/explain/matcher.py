@@ -87,12 +87,14 @@ class FamilyMatcher:
                                 break
                         pos = block.find(needle, end)
 
-    def findings(self, ascend: bool = True) -> list[Finding]:
+    def findings(self, ascend: bool = True, failed: bool = True) -> list[Finding]:
         """The families whose error patterns matched, most likely root cause first (priority, then first line).
-        ``ascend``: whether the log shows Ascend evidence (patterns marked ``context: ascend`` count only then)."""
+        ``ascend``: whether the log shows Ascend evidence (patterns marked ``context: ascend`` count only then);
+        ``failed``: whether it has an error line (patterns marked ``context: failure`` need both)."""
         reported: dict[str, Finding] = {}
         for ei, entry in enumerate(self.entries):
-            hits = {pi: self.hits.get((ei, pi), []) for pi, p in enumerate(entry.patterns) if ascend or not p.ascend_only}
+            hits = {pi: self.hits.get((ei, pi), []) for pi, p in enumerate(entry.patterns)
+                    if (ascend or not p.ascend_only) and (failed or not p.failure_only)}
             errors = [ev for pi, evs in hits.items() if entry.patterns[pi].level == "error" for ev in evs]
             hints = [ev for pi, evs in hits.items() if entry.patterns[pi].level == "hint" for ev in evs]
             if not errors or (entry.needs_hint and not hints):

@@ -83,7 +83,11 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
     b"acl graph",  # vLLM-Ascend's "Capturing ACL graphs" (ACL: the Ascend Computing Language runtime)
     # the device's black-box logs as msnpureport exports them, hisi_logs/device-<id>/<time>/bbox/ (CANN troubleshooting
     # "HBM比特ECC故障", hicann/docs docs/troubleshooting/zh/hbm_bit_ecc_fault.md at c94cf50)
-    b"hisi_logs/device-")
+    b"hisi_logs/device-",
+    # torch_npu's own C bindings, which only its extension defines (TorchNpuMethods in torch_npu/csrc/InitNpuBindings.cpp
+    # and torch_npu/csrc/npu/Module.cpp, Ascend/pytorch at fbef11e: _npu_shutdown, _npu_setDevice, _npu_init,
+    # _npu_synchronize …), called as torch_npu._C._npu_<name> or, in Ascend's PyTorch 1.5 fork, torch._C._npu_<name>
+    b"_c._npu_")
 # weaker evidence: "NPU" as a word ("input", "intel_npu" are not; "NPU上", "[NPU]" are) and MindSpore, which other
 # accelerators also run (Intel's NPU, MindSpore on GPU); it counts only in a log that shows no other accelerator
 # ModelArts notebooks, whose home is /home/ma-user, are Huawei Cloud's, most of them on Ascend
