@@ -20,10 +20,11 @@ from npulab.lint.source_literals import _binding, _local_literal, _module_of, re
 _WARNS = re.compile(r"warn|warning", re.IGNORECASE)
 
 
-def _refuses(body: list[ast.stmt]) -> bool:
-    """Whether an ``if`` body raises or warns (and resets the value) — the value is refused."""
+def _refuses(body: list[ast.stmt], unimplemented: bool = True) -> bool:
+    """Whether an ``if`` body raises or warns (and resets the value) — the value is refused; a
+    ``NotImplementedError`` counts only when ``unimplemented`` (see value_tests.rejects)."""
     for node in (n for stmt in body for n in ast.walk(stmt)):
-        if isinstance(node, ast.Raise):
+        if isinstance(node, ast.Raise) and (unimplemented or not value_tests.not_implemented(node)):
             return True
         if isinstance(node, ast.Call) and _WARNS.search(ast.unparse(node.func)):
             return True
@@ -75,14 +76,15 @@ def _handled_before(func: ast.FunctionDef, param: str, names: dict[str, str]) ->
 
 
 def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dict[str, str], where: str,
-                depth: int = 0) -> dict[str, Allowed]:
+                depth: int = 0, unimplemented: bool = True) -> dict[str, Allowed]:
     """parameter -> what ``func``'s own checks accept: ``if p not in (A, B): raise``/warn, with A, B constants read
     through ``module``; ``if not Validator.check_str_by_regular(p, PATTERN)``; a same-module helper ``_check(p)``
-    one level down. ``names`` maps the expressions checked (``x``, ``self._x``) to the parameters they hold."""
+    one level down. ``names`` maps the expressions checked (``x``, ``self._x``) to the parameters they hold;
+    ``unimplemented``: whether a ``NotImplementedError`` refuses (not in a method other than the constructor)."""
     out: dict[str, Allowed] = {}
     for node in ast.walk(func):
         numeric = value_tests.numeric_test(node.test, names) if isinstance(node, ast.If) else None
-        if numeric and value_tests.rejects(node.body, numeric[1]):
+        if numeric and value_tests.rejects(node.body, numeric[1], unimplemented):
             param, held = numeric  # if fraction < 0 or fraction > 1: raise ValueError(...)
             known = out.get(param, Allowed(None, None, {}, t("lint.validation", where=where)))
             out[param] = replace(known, refused_by=(*known.refused_by, (node.test, held)))
@@ -91,7 +93,7 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
             resolved = [resolve_literal(tree, module, v) for v in values]
             if _MISSING not in resolved and None not in resolved:
                 out[param] = Allowed(tuple(resolved), None, {}, t("lint.validation", where=where))
-        elif isinstance(node, ast.If) and _refuses(node.body):
+        elif isinstance(node, ast.If) and _refuses(node.body, unimplemented):
             if (unequal := _unequal_to_all(node.test, names)) and unequal[0] not in out:
                 param, values = unequal  # if mode != "bilinear" and mode != "nearest": raise ValueError(...)
                 resolved = [resolve_literal(tree, module, v) for v in values]
@@ -156,7 +158,7 @@ def validations(tree: SourceTree, module: str, func: ast.FunctionDef, names: dic
             own = [a.arg for a in helper.args.posonlyargs + helper.args.args][1 if constructed else 0:]
             bound = {own[i]: p for i, p in handed.items() if isinstance(i, int) and i < len(own)}
             bound.update({k: p for k, p in handed.items() if isinstance(k, str)})
-            inner = validations(tree, home, helper, bound, inner_where, depth + 1)
+            inner = validations(tree, home, helper, bound, inner_where, depth + 1, unimplemented)
             for key, value in inner.items():
                 out.setdefault(key, value)
     return out
@@ -307,8 +309,8 @@ def _checked(tree: SourceTree, definition: str) -> dict[str, Allowed]:
         if len(held) == 1:
             names.setdefault(f"self.{prop.name}", held.pop())
     out: dict[str, Allowed] = {}
-    for method in (n for n in cls.body if isinstance(n, ast.FunctionDef)):
-        for key, value in validations(tree, module, method, names, where).items():
+    for method in (n for n in cls.body if isinstance(n, ast.FunctionDef)):  # a method's NotImplementedError: not a refusal
+        for key, value in validations(tree, module, method, names, where, unimplemented=method is init).items():
             out.setdefault(key, value)
     for key, value in _passed_to_base(tree, module, cls, init, params).items():
         out.setdefault(key, value)

@@ -67,17 +67,25 @@ def numeric_test(test: ast.expr, names: dict[str, str]) -> tuple[str, str] | Non
     return (names[expression], expression) if _evaluate(test, expression, 0) is not None else None
 
 
-def rejects(body: list[ast.stmt], held: str) -> bool:
-    """Whether an ``if`` body rejects the value: it raises, or it warns and resets the expression holding it
+def rejects(body: list[ast.stmt], held: str, unimplemented: bool = True) -> bool:
+    """Whether an ``if`` body rejects the value: it raises (``NotImplementedError`` only when ``unimplemented``: in
+    a method other than the constructor it says that method is not implemented for the value, as in
+    ``Independent.enumerate_support``, not that the value is refused), or it warns and resets the expression holding it
     (``print_warn_msg("Invalid parameter active, reset it to 1"); self.active = 1``). A warning alone (``if warmup
     == 0: warn("… can skew results")``) is advice, and a silent reassignment (``if timeout < 0: timeout = None``)
     may be how a documented sentinel is read: neither is a refusal. What a further ``if`` inside decides is not
     counted (``if padding_idx > 0: if padding_idx >= num_embeddings: raise`` refuses no positive number alone)."""
     nodes = [n for stmt in body for n in _unconditional(stmt)]
-    if any(isinstance(n, ast.Raise) for n in nodes):
+    if any(isinstance(n, ast.Raise) and (unimplemented or not not_implemented(n)) for n in nodes):
         return True
     warns = any(isinstance(n, ast.Call) and re.search(r"warn", ast.unparse(n.func), re.IGNORECASE) for n in nodes)
     return warns and any(isinstance(n, ast.Assign) and any(ast.unparse(t) == held for t in n.targets) for n in nodes)
+
+
+def not_implemented(node: ast.Raise) -> bool:
+    """Whether ``node`` raises ``NotImplementedError`` (the class or an instance of it)."""
+    exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
 
 
 def _unconditional(stmt: ast.stmt):
