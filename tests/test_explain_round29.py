@@ -29,6 +29,13 @@ DTYPE_REASON = ("The supported input and output data types for the current opera
                 "But current operator's input and output data types is:\n"
                 "InputDesc [0] is Float64\nInputDesc [1] is Int32\nInputDesc [0] is Float64\n")
 ADAPTER_REASON = "The current operator needs to be supplemented with an adapter, please check in `transform` directory.\n"
+# the exception 2.4+ raises (kernel_select_ascend.cc CollectNotMatchMessage, mindspore-ai/mindspore_test at 0fd4f04)
+TYPES_EXCEPTION = ("TypeError: Ascend operator selection failed info: The supported input and output data types for the "
+                   "current operator are: node is Default/network/Cumsum-op3\nInputDesc [0] support {float16,float,}\n"
+                   "OutputDesc [0] support {float16,float,}\n\nBut current operator's input and output data types is:\n"
+                   "InputDesc [0] is Float64\nOutputDesc [0] is Float64\n")
+ADAPTER_EXCEPTION = ("RuntimeError: The current operator needs to be supplemented with an adapter, please check in "
+                     "`transform` directory. node is Default/Lgamma-op1\n")
 # MindSpore's aclnn wrapper; the operators are the two its FAQ pages name (operators_api, tools; r2.10.0)
 WORKSPACE = "RuntimeError: aclnnRingAttentionUpdateGetWorkSpaceSize call failed, please check!\n"
 
@@ -52,7 +59,13 @@ def test_no_prototype_with_the_data_types_names_both_sides():
     assert "InputDesc [0] Float64" in fix and fix.count("InputDesc [0] Float64") == 1  # the output row is not an input
 
 
-@pytest.mark.parametrize("log", [NO_KERNEL, NO_PROTOTYPE + ADAPTER_REASON])
+def test_the_exception_form_names_the_node_and_the_types():
+    assert ex.explain_text(TYPES_EXCEPTION).categories[0] == "dtype_unsupported"
+    fix = _fix(TYPES_EXCEPTION, "dtype_unsupported")
+    assert "`Cumsum`" in fix and "InputDesc [0] {float16, float}" in fix and "InputDesc [0] Float64" in fix
+
+
+@pytest.mark.parametrize("log", [NO_KERNEL, NO_PROTOTYPE + ADAPTER_REASON, ADAPTER_EXCEPTION])
 def test_no_kernel_at_all_is_an_operator_the_npu_lacks(log):
     assert "op_fallback" in ex.explain_text(log).categories[:2]
     assert "dtype_unsupported" not in ex.explain_text(log).categories
@@ -76,7 +89,8 @@ def test_a_workspace_call_without_a_reason_is_a_cann_older_than_the_operator():
 
 
 def test_a_workspace_call_with_canns_reason_is_read_by_that_reason():
-    log = WORKSPACE + ("EZ1001: [PID: 1] 2026-01-01 self not implemented for DT_DOUBLE, should be in dtype support "
+    # an operator the FAQ pages do not name (their two operators are documented entries of version_mismatch)
+    log = WORKSPACE.replace("RingAttentionUpdate", "Cumsum") + ("EZ1001: [PID: 1] 2026-01-01 self not implemented for DT_DOUBLE, should be in dtype support "
                        "list [DT_FLOAT16,DT_FLOAT,].\n")
     report = ex.explain_text(log)
     assert report.categories[0] == "dtype_unsupported"
@@ -89,3 +103,9 @@ def test_a_workspace_call_with_canns_reason_is_read_by_that_reason():
 ])
 def test_other_aclnn_failures_are_not_read_as_versions(line):
     assert "version_mismatch" not in ex.explain_text(line).categories
+
+
+def test_the_faq_pages_operators_are_documented_entries():
+    """MindSpore's FAQ (operators_api, tools; r2.10.0) quotes two such failures: each reads as its documented cause."""
+    for line in ("RuntimeError: aclnnAllFiniteGetWorkspaceSize call failed, please check!\n", WORKSPACE):
+        assert ex.explain_text(line).categories[0] == "version_mismatch"

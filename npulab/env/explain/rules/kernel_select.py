@@ -7,7 +7,9 @@
 - from 2.4 (``ge_kernel_executor.cc`` ``PrintQueryAclTypeErr``): "The current [Op] operator did not match any
   operator prototype library. The reason is:", then "The supported input and output data types for the current
   operator are:", ``InputDesc [i] support {…}`` rows, "But current operator's input and output data types is:" and
-  ``InputDesc [i] is T`` rows — or, as the reason, "The current operator needs to be supplemented with an adapter".
+  ``InputDesc [i] is T`` rows — or, as the reason, "The current operator needs to be supplemented with an adapter";
+  the exception it raises (``kernel_select_ascend.cc`` ``CollectNotMatchMessage``, under "Ascend operator selection
+  failed info:" when the CPU back-off failed too) starts with the reason and "node is <full name>".
 
 A kernel that exists but not for the given data types is ``dtype_unsupported`` (MindSpore's FAQ "Kernel Select
 Failed"); an operator with no kernel at all on Ascend is ``op_fallback``. The note names the operator and the data
@@ -25,6 +27,9 @@ NAME = "kernel_select"
 _NO_VALID = re.compile(r"Can ?not select a valid kernel info for \[([^\]\s]{1,120})\]")
 _NO_KERNEL = re.compile(r"Can ?not find any available kernel info for:? ?([\w/.-]{1,120})")
 _NO_PROTOTYPE = re.compile(r"current \[([^\]\s]{1,120})\] operator did not match any operator prototype library")
+# the exception's own first line (2.4+ CollectNotMatchMessage): the reason, then "node is <full name>"
+_TYPES_OF_NODE = re.compile(r"data types for the current operator are: node is ([^\s,]{1,120})")
+_ADAPTER_OF_NODE = re.compile(r"supplemented with an adapter, please check in .transform. directory\. ?node is ([^\s,]{1,120})")
 # the reason 2.4+ gives when the graph engine has no adapter (no prototype) for the operator at all
 _ADAPTER = "needs to be supplemented with an adapter"
 # the rows under the header: a candidate "(<Int16xDefaultFormat>, <Int16xNC1HWC0>, …) -> (…)" (its inputs, before
@@ -41,7 +46,8 @@ def _op(name: str) -> str:
 
 
 def read(line: str) -> dict | None:
-    for pattern, kind in ((_NO_VALID, "dtype"), (_NO_PROTOTYPE, "prototype"), (_NO_KERNEL, "op")):
+    for pattern, kind in ((_NO_VALID, "dtype"), (_TYPES_OF_NODE, "dtype"), (_NO_PROTOTYPE, "prototype"),
+                          (_NO_KERNEL, "op"), (_ADAPTER_OF_NODE, "op")):
         m = pattern.search(line)
         if m:
             return {"op": _op(m.group(1).rstrip(".")), "kind": kind, "focus": m.group(0)}
@@ -99,5 +105,5 @@ def finding(hits: list[RuleHit], facts: LogFacts) -> Finding | None:
 
 
 RULE = Rule(NAME, (b"valid kernel info", b"available kernel info", b"operator prototype library", b"object_type:",
-                   _ADAPTER.encode(),
+                   b"data types for the current operator are: node is", _ADAPTER.encode(),
                    b"inputdesc ["), read, finding, most=12)
