@@ -9,8 +9,9 @@ class TestFresh2026_12x(FreshSetChecks):
     SIZES = (18, 5, 4, 9)  # when collected (README)
     WEB_PAGES = True
     # measured blind by the lead before round 26 (main at 3a1a24c, rounds up to 25): 2/5 known, 0/4 fix named, 2/9
-    # silent, 9/9 healthy; after rounds 26, 27 and 28 (all written without the set): the same, log for log
-    FLOOR = dict(known=2, fix_named=0, healthy=9, silent=2)
+    # silent, 9/9 healthy; after rounds 26, 27 and 28 (all written without the set): the same, log for log; round 29
+    # (development data: MindSpore's kernel selection and aclnn workspace messages, read from its released source): 5/5
+    FLOOR = dict(known=5, fix_named=0, healthy=9, silent=2)
     OPEN = ("issue 36 aims not met on this set (measured blind before round 26: 2/5 known, 0/4 fix named, 2/9 silent, "
             "9/9 healthy; after it and after rounds 27 and 28 the same): explain stays open")
 

@@ -87,7 +87,10 @@ _CONTEXT_NEEDLES = (  # searched in the lower-cased block; "cann" only as a word
     # torch_npu's own C bindings, which only its extension defines (TorchNpuMethods in torch_npu/csrc/InitNpuBindings.cpp
     # and torch_npu/csrc/npu/Module.cpp, Ascend/pytorch at fbef11e: _npu_shutdown, _npu_setDevice, _npu_init,
     # _npu_synchronize …), called as torch_npu._C._npu_<name> or, in Ascend's PyTorch 1.5 fork, torch._C._npu_<name>
-    b"_c._npu_")
+    b"_c._npu_",
+    # MindSpore's kernel selection on Ascend names the graph engine's operator prototypes and adapters (GE), which only
+    # its Ascend back end has (kernel_select_ascend.cc CollectNotMatchMessage, ge_kernel_executor.cc; rules/kernel_select.py)
+    b"operator prototype library", b"please check in `transform` directory", b"for the current operator are: node is")
 # weaker evidence: "NPU" as a word ("input", "intel_npu" are not; "NPU上", "[NPU]" are) and MindSpore, which other
 # accelerators also run (Intel's NPU, MindSpore on GPU); it counts only in a log that shows no other accelerator
 # ModelArts notebooks, whose home is /home/ma-user, are Huawei Cloud's, most of them on Ascend

@@ -27,6 +27,10 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``port``          — a port already taken, in any wording: HCCL's sockets (the ``hccl_network`` family);
 - ``resource``      — UB, workspace, HBM and host memory limits: the knob that sizes each;
 - ``capability``    — "not supported" with a chip, data type, format, op, version or mode: what, on what, instead;
+- ``workspace``     — MindSpore's "aclnnXGetWorkSpaceSize call failed" with no reason from CANN: a CANN older than
+  the operator (MindSpore's FAQ), ``version_mismatch``;
+- ``kernel_select`` — MindSpore's kernel selection that found no kernel for an operator: ``dtype_unsupported`` with
+  the supported and given data types, or ``op_fallback`` when no kernel exists on Ascend;
 - ``requirement_check`` — an aclnn call that failed on a requirement its inner error states ("must be …",
   "uncontiguous input"): ``aclnn_param_check``;
 - ``container``     — the NPU not detected in a log that shows a container: ``driver_not_mounted``;
@@ -77,6 +81,7 @@ from npulab.env.explain.rules import (
     fallback,
     graph,
     header,
+    kernel_select,
     library,
     misspelt,
     module,
@@ -95,12 +100,13 @@ from npulab.env.explain.rules import (
     symbol,
     values,
     warning,
+    workspace,
 )
 from npulab.env.explain.rules.base import LogFacts, Rule, RuleHit, note_mark
 
 LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one log
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, header.RULE, symbol.RULE, requirement.RULE,
-                           requirement_check.RULE, exception.RULE, misspelt.RULE, values.RULE, renumbered.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
+                           workspace.RULE, kernel_select.RULE, requirement_check.RULE, exception.RULE, misspelt.RULE, values.RULE, renumbered.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, port.RULE, container.RULE, fallback.RULE, resource.RULE, capability.RULE, chip.RULE,
                            warning.RULE, sleep.RULE, pairing.RULE, registry.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
