@@ -20,6 +20,7 @@ from npulab.lint import (
     calls,
     command_flags,
     compile_backends,
+    compile_options,
     cpu_values,
     deprecated_calls,
     devices,
@@ -275,7 +276,8 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
             for _line, written, message in deprecated_calls.findings(tree, imported):
                 add("call-signature", written, message)
         for _line, written, message in (devices.findings(tree, imported) + distributed.findings(tree, imported, context.sources)
-                                        + compile_backends.findings(tree, imported, context.sources)):
+                                        + compile_backends.findings(tree, imported, context.sources)
+                                        + compile_options.findings(tree, imported, context.sources)):
             add("argument-value", written, message)
         flagged = {problem.line for problem in found}
         npu_tree = context.sources("torch_npu") if meta_run.calls_into("torch_npu", tree, imported) else None
