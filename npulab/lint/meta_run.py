@@ -117,6 +117,8 @@ _NOT_THE_USER = re.compile(r"\b(meta|fake impl|no data|cuda|npu|gpu|device|pin[_
                            r"symint|data-dependent|guard)", re.IGNORECASE)
 
 
+_ACCELERATOR = re.compile(r"^(npu|cuda)(?=$|:)")  # a device type string the CPU build cannot parse
+_NO_ACCELERATOR = re.compile(r"\bavailable\b|accelerator", re.IGNORECASE)  # torch.device(0) here: not the user's
 _UNBOUND = object()  # a comprehension's name that the cell had not bound
 _FUNCTIONS: set[int] = set()  # ids of the whitelisted modules' functions handed out
 
@@ -629,12 +631,13 @@ class _Interpreter:
             raise _Unknown("torch_npu")
         if function in _BUILTINS.values():
             return self._builtin(function, args, kwargs)
+        if self._is_device(function) and all(self._plain(v) for v in (*args, *kwargs.values())):
+            self._device_parsed(written, tuple(args), kwargs)
+            return _torch().device("meta")
         if not (self._torch_callable(function) and all(self._plain(v) or self._torchy(v) or self._function(v)
                                                         for v in (*args, *kwargs.values()))):
             self._taint(node)
             raise _Unknown("call")
-        if self._is_device(function):
-            return _torch().device("meta")
         return self._run(written, function, tuple(args), self._meta(kwargs))
 
     def _set(self, written: str, setter: _Setter, args: tuple, kwargs: dict):
@@ -671,6 +674,24 @@ class _Interpreter:
         if collective.name == one_rank_group.INIT:
             self.group = (args, kwargs)
         raise _Unknown("collective")
+
+    @staticmethod
+    def _device_parsed(written: str, args: tuple, kwargs: dict) -> None:
+        """``torch.device``'s own parsing of the cell's type string and index (``torch.device("npu:0", 0)``: an index
+        given twice), an accelerator's name read as ``cpu`` — the CPU build knows no ``npu`` — and written back in
+        torch's message; the device the cell gets stays the meta device."""
+        named = {v for v in (*args, *kwargs.values()) if isinstance(v, str) and _ACCELERATOR.match(v)}
+        try:
+            _torch().device(*(_ACCELERATOR.sub("cpu", v) if v in named else v for v in args),
+                            **{k: _ACCELERATOR.sub("cpu", v) if v in named else v for k, v in kwargs.items()})
+        except _ERRORS as err:
+            message = str(err)
+            for original in named:
+                message = message.replace(_ACCELERATOR.sub("cpu", original), original)
+            if not _NO_ACCELERATOR.search(message):
+                raise _Refused(written, _Said(message, type(err).__name__, "lint.meta.device")) from err
+        except Exception:
+            pass
 
     @staticmethod
     def _is_device(function) -> bool:

@@ -86,3 +86,18 @@ def test_compile_options_are_judged_as_torch_applies_them(sources, options, word
 def test_known_options_and_unknown_values_are_not_flagged(sources, options):
     tree, imported = bound_cell(NPU + f"net = torch.compile(model, options={options})")
     assert compile_options.findings(tree, imported, sources) == []
+
+
+@pytest.mark.parametrize(("planted", "twin", "words"), [
+    ('dev = torch.device("npu:one")', 'dev = torch.device("npu:1")', "Invalid device string: 'npu:one'"),
+    ('dev = torch.device("npu", -1)', 'dev = torch.device("npu", 1)', "must not be negative"),
+    ('dev = torch.device(type="npu:1", index=1)', 'dev = torch.device(type="npu", index=1)', "npu:1"),
+])
+def test_torch_device_parses_the_cells_type_string_with_npu_read_as_cpu(planted, twin, words):
+    found = cpu_findings(NPU + planted)
+    assert [w for _, w, _ in found] == ["torch.device"] and words in found[0][2]
+    assert cpu_findings(NPU + twin) == []
+
+
+def test_a_device_index_without_an_accelerator_is_not_the_cells_error():
+    assert cpu_findings(NPU + "dev = torch.device(0)") == []
