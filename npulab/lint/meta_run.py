@@ -274,12 +274,17 @@ def _not_run(name: str):
 def cell_class(node: ast.ClassDef, bases: list):
     """The class a cell's ``class`` statement defines over torch.utils.data classes (``class Stream(IterableDataset)``):
     a real subclass, so torch's checks see what it is (a DataLoader over an IterableDataset takes no sampler), with
-    each method the cell wrote standing in for its body (_not_run). Only methods, a docstring and ``pass`` in the
-    body; no decorator or keyword; else _Unknown."""
-    plain = (ast.FunctionDef, ast.Pass)
+    each method the cell wrote standing in for its body (_not_run). Only undecorated methods whose defaults are
+    literals, a docstring and ``pass`` in the body (nothing that runs when the class is defined); no decorator or
+    keyword on the class; else _Unknown."""
+    def quiet(stmt) -> bool:
+        if isinstance(stmt, ast.FunctionDef):
+            defaults = [*stmt.args.defaults, *(d for d in stmt.args.kw_defaults if d is not None)]
+            return not stmt.decorator_list and all(isinstance(d, ast.Constant) for d in defaults)
+        return isinstance(stmt, ast.Pass) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
     if node.decorator_list or node.keywords or not bases or not all(_data_class(b) for b in bases) \
-            or not all(isinstance(s, plain) or isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                       for s in node.body):
+            or not all(quiet(s) for s in node.body):
         raise _Unknown("class")
     methods = {s.name: _not_run(s.name) for s in node.body if isinstance(s, ast.FunctionDef)}
     made = type(node.name, tuple(bases), {"__module__": "__cell__", **methods})
@@ -837,7 +842,11 @@ class _Interpreter:
             pass
         elif isinstance(node, ast.ClassDef):
             self.env.pop(node.name, None)
-            self.env[node.name] = cell_class(node, self._items(node.bases))
+            try:
+                self.env[node.name] = cell_class(node, self._items(node.bases))
+            except _Unknown:
+                self._taint(node)  # a class body that runs code may change what it names
+                raise
         elif isinstance(node, ast.With) and all(self._grad_context(item) for item in node.items):
             with contextlib.ExitStack() as stack:  # torch.no_grad() as the cell enters it: autograd sees it
                 for item in node.items:

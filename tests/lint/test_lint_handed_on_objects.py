@@ -55,6 +55,11 @@ def test_a_cell_class_method_is_not_run_and_leaves_the_call_unknown():
     tree, _ = bound_cell("class C(object):\n    x = 1")
     with pytest.raises(meta_run._Unknown):  # a class over a base other than torch.utils.data's, or with data
         meta_run.cell_class(tree.body[0], [object])
+    from torch.utils.data import Dataset
+
+    tree, _ = bound_cell("class D(Dataset):\n    def __len__(self, n=x.add_(1)):\n        return n")
+    with pytest.raises(meta_run._Unknown):  # a default that runs code when the class is defined
+        meta_run.cell_class(tree.body[0], [Dataset])
 
 
 def test_an_optimizer_is_handed_on_but_never_stepped():
