@@ -238,7 +238,7 @@ def _distribution_class(value) -> bool:
 
 
 def _data_class(value) -> bool:
-    """A dataset, sampler or loader class of torch.utils.data, or a cell's subclass of one (_CellClass): its
+    """A dataset, sampler or loader class of torch.utils.data, or a cell's subclass of one (cell_class): its
     constructor checks its arguments; the object built is handed on to others (``StackDataset(a, b)``) but no builtin,
     method or index reaches it (a loader starts its workers only when iterated, and nothing here iterates)."""
     return isinstance(value, type) and (value.__module__ in _DATA_HOMES or id(value) in _CELL_CLASSES)
@@ -687,8 +687,9 @@ class _Interpreter:
         torch's message; the device the cell gets stays the meta device."""
         named = {v for v in (*args, *kwargs.values()) if isinstance(v, str) and _ACCELERATOR.match(v)}
         try:
-            _torch().device(*(_ACCELERATOR.sub("cpu", v) if v in named else v for v in args),
-                            **{k: _ACCELERATOR.sub("cpu", v) if v in named else v for k, v in kwargs.items()})
+            on_cpu = [_ACCELERATOR.sub("cpu", v) if isinstance(v, str) else v for v in args]
+            _torch().device(*on_cpu, **{k: _ACCELERATOR.sub("cpu", v) if isinstance(v, str) else v
+                                        for k, v in kwargs.items()})
         except _ERRORS as err:
             message = str(err)
             for original in named:
