@@ -160,6 +160,11 @@ EXTRA = {
     "meta-warned": _notebook("import torch\nlayer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4)\n"
                              "enc = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=True)"),
     "flag-refused": _notebook("!vllm serve m --enable-eplb"),  # (round 19) a validator's test over two flags
+    # (round 21) Inductor's option names and types, a companion variable off until set, torch's parsing of a device
+    "compile-options": _notebook("import torch\nnet = torch.compile(m, options={'triton.cudagraph': True})\n"
+                                 "net = torch.compile(m, options={'coordinate_descent_tuning': 1})"),
+    "env-requires-unset": _notebook("import os\nos.environ['DUMP_GRAPH_FORMAT'] = 'readable'"),
+    "meta-device": _notebook('import torch\ndev = torch.device("npu:one")'),
     "markdown": {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {},
                             "source": "```bash\nexport ASCEND_LAUNCH_BLOCKING=true\nexport HCCL_CONECT_TIMEOUT=600\n"
                                       "vllm serve m --max-model-length 8\n```\n\nSet `TORCH_NPU_FALLBACK_CPU_DISABLE=1`.\n"}]},

@@ -144,12 +144,17 @@ def type_message(setting: Setting) -> str:
              value=setting.value, fix=setting.value if setting.python_type != "bool" else int(setting.value == "True"))
 
 
-def unmet_requirements(settings: list[Setting], grammars: dict) -> list[tuple[Setting, Setting, dict]]:
+def unmet_requirements(settings: list[Setting], grammars: dict, set_before: set[str] | None = None
+                       ) -> list[tuple[Setting, Setting | None, dict]]:
     """(setting, the other variable's setting, the spec) where a variable documented to take effect only while another
     has given values (a spec's ``requires: {name, enum}``, or ``{name, items}``: ``key:value`` items the other's
     comma-separated value must hold) is set away from its documented ``default`` and the same
-    cell sets that other variable to a literal outside those values (PER_STREAM_QUEUE=1 with TASK_QUEUE_ENABLE=0)."""
+    cell sets that other variable to a literal outside those values (PER_STREAM_QUEUE=1 with TASK_QUEUE_ENABLE=0).
+    A requirement marked ``enabled: true`` names a variable that is off until it is set ("takes effect only when
+    DUMP_GE_GRAPH is enabled"): given ``set_before``, the names the notebook's earlier cells set, a cell that sets the
+    variable while neither it nor an earlier cell sets the other is reported too (the other's setting is then None)."""
     given = {s.name: s for s in settings if checkable(s.value)}
+    named = {s.name for s in settings}
     out = []
     for setting in given.values():
         spec = grammars.get(setting.name) or {}
@@ -158,6 +163,8 @@ def unmet_requirements(settings: list[Setting], grammars: dict) -> list[tuple[Se
             continue
         other = given.get(needed["name"])
         if other is None:
+            if needed.get("enabled") and set_before is not None and needed["name"] not in named | set_before:
+                out.append((setting, None, spec))
             continue
         if "items" in needed:  # key:value items the other must hold (PYTORCH_NPU_ALLOC_CONF=expandable_segments:True)
             unmet = not set(needed["items"]) <= {i.strip() for i in other.value.split(",")}
@@ -168,11 +175,14 @@ def unmet_requirements(settings: list[Setting], grammars: dict) -> list[tuple[Se
     return out
 
 
-def requirement_message(setting: Setting, other: Setting, spec: dict, source: str) -> str:
-    """The finding's sentence for a variable whose companion is set so that it cannot take effect."""
+def requirement_message(setting: Setting, other: Setting | None, spec: dict, source: str) -> str:
+    """The finding's sentence for a variable whose companion is set so that it cannot take effect, or not set at all."""
+    needed = joined([str(v) for v in spec["requires"].get("items") or spec["requires"]["enum"]])
+    if other is None:
+        return t("lint.env.requires_unset", line=setting.line, name=setting.name, value=setting.value,
+                 other=spec["requires"]["name"], needed=needed, source=source)
     return t("lint.env.requires", line=setting.line, name=setting.name, value=setting.value, other=other.name,
-             other_value=other.value, needed=joined([str(v) for v in spec["requires"].get("items") or spec["requires"]["enum"]]),
-             source=source)
+             other_value=other.value, needed=needed, source=source)
 
 
 def message(setting: Setting, why: str, source: str) -> str:

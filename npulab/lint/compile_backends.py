@@ -74,12 +74,17 @@ def backends(torch: SourceTree, npu: SourceTree | None) -> tuple[frozenset[str],
     return frozenset(names), where
 
 
+def compile_calls(tree: ast.Module, aliases: dict[str, str], sources):
+    """(torch's source tree, line, written call, call node) of each ``torch.compile(…)`` of a cell."""
+    for torch, line, written, full, call in torch_calls(tree, aliases, sources):
+        if torch.definition(full) == "torch.compile":
+            yield torch, line, written, call
+
+
 def findings(tree: ast.Module, aliases: dict[str, str], sources) -> list[tuple[int, str, str]]:
     """(line, written call, sentence) for ``torch.compile(backend="name")`` with a name no release registers."""
     out = []
-    for torch, line, written, full, call in torch_calls(tree, aliases, sources):
-        if torch.definition(full) != "torch.compile":
-            continue
+    for torch, line, written, call in compile_calls(tree, aliases, sources):
         node = argument(call, None, "backend")
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
             continue

@@ -28,6 +28,9 @@ from npulab.lint import meta_run
 
 MAX_ELEMENTS = 1 << 16  # the largest tensor (or module's parameters and buffers) given a CPU twin
 MAX_TOTAL = 1 << 20  # all the twins of one cell together
+# a call handed a function (gradcheck, jacobian, hessian) may call it once per element of its inputs and build their
+# product: it runs on twins holding at most this many elements in all
+MAX_TRANSFORMED = 1 << 8
 # "<kernel>" not implemented for '<dtype>': torch's CPU build implements every operator for the full-precision and
 # integer dtypes it supports at all (c10 ScalarType names), so for those the operator refuses the dtype; half, brain
 # float, float8 and complex half may be a gap of the CPU build that the NPU fills, and stay unknown
@@ -63,6 +66,13 @@ def _numel(value) -> int | None:
         counts = [_numel(v) for v in value]
         return None if any(c is None for c in counts) else sum(counts)
     return 0 if value is None or isinstance(value, (bool, int, float, str, torch.dtype, torch.Size)) else None
+
+
+def _elements(values) -> int:
+    """The elements of the tensors among ``values`` (nested in tuples and lists)."""
+    torch = meta_run._torch()
+    return sum(v.numel() if isinstance(v, torch.Tensor) else _elements(v) if isinstance(v, (tuple, list)) else 0
+               for v in values)
 
 
 def _sizes_small(values) -> bool:
@@ -146,6 +156,8 @@ class Interpreter(meta_run._Interpreter):
             cpu_kwargs = {k: ("cpu" if k == "device" else self._twin(v)) for k, v in kwargs.items()}
         except _NoTwin:
             return _MISSING
+        if self._transforms((*args, *kwargs.values())) and _elements((*cpu_args, *cpu_kwargs.values())) > MAX_TRANSFORMED:
+            return _MISSING
         started = time.monotonic()
         try:
             with torch.random.fork_rng(devices=[]), torch.device("cpu"), warnings.catch_warnings():
@@ -176,6 +188,10 @@ class Interpreter(meta_run._Interpreter):
         if self._on_cpu(written, function, args, kwargs, result) is _MISSING:
             self._drop(function, args, kwargs)
         return result
+
+    def _transforms(self, values) -> bool:
+        """Whether a call is handed a function it may call many times (a torch function, a lambda)."""
+        return any(self._function(v) or isinstance(v, (tuple, list)) and self._transforms(v) for v in values)
 
     def _drop(self, function, args: tuple, kwargs: dict) -> None:
         """A call the twins did not follow may have changed its arguments in place (``x.add_(y)`` with ``y`` too large

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import itertools
 import linecache
 import operator
 import re
@@ -50,7 +51,9 @@ MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.l
            "torch.distributions",  # its classes are called only by npulab.lint.cpu_values (they validate values)
            "torch.nn.utils", "torch.nn.utils.rnn", "torch.nn.utils.parametrizations",  # torch.utils stays denied
            # functional transforms of a function the cell passes (a torch function or a lambda, _Lambda): only _ONLY's
-           "torch.func", "torch.autograd.functional", "torch.autograd.forward_ad", "torch.utils.checkpoint")
+           "torch.func", "torch.autograd.functional", "torch.autograd.forward_ad", "torch.utils.checkpoint",
+           # optimizers and learning-rate schedulers, built over the meta parameters and never stepped (_optim_class)
+           "torch.optim", "torch.optim.lr_scheduler")
 # names of the whitelisted modules that do I/O, change global state, seed or draw from a generator, compile, or reach
 # a device or another process (with the prefixes and the home modules below, and legacy *Tensor / *Storage classes)
 _DENIED = frozenset({
@@ -67,7 +70,8 @@ _DENIED = frozenset({
     "prepare_multiprocessing_environment", "thread_safe_generator", "get_device_module", "classproperty",
 })
 # a whitelisted module of which only these members are handed out
-_ONLY = {"torch.autograd": frozenset({"grad", "backward", "Variable", "functional", "forward_ad"}),
+_ONLY = {"torch.autograd": frozenset({"grad", "backward", "Variable", "functional", "forward_ad", "gradcheck",
+                                      "gradgradcheck"}),
          "torch.utils": frozenset({"data", "checkpoint"}),
          "torch.func": frozenset({"grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"}),
          "torch.autograd.functional": frozenset({"vjp", "jvp", "vhp", "hvp", "jacobian", "hessian"}),
@@ -113,6 +117,8 @@ _NOT_THE_USER = re.compile(r"\b(meta|fake impl|no data|cuda|npu|gpu|device|pin[_
                            r"symint|data-dependent|guard)", re.IGNORECASE)
 
 
+_ACCELERATOR = re.compile(r"^(npu|cuda)(?=$|:)")  # a device type string the CPU build cannot parse
+_NO_ACCELERATOR = re.compile(r"\bavailable\b|accelerator", re.IGNORECASE)  # torch.device(0) here: not the user's
 _UNBOUND = object()  # a comprehension's name that the cell had not bound
 _FUNCTIONS: set[int] = set()  # ids of the whitelisted modules' functions handed out
 
@@ -232,10 +238,58 @@ def _distribution_class(value) -> bool:
 
 
 def _data_class(value) -> bool:
-    """A dataset, sampler or loader class of torch.utils.data: its constructor checks its arguments; the object built
-    is handed on to others (``StackDataset(a, b)``) but no builtin, method or index reaches it (a loader starts its
-    workers only when iterated, and nothing here iterates)."""
-    return isinstance(value, type) and value.__module__ in _DATA_HOMES
+    """A dataset, sampler or loader class of torch.utils.data, or a cell's subclass of one (cell_class): its
+    constructor checks its arguments; the object built is handed on to others (``StackDataset(a, b)``) but no builtin,
+    method or index reaches it (a loader starts its workers only when iterated, and nothing here iterates)."""
+    return isinstance(value, type) and (value.__module__ in _DATA_HOMES or id(value) in _CELL_CLASSES)
+
+
+def _optim_class(value) -> bool:
+    """An optimizer or learning-rate scheduler class of torch.optim: its constructor checks its arguments against each
+    other and the optimizer's parameter groups (``ReduceLROnPlateau``'s ``min_lr`` list, ``SequentialLR``'s
+    milestones); the object built is handed on to a scheduler but never stepped (no method or attribute reaches it)."""
+    if not isinstance(value, type) or not value.__module__.startswith("torch.optim"):
+        return False
+    optim = _torch().optim
+    return issubclass(value, (optim.Optimizer, optim.lr_scheduler.LRScheduler, optim.lr_scheduler.ReduceLROnPlateau))
+
+
+def _handed_on_class(value) -> bool:
+    """A class whose objects the interpreter builds and hands on to other calls, but never uses itself."""
+    return _data_class(value) or _optim_class(value)
+
+
+_CELL_CLASSES: dict[int, type] = {}  # id -> a cell's subclass of a torch.utils.data class (kept alive: ids stay its)
+
+
+def _not_run(name: str):
+    """A method of a cell's class stands in for its body, which the interpreter does not run: calling it (from the
+    cell, or from torch's constructor — ``len(dataset)`` in ``RandomSampler``) leaves the call unknown."""
+    def method(*args, **kwargs):
+        raise _Unknown(name)
+    method.__name__ = name
+    return method
+
+
+def cell_class(node: ast.ClassDef, bases: list):
+    """The class a cell's ``class`` statement defines over torch.utils.data classes (``class Stream(IterableDataset)``):
+    a real subclass, so torch's checks see what it is (a DataLoader over an IterableDataset takes no sampler), with
+    each method the cell wrote standing in for its body (_not_run). Only undecorated methods whose defaults are
+    literals, a docstring and ``pass`` in the body (nothing that runs when the class is defined); no decorator or
+    keyword on the class; else _Unknown."""
+    def quiet(stmt) -> bool:
+        if isinstance(stmt, ast.FunctionDef):
+            defaults = [*stmt.args.defaults, *(d for d in stmt.args.kw_defaults if d is not None)]
+            return not stmt.decorator_list and all(isinstance(d, ast.Constant) for d in defaults)
+        return isinstance(stmt, ast.Pass) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
+    if node.decorator_list or node.keywords or not bases or not all(_data_class(b) for b in bases) \
+            or not all(quiet(s) for s in node.body):
+        raise _Unknown("class")
+    methods = {s.name: _not_run(s.name) for s in node.body if isinstance(s, ast.FunctionDef)}
+    made = type(node.name, tuple(bases), {"__module__": "__cell__", **methods})
+    _CELL_CLASSES[id(made)] = made
+    return made
 
 
 def _member(module, name: str):
@@ -271,7 +325,7 @@ def _member(module, name: str):
         torch = _torch()
         if _module_class(value) or _distribution_class(value):
             return value
-        if value in (torch.Size, torch.device, torch.finfo, torch.iinfo, torch.autograd.Variable) or _data_class(value) \
+        if value in (torch.Size, torch.device, torch.finfo, torch.iinfo, torch.autograd.Variable) or _handed_on_class(value) \
                 or home == _DUAL_CONTEXT:  # fwAD.dual_level, entered only by a with statement
             return value
         raise _Unknown(name)
@@ -324,10 +378,10 @@ class _Interpreter:
         if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, slice, range,
                                                                       torch.dtype, torch.device, torch.Size)):
             return True
-        if _data_class(type(value)):  # a dataset, sampler or loader built here: handed on, never iterated
+        if _handed_on_class(type(value)):  # a dataset, loader, optimizer … built here: handed on, never used
             return True
         if isinstance(value, (tuple, list)):
-            return len(value) <= MAX_ITEMS and all(self._plain(v) or self._torchy(v) for v in value)
+            return len(value) <= MAX_ITEMS and all(self._plain(v) or self._torchy(v) or self._function(v) for v in value)
         if isinstance(value, dict):
             return len(value) <= MAX_ITEMS and all(self._plain(k) and (self._plain(v) or self._torchy(v))
                                                    for k, v in value.items())
@@ -348,6 +402,11 @@ class _Interpreter:
             return value
         if isinstance(value, (torch.finfo, torch.iinfo, _Made)):
             return value
+        if isinstance(value, types.GeneratorType):  # model.parameters(): a module's own members, finite
+            items = list(itertools.islice(value, MAX_ITEMS + 1))
+            if len(items) > MAX_ITEMS:
+                raise _Unknown("size")
+            return self._checked(items)
         if isinstance(value, types.FunctionType):  # only torch's whitelisted calls return here
             return _Made(value)  # torch.func.grad(f): a function a transform made, called as torch's own
         raise _Unknown("result")
@@ -567,6 +626,8 @@ class _Interpreter:
             return self._set(written, function, tuple(args), kwargs)
         if isinstance(function, one_rank_group.Collective):
             return self._collective(written, function, tuple(args), kwargs)
+        if isinstance(function, one_rank_group.StoreClass):  # built only in the child (one_rank_group)
+            return function.stand_in()
         if isinstance(function, _NpuOp):  # never run: its documented limits judge the arguments, the result is unknown
             self._taint(node)
             said = function.module.check(function.name, tuple(args), kwargs)
@@ -575,12 +636,13 @@ class _Interpreter:
             raise _Unknown("torch_npu")
         if function in _BUILTINS.values():
             return self._builtin(function, args, kwargs)
+        if self._is_device(function) and all(self._plain(v) for v in (*args, *kwargs.values())):
+            self._device_parsed(written, tuple(args), kwargs)
+            return _torch().device("meta")
         if not (self._torch_callable(function) and all(self._plain(v) or self._torchy(v) or self._function(v)
                                                         for v in (*args, *kwargs.values()))):
             self._taint(node)
             raise _Unknown("call")
-        if self._is_device(function):
-            return _torch().device("meta")
         return self._run(written, function, tuple(args), self._meta(kwargs))
 
     def _set(self, written: str, setter: _Setter, args: tuple, kwargs: dict):
@@ -606,7 +668,8 @@ class _Interpreter:
     def _collective(self, written: str, collective, args: tuple, kwargs: dict):
         """A torch.distributed call, run in a forked child in the cell's one-rank group (npulab.lint.one_rank_group):
         its refusal is a finding, its result unknown; ``init_process_group`` that the child accepted starts the group."""
-        if not all(self._plain(v) or self._torchy(v) for v in (*args, *kwargs.values())):
+        if not all(self._plain(v) or self._torchy(v) or isinstance(v, one_rank_group.StoreStandIn)
+                   for v in (*args, *kwargs.values())):
             raise _Unknown("collective")
         heard = one_rank_group.outcome(self.group, collective, args, kwargs)
         if heard is None:
@@ -616,6 +679,25 @@ class _Interpreter:
         if collective.name == one_rank_group.INIT:
             self.group = (args, kwargs)
         raise _Unknown("collective")
+
+    @staticmethod
+    def _device_parsed(written: str, args: tuple, kwargs: dict) -> None:
+        """``torch.device``'s own parsing of the cell's type string and index (``torch.device("npu:0", 0)``: an index
+        given twice), an accelerator's name read as ``cpu`` — the CPU build knows no ``npu`` — and written back in
+        torch's message; the device the cell gets stays the meta device."""
+        named = {v for v in (*args, *kwargs.values()) if isinstance(v, str) and _ACCELERATOR.match(v)}
+        try:
+            on_cpu = [_ACCELERATOR.sub("cpu", v) if isinstance(v, str) else v for v in args]
+            _torch().device(*on_cpu, **{k: _ACCELERATOR.sub("cpu", v) if isinstance(v, str) else v
+                                        for k, v in kwargs.items()})
+        except _ERRORS as err:
+            message = str(err)
+            for original in named:
+                message = message.replace(_ACCELERATOR.sub("cpu", original), original)
+            if not _NO_ACCELERATOR.search(message):
+                raise _Refused(written, _Said(message, type(err).__name__, "lint.meta.device")) from err
+        except Exception:
+            pass
 
     @staticmethod
     def _is_device(function) -> bool:
@@ -645,14 +727,14 @@ class _Interpreter:
         if isinstance(function, (_OnMeta, _Made, torch.nn.Module)) or id(function) in _FUNCTIONS:
             return True
         if isinstance(function, type):
-            return _module_class(function) or _data_class(function) \
+            return _module_class(function) or _handed_on_class(function) \
                 or function in (torch.Size, torch.finfo, torch.iinfo, torch.autograd.Variable)
         owner = getattr(function, "__self__", None)
         return isinstance(owner, (torch.Tensor, torch.nn.Module, torch.Size)) or _module_class(owner)
 
     def _builtin(self, function, args, kwargs):
         torch = _torch()
-        if kwargs or any(isinstance(v, torch.nn.Module) or _data_class(type(v)) for v in args):
+        if kwargs or any(isinstance(v, torch.nn.Module) or _handed_on_class(type(v)) for v in args):
             raise _Unknown("builtin")  # sum(loader) would start its workers
         if function is not len and any(isinstance(v, torch.Tensor) for v in args):
             raise _Unknown("data")
@@ -759,6 +841,13 @@ class _Interpreter:
             self.eval(node.value)
         elif isinstance(node, ast.Pass):
             pass
+        elif isinstance(node, ast.ClassDef):
+            self.env.pop(node.name, None)
+            try:
+                self.env[node.name] = cell_class(node, self._items(node.bases))
+            except _Unknown:
+                self._taint(node)  # a class body that runs code may change what it names
+                raise
         elif isinstance(node, ast.With) and all(self._grad_context(item) for item in node.items):
             with contextlib.ExitStack() as stack:  # torch.no_grad() as the cell enters it: autograd sees it
                 for item in node.items:

@@ -20,6 +20,7 @@ from npulab.lint import (
     calls,
     command_flags,
     compile_backends,
+    compile_options,
     cpu_values,
     deprecated_calls,
     devices,
@@ -180,6 +181,7 @@ def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "",
     aliases = dict(STANDARD)  # name -> the torch_npu path it stands for ("torch" for torch itself)
     imported = dict(CONVENTIONAL)  # name -> dotted module path, for the signature checks
     checked = 0
+    env_before: set[str] = set()  # the variables earlier code cells set (_deep_checks adds each cell's)
     for number, cell in code_cells(nb):
         npu = is_npu_cell(cell)
         checked += npu
@@ -201,7 +203,7 @@ def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "",
                         seen.add(written)
                         findings += _check_name(index, line, written, dotted, path, number, cell)
         if context is not None:
-            findings += _deep_checks(context, cell, number, source, tree, imported, npu, path)
+            findings += _deep_checks(context, cell, number, source, tree, imported, npu, path, env_before)
     if context is not None:
         findings += _markdown_checks(context, nb, path)
     findings += [Finding(path, n, cid, "bare-npu", "%%npu", m) for n, cid, m in expected_output.problems(nb)]
@@ -210,8 +212,9 @@ def check_notebook(nb: dict, index: Callable[[], SymbolIndex], path: str = "",
 
 
 def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: ast.Module | None,
-                 imported: dict[str, str], npu: bool, path: str) -> list[Finding]:
-    """Signatures, environment variables, command lines and features of one code cell."""
+                 imported: dict[str, str], npu: bool, path: str, env_before: set[str]) -> list[Finding]:
+    """Signatures, environment variables, command lines and features of one code cell (``env_before``: the variables
+    earlier cells set; this cell's are added)."""
     out: list[Finding] = []
 
     def add(kind: str, name: str, message: str) -> None:
@@ -263,9 +266,11 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
     for setting, why, where in _value_problems(context, [s for s in settings if s.python_type == "str"]):
         add("env-value", setting.name, env_values.message(setting, why, where))
     grammars = context.env().data.get("values", {})
-    for setting, other, spec in env_values.unmet_requirements([s for s in settings if s.python_type == "str"], grammars):
+    for setting, other, spec in env_values.unmet_requirements([s for s in settings if s.python_type == "str"], grammars,
+                                                              env_before):
         add("env-value", setting.name, env_values.requirement_message(setting, other, spec,
                                                                            spec.get("requires_source") or localized(spec, "source")))
+    env_before |= {s.name for s in settings} | {name for name, values in env_set.items() if values}
     if npu and tree is not None:
         found, unchecked = calls.findings_for_cell(tree, imported, context.sources)
         context.unchecked |= unchecked
@@ -275,7 +280,8 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
             for _line, written, message in deprecated_calls.findings(tree, imported):
                 add("call-signature", written, message)
         for _line, written, message in (devices.findings(tree, imported) + distributed.findings(tree, imported, context.sources)
-                                        + compile_backends.findings(tree, imported, context.sources)):
+                                        + compile_backends.findings(tree, imported, context.sources)
+                                        + compile_options.findings(tree, imported, context.sources)):
             add("argument-value", written, message)
         flagged = {problem.line for problem in found}
         npu_tree = context.sources("torch_npu") if meta_run.calls_into("torch_npu", tree, imported) else None

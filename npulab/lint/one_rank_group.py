@@ -9,7 +9,11 @@ several processes is never started (its child would wait for the others): those 
 call when the cell's group was not started from known values. A call whose child dies (``send`` to a rank the group
 does not have crashes gloo in torch 2.13) or does not answer within ``in_child.TIMEOUT`` (killed) stays unknown, and
 that collective is not asked again. The backend's name is read elsewhere
-(npulab.lint.distributed); here any backend becomes ``gloo``, the one torch's CPU build has.
+(npulab.lint.distributed); here any backend becomes ``gloo``, the one torch's CPU build has. A store the cell builds
+(``TCPStore``, ``FileStore``, ``HashStore``) is never built in lint's process (a TCPStore server listens on a port):
+it stands for a store (StoreStandIn), which the child replaces by an in-memory ``HashStore`` — any store serves a group
+of one — so ``init_process_group``'s own checks of the store beside the other arguments run ("Cannot specify both
+init_method and store").
 """
 
 from __future__ import annotations
@@ -27,9 +31,31 @@ class Namespace:
         import torch.distributed as dist
 
         value = getattr(dist, name, None)
+        if isinstance(value, type) and issubclass(value, dist.Store) and value is not dist.Store:
+            return StoreClass(name)
         if name.startswith("_") or not isinstance(value, types.FunctionType):
             return None
         return Collective(value, name)
+
+
+class StoreClass:
+    """A store class of torch.distributed: calling it gives a StoreStandIn (its arguments are not judged)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def stand_in(self) -> StoreStandIn:
+        return StoreStandIn(self.name)
+
+
+class StoreStandIn:
+    """A store the cell built, handed to ``init_process_group``; an in-memory HashStore in the child."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:  # in_child keeps outcomes by the arguments' repr
+        return f"StoreStandIn({self.name})"
 
 
 class Collective:
@@ -42,7 +68,7 @@ class Collective:
 def one_rank(args: tuple, kwargs: dict) -> bool:
     """Whether ``init_process_group``'s arguments start a group of this process alone."""
     return kwargs.get("world_size") == 1 and kwargs.get("rank", 0) == 0 and len(args) <= 1 \
-        and kwargs.get("store") is None
+        and (kwargs.get("store") is None or isinstance(kwargs.get("store"), StoreStandIn))
 
 
 def outcome(group: tuple | None, collective: Collective, args: tuple, kwargs: dict) -> dict | None:
@@ -72,8 +98,12 @@ def _free_url() -> str:
 
 def _on_gloo(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """The cell's init arguments with the gloo backend and a free local port (its own URL may be taken or remote)."""
+    import torch.distributed as dist
+
     kwargs = {k: v for k, v in kwargs.items() if k != "device_id"}
     kwargs["init_method"] = _free_url() if "init_method" in kwargs or "store" not in kwargs else None
+    if isinstance(kwargs.get("store"), StoreStandIn):
+        kwargs["store"] = dist.HashStore()
     kwargs.pop("backend", None)
     return ("gloo",), kwargs
 

@@ -96,6 +96,22 @@ def test_an_unmet_requirement_is_reported_and_the_default_or_an_unset_companion_
     assert not env_values.unmet_requirements(settings('import os\nos.environ["A_FLAG"] = "1"'), grammars)
 
 
+def test_a_variable_off_until_set_is_reported_when_no_cell_up_to_here_enables_it():
+    """``requires: {…, enabled: true}`` (DUMP_GRAPH_LEVEL "takes effect only when DUMP_GE_GRAPH is enabled"): an unset
+    companion counts only when the notebook's earlier cells are known and none of them sets it either."""
+    grammars = {"A_LEVEL": {"default": "2", "requires": {"name": "B_DUMP", "enum": ["1", "2"], "enabled": True}}}
+    cell = env_values.python_settings(ast.parse('import os\nos.environ["A_LEVEL"] = "3"'))
+    unmet = env_values.unmet_requirements(cell, grammars, set())
+    assert [(s.name, o) for s, o, _ in unmet] == [("A_LEVEL", None)]
+    assert "B_DUMP" in env_values.requirement_message(unmet[0][0], None, grammars["A_LEVEL"], "page")
+    assert not env_values.unmet_requirements(cell, grammars, {"B_DUMP"})  # an earlier cell set it
+    assert not env_values.unmet_requirements(cell, grammars)  # earlier cells unknown
+    both = env_values.python_settings(ast.parse('import os\nos.environ["B_DUMP"] = "$X"\nos.environ["A_LEVEL"] = "3"'))
+    assert not env_values.unmet_requirements(both, grammars, set())  # set here, to a value not known
+    default = env_values.python_settings(ast.parse('import os\nos.environ["A_LEVEL"] = "2"'))
+    assert not env_values.unmet_requirements(default, grammars, set())
+
+
 def test_vllm_literal_hints_are_read_through_aliases_and_open_unions_give_nothing():
     tree = ast.parse('Mode = Literal["a", "b"]\nclass E:\n    x: Mode | None = None\n    y: str | Mode = "a"\n')
     aliases = {"Mode": tree.body[0].value}

@@ -86,10 +86,12 @@ def test_a_comprehension_binds_its_name_only_inside():
 
 def test_torch_distributed_is_handed_out_only_to_run_in_a_child():
     """A collective is no callable here (only ``_Interpreter._collective`` runs it, in a forked child); its classes
-    (stores, process groups) are not handed out."""
+    are not handed out, but a store class stands for a store that only the child builds (round 21)."""
     collective = meta_run.resolve("torch.distributed.all_reduce")
     assert isinstance(collective, one_rank_group.Collective) and not callable(collective)
-    for dotted in ("torch.distributed.TCPStore", "torch.distributed._functional_collectives"):
+    store = meta_run.resolve("torch.distributed.TCPStore")
+    assert isinstance(store, one_rank_group.StoreClass) and not callable(store)
+    for dotted in ("torch.distributed.ProcessGroup", "torch.distributed._functional_collectives"):
         with pytest.raises(meta_run._Unknown):
             meta_run.resolve(dotted)
 
