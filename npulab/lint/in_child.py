@@ -10,6 +10,7 @@ compiler first, six seconds); an outcome is kept per setter and arguments (the c
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import select
@@ -49,6 +50,7 @@ def _ask(function, args: tuple, kwargs: dict) -> dict | None:
         return None
     if pid == 0:  # the child: call, report, exit without running the parent's exit handlers
         try:
+            faulthandler.disable()  # a child that crashes (gloo's send to a missing rank) dies quietly: the call is unknown
             os.close(read_end)
             os.write(write_end, json.dumps(_call(function, args, kwargs)).encode())
         finally:

@@ -765,6 +765,8 @@ class _Interpreter:
         except _ERRORS as err:
             if _NOT_THE_USER.search(str(err)):
                 raise _Unknown("meta") from err
+            if isinstance(function, type):  # an optimizer, a scheduler, a data class: its constructor refused
+                err = _Said(str(err), type(err).__name__, "lint.meta.constructor_refused")
             raise _Refused(written, err) from err
         except KeyError as err:  # torch's own ``raise KeyError("module name can't contain \".\"")``, not a lookup
             if _raised_by_torch(err):
