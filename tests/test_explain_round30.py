@@ -101,3 +101,19 @@ def test_a_message_of_another_component_adds_no_place():
     found = failing.Component("vllm", "pip", "vllm", line=3)
     plain = failing.finding(_root("RuntimeError: x"), found)
     assert failing.finding(_root("RuntimeError: x"), found, raised) == plain
+
+
+# CANN's troubleshooting page "AI Core硬件故障" (hicann/docs docs/troubleshooting/zh/ai_core_hardware_fault.md at
+# b0042ff): its host log's extend-info line, the values shortened here
+AICORE_ECC = ("[ERROR] RUNTIME(377228,ascend-dmi):2024-04-02-15:49:01.883.876 [device_error_proc.cc:1176] 377265 "
+              "ProcessStarsCoreErrorInfo: The extend info: errcode:(0, 0x80000000, 0) errorStr: A 2-bit ECC error "
+              "occurs in the data-cache data-ram. fixp_error0 info: 0xff1cf9b, fsmId:0, subErrType:4.\n")
+
+
+def test_the_ai_core_hardware_fault_page_is_read_as_a_documented_entry():
+    from npulab.env.explain import explain_text
+    report = explain_text(AICORE_ECC)
+    assert any(f.kind == "docs" and f.entry == "cann_aicore_data_cache_ecc" for f in report.findings)
+    # a single-bit ECC line is not this page's fault
+    assert not any(f.entry == "cann_aicore_data_cache_ecc" for f in explain_text(
+        AICORE_ECC.replace("2-bit", "1-bit")).findings)
