@@ -117,3 +117,20 @@ def test_the_ai_core_hardware_fault_page_is_read_as_a_documented_entry():
     # a single-bit ECC line is not this page's fault
     assert not any(f.entry == "cann_aicore_data_cache_ecc" for f in explain_text(
         AICORE_ECC.replace("2-bit", "1-bit")).findings)
+
+
+# CANN's troubleshooting page "动态shape模型输入大小校验失败" (hicann/docs
+# docs/troubleshooting/zh/dynamic_shape_input_check_failed.md at c94cf50): GE's input size check, its plog line
+SIZE_CHECK = ("[ERROR] GE(187626,python3):2021-10-11-14:39:37:270.942 [execution_engine.cc:450]191154 ValidInputTensor:"
+              "ErrorNo: 1343225860(Internal errors) [EXEC][EXEC][Check][Size] for [PartitionedCall_14(PartitionedCall)] "
+              "Input[40]:tensor size mismatches.expected: 768032, but given 32.\n")
+
+
+def test_the_dynamic_shape_size_check_page_is_read_as_a_documented_entry():
+    from npulab.env.explain import explain_text
+    report = explain_text(SIZE_CHECK)
+    assert any(f.kind == "docs" and f.entry == "cann_dynamic_shape_input_size_check" for f in report.findings)
+    # torch's own size messages are not GE's check
+    assert not any(f.entry == "cann_dynamic_shape_input_size_check" for f in explain_text(
+        "RuntimeError: The size of tensor a (4) must match the size of tensor b (3) at non-singleton dimension 1\n"
+        "[ERROR] RUNTIME(1,python):2026-01-01 aclnn failed\n").findings)
