@@ -34,6 +34,7 @@ import zipfile
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "npulab" / "data" / "npu_messages.yaml"
+Places = dict[str, set[str]]  # template → where it is raised: a file path, ":function" added for a Python source
 WHEEL_DIR = Path.home() / ".cache" / "npulab" / "torch_npu"
 VLLM_ASCEND = Path("/work/.mirror/vllm-project+vllm-ascend/repo")
 WILD = "<*>"
@@ -112,28 +113,41 @@ def _parts(node: ast.AST) -> list[str | None] | None:
     return None
 
 
-def python_templates(source: str) -> set[str]:
+def python_templates(source: str) -> dict[str, str]:
     """The messages of ``raise X(<message>)``, ``assert c, <message>``, logger calls and ``warnings.warn`` in one
-    Python source."""
+    Python source, each with the qualified name of the function it is raised in (``<module>`` at module level; the
+    first occurrence by line when a file raises it twice)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return set()
-    found = set()
-    messages: list[ast.AST] = []
-    for node in ast.walk(tree):
+        return {}
+    found: dict[str, tuple[int, str]] = {}
+    for node, scope in _scoped(tree):
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
-            messages.append(node.exc.args[0])
+            message = node.exc.args[0]
         elif isinstance(node, ast.Assert) and node.msg is not None:
-            messages.append(node.msg)
+            message = node.msg
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args and (
                 node.func.attr in LOG_CALLS):
-            messages.append(node.args[0])
-    for message in messages:
+            message = node.args[0]
+        else:
+            continue
         parts = _parts(message)
         if parts:
-            found.add(template_of(parts))
-    return found
+            template = template_of(parts)
+            found[template] = min(found.get(template, (node.lineno, scope)), (node.lineno, scope))
+    return {template: scope for template, (_, scope) in found.items()}
+
+
+def _scoped(tree: ast.AST):
+    """Every node of the tree with the qualified name of the function or class that holds it (``<module>``)."""
+    pending = [(tree, "")]
+    while pending:
+        node, scope = pending.pop()
+        yield node, scope or "<module>"
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            scope = f"{scope}.{node.name}" if scope else node.name
+        pending.extend((child, scope) for child in ast.iter_child_nodes(node))
 
 
 def string_literals(source: str) -> list[str]:
@@ -197,28 +211,35 @@ def cut(template: str) -> str:
     return template[:MAX_LEN].rsplit(" ", 1)[0]
 
 
-def mindspore_sources(site: Path) -> tuple[set[str], set[str], list[str]]:
+def _merge(into: Places, found: dict[str, str] | set[str], where: str) -> None:
+    """Adds the templates of one file (``where``: its path, and for a Python source each template's function)."""
+    for template in found:
+        into.setdefault(template, set()).add(f"{where}:{found[template]}" if isinstance(found, dict) else where)
+
+
+def mindspore_sources(site: Path) -> tuple[Places, Places, list[str]]:
     root = site / "mindspore"
-    py = set()
-    for f in root.rglob("*.py"):
-        py |= python_templates(f.read_text("utf-8", "replace"))
+    py: Places = {}
+    for f in sorted(root.rglob("*.py")):
+        _merge(py, python_templates(f.read_text("utf-8", "replace")), f.relative_to(site).as_posix())
     libs = sorted(root.glob("_c_*.so")) + sorted(p for p in (root / "lib").glob("libmindspore_*.so*")
                                                   if not re.search(r"grpc|gpr|upb|address_sorting", p.name))
-    native = set()
+    native: Places = {}
     for lib in libs:
-        native |= binary_templates(lib)
+        _merge(native, binary_templates(lib), lib.relative_to(site).as_posix())
     return py, native, [p.relative_to(site).as_posix() for p in libs]
 
 
-def torch_npu_sources(wheel: Path) -> tuple[set[str], set[str]]:
-    py, native = set(), set()
+def torch_npu_sources(wheel: Path) -> tuple[Places, Places]:
+    py: Places = {}
+    native: Places = {}
     with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(wheel) as z:
-        for name in z.namelist():
+        for name in sorted(z.namelist()):
             if name.endswith(".py") and name.startswith("torch_npu/"):
-                py |= python_templates(z.read(name).decode("utf-8", "replace"))
+                _merge(py, python_templates(z.read(name).decode("utf-8", "replace")), name)
             elif name.startswith("torch_npu/lib/") and ".so" in name:
                 path = Path(z.extract(name, tmp))
-                native |= binary_templates(path)
+                _merge(native, binary_templates(path), name)
                 path.unlink()
     return py, native
 
@@ -231,30 +252,33 @@ def releases(repo: Path) -> list[str]:
     return sorted(final, key=lambda t: tuple(int(n) for n in re.findall(r"\d+", t)))
 
 
-def vllm_ascend_sources(repo: Path) -> tuple[set[str], str, list[str]]:
+def vllm_ascend_sources(repo: Path) -> tuple[Places, str, list[str]]:
     """The messages of ``vllm_ascend/**/*.py`` at ``HEAD`` and at every final release (users run older releases; a
-    message a later release dropped is still the one their logs print); each file version is read once."""
+    message a later release dropped is still the one their logs print); each file version is read once, under the
+    path it has in the newest tree that holds it."""
     git = ["git", "--git-dir", str(repo)]
     commit = subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
     tags = releases(repo)
-    blobs: dict[str, None] = {}
+    blobs: dict[str, str] = {}
     for ref in [*tags, commit]:
         rows = subprocess.run(git + ["ls-tree", "-r", ref, "--", "vllm_ascend"], capture_output=True, text=True,
                               check=True).stdout.splitlines()
         for row in rows:
             meta, _, name = row.partition("\t")
             if name.endswith(".py"):
-                blobs[meta.split()[2]] = None
+                blobs[meta.split()[2]] = name
     batch = subprocess.run(git + ["cat-file", "--batch"], input="\n".join(blobs).encode() + b"\n",
                            capture_output=True, check=True).stdout
-    py, at = set(), 0
+    py: Places = {}
+    at = 0
     while at < len(batch):
         header_end = batch.index(b"\n", at)
-        size = int(batch[at:header_end].split()[2])
+        sha, _, size = batch[at:header_end].decode().split()
+        size = int(size)
         source = batch[header_end + 1:header_end + 1 + size].decode("utf-8", "replace")
         at = header_end + 1 + size + 1
         if not _ADAPTED.search(source[:ADAPTED_HEAD]):
-            py |= python_templates(source)
+            _merge(py, python_templates(source), blobs[sha])
     return py, commit, tags
 
 
@@ -266,22 +290,29 @@ def kept(template: str, torch_grams: set[tuple[str, ...]], native: bool) -> bool
     return distinctive(template) and not generic(template, torch_grams)
 
 
-def select(python: set[str], native: set[str], torch_grams: set[tuple[str, ...]]) -> list[str]:
-    """The kept templates of Python sources and of libraries, cut to ``MAX_LEN``; messages that differ only in
+def select(python: Places, native: Places, torch_grams: set[tuple[str, ...]]) -> dict[str, str]:
+    """The kept templates of Python sources and of libraries, cut to ``MAX_LEN``, each with the first of the places
+    that raise it (sorted: a file path, with ``:function`` for a Python source); messages that differ only in
     identifiers (one per operator: "Current operator <op> do not support internal format.") become one first, with
     the identifiers as wildcards."""
-    chosen = set()
+    chosen: Places = {}
     for templates, native_ in ((python, False), (native, True)):
-        chosen |= {cut(t) for t in collapse(templates) if kept(cut(t), torch_grams, native_)}
-    return sorted(chosen)
+        for template, places in collapse(templates).items():
+            if kept(cut(template), torch_grams, native_):
+                chosen.setdefault(cut(template), set()).update(places)
+    return {template: min(chosen[template]) for template in sorted(chosen)}
 
 
-def collapse(templates: set[str]) -> set[str]:
-    """Templates that differ only in identifiers, as one template with wildcards for them."""
+def collapse(templates: Places) -> Places:
+    """Templates that differ only in identifiers, as one template with wildcards for them (raised where they are)."""
     groups: dict[str, list[str]] = {}
     for t in templates:
         groups.setdefault(template_of([None if i % 2 else p for i, p in enumerate(_split_idents(t))]), []).append(t)
-    return {key if len(members) > 1 and distinctive(key) else m for key, members in groups.items() for m in members}
+    out: Places = {}
+    for key, members in groups.items():
+        for m in members:
+            out.setdefault(key if len(members) > 1 and distinctive(key) else m, set()).update(templates[m])
+    return out
 
 
 def _split_idents(template: str) -> list[str]:
@@ -316,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     components = {
         "mindspore": ("mindspore", select(ms_py, ms_native, grams)),
         "torch_npu": ("torch-npu", select(npu_py, npu_native, grams)),
-        "vllm_ascend": ("vllm-ascend", select(va_py, set(), grams)),
+        "vllm_ascend": ("vllm-ascend", select(va_py, {}, grams)),
     }
     lines = [
         "# The messages the NPU stack's released code raises or logs: one template per message, \"<*>\" for a value.",
@@ -332,14 +363,22 @@ def main(argv: list[str] | None = None) -> int:
         f"# not generic (>= {MIN_NOVEL} word trigrams that the strings and sources of torch {torch_version} and the sources of",
         "# " + ", ".join(f"{p} {importlib.metadata.version(p)}" for p in BESIDE) + " lack); a library",
         f"# string: >= {NATIVE_WORDS} words, >= {NATIVE_NOVEL} such trigrams, and an error's words or a trailing \":\".",
+        "# Each component's templates are listed under the place that raises them (round 30): the file in the wheel or",
+        "# the repository, \":function\" added for a Python source (a library's strings carry no function); a template",
+        "# raised in several places is listed under the first of them, sorted.",
         "components:",
     ]
     for name, (pip, templates) in components.items():
         lines.append(f"  {name}:")
         lines.append(f"    pip: {pip}")
-        lines.append("    templates:")
-        lines.extend(f"    - {yaml_string(t)}" for t in templates)
-        print(name, len(templates), file=sys.stderr)
+        lines.append("    raised:")
+        by_place: dict[str, list[str]] = {}
+        for template, place in templates.items():
+            by_place.setdefault(place, []).append(template)
+        for place in sorted(by_place):
+            lines.append(f"      {yaml_string(place)}:")
+            lines.extend(f"      - {yaml_string(t)}" for t in by_place[place])
+        print(name, len(templates), len(by_place), file=sys.stderr)
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{args.out}: {args.out.stat().st_size} bytes", file=sys.stderr)
     return 0

@@ -60,9 +60,9 @@ def test_generic_and_short_templates_are_dropped():
 
 
 def test_messages_that_differ_in_identifiers_become_one_template():
-    chosen = x.select({"Current operator npu_add_rms do not support internal format.",
-                       "Current operator npu_mul_2 do not support internal format."}, set(), set())
-    assert chosen == [x.cut("Current operator <*> do not support internal format.")]
+    chosen = x.select({"Current operator npu_add_rms do not support internal format.": {"b.py:f"},
+                       "Current operator npu_mul_2 do not support internal format.": {"a.py:g"}}, {}, set())
+    assert chosen == {x.cut("Current operator <*> do not support internal format."): "a.py:g"}
 
 
 def test_a_template_with_placeholders_matches_a_line_a_generic_phrase_does_not():
@@ -81,7 +81,7 @@ def test_the_packaged_index_records_its_sources_and_stays_compact():
     path = stack.MESSAGES_PATH
     head = path.read_text(encoding="utf-8")[:3000]
     assert "mindspore 2.10.0" in head and "torch_npu-2.12.0" in head and "vllm-ascend" in head and "commit" in head
-    assert path.stat().st_size < 600_000
+    assert path.stat().st_size < 800_000  # round 30: each template under the file and function that raise it
     components = {t.component for t in stack.packaged()}
     assert components == {"mindspore", "torch_npu", "vllm_ascend"}
 

@@ -21,6 +21,8 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
   and its listed version): a finding of its own when no family, documented entry or missing-module reading spoke;
 - ``stack`` — the NPU stack's own messages (``npulab/data/npu_messages.yaml``, extracted from the released wheels and
   sources): a root error line (or, with none, the last line) that is one of them is an Ascend error of that component;
+- ``subsystem`` — the part of that component whose file raises the message (``npulab/data/npu_subsystems.yaml``):
+  the failing-component finding names the file, the function, the subsystem and its own page (round 30);
 - ``triage``  — the generic finding, due whenever the log shows an Ascend error, recognised or not;
 - ``cli``     — the text report, doctor notes and the command line.
 
@@ -130,7 +132,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     evidence = roots.ascend_context or roots.weak_context or bool(codes) or docs.error_lines()
     families = matcher.findings(ascend=evidence, failed=root is not None)
     # the root error line (or, with none, the last line) is a message of the NPU stack's own code (round 20)
-    said_at, said = _said(root, roots)
+    said_at, raised = _said(root, roots)
+    said = (raised.component, raised.pip) if raised is not None else None
     ascend = evidence or bool(families) or _npu_stack_error(rules, roots, root) or said is not None
     findings = rules.findings(families) if ascend else families  # the rules speak only about Ascend logs
     if ascend:
@@ -157,7 +160,8 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
     native = native_component(root, roots.strongest()) if root is not None and not (frame or named) else None
     crashed = roots.crashed_import(root) if root is not None else None
     others = tuple((r, roots.components.get(r.line)) for r in roots.strongest() if root is not None and r.line != root.line)
-    said = said if root is not None and root.line == said_at else None
+    raised = raised if root is not None and root.line == said_at else None
+    said = said if raised is not None else None
     found, crashed_in = failing.read(root, frame, named, native, crashed, places, others,
                                      said) if root is not None else (None, False)
     # never silent (round 18): an error raised inside a component of the NPU stack is an Ascend error
@@ -170,7 +174,7 @@ def explain_stream(stream: BinaryIO, *, entries: tuple[Entry, ...] | None = None
                                         call=roots.calls.get(root.line) or next(iter(roots.calls.values()), None)))
         if _failing_due(root, found, crashed_in or bool(named) or bool(documented_found), findings):
             own = sum(f.kind == "rule" for f in findings)
-            findings.insert(min(1, own), failing.finding(root, found))
+            findings.insert(min(1, own), failing.finding(root, found, raised))
     tokens = _tokens(root, roots, codes, findings)
     if findings and (cases is not None or NEIGHBOURS):
         consult(findings, tokens, packaged_index() if cases is None else cases, entries,
@@ -205,14 +209,14 @@ def _failing_due(root: RootLine, found: failing.Component | None, covered: bool,
     return not any(f.kind == "family" or f.category in CATEGORIES for f in findings)
 
 
-def _said(root: RootLine | None, roots: RootFinder) -> tuple[int, tuple[str, str] | None]:
+def _said(root: RootLine | None, roots: RootFinder) -> tuple[int, stack.Template | None]:
     """The line read for the NPU stack's own messages — the root error line, or with none the last line unless it is
-    at WARNING/INFO level — and the component (import name, pip name) whose message it is, if any."""
+    at WARNING/INFO level — and the message template it is (its component and the place that raises it), if any."""
     if root is not None:
-        return root.line, stack.said_by(root.whole or root.text)
+        return root.line, stack.raised_by(root.whole or root.text)
     if not roots.last_line.strip() or quiet(roots.last_line):  # a warning or a notice is no error, whoever prints it
         return 0, None
-    return roots.last_number, stack.said_by(roots.last_line)
+    return roots.last_number, stack.raised_by(roots.last_line)
 
 
 def _npu_stack_error(rules: RuleScanner, roots: RootFinder, root: RootLine | None) -> bool:

@@ -46,6 +46,9 @@ from npulab.env.explain.matcher import Evidence, Finding
 from npulab.env.explain.reader import decode_line, shorten
 from npulab.env.explain.root import RootLine
 from npulab.env.explain.rules import module
+from npulab.env.explain.stack import Template
+from npulab.env.explain.subsystem import Subsystem
+from npulab.env.explain.subsystem import of as subsystem_of
 
 CATEGORY = "failing_component"
 SOURCES = [
@@ -337,8 +340,27 @@ def remedy(found: Component, dep: str | None) -> str:
     return fix + t("explain.failing.fix_issues", component=found.name)
 
 
-def finding(root: RootLine, found: Component) -> Finding:
-    """The ``failing_component`` finding: the error is raised inside the component; the remedy of its kind."""
+def raised_note(raised: Template, part: Subsystem | None) -> str:
+    """Where the component raises the message: the file and function (a library's file alone), and the subsystem
+    that file belongs to (round 30)."""
+    place = (t("explain.failing.place_function", path=raised.path, function=raised.function) if raised.function
+             else t("explain.failing.place_file", path=raised.path))
+    if part is None:
+        return t("explain.failing.raised_at", place=place)
+    return t("explain.failing.raised_in", product=part.product, subsystem=part.name(), place=place)
+
+
+def subsystem_fix(part: Subsystem | None) -> str:
+    """The subsystem's own documentation, when the table names a page."""
+    if part is None or not part.doc:
+        return ""
+    return t("explain.failing.fix_doc", product=part.product, subsystem=part.name(), doc=part.doc)
+
+
+def finding(root: RootLine, found: Component, raised: Template | None = None) -> Finding:
+    """The ``failing_component`` finding: the error is raised inside the component; the remedy of its kind. When
+    the root line is one of the component's own messages (``raised``), where it raises it and which subsystem that
+    is, with the subsystem's page."""
     where = {"frame": t("explain.failing.where_frame"), "native": t("explain.failing.where_native"),
              "at": t("explain.failing.where_at"), "shared": t("explain.failing.where_shared"),
              "tree": t("explain.failing.where_tree"), "ascend": t("explain.failing.where_ascend"),
@@ -346,9 +368,15 @@ def finding(root: RootLine, found: Component) -> Finding:
     if found.via:
         where = t("explain.failing.where_caller", library=found.via)
     cause = t("explain.failing.cause", component=found.label, where=where)
+    fix = remedy(found, dependency(root, found))
+    sources = list(SOURCES)
+    if raised is not None and raised.pip == (found.pip or found.name):
+        part = subsystem_of(raised)
+        cause += raised_note(raised, part)
+        fix += subsystem_fix(part)
+        sources += [part.doc] if part is not None and part.doc else []
     evidence = {root.line: Evidence(root.line, root.text)}
     if found.text and found.line != root.line:
         evidence[found.line] = Evidence(found.line, found.text)
-    return Finding(CATEGORY, t("explain.failing.title", component=found.label), [], cause,
-                   remedy(found, dependency(root, found)), sorted(evidence.values(), key=lambda e: e.line),
-                   list(SOURCES), priority=0, casebook="read-a-code", kind="rule", rule=CATEGORY)
+    return Finding(CATEGORY, t("explain.failing.title", component=found.label), [], cause, fix,
+                   sorted(evidence.values(), key=lambda e: e.line), sources, priority=0, casebook="read-a-code", kind="rule", rule=CATEGORY)
