@@ -8,7 +8,8 @@ installed release lacks is reported.
 
 The package is imported in lint's process only when an NPU cell imports from it (importing transformers or peft takes
 seconds; the course's NPU cells do not), then each child only builds. An error that speaks of the machine rather than
-the arguments (a missing optional package, no GPU, the network) is not the cell's error.
+the arguments (a missing optional package, no GPU, the network) is not the cell's error. A model class (a torch
+module) is never built.
 """
 
 from __future__ import annotations
@@ -83,6 +84,11 @@ def _released(dotted: str):
     return _IMPORTED[dotted]
 
 
+def _module_class(cls: type) -> bool:
+    """A model (a torch module): building one with a default configuration would allocate its full weights."""
+    return any(f"{base.__module__}.{base.__qualname__}" == "torch.nn.modules.module.Module" for base in cls.__mro__)
+
+
 def _root(dotted: str) -> bool:
     return dotted.split(".")[0] in PACKAGES
 
@@ -109,7 +115,7 @@ def _call(node: ast.Call, imported: dict[str, str]) -> _Build | None:
     if not found or not _root(found):
         return None
     cls = _released(found)
-    if not isinstance(cls, type):
+    if not isinstance(cls, type) or _module_class(cls):
         return None
     try:
         args = tuple(_literal(a, imported) for a in node.args)
@@ -150,14 +156,14 @@ def findings(tree: ast.Module, imported: dict[str, str]) -> list[tuple[int, str,
             out.append((line, dotted, "unknown-name",
                         t("lint.hf.import", line=line, written=dotted, package=_version(dotted), error=got)))
     environ = {s.name: s.value for s in python_settings(tree) if s.python_type == "str"}
-    ours = [(line, written, full, node) for line, written, full, node in calls(tree, imported) if _root(full)]
-    inner = {id(a) for *_, node in ours for a in ast.walk(node) if a is not node}  # built with the outer call
-    for line, written, full, node in ours:
-        if id(node) in inner:
+    inner: set[int] = set()  # calls built with the outer call (ast.walk meets the outer one first)
+    for line, written, full, node in calls(tree, imported):
+        if id(node) in inner or not _root(full):
             continue
         build = _call(node, imported)
         if build is None:
             continue
+        inner |= {id(a) for a in ast.walk(node) if a is not node}
         heard = in_child.outcome(_in_child, (environ, build), {}, name=full)
         said = _said(heard)
         if said:

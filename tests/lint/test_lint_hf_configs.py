@@ -5,6 +5,8 @@ it; a module or name the installed release lacks is reported at the import. APIs
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 pytest.importorskip("torch")
@@ -47,6 +49,20 @@ def test_the_package_judges_the_planted_cell_not_its_twin(planted, twin, kind, w
 def test_arguments_that_are_not_literals_are_not_built():
     assert _findings("from transformers import BitsAndBytesConfig\nflag = True\n"
                      "q = BitsAndBytesConfig(load_in_4bit=flag, load_in_8bit=True)") == []
+
+
+def test_a_model_class_is_never_built():
+    assert hf_configs._call(*_first_call("from transformers import LlamaForCausalLM, LlamaConfig\n"
+                                         "m = LlamaForCausalLM(LlamaConfig(hidden_size=64))")) is None
+    planted = "from transformers import LlamaForCausalLM, BitsAndBytesConfig\n" \
+              "m = LlamaForCausalLM.from_pretrained(\"x\", quantization_config=BitsAndBytesConfig(load_in_4bit=True, " \
+              "load_in_8bit=True))"
+    assert [f[2] for f in _findings(planted)] == ["argument-value"]  # the config inside is still built
+
+
+def _first_call(source: str):
+    tree, imported = bound_cell(NPU + source)
+    return next(n for n in ast.walk(tree) if isinstance(n, ast.Call)), imported
 
 
 def test_a_cell_without_the_packages_imports_none_of_them():
