@@ -2,8 +2,8 @@
 """Regenerate npulab/data/env_values_parsers.yaml: the values each environment variable's own PARSER accepts, read from
 the released code, not from the documentation and not variable by variable.
 
-- **Python sources** (the torch_npu wheel, MindSpore's installed package, torch's installed package for the
-  ``PYTORCH_*``/``TORCH_*`` names it owns, the msprof-analyze wheel): every ``os.getenv(N[, d])``,
+- **Python sources** (the torch_npu wheel, MindSpore's installed package, the installed torch, transformers and
+  accelerate for the names each owns — ``INSTALLED`` —, the msprof-analyze wheel): every ``os.getenv(N[, d])``,
   ``os.environ.get(N[, d])``, ``os.environ[N]`` (``N`` a literal or a module/class constant holding one), and every call
   of a helper that hands its parameter to one of those. What the code then does with the value decides: compared with
   literals (``== "1"``, ``!= "0"``, ``in ("1", "true")``, after ``.lower()`` too) gives a switch — its values are the
@@ -23,7 +23,8 @@ the released code, not from the documentation and not variable by variable.
   from the environment) as ``scripts/cpp_env_readers.py`` reads it: ``strtol`` held to a set or a range, a comparison
   with literals. A reader that raises (``TORCH_CHECK(false``) on every value outside its set is marked ``enforced``.
 
-Usage: ``python scripts/extract_env_value_parsers.py TORCH_NPU_WHEEL MSPROF_ANALYZE_WHEEL TORCH_NPU_GIT_DIR REF``
+Usage: ``python scripts/extract_env_value_parsers.py TORCH_NPU_WHEEL MSPROF_ANALYZE_WHEEL TORCH_NPU_GIT_DIR REF``, or
+``… --installed`` to add only the installed packages' readers (INSTALLED) to the file already generated
 (the git directory is read with ``git show``; MindSpore and torch are the installed ones).
 """
 
@@ -482,14 +483,22 @@ def _entry(spec: dict, source: str) -> dict:
     return {**spec, "source": source, "source_en": source}
 
 
-def main(npu_wheel: str, msprof_wheel: str, git_dir: str, ref: str) -> None:
-    npu_version = Path(npu_wheel).name.split("-")[1]
-    msprof_version = Path(msprof_wheel).name.split("-")[1]
-    out: dict[str, dict] = {}
-    # a variable env_vars.yaml gives to another package (TRITON_INTERPRET: triton) is that package's to parse: a
-    # reader of it here is one consumer, not the parser
+# the installed packages whose Python readers are read, each with the prefixes of the names it owns (a package reads
+# others' variables too: transformers' test helpers read TORCH_COMPILE_FORCE_FULLGRAPH, accelerate reads WORLD_SIZE)
+INSTALLED = {"torch": ("PYTORCH_", "TORCH_", "TORCHINDUCTOR_", "TORCHDYNAMO_"), "transformers": ("TRANSFORMERS_",),
+             "accelerate": ("ACCELERATE_", "PARALLELISM_CONFIG_")}
+
+
+def _owners() -> dict[str, str]:
+    """A variable env_vars.yaml gives to another package (TRITON_INTERPRET: triton) is that package's to parse: a
+    reader of it elsewhere is one consumer, not the parser."""
     table = yaml.safe_load((OUT.parent / "env_vars.yaml").read_text(encoding="utf-8"))
-    owners = {v["name"]: v["package"] for v in table["variables"] if v.get("package")}
+    return {v["name"]: v["package"] for v in table["variables"] if v.get("package")}
+
+
+def adder(out: dict[str, dict]):
+    """``add(readings, label)``: each reading with a grammar into ``out``, unless a name is there or another's."""
+    owners = _owners()
 
     def add(readings: dict[str, Reading], label: str) -> None:
         package = label.split()[0]
@@ -497,15 +506,41 @@ def main(npu_wheel: str, msprof_wheel: str, git_dir: str, ref: str) -> None:
             spec = grammar(reading)
             if spec and name not in out and owners.get(name, package) == package:
                 out[name] = _entry(spec, f"{label}: " + ", ".join(reading.where[:3]))
+    return add
 
+
+def add_installed(add) -> str:
+    """Hand ``add`` the readings of each installed package of INSTALLED; returns torch's version."""
+    for package, prefixes in INSTALLED.items():
+        add(read_sources(python_trees(installed_files(package)), package, lambda n, p=prefixes: n.startswith(p)),
+            f"{package} {importlib.metadata.version(package)} (how its Python code parses the value)")
+    return importlib.metadata.version("torch")
+
+
+def refresh_installed() -> None:
+    """Add the installed packages' readings to the generated file without the wheels and the git directory the full
+    run needs: a name already there keeps its entry (the full run reads torch_npu and MindSpore first)."""
+    text = OUT.read_text(encoding="utf-8")
+    header = "".join(line + "\n" for line in text.splitlines() if line.startswith("#"))
+    out = yaml.safe_load(text)["values"]
+    before = len(out)
+
+    add_installed(adder(out))
+    OUT.write_text(header + yaml.safe_dump({"values": out}, allow_unicode=True, sort_keys=True, width=200), encoding="utf-8")
+    print(f"{len(out) - before} variables added -> {OUT}")
+
+
+def main(npu_wheel: str, msprof_wheel: str, git_dir: str, ref: str) -> None:
+    npu_version = Path(npu_wheel).name.split("-")[1]
+    msprof_version = Path(msprof_wheel).name.split("-")[1]
+    out: dict[str, dict] = {}
+    add = adder(out)
     add(read_sources(python_trees(wheel_files(npu_wheel, "torch_npu/")), "torch_npu"),
         f"torch_npu {npu_version} wheel (how its Python code parses the value)")
     ms = importlib.metadata.version("mindspore")
     add(read_sources(python_trees(installed_files("mindspore")), "mindspore"),
         f"mindspore {ms} (how its Python code parses the value)")
-    torch_version = importlib.metadata.version("torch")
-    add(read_sources(python_trees(installed_files("torch")), "torch", lambda n: n.startswith(("PYTORCH_", "TORCH_"))),
-        f"torch {torch_version} (how its Python code parses the value)")
+    torch_version = add_installed(add)
     msprof = read_sources(python_trees(wheel_files(msprof_wheel)), "msprof_analyze")
     envs, table = declared_envs(msprof_wheel)
     for name, declared in envs.items():
@@ -536,7 +571,7 @@ def main(npu_wheel: str, msprof_wheel: str, git_dir: str, ref: str) -> None:
                                               "accepts " + "/".join(parsers[func]["enum"]) + " in any case, anything else is an error"
                                               if "enum" in parsers[func] else "parses it with std::stoi (an integer)"))}
     for name, spec, enforced, where in cpp_option_readers(git_dir, ref):
-        if name in out or owners.get(name, "torch_npu") != "torch_npu":
+        if name in out or _owners().get(name, "torch_npu") != "torch_npu":
             continue
         out[name] = {**_entry(spec, f"https://github.com/Ascend/pytorch/blob/{commit}/{where.split(':')[0]} reads it "
                                     f"({where})"), **({"enforced": True} if enforced else {})}
@@ -551,4 +586,7 @@ def main(npu_wheel: str, msprof_wheel: str, git_dir: str, ref: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:5])
+    if sys.argv[1:] == ["--installed"]:
+        refresh_installed()
+    else:
+        main(*sys.argv[1:5])

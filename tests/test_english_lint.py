@@ -105,6 +105,10 @@ EXTRA = {
     "env-parsers": _notebook("import os\nos.environ['TORCHINDUCTOR_NPU_EXT_DEBUG'] = 'cpu,lowering'\n"
                              "os.environ['TORCH_NPU_DEVICE_CAPABILITY'] = 'v9'"),
     "env-requires": _notebook("import os\nos.environ['TASK_QUEUE_ENABLE'] = '0'\nos.environ['TORCH_NPU_LAZY_FUSION'] = 'True'"),
+    # (round 22) the Hugging Face stack: an import the installed release lacks, a class built in a forked child
+    "hf-stack": _notebook("from transformers.trainer_args import TrainingArguments\n"
+                          "from transformers import BitsAndBytesConfig\n"
+                          "q = BitsAndBytesConfig(load_in_4bit=True, load_in_8bit=True)"),
     "operator-rank": _notebook("import torch\nimport torch_npu\nb = torch.randn(4).npu()\ng = torch.randn(3, 4).npu()\n"
                                "y = torch_npu.npu_giou(b, g)"),
     # the three forms of a named axis's limit (npulab.lint.op_axes: a set, a multiple, an upper bound)

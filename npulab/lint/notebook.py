@@ -27,6 +27,7 @@ from npulab.lint import (
     distributed,
     expected_output,
     features,
+    hf_configs,
     meta_run,
     ms_run,
     op_ranks,
@@ -283,6 +284,8 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
                                         + compile_backends.findings(tree, imported, context.sources)
                                         + compile_options.findings(tree, imported, context.sources)):
             add("argument-value", written, message)
+        for _line, written, kind, message in hf_configs.findings(tree, imported):
+            add(kind, written, message)
         flagged = {problem.line for problem in found}
         npu_tree = context.sources("torch_npu") if meta_run.calls_into("torch_npu", tree, imported) else None
         npu_check = op_ranks.refusal(npu_tree) if isinstance(npu_tree, SourceTree) else None

@@ -156,3 +156,19 @@ def test_generated_tables_reach_lint_npu(lint):  # noqa: F811
         "TORCH_COMPILE_DISABLE": "env-value", "TORCH_HCCL_TRACE_CPP_STACK": "env-value", "MS_DEV_DISABLE_AUTO_H2D": "env-value"}
     assert "getCvarBool" in got["TORCH_HCCL_TRACE_CPP_STACK"].message  # the source is named
     assert lint(twin) == []
+
+
+def test_installed_packages_names_reach_lint_npu(lint):  # noqa: F811
+    """Round 22: torch's compiler names and transformers' and accelerate's own (``INSTALLED``), read the same way."""
+    planted = ('import os\nos.environ["TORCHINDUCTOR_FREEZING"] = "yes"\n'
+               'os.environ["TRANSFORMERS_SDPA_FORCE_GQA"] = "on"\nos.environ["ACCELERATE_USE_DEEPSPEED"] = "1"\n')
+    twin = ('import os\nos.environ["TORCHINDUCTOR_FREEZING"] = "1"\n'
+            'os.environ["TRANSFORMERS_SDPA_FORCE_GQA"] = "1"\nos.environ["ACCELERATE_USE_DEEPSPEED"] = "TRUE"\n')
+    got = {f.name: f for f in lint(planted)}
+    assert {name: f.kind for name, f in got.items()} == {
+        "TORCHINDUCTOR_FREEZING": "env-value", "TRANSFORMERS_SDPA_FORCE_GQA": "env-value",
+        "ACCELERATE_USE_DEEPSPEED": "env-value"}
+    assert "torch/_inductor/config.py" in got["TORCHINDUCTOR_FREEZING"].message
+    assert lint(twin) == []
+    assert all(name.startswith(parsers.INSTALLED["accelerate"]) for name, spec in env_vars.table()["values"].items()
+               if "accelerate 1." in str(spec.get("source", "")))
