@@ -25,21 +25,30 @@ SUFFIXES = {".ipynb", ".md", ".yaml", ".yml", ".py"}
 SELF = Path(__file__).resolve()
 
 
-def _units() -> list[tuple[str, str]]:
-    """(where, text) for every notebook cell and every paragraph of the other text files."""
-    units = []
+def _course_files():
+    """The course's own text files under SCAN_DIRS; not the data files generated from the products' released code
+    (their head says "do not edit by hand": npu_messages.yaml, cann_error_registry.yaml), which quote the products'
+    words, not the course's."""
     for folder in SCAN_DIRS:
         for path in sorted((REPO_ROOT / folder).rglob("*")):
             if path.suffix not in SUFFIXES or not path.is_file() or ".ipynb_checkpoints" in path.parts:
                 continue
-            rel = path.relative_to(REPO_ROOT)
-            if path.suffix == ".ipynb":
-                for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
-                    for j, para in enumerate(re.split(r"\n\s*\n", "".join(cell["source"]))):
-                        units.append((f"{rel} 单元 {i} 段 {j}", para))
-            else:
-                for j, para in enumerate(re.split(r"\n\s*\n", path.read_text(encoding="utf-8"))):
-                    units.append((f"{rel} 段 {j}", para))
+            if path.suffix == ".yaml" and "do not edit by hand" in path.read_text(encoding="utf-8")[:1000]:
+                continue
+            yield path, path.relative_to(REPO_ROOT)
+
+
+def _units() -> list[tuple[str, str]]:
+    """(where, text) for every notebook cell and every paragraph of the other text files."""
+    units = []
+    for path, rel in _course_files():
+        if path.suffix == ".ipynb":
+            for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+                for j, para in enumerate(re.split(r"\n\s*\n", "".join(cell["source"]))):
+                    units.append((f"{rel} 单元 {i} 段 {j}", para))
+        else:
+            for j, para in enumerate(re.split(r"\n\s*\n", path.read_text(encoding="utf-8"))):
+                units.append((f"{rel} 段 {j}", para))
     return units
 
 
@@ -80,23 +89,19 @@ def _sections() -> list[tuple[str, str]]:
     the variable: the scan must see the whole section, not the sentence alone.
     """
     out = []
-    for folder in SCAN_DIRS:
-        for path in sorted((REPO_ROOT / folder).rglob("*")):
-            if path.suffix not in SUFFIXES or not path.is_file() or ".ipynb_checkpoints" in path.parts:
-                continue
-            rel = path.relative_to(REPO_ROOT)
-            if path.suffix != ".ipynb":
-                out += [(f"{rel} 段 {j}", para) for j, para in
-                        enumerate(re.split(r"\n\s*\n", path.read_text(encoding="utf-8")))]
-                continue
-            start, lines = 0, []
-            for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
-                for line in "".join(cell["source"]).splitlines():
-                    if cell["cell_type"] == "markdown" and re.match(r"#{1,6} ", line) and lines:
-                        out.append((f"{rel} 单元 {start}", "\n".join(lines)))
-                        start, lines = i, []
-                    lines.append(line)
-            out.append((f"{rel} 单元 {start}", "\n".join(lines)))
+    for path, rel in _course_files():
+        if path.suffix != ".ipynb":
+            out += [(f"{rel} 段 {j}", para) for j, para in
+                    enumerate(re.split(r"\n\s*\n", path.read_text(encoding="utf-8")))]
+            continue
+        start, lines = 0, []
+        for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+            for line in "".join(cell["source"]).splitlines():
+                if cell["cell_type"] == "markdown" and re.match(r"#{1,6} ", line) and lines:
+                    out.append((f"{rel} 单元 {start}", "\n".join(lines)))
+                    start, lines = i, []
+                lines.append(line)
+        out.append((f"{rel} 单元 {start}", "\n".join(lines)))
     return out
 
 
