@@ -41,11 +41,16 @@ _RAW_JSON = re.compile(r'R"\((.*?)\)"', re.S)  # the JSON a C++ source registers
 _CODE = re.compile(r"^[EW][0-9A-Z]\d{4}$")
 
 
+def git_show(mirrors: Path, repo: str, commit: str, path: str) -> str:
+    """One pinned file of a bare git mirror (``/work/.mirror/<owner>+<name>/repo``)."""
+    git_dir = mirrors / repo.replace("/", "+") / "repo"
+    return subprocess.run(["git", "-C", str(git_dir), "show", f"{commit}:{path}"], check=True, capture_output=True,
+                          text=True).stdout
+
+
 def read_source(mirrors: Path, repo: str, commit: str, path: str) -> list[dict]:
     """The registry entries one pinned file holds."""
-    git_dir = mirrors / repo.replace("/", "+") / "repo"
-    text = subprocess.run(["git", "-C", str(git_dir), "show", f"{commit}:{path}"], check=True, capture_output=True,
-                          text=True).stdout
+    text = git_show(mirrors, repo, commit, path)
     blobs = [text] if path.endswith(".json") else [b for b in _RAW_JSON.findall(text) if "error_info_list" in b]
     return [e for blob in blobs for e in json.loads(blob)["error_info_list"]]
 

@@ -10,7 +10,7 @@ class TestFresh2026_12y(FreshSetChecks):
     WEB_PAGES = True
     # measured blind by the lead before round 28 (main at c3df688, rounds up to 27): 2/7 known, 0/3 fix named, 2/10
     # silent, 7/7 healthy; after rounds 28 and 29 (written without the set): the same, log for log
-    FLOOR = dict(known=2, fix_named=0, healthy=7, silent=2)
+    FLOOR = dict(known=4, fix_named=0, healthy=7, silent=1)  # raised by round 31
     OPEN = ("issue 36 aims not met on this set (measured blind before round 28: 2/7 known, 0/3 fix named, 2/10 silent, "
             "7/7 healthy; after it and after round 29 the same): explain stays open")
 

@@ -4,7 +4,8 @@ Four concerns, one module each, over one streaming pass of the log (any size, bo
 
 - ``reader``  — bytes of any encoding → blocks of whole, cleaned lines;
 - ``codes``   — every error code of a documented scheme (CANN ``EZ1001``, AscendCL/runtime/aclnn ``507015``,
-  torch_npu ``ERR01100``, HCCL ``HcclResult``, DCMI ``-8005``) decoded from data with sources; ``registry``: CANN's
+  torch_npu ``ERR01100``, HCCL ``HcclResult``, DCMI ``-8005``, the driver's ``drvError_t`` beside a driver call,
+  ``npulab/data/driver_error_codes.yaml``) decoded from data with sources; ``registry``: CANN's
   error-code registry (``npulab/data/cann_error_registry.yaml``, each code's class, cause and solution);
 - ``root``    — the root error line (the first error in time, of the most specific kind);
 - ``matcher`` — the catalog's error families (``npulab/data/error_catalog.yaml``, real excerpts as tests);

@@ -8,7 +8,10 @@ Five code systems appear in Ascend logs:
   class and digits 2–3 the component, read off the documented tables;
 - torch_npu's ``ERRxxyyy`` (``ERR01100``): submodule ``xx`` and error kind ``yyy``;
 - HCCL's ``HcclResult`` 1–24, in ``HCCL function error: …, error code is N``;
-- DCMI's negative return codes (``-8005``), from ``npu-smi`` and device management.
+- DCMI's negative return codes (``-8005``), from ``npu-smi`` and device management;
+- the driver's ``drvError_t`` (``87``), the value a call of its API (``halGetDeviceInfo``, ``drvGetDevNum``) returns,
+  decoded only on a line that names such a call (``npulab/data/driver_error_codes.yaml``, extracted from CANN's
+  runtime repository by ``scripts/extract_driver_error_codes.py``).
 
 Numbers are read as codes only in an error context (``error code is``, ``ret =``, ``errno:``, ``failed:`` …), so a
 metric such as ``0.107020`` or a step counter is never a code.
@@ -33,12 +36,15 @@ from npulab.env.explain.registry import INTERNAL_FROM, is_internal, registry
 
 CODES_PATH = DATA_DIR / "error_codes.yaml"
 CODES_EN_PATH = DATA_DIR / "error_codes_en.yaml"
+DRIVER_PATH = DATA_DIR / "driver_error_codes.yaml"
 MAX_CODES = 40  # distinct codes kept per log
 
 _CANN = re.compile(r"^([EWI])([0-9A-Z])(\d{4})$")
 _TORCH_NPU = re.compile(r"^ERR(\d{2})(\d{3})$")
 _ACL = re.compile(r"^[1-5]\d{5}$")
 _DCMI = re.compile(r"^-8\d{3}$")
+# a call of the driver's user-space API (ascend_hal.h: halGetDeviceInfo, drvGetDevNum …) or its return code so named
+DRIVER_CALL = re.compile(r"\b(?:hal|drv)[A-Z]\w*|\bdrvRetCode\b")
 # in the log: CANN and torch_npu codes stand alone; numbers need an error context before them
 # "failure": ONNX Runtime's CANN provider writes "CANN failure 507013: ACL_ERROR_…"; "returns": a call's return
 # code reported in prose ("aclnnAddmm returns 561103"); "status": an aclnn call's aclnnStatus ("… GetWorkspaceSize failed
@@ -189,11 +195,31 @@ def _hccl(code: str) -> CodeInfo | None:
     return CodeInfo(code, "hccl", t("explain.code.hccl_module"), "", data["codes"][int(code)], data["source"], True)
 
 
-def decode(code: str, *, hccl: bool = False) -> CodeInfo | None:
-    """The meaning of ``code`` (``EZ1001``, ``507015``, ``ERR01100``, ``-8005``; ``11`` with ``hccl=True``), or None."""
+@functools.cache
+def driver_codes() -> dict:
+    """The driver's return codes (``{"source": …, "codes": {87: {"name": "DRV_ERROR_RESOURCE_OCCUPIED", …}}}``)."""
+    return load_yaml(DRIVER_PATH)
+
+
+def _driver(code: str) -> CodeInfo | None:
+    data = driver_codes()
+    entry = data["codes"].get(int(code)) if code.isdigit() else None
+    if entry is None:
+        return None
+    meaning = entry.get("comment") or entry["name"]
+    if entry.get("runtime"):
+        meaning = t("explain.code.driver_runtime", meaning=meaning, runtime=entry["runtime"])
+    return CodeInfo(code, "driver", t("explain.code.driver_module"), entry["name"], meaning, data["source"], True)
+
+
+def decode(code: str, *, hccl: bool = False, driver: bool = False) -> CodeInfo | None:
+    """The meaning of ``code`` (``EZ1001``, ``507015``, ``ERR01100``, ``-8005``; ``11`` with ``hccl=True``; ``87``
+    with ``driver=True``), or None."""
     code = code.strip()
     if hccl:
         return _hccl(code)
+    if driver:
+        return _driver(code)
     for reader in (_cann, _torch_npu, _dcmi, _acl):
         info = reader(code)
         if info is not None:
@@ -236,15 +262,19 @@ class CodeScanner:
         for start, end in hit_lines(block, block.lower(), _NUMBER_NEEDLES):
             raw = block[start:end]
             hccl = b"HCCL" in raw or b"hccl" in raw
-            for m in _NUMBER.finditer(decode_line(raw)):
-                self._add(first_line, block, m.group(1), start, hccl=hccl)
+            line = decode_line(raw)
+            driver = bool(DRIVER_CALL.search(line))
+            for m in _NUMBER.finditer(line):
+                self._add(first_line, block, m.group(1), start, hccl=hccl, driver=driver)
 
-    def _add(self, first_line: int, block: bytes, code: str, pos: int, *, hccl: bool) -> None:
+    def _add(self, first_line: int, block: bytes, code: str, pos: int, *, hccl: bool, driver: bool = False) -> None:
         if code in self.hits or len(self.hits) >= MAX_CODES:
             return
         info = decode(code)
         if info is None and hccl:
             info = decode(code, hccl=True)
+        if info is None and driver:
+            info = decode(code, driver=True)
         if info is None:
             return
         start, end = line_at(block, pos)

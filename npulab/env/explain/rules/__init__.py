@@ -43,6 +43,8 @@ finding), data in npulab/data/explain_rules.yaml and npulab/data/ascend_packages
 - ``sleep``         — vLLM's sleep mode that freed 0 GiB: expandable segments off, enable_sleep_mode on;
 - ``pairing``       — installed releases a package listing shows that do not pair (torch and torch_npu, torchvision,
   torchaudio, vLLM and vLLM-Ascend, a wheel's +torch label): ``version_mismatch``;
+- ``driver``        — a driver call's return code read through the driver's ``drvError_t`` (``driver_error_codes.yaml``):
+  a code whose name is a family's cause (a device held elsewhere, out of memory, no permission, not supported);
 - ``registry``      — a CANN error code read through CANN's own registry (``cann_error_registry.yaml``): a class that
   denotes a family reports it, any other user-class code its registered solution (when the log printed none);
 - ``component``     — the service, operator or subprocess the line names and its documented remedy (a summary
@@ -77,6 +79,7 @@ from npulab.env.explain.rules import (
     container,
     cuda,
     device,
+    driver,
     exception,
     fallback,
     graph,
@@ -108,7 +111,7 @@ LOOK_BUDGET = 5_000  # lines above WARNING level a rule reads, at most, in one l
 RULES: tuple[Rule, ...] = (advice.RULE, device.RULE, cuda.RULE, module.RULE, library.RULE, header.RULE, symbol.RULE, requirement.RULE,
                            workspace.RULE, kernel_select.RULE, requirement_check.RULE, exception.RULE, misspelt.RULE, values.RULE, renumbered.RULE, ordinal.RULE, sizing.RULE, setting.RULE, graph.RULE, recompile.RULE,
                            communication.RULE, port.RULE, container.RULE, fallback.RULE, resource.RULE, capability.RULE, chip.RULE,
-                           warning.RULE, sleep.RULE, pairing.RULE, registry.RULE, component.RULE)  # component last: it may be a summary
+                           warning.RULE, sleep.RULE, pairing.RULE, driver.RULE, registry.RULE, component.RULE)  # component last: it may be a summary
 FRAMEWORKS = {  # what the log shows, for framework-specific advice (lower-cased needles)
     # … and vLLM V1's process names, which it prints before each line of a process: "(EngineCore_DP0 pid=…)",
     # "(APIServer pid=…)" (vllm/v1/engine/core.py run_engine_core: set_process_title("EngineCore_DP<rank>"))
