@@ -8,7 +8,11 @@ downloaded once into the cache), and parsed with ``ast``:
 - every option string of an ``add_argument(...)`` call, every ``add_parser("name")`` sub-command;
 - for click tools, the options of each sub-command: ``group.add_command(func, name="compare")`` names the
   sub-command, and the options of the file that defines ``func`` are its own (a nested group's file holds all of
-  its commands), so ``msprof-analyze compare --bp`` is refused even though another sub-command has ``--bp``;
+  its commands), so ``msprof-analyze compare --bp`` is refused even though another sub-command has ``--bp``; a
+  sub-command that ignores unknown options and gathers the rest in a variadic argument (``ignore_unknown_options``
+  with ``click.argument(..., nargs=-1)``: msprof-analyze's ``cluster``, whose recipes read ``--top_num``, ``--bp`` …
+  with argparse in their ``add_parser_argument``, ignoring what they do not know) hands them on, so every argparse
+  option of the package counts as its own too (a superset: which recipe reads the rest is chosen at run time);
 - every field of a ``@dataclass`` class in the listed files (tools that build flags from dataclasses: vLLM's
   ``EngineArgs``/``FrontendArgs``, ms-swift's argument classes and the transformers ``TrainingArguments`` they extend).
 
@@ -113,12 +117,23 @@ def click_subcommands(sources: dict[str, str]) -> dict[str, list[str]]:
                 name = next((kw.value.value for kw in node.keywords if kw.arg == "name"
                              and isinstance(kw.value, ast.Constant)), node.args[0].id)
                 added[name] = node.args[0].id
+    handed_on, _ = argparse_flags(sources)  # the package's argparse options, read by whatever receives the rest
     out = {}
     for name, func in added.items():
         if func in defined:
-            flags, _ = argparse_flags({defined[func]: sources[defined[func]]}, click=True)
+            text = sources[defined[func]]
+            flags, _ = argparse_flags({defined[func]: text}, click=True)
+            if _passes_unknown_options(text):
+                flags |= handed_on
             out[name] = sorted(flags)
     return dict(sorted(out.items()))
+
+
+def _passes_unknown_options(text: str) -> bool:
+    """Whether a click command's file keeps unknown options (``ignore_unknown_options`` set true) and gathers them in
+    a variadic argument (``nargs=-1``) to hand on to another parser."""
+    keeps = re.search(r"ignore_unknown_options['\"]?\s*[\]=:]\s*=?\s*True", text)
+    return bool(keeps and re.search(r"\bargument\([^)]*nargs\s*=\s*-1", text))
 
 
 def dataclass_fields(sources: dict[str, str]) -> tuple[set[str], set[str]]:

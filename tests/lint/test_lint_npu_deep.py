@@ -102,6 +102,9 @@ def tables():
     ("msprof-analyze compare -d npu_prof -bp gpu_trace.json --enable_api_compare -o out", 0),
     ("msprof-analyze compare -d npu_prof --bp gpu_trace.json", 1),  # --bp is another sub-command's flag
     ("msprof-analyze advisor all -d npu_prof", 0),
+    # cluster hands options it does not know on to its recipes (communication_bottleneck reads --rank_id)
+    ("msprof-analyze cluster -d cluster_prof -m communication_bottleneck --rank_id 3", 0),
+    ("msprof-analyze cluster -d cluster_prof -m communication_bottleneck --rank-id 3", 1),
     ("ls -la /tmp", 0),  # no table: not checked
 ])
 def test_command_lines(tables, line, problems):
@@ -200,6 +203,26 @@ def test_click_sub_commands_keep_their_own_flags():
         "cli/other.py": "import click\n@click.command()\n@click.option('--bp')\ndef other(**kw): pass\n",
     }
     assert module.click_subcommands(sources) == {"compare": ["--benchmark_profiling_path", "-bp"], "other": ["--bp"]}
+
+
+def test_a_click_sub_command_that_hands_unknown_options_on_accepts_the_package_argparse_options():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("extract", REPO_ROOT / "scripts" / "extract_cli_flags.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sources = {
+        "cli/entrance.py": "import click\n@click.group()\ndef main(): pass\n"
+                           "main.add_command(cluster_cli, name='cluster')\nmain.add_command(compare_cli, name='compare')\n",
+        "cli/cluster_cli.py": "import click\nsettings = dict(help_option_names=['-h'])\n"
+                              "settings['ignore_unknown_options'] = True\n@click.command(context_settings=settings)\n"
+                              "@click.option('-d', '--profiling_path')\n@click.argument('args', nargs=-1)\n"
+                              "def cluster_cli(**kw): pass\n",
+        "cli/compare_cli.py": "import click\n@click.command()\n@click.option('-d')\ndef compare_cli(**kw): pass\n",
+        "recipes/top.py": "class Top:\n    @classmethod\n    def add_parser_argument(cls, parser):\n"
+                          "        parser.add_argument('--top_num', type=int)\n",
+    }
+    assert module.click_subcommands(sources) == {"cluster": ["--profiling_path", "--top_num", "-d"], "compare": ["-d"]}
 
 
 def _feature(name: str) -> dict:
