@@ -13,7 +13,8 @@ with ``a <= b``, both in the bounds, as HCCL's port ranges ``60000-60050``), ``k
 ``npu0``; ``head`` for a leading bare item; ``ignore_spaces`` where the parser drops spaces; ``excludes`` for options
 that cannot be set together), ``pattern`` (a regular
 expression), ``choices`` with ``convert`` (an argparse parser's: the text converted by its ``type``, then tested
-with ``in``) and ``any_of: [SPEC, …]`` (both with a ``hint`` sentence), and ``any``.
+with ``in``) and ``any_of: [SPEC, …]`` (both with a ``hint`` sentence; an ``any_of`` without one says why its last
+alternative refuses), and ``any``.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ def problem(value: str, spec: dict) -> str | None:
     """Why ``value`` does not fit ``spec`` (a verb phrase in the reader's language); None when it does."""
     if "any" in spec:
         return None
-    if "any_of" in spec:
-        return None if any(problem(value, s) is None for s in spec["any_of"]) else localized(spec, "hint")
+    if "any_of" in spec:  # without a hint, the last alternative says why (HCCL's port ranges: "auto" or spans)
+        whys = [problem(value, s) for s in spec["any_of"]]
+        return None if None in whys else localized(spec, "hint") if "hint" in spec else whys[-1]
     if "pattern" in spec:
         if re.fullmatch(spec["pattern"], value):
             return None

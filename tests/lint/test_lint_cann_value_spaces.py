@@ -27,11 +27,15 @@ def test_port_spans_out_of_range_reversed_or_overlapping_are_refused(value):
     assert value_grammar.problem(value, PORTS) == "ports"
 
 
-def test_a_span_says_why_without_a_hint():
+def test_a_span_says_why_and_so_does_an_any_of_without_a_hint():
     assert value_grammar.problem("60050-60000", {"span": [1, 65535]})
     assert value_grammar.problem("61000-70000", {"span": [1, 65535]})
     overlap = value_grammar.problem("1-5,3", {"list": {"span": [1, 9]}, "disjoint": True})
     assert "`3`" in overlap and "`1-5`" in overlap
+    unhinted = {"any_of": PORTS["any_of"]}
+    assert value_grammar.problem("auto", unhinted) is None
+    assert value_grammar.problem("60000-60050,60040-60100", unhinted) == \
+        value_grammar.problem("60000-60050,60040-60100", PORTS["any_of"][1])
 
 
 def _problems(command: str) -> list[str]:
