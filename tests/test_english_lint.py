@@ -169,6 +169,13 @@ EXTRA = {
                                  "net = torch.compile(m, options={'coordinate_descent_tuning': 1})"),
     "env-requires-unset": _notebook("import os\nos.environ['DUMP_GRAPH_FORMAT'] = 'readable'"),
     "meta-device": _notebook('import torch\ndev = torch.device("npu:one")'),
+    # (round 23c) HCCL's port ranges (a span, its bounds, overlapping items), pair rules of atc and msprof op flags
+    "cann-value-spaces": _notebook("import os\nos.environ['HCCL_NPU_SOCKET_PORT_RANGE'] = '61050-61000'\n"
+                                   "os.environ['HCCL_NPU_SOCKET_PORT_RANGE'] = '61000-70000'\n"
+                                   "os.environ['HCCL_HOST_SOCKET_PORT_RANGE'] = '60000-60050,60040-60100'\n"
+                                   "!atc --model=m.onnx --framework=5 --output=o --soc_version=Ascend910B1 "
+                                   "--precision_mode=force_fp16 --precision_mode_v2=fp16\n"
+                                   "!msprof op --mstx-include=range_a ./app"),
     "markdown": {"cells": [{"cell_type": "markdown", "id": "m", "metadata": {},
                             "source": "```bash\nexport ASCEND_LAUNCH_BLOCKING=true\nexport HCCL_CONECT_TIMEOUT=600\n"
                                       "vllm serve m --max-model-length 8\n```\n\nSet `TORCH_NPU_FALLBACK_CPU_DISABLE=1`.\n"}]},

@@ -7,11 +7,14 @@ Spec keys (one a spec): ``enum`` (the accepted spellings, exactly; ``case_insens
 are accepted; ``suffix`` where the unit is written after the number, as msprof's ``200MB``), ``float: [min, max]`` (``open: true`` for an open
 interval, ``open: [low, high]`` for an interval open at one end, as pydantic's ``Field(gt=0, le=1)``), ``integer`` / ``number`` (signed, no range), ``ip`` (an IPv4/IPv6 address, not an interface name),
 ``host`` (an address or host name, not an interface name), ``ifname`` (an interface name, optionally ``^``/``=`` prefixed, not an address), ``list: SPEC`` (items joined by ``,``
-without spaces, or by ``separator`` where the parser splits on another, as ``+``; ``ascending`` where the order is documented), ``kv: {key: SPEC}`` (``key:value`` items joined by ``,``; ``key_patterns`` for families such as
+without spaces, or by ``separator`` where the parser splits on another, as ``+``; ``ascending`` where the order is documented;
+``disjoint`` where the items are ``span``s that must not overlap), ``span: [min, max]`` (a number or a range ``a-b``
+with ``a <= b``, both in the bounds, as HCCL's port ranges ``60000-60050``), ``kv: {key: SPEC}`` (``key:value`` items joined by ``,``; ``key_patterns`` for families such as
 ``npu0``; ``head`` for a leading bare item; ``ignore_spaces`` where the parser drops spaces; ``excludes`` for options
 that cannot be set together), ``pattern`` (a regular
 expression), ``choices`` with ``convert`` (an argparse parser's: the text converted by its ``type``, then tested
-with ``in``) and ``any_of: [SPEC, …]`` (both with a ``hint`` sentence), and ``any``.
+with ``in``) and ``any_of: [SPEC, …]`` (both with a ``hint`` sentence; an ``any_of`` without one says why its last
+alternative refuses), and ``any``.
 """
 
 from __future__ import annotations
@@ -35,8 +38,9 @@ def problem(value: str, spec: dict) -> str | None:
     """Why ``value`` does not fit ``spec`` (a verb phrase in the reader's language); None when it does."""
     if "any" in spec:
         return None
-    if "any_of" in spec:
-        return None if any(problem(value, s) is None for s in spec["any_of"]) else localized(spec, "hint")
+    if "any_of" in spec:  # without a hint, the last alternative says why (HCCL's port ranges: "auto" or spans)
+        whys = [problem(value, s) for s in spec["any_of"]]
+        return None if None in whys else localized(spec, "hint") if "hint" in spec else whys[-1]
     if "pattern" in spec:
         if re.fullmatch(spec["pattern"], value):
             return None
@@ -77,6 +81,11 @@ def problem(value: str, spec: dict) -> str | None:
         except ValueError:
             return t("lint.grammar.number")
         return _range(number, spec["float"], _unit(spec), spec.get("open", False))
+    if "span" in spec:
+        low, high = _span(value) or (None, None)
+        if low is None or low > high:
+            return t("lint.grammar.span")
+        return _range(low, spec["span"], None) or _range(high, spec["span"], None)
     if "ip" in spec:
         try:
             ipaddress.ip_address(value)
@@ -114,6 +123,11 @@ def problem(value: str, spec: dict) -> str | None:
             why = problem(item, spec["list"])
             if why:
                 return t("lint.grammar.list_item", why=why, item=item) if item else t("lint.grammar.list_empty")
+        if spec.get("disjoint"):  # spans that must not overlap (HCCL_HOST_SOCKET_PORT_RANGE)
+            spans = sorted((_span(item), item) for item in items)
+            for (before, first), (after, second) in zip(spans, spans[1:], strict=False):
+                if after[0] <= before[1]:
+                    return t("lint.grammar.list_overlap", item=second, before=first)
         if spec.get("ascending"):  # the documented order (ASCEND_RT_VISIBLE_DEVICES: ascending IDs only)
             for before, item in zip(items, items[1:], strict=False):
                 if float(item) <= float(before):
@@ -134,6 +148,12 @@ def _range(number: float, bounds: list, unit: str | None, open_interval: bool | 
     left, right = "(" if open_low else "[", ")" if open_high else "]"
     shown = f"{left}{'' if low is None else low}, {'' if high is None else high}{right}"
     return t("lint.grammar.range", shown=shown) + (t("lint.grammar.unit", unit=unit) if unit else "")
+
+
+def _span(value: str) -> tuple[int, int] | None:
+    """(first, last) of a number ``a`` or a range ``a-b``; None when the text is neither."""
+    match = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", value)
+    return (int(match.group(1)), int(match.group(2) or match.group(1))) if match else None
 
 
 def _unit(spec: dict) -> str | None:

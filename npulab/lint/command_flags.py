@@ -178,13 +178,17 @@ _RELATIONS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": opera
 def relation_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
     """Sentences for pairs of integer flags whose documented relation the command breaks (cli_tools.yaml
     ``relations``, and cli_values_packaged.yaml's, read from a release's validators: msrun's ``--local_worker_num`` cannot exceed ``--worker_num``; a flag may be a list of its
-    spellings, torchrun's ``[--node-rank, --node_rank]``)."""
+    spellings, torchrun's ``[--node-rank, --node_rank]``), and for the pairs of flags a tool's pages say cannot be given
+    together or only together (``exclusive``, ``needs``: :func:`pair_problems`)."""
     problems = []
     rules = tables.other.get("values", {}).get(tool, {}).get("relations", []) + \
         load_yaml(PACKAGED_VALUES).get(tool, {}).get("relations", [])
     for rule in rules:
         if "refused" in rule:
             problems += refused_problems(tool, argv, rule)
+            continue
+        if "exclusive" in rule or "needs" in rule:
+            problems += pair_problems(tool, argv, rule)
             continue
         spellings = [f if isinstance(f, list) else [f] for f in rule["flags"]]
         given = dict(flag_values(argv, dict.fromkeys(s for names in spellings for s in names)))
@@ -194,6 +198,40 @@ def relation_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
             problems.append(t("lint.flag.relation", tool=tool, left=left_flag, right=right_flag, a=left,
                               b=right, relation=rule["relation"], where=localized(rule, "source")))
     return problems
+
+
+def pair_problems(tool: str, argv: list[str], rule: dict) -> list[str]:
+    """A sentence when a command breaks a documented pair rule of cli_tools.yaml ``relations``:
+    ``exclusive: [A, B]`` (A and B cannot be given together; ``when: {flag: [values]}`` narrows a flag to those values,
+    atc's ``--enable_single_stream=true``) or ``needs: [A, B]`` (A, narrowed by ``when``, needs B given, or given one
+    of ``values`` where B has them, B's ``default`` standing for it when absent: msprof op's ``--mstx-include`` needs
+    ``--mstx=on``). A value the cell leaves to a placeholder decides nothing."""
+    first, second = rule.get("exclusive") or rule["needs"]
+    present = set(_flags(argv))
+    values = dict(flag_values(argv, {first: None, second: None}))
+    if any(re.search(r"[$<>{}]", v) or "PYVAR" in v for v in values.values()):
+        return []
+    when = rule.get("when", {})
+
+    def holds(flag: str) -> bool:
+        return flag in present and (flag not in when or values.get(flag) in [str(v) for v in when[flag]])
+
+    def shown(flag: str) -> str:
+        return f"`{flag}={values[flag]}`" if flag in values else f"`{flag}`"
+
+    where = localized(rule, "source")
+    if "exclusive" in rule:
+        if holds(first) and holds(second):
+            return [t("lint.flag.exclusive", tool=tool, a=shown(first), b=shown(second), where=where)]
+        return []
+    if not holds(first):
+        return []
+    if "values" not in rule:
+        met, needed = second in present, f"`{second}`"
+    else:
+        given = values.get(second, rule.get("default")) if second in present else rule.get("default")
+        met, needed = str(given) in [str(v) for v in rule["values"]], joined([f"`{second}={v}`" for v in rule["values"]])
+    return [] if met else [t("lint.flag.needs", tool=tool, a=shown(first), b=needed, where=where)]
 
 
 _ABSENT, _UNREAD = object(), object()
@@ -404,16 +442,28 @@ def check_command(argv: list[str], tables: Tables) -> list[str]:
             return [t("lint.flag.unknown_script", tool=tool, scripts=joined(scripts),
                       version=tables.other["MindSpeed-LLM"]["version"])]
         return []
+    label, known, source = tool, set(other["flags"]), localized(other, "source")
+    words = _subcommand_words(args, other.get("subcommand_flags", {}))
+    if words:  # a sub-command with flags of its own (msprof op): its table and its values
+        entry = other["subcommand_flags"][words]
+        label, known, source = f"{tool} {words}", set(entry["flags"]), localized(entry, "source")
+        args = args[len(words.split()):]
     own = _until_positional(args) if other.get("stop_at_positional") else args
-    if other.get("subcommands") and own and not own[0].startswith("-") and own[0] not in other["subcommands"]:
-        return [t("lint.flag.no_subcommand", tool=tool, subcommand=own[0], source=localized(other, "source"))]
-    problems = _check_flags(tool, own, set(other["flags"]), localized(other, "source")) + value_problems(tool, own, tables)
+    if not words and other.get("subcommands") and own and not own[0].startswith("-") and own[0] not in other["subcommands"]:
+        return [t("lint.flag.no_subcommand", tool=tool, subcommand=own[0], source=source)]
+    problems = _check_flags(label, own, known, source) + value_problems(label, own, tables)
     if tool == "npu-smi" and "-t" in own:
         value = own[own.index("-t") + 1] if own.index("-t") + 1 < len(own) else ""
         if value and value not in tables.smi_types:
             guess = difflib.get_close_matches(value, sorted(tables.smi_types), n=2, cutoff=0.6)
             problems.append(t("lint.flag.smi_query", value=value) + guess_end(code(guess)))
     return problems
+
+
+def _subcommand_words(args: list[str], tables: dict) -> str:
+    """The longest leading words of ``args`` that name a sub-command with a flag table (``op simulator`` before
+    ``op``); "" when none does."""
+    return max((words for words in tables if args[:len(words.split())] == words.split()), key=len, default="")
 
 
 def _check_flags(tool: str, args: list[str], known: set[str], source: str) -> list[str]:
