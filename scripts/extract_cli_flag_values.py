@@ -293,6 +293,8 @@ def _plain(atom: ast.expr) -> bool:
                                                and x.value.id == "self")
     if isinstance(atom, ast.UnaryOp) and isinstance(atom.op, ast.Not):
         atom = atom.operand
+    if isinstance(atom, ast.BoolOp):
+        return all(_plain(v) for v in atom.values)
     if isinstance(atom, ast.Compare):
         return len(atom.ops) == 1 and side(atom.left) and side(atom.comparators[0])
     return isinstance(atom, ast.Attribute) and side(atom)
@@ -304,11 +306,22 @@ def validator_refusals(cls: ast.ClassDef) -> list[tuple[list[str], str]]:
     two fields or more: ``if self.max_num_partial_prefills > 1: if not self.enable_chunked_prefill: raise …``."""
     out = []
 
+    defaults = {i.target.id: _constant_default(i.value) for i in cls.body if isinstance(i, ast.AnnAssign)
+                and isinstance(i.target, ast.Name) and _constant_default(i.value) is not None}
+
+    class _OwnDefaults(ast.NodeTransformer):
+        """``MultiModalConfig.x`` inside the class's own validator: the literal default of its field ``x``."""
+
+        def visit_Attribute(self, node):
+            if isinstance(node.value, ast.Name) and node.value.id == cls.name and node.attr in defaults:
+                return ast.Constant(defaults[node.attr].value)
+            return self.generic_visit(node)
+
     def walk(body: list[ast.stmt], outer: list[ast.expr]) -> None:
         for stmt in body:
             if not isinstance(stmt, ast.If):
                 continue
-            atoms = outer + _atoms(stmt.test)
+            atoms = outer + _atoms(_OwnDefaults().visit(stmt.test))
             if any(isinstance(b, ast.Raise) for b in stmt.body) and all(_plain(a) for a in atoms):
                 test = ast.BoolOp(ast.And(), atoms) if len(atoms) > 1 else atoms[0]
                 read = sorted({n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute)})
@@ -320,6 +333,13 @@ def validator_refusals(cls: ast.ClassDef) -> list[tuple[list[str], str]]:
         if isinstance(method, ast.FunctionDef):
             walk(method.body, [])
     return out
+
+
+def _constant_default(value: ast.expr | None) -> ast.Constant | None:
+    """A field's literal default: ``x: int = 3`` or ``Field(default=3, …)``."""
+    if isinstance(value, ast.Call) and ast.unparse(value.func).rsplit(".", 1)[-1] == "Field":
+        value = next((k.value for k in value.keywords if k.arg == "default"), None)
+    return value if isinstance(value, ast.Constant) else None
 
 
 _OVERRIDES = {"type", "choices", "action", "nargs"}
@@ -571,9 +591,13 @@ def read_flags(trees: dict[str, ast.Module]) -> tuple[dict[str, dict], list[dict
         return {"json": {"class": f"{classes[node.name][0]} {node.name}", "keys": keys, "refusals": refusals}}
 
     def engine_default(field: str):
-        """The default ``vllm serve`` gives a field: EngineArgs' (a ``None`` there is decided later: none)."""
+        """The default ``vllm serve`` gives a field: EngineArgs' (a ``None`` of its own is decided later: none; a
+        ``None`` it takes from a config class, ``x = MultiModalConfig.x``, is handed to that class as it is)."""
         found = literal_default("EngineArgs", field)
-        return _NO_DEFAULT if found is None else found
+        item = fields("EngineArgs").get(field)
+        handed = item is not None and isinstance(item.value, ast.Attribute) and isinstance(item.value.value, ast.Name) \
+            and item.value.value.id in classes
+        return _NO_DEFAULT if found is None and not handed else found
 
     by_field: dict[tuple[str, str], str] = {}
     for options, cls, field in config_flags(trees["vllm/engine/arg_utils.py"]):
