@@ -257,6 +257,8 @@ def _flag_value(argv: list[str], names: list[str], switch: bool):
         flag, sep, value = token.partition("=")
         if switch and not sep and (flag in names or flag in negated):
             return flag in names
+        if switch and sep and flag in names and re.search(r"[$<>{}]", value):
+            return _UNREAD  # a keyword of LLM(...) whose value is not a literal (npulab.lint.engine_args)
         if switch or flag not in names:
             continue
         if not sep:

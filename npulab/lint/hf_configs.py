@@ -160,7 +160,7 @@ def _arguments(node: ast.Call, imported: dict[str, str], bound: dict) -> tuple[t
         return None
 
 
-def _call(node: ast.Call, imported: dict[str, str], bound: dict) -> _Build | None:
+def _call(node: ast.Call, imported: dict[str, str], bound: dict | None = None) -> _Build | None:
     found = next((full for _line, _w, full, call in calls(ast.Module(body=[ast.Expr(node)], type_ignores=[]), imported)
                   if call is node), None)
     if not found or not _root(found):
@@ -168,7 +168,7 @@ def _call(node: ast.Call, imported: dict[str, str], bound: dict) -> _Build | Non
     cls = _released(found)
     if not isinstance(cls, type) or _module_class(cls):
         return None
-    given = _arguments(node, imported, bound)
+    given = _arguments(node, imported, bound or {})
     return None if given is None else _Build(cls, *given)
 
 
