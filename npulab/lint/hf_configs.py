@@ -255,18 +255,22 @@ def findings(tree: ast.Module, imported: dict[str, str]) -> list[tuple[int, str,
         if build is None:
             continue
         inner |= {id(a) for a in ast.walk(node) if a is not node}
-        out += _judged("lint.hf.refused", line, written, full, environ, build)
+        said = _judged(full, environ, build)
+        if said:
+            out.append((line, written, "argument-value",
+                        t("lint.hf.refused", line=line, written=written, package=_version(full), said=said)))
     for line, written, receiver, use in _uses(tree, imported, bound):
         _released("torch")  # a call that returns tensors imports torch: in the parent once, not in each child
         full = f"{receiver.cls.__module__}.{receiver.cls.__qualname__}"
-        out += _judged("lint.hf.called", line, written, full, environ, use)
+        said = _judged(full, environ, use)
+        if said:
+            out.append((line, written, "argument-value",
+                        t("lint.hf.called", line=line, written=written, package=_version(full), said=said)))
     return out
 
 
-def _judged(key: str, line: int, written: str, full: str, environ: dict, build: _Build | _Use) -> list:
-    said = _said(in_child.outcome(_in_child, (environ, build), {}, name=full))
-    return [(line, written, "argument-value",
-             t(key, line=line, written=written, package=_version(full), said=said))] if said else []
+def _judged(full: str, environ: dict, build: _Build | _Use) -> str | None:
+    return _said(in_child.outcome(_in_child, (environ, build), {}, name=full))
 
 
 def _said(heard: dict | None) -> str | None:
