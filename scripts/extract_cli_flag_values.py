@@ -189,6 +189,8 @@ def field_spec(name: str, annotation: ast.AST, aliases: dict[str, ast.AST], spec
         if isinstance(values[0], int) and not isinstance(values[0], bool):
             return {"choices": sorted(values), "convert": "int"}
         return None
+    if [k for k in kinds if k != "None"] == ["collection"]:
+        return _literal_items(next(a for a, k in zip(atoms, kinds, strict=True) if k == "collection"), aliases)
     if {"collection", "dict"} & set(kinds):
         return None
     if "int" in kinds:
@@ -208,6 +210,32 @@ def field_spec(name: str, annotation: ast.AST, aliases: dict[str, ast.AST], spec
             spec["open"] = ["gt" in bounds, "lt" in bounds]
         return spec
     return None
+
+
+def _literal_items(collection: ast.AST, aliases: dict[str, ast.AST]) -> dict | None:
+    """``list[Literal[...]]`` / ``set[…]``: collection_to_kwargs makes the element the flag's type (``nargs="+"``) and
+    _compute_kwargs then gives it the Literal's choices; a tuple or any other element gives nothing."""
+    head = ast.unparse(collection.value).rsplit(".", 1)[-1] if isinstance(collection, ast.Subscript) else ""
+    if head not in ("list", "set"):
+        return None
+    values = literal_values(collection.slice, aliases)
+    return {"enum": values} if values and all(isinstance(v, str) for v in values) else None
+
+
+def json_field_spec(annotation: ast.AST, aliases: dict[str, ast.AST], bounds: dict[str, float]) -> dict:
+    """What pydantic's ``TypeAdapter(cls).validate_json`` (vllm/engine/arg_utils.py parse_dataclass) holds one key of
+    a JSON-valued flag to: a Literal's values (``null`` too where the hint admits None), an int's or a float's
+    pydantic bounds; {} where the key takes anything lint does not judge."""
+    atoms = hint_atoms(annotation, aliases) or []
+    kinds = {_atom_kind(a, set()) for a in atoms}
+    nullable = {"null": True} if "None" in kinds else {}
+    if kinds - {"None"} == {"Literal"}:
+        values = literal_values(annotation, aliases)
+        return {"enum": list(dict.fromkeys(values)), **nullable} if values else {}
+    numeric = kinds - {"None"}
+    if numeric in ({"int"}, {"float"}) and bounds:
+        return {"bounds": bounds, **nullable}
+    return {}
 
 
 def field_bounds(item: ast.AnnAssign) -> dict[str, float]:
@@ -265,6 +293,8 @@ def _plain(atom: ast.expr) -> bool:
                                                and x.value.id == "self")
     if isinstance(atom, ast.UnaryOp) and isinstance(atom.op, ast.Not):
         atom = atom.operand
+    if isinstance(atom, ast.BoolOp):
+        return all(_plain(v) for v in atom.values)
     if isinstance(atom, ast.Compare):
         return len(atom.ops) == 1 and side(atom.left) and side(atom.comparators[0])
     return isinstance(atom, ast.Attribute) and side(atom)
@@ -276,11 +306,22 @@ def validator_refusals(cls: ast.ClassDef) -> list[tuple[list[str], str]]:
     two fields or more: ``if self.max_num_partial_prefills > 1: if not self.enable_chunked_prefill: raise …``."""
     out = []
 
+    defaults = {i.target.id: _constant_default(i.value) for i in cls.body if isinstance(i, ast.AnnAssign)
+                and isinstance(i.target, ast.Name) and _constant_default(i.value) is not None}
+
+    class _OwnDefaults(ast.NodeTransformer):
+        """``MultiModalConfig.x`` inside the class's own validator: the literal default of its field ``x``."""
+
+        def visit_Attribute(self, node):
+            if isinstance(node.value, ast.Name) and node.value.id == cls.name and node.attr in defaults:
+                return ast.Constant(defaults[node.attr].value)
+            return self.generic_visit(node)
+
     def walk(body: list[ast.stmt], outer: list[ast.expr]) -> None:
         for stmt in body:
             if not isinstance(stmt, ast.If):
                 continue
-            atoms = outer + _atoms(stmt.test)
+            atoms = outer + _atoms(_OwnDefaults().visit(stmt.test))
             if any(isinstance(b, ast.Raise) for b in stmt.body) and all(_plain(a) for a in atoms):
                 test = ast.BoolOp(ast.And(), atoms) if len(atoms) > 1 else atoms[0]
                 read = sorted({n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute)})
@@ -292,6 +333,13 @@ def validator_refusals(cls: ast.ClassDef) -> list[tuple[list[str], str]]:
         if isinstance(method, ast.FunctionDef):
             walk(method.body, [])
     return out
+
+
+def _constant_default(value: ast.expr | None) -> ast.Constant | None:
+    """A field's literal default: ``x: int = 3`` or ``Field(default=3, …)``."""
+    if isinstance(value, ast.Call) and ast.unparse(value.func).rsplit(".", 1)[-1] == "Field":
+        value = next((k.value for k in value.keywords if k.arg == "default"), None)
+    return value if isinstance(value, ast.Constant) else None
 
 
 _OVERRIDES = {"type", "choices", "action", "nargs"}
@@ -514,10 +562,42 @@ def read_flags(trees: dict[str, ast.Module]) -> tuple[dict[str, dict], list[dict
         except ValueError:
             return _NO_DEFAULT
 
+    def json_spec(item: ast.AnnAssign) -> dict | None:
+        """A flag whose field is a config dataclass is parsed as JSON into it: its fields' specs, its validators'
+        refusals with the class's literal defaults."""
+        seen = {**aliases, **local[classes[cls][0]]}
+        atoms = hint_atoms(item.annotation, seen) or []
+        inner = [a.id for a in atoms if isinstance(a, ast.Name) and a.id in classes]
+        node = classes[inner[0]][1] if len(inner) == 1 else None
+        # vllm/config/utils.py ``config``: a pydantic dataclass whose ConfigDict forbids extra fields (a key it lacks)
+        if node is None or node.bases or not any(ast.unparse(d) == "config" for d in node.decorator_list):
+            return None
+        own = {**aliases, **local[classes[node.name][0]]}
+        items = {f: i for f, i in fields(node.name).items() if not f.startswith("_")
+                 and "ClassVar" not in ast.unparse(i.annotation)}
+        # a ``field_validator(..., mode="before")`` rewrites the value before pydantic reads it: not judged here
+        before = {c.value for d in ast.walk(node) if isinstance(d, ast.Call) and ast.unparse(d.func) == "field_validator"
+                  and any(k.arg == "mode" and ast.unparse(k.value) in ("'before'", '"before"') for k in d.keywords)
+                  for c in d.args if isinstance(c, ast.Constant)}
+        keys = {f: {} if before & {f, "*"} else json_field_spec(i.annotation, own, field_bounds(i))
+                for f, i in items.items()}
+        # a field typed by another config (``target_model_config: ModelConfig``) is filled in by the engine, not the
+        # flag: a refusal that reads one is not the flag's to decide
+        engine_filled = {f for f, i in items.items() if {n.id for n in ast.walk(i.annotation) if isinstance(n, ast.Name)}
+                         & set(classes)}
+        refusals = [{"refused": test, "defaults": {f: d for f in read
+                                                   if (d := literal_default(node.name, f)) is not _NO_DEFAULT}}
+                    for read, test in validator_refusals(node) if set(read) <= set(keys) and not set(read) & engine_filled]
+        return {"json": {"class": f"{classes[node.name][0]} {node.name}", "keys": keys, "refusals": refusals}}
+
     def engine_default(field: str):
-        """The default ``vllm serve`` gives a field: EngineArgs' (a ``None`` there is decided later: none)."""
+        """The default ``vllm serve`` gives a field: EngineArgs' (a ``None`` of its own is decided later: none; a
+        ``None`` it takes from a config class, ``x = MultiModalConfig.x``, is handed to that class as it is)."""
         found = literal_default("EngineArgs", field)
-        return _NO_DEFAULT if found is None else found
+        item = fields("EngineArgs").get(field)
+        handed = item is not None and isinstance(item.value, ast.Attribute) and isinstance(item.value.value, ast.Name) \
+            and item.value.value.id in classes
+        return _NO_DEFAULT if found is None and not handed else found
 
     by_field: dict[tuple[str, str], str] = {}
     for options, cls, field in config_flags(trees["vllm/engine/arg_utils.py"]):
@@ -526,7 +606,7 @@ def read_flags(trees: dict[str, ast.Module]) -> tuple[dict[str, dict], list[dict
             continue
         long = next((o for o in options if o.startswith("--")), options[0])
         by_field[(cls, field)] = long
-        spec = spec_of(cls, item)
+        spec = spec_of(cls, item) or json_spec(item)
         for option in options:
             if spec is None:
                 flags.pop(option, None)  # the config field's hint, not EngineArgs', types the flag

@@ -36,6 +36,7 @@ import importlib.util
 import re
 import subprocess
 import sys
+import tarfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -530,6 +531,99 @@ def refresh_installed() -> None:
     print(f"{len(out) - before} variables added -> {OUT}")
 
 
+def choice_validators(tree: ast.Module) -> dict[str, tuple[int, str | None]]:
+    """Functions that check the variable their parameter names against a choices parameter and raise outside it (vLLM's
+    ``env_with_choices(name, default, choices, case_sensitive)``): name -> (index of the choices parameter, the separator
+    the value is split on first, or None). A function that only hands its parameters to one of them is one too
+    (``env_set_with_choices`` calls ``env_list_with_choices``)."""
+    out: dict[str, tuple[int, str | None]] = {}
+    functions = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+    for node in functions:
+        params = [a.arg for a in node.args.args]
+        if not any(env_read(inner) and isinstance(env_read(inner)[0], ast.Name) and env_read(inner)[0].id in params
+                   for inner in ast.walk(node)):
+            continue
+        raising = [inner for inner in ast.walk(node) if isinstance(inner, ast.If)
+                   and isinstance(inner.test, ast.Compare) and isinstance(inner.test.ops[0], ast.NotIn)
+                   and any(isinstance(s, ast.Raise) for s in inner.body)]
+        chosen = [p for p in params if any(isinstance(n, ast.Name) and n.id == p for r in raising for n in ast.walk(r))
+                  or any(isinstance(n, ast.Name) and n.id == p for a in ast.walk(node) if isinstance(a, ast.Assign)
+                         and any(isinstance(t, ast.Name) and t.id in _names_in(r) for r in raising for t in a.targets)
+                         for n in ast.walk(a.value))]
+        choices = [p for p in chosen if p.startswith("choice")]
+        if raising and len(choices) == 1:
+            splits = {c.args[0].value for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                      and c.func.attr == "split" and c.args and isinstance(c.args[0], ast.Constant)}
+            out[node.name] = (params.index(choices[0]), next(iter(splits)) if len(splits) == 1 else None)
+    for node in functions:
+        params = [a.arg for a in node.args.args]
+        for inner in ast.walk(node):
+            if (node.name not in out and isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+                    and inner.func.id in out and all(isinstance(a, ast.Name) and a.id in params for a in inner.args)):
+                index, separator = out[inner.func.id]
+                if len(inner.args) > index:
+                    out[node.name] = (params.index(inner.args[index].id), separator)
+    return out
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def validated_choices(path: str, tree: ast.Module) -> dict[str, tuple[dict, str]]:
+    """name -> (grammar, where) of each call of a choice validator with a literal name and a literal list of choices;
+    ``case_sensitive=False`` makes the set case-insensitive, a separator makes it a list of those words."""
+    validators = choice_validators(tree)
+    out = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in validators):
+            continue
+        index, separator = validators[node.func.id]
+        name = _name_of(node.args[0], {}) if node.args else None
+        given = node.args[index] if len(node.args) > index else next(
+            (k.value for k in node.keywords if k.arg and k.arg.startswith("choice")), None)
+        words = _literal_set(given, {}) if given is not None else None
+        folded = any(k.arg == "case_sensitive" and isinstance(k.value, ast.Constant) and k.value.value is False
+                     for k in node.keywords)
+        if not name or not words:
+            continue
+        enum = {"enum": sorted(words), **({"case_insensitive": True} if folded else {})}
+        spec = {"list": enum, "separator": separator} if separator else enum
+        out[name] = ({"enforced": True, **spec}, f"{path}:{node.lineno}, {node.func.id}: ValueError outside the choices")
+    return out
+
+
+def archive_files(archive: str, wanted: re.Pattern) -> dict[str, str]:
+    """Python files of a wheel or an sdist whose path (an sdist's top folder dropped) matches ``wanted``."""
+    if archive.endswith(".whl"):
+        with zipfile.ZipFile(archive) as zf:
+            return {n: zf.read(n).decode("utf-8", "replace") for n in zf.namelist() if wanted.search(n)}
+    with tarfile.open(archive) as tf:
+        return {m.name.split("/", 1)[-1]: tf.extractfile(m).read().decode("utf-8", "replace") for m in tf.getmembers()
+                if m.isfile() and wanted.search(m.name.split("/", 1)[-1])}
+
+
+def refresh_vllm(archive: str) -> None:
+    """Add vLLM's variables (``vllm/envs.py`` of its wheel or sdist) to the generated file: the readers in its
+    ``environment_variables`` table as every Python reader is read, and the calls of its choice validators."""
+    version = Path(archive).name.split("-")[1].removesuffix(".tar.gz")
+    trees = python_trees(archive_files(archive, re.compile(r"^vllm/envs\.py$")))
+    text = OUT.read_text(encoding="utf-8")
+    out = {k: v for k, v in yaml.safe_load(text)["values"].items() if not k.startswith("VLLM_")}
+    before = len(out)
+    label = f"vllm {version} (how its vllm/envs.py parses the value)"
+    adder(out)(read_sources(trees, "vllm", lambda n: n.startswith("VLLM_")), label)
+    for path, tree in trees.items():
+        for name, (spec, where) in validated_choices(path, tree).items():
+            if name.startswith("VLLM_"):
+                out[name] = _entry(spec, f"{label}: {where}")
+    header = "".join(line + "\n" for line in text.splitlines() if line.startswith("#"))
+    if "vllm" not in header:
+        header = header.replace("msprof-analyze ", f"vllm {version} vllm/envs.py, msprof-analyze ", 1)
+    OUT.write_text(header + yaml.safe_dump({"values": out}, allow_unicode=True, sort_keys=True, width=200), encoding="utf-8")
+    print(f"{len(out) - before} vLLM variables -> {OUT}")
+
+
 def main(npu_wheel: str, msprof_wheel: str, git_dir: str, ref: str) -> None:
     npu_version = Path(npu_wheel).name.split("-")[1]
     msprof_version = Path(msprof_wheel).name.split("-")[1]
@@ -588,5 +682,7 @@ def main(npu_wheel: str, msprof_wheel: str, git_dir: str, ref: str) -> None:
 if __name__ == "__main__":
     if sys.argv[1:] == ["--installed"]:
         refresh_installed()
+    elif sys.argv[1:2] == ["--vllm"]:
+        refresh_vllm(sys.argv[2])
     else:
         main(*sys.argv[1:5])

@@ -43,7 +43,6 @@ HELDOUT_C = yaml.safe_load((TESTS / "data" / "lint_values_heldout_c" / "cases.ya
 # Keys no planted error reaches, and why; a key that a planted error comes to use must leave this list.
 NOT_PLANTED = {
     "lint.what.unparsable": "a released source file that does not parse",
-    "lint.what.module_getattr": "a call into a module that defines __getattr__, none in the planted cells",
     "lint.what.declared_all": "a name in __all__ defined only at run time, none called by the planted cells",
     "lint.what.reexport": "a re-export from another package, none called by the planted cells",
     "lint.what.module_alias": "a call through `import x` inside a package module",
@@ -164,6 +163,14 @@ EXTRA = {
     "meta-warned": _notebook("import torch\nlayer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4)\n"
                              "enc = torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=True)"),
     "flag-refused": _notebook("!vllm serve m --enable-eplb"),  # (round 19) a validator's test over two flags
+    # (round 23) JSON configs (a test, null, a bound, an extra key), LLM's keywords as flags, a built tokenizer called
+    "flag-json": _notebook("!vllm serve m --kv-transfer-config '{\"kv_connector\": \"X\", \"kv_load_failure_policy\": null}'\n"
+                           "!vllm serve m --profiler-config '{\"profiler\": \"torch\", \"active_iterations\": 0, \"activ\": 1}'"),
+    "engine-args": _notebook("from vllm import LLM\nllm = LLM(model=\"m\", numa_bind_nodes=[0])"),
+    "hf-called": _notebook("from tokenizers import Tokenizer, models\nfrom transformers import PreTrainedTokenizerFast\n"
+                           "core = Tokenizer(models.WordLevel({\"[UNK]\": 0, \"a\": 1}, unk_token=\"[UNK]\"))\n"
+                           "tok = PreTrainedTokenizerFast(tokenizer_object=core, unk_token=\"[UNK]\")\n"
+                           "ids = tok.encode(\"a\", padding=\"max\")"),
     # (round 21) Inductor's option names and types, a companion variable off until set, torch's parsing of a device
     "compile-options": _notebook("import torch\nnet = torch.compile(m, options={'triton.cudagraph': True})\n"
                                  "net = torch.compile(m, options={'coordinate_descent_tuning': 1})"),

@@ -150,6 +150,9 @@ def value_problems(tool: str, argv: list[str], tables: Tables) -> list[str]:
         if not value or "PYVAR" in value or (re.search(r"[$<>{}]", value) and not _json_literal(value)):
             continue  # a placeholder ({x}, $X, <…>); a JSON map given literally is a value
         spec, where = known[flag]
+        if "json" in spec:
+            problems += json_problems(f"{tool} {flag}", value, spec["json"], where)
+            continue
         why = value_grammar.problem(value, spec)
         if why:
             shown = f"{flag}={value}" if flag.startswith("--") else f"{flag} {value}"
@@ -172,6 +175,53 @@ def _json_literal(value: str) -> bool:
         return False
 
 
+def json_problems(command: str, value: str, spec: dict, where: str) -> list[str]:
+    """A flag vLLM parses as JSON into a config dataclass (``TypeAdapter(cls).validate_json``, cli_values_packaged.yaml
+    ``json``): a key the class lacks (its ConfigDict forbids extra fields), a value outside a key's Literal or pydantic
+    bounds, a test of the class's validators that holds on the keys given and the class's defaults."""
+    try:
+        given = json.loads(value)
+    except ValueError:
+        return []
+    if not isinstance(given, dict):
+        return []
+    whys = []
+    for key, item in given.items():
+        if key not in spec["keys"]:
+            whys.append(t("lint.flag.json_key", name=key, cls=spec["class"]) + guess_end(code(
+                difflib.get_close_matches(key, list(spec["keys"]), n=2, cutoff=0.7))))
+        elif (why := _json_value_problem(item, spec["keys"][key])) is not None:
+            whys.append(t("lint.flag.json_value", name=key, value=json.dumps(item), why=why))
+    for rule in spec["refusals"]:
+        read = {n.id for n in ast.walk(ast.parse(rule["refused"], mode="eval"))
+                if isinstance(n, ast.Name) and n.id not in ("None", "True", "False")}
+        values = {f: given.get(f, rule["defaults"].get(f, _ABSENT)) for f in read}
+        if read & set(given) and _ABSENT not in values.values() and _refuses(rule["refused"], values):
+            whys.append(t("lint.flag.json_refused", test=rule["refused"]))
+    return [t("lint.flag.bad_value", command=command, why=why, where=f"{spec['class']}; {where}") for why in whys]
+
+
+def _json_value_problem(item, spec: dict) -> str | None:
+    if item is None:
+        return None if spec.get("null") or "enum" not in spec else t("lint.flag.json_null")
+    if "enum" in spec and item not in spec["enum"]:
+        return t("lint.grammar.only", choices=joined([str(v) for v in spec["enum"]]))
+    bounds = spec.get("bounds", {})
+    if isinstance(item, (int, float)) and not isinstance(item, bool) and any(
+            not _RELATIONS[relation](item, bounds[name]) for name, relation in _BOUNDS.items() if name in bounds):
+        return t("lint.flag.json_bounds", bounds=", ".join(f"{_BOUNDS[n]} {v}" for n, v in bounds.items()))
+    return None
+
+
+def _refuses(test: str, values: dict) -> bool:
+    """Whether a release's validator test holds on these field values (the walker of released validation code)."""
+    from npulab.lint import own_checks
+
+    walk = own_checks.Walk({}, lambda node: own_checks.UNKNOWN)
+    return own_checks.truth(own_checks.evaluate(ast.parse(test, mode="eval").body, values, walk)) is True
+
+
+_BOUNDS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
 _RELATIONS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt}
 
 
@@ -245,6 +295,8 @@ def _flag_value(argv: list[str], names: list[str], switch: bool):
         flag, sep, value = token.partition("=")
         if switch and not sep and (flag in names or flag in negated):
             return flag in names
+        if switch and sep and flag in names and re.search(r"[$<>{}]", value):
+            return _UNREAD  # a keyword of LLM(...) whose value is not a literal (npulab.lint.engine_args)
         if switch or flag not in names:
             continue
         if not sep:
@@ -266,8 +318,6 @@ def refused_problems(tool: str, argv: list[str], rule: dict) -> list[str]:
     """A sentence when the command's flags (and the defaults of the fields it does not give) make a release's
     validator raise (cli_values_packaged.yaml ``refused``: ``dcp_comm_backend == 'a2a' and
     decode_context_parallel_size <= 1``); none when a field the test reads is neither given nor defaulted, or none is given."""
-    from npulab.lint import own_checks  # the walker of released validation code evaluates the test
-
     values, given = {}, []
     for field, names in rule["fields"].items():
         value = _flag_value(argv, names, field in rule.get("switches", []))
@@ -281,9 +331,7 @@ def refused_problems(tool: str, argv: list[str], rule: dict) -> list[str]:
             given.append(names[0] if value is True else f"--no-{names[0][2:]}" if value is False
                          else f"{names[0]}={value}")
         values[field] = value
-    test = ast.parse(rule["refused"], mode="eval").body
-    walk = own_checks.Walk({}, lambda node: own_checks.UNKNOWN)
-    if not given or own_checks.truth(own_checks.evaluate(test, values, walk)) is not True:
+    if not given or not _refuses(rule["refused"], values):
         return []
     return [t("lint.flag.refused", tool=tool, given=joined([f"`{g}`" for g in given]), test=rule["refused"],
               where=localized(rule, "source"))]

@@ -53,7 +53,9 @@ MODULES = ("torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.l
            # functional transforms of a function the cell passes (a torch function or a lambda, _Lambda): only _ONLY's
            "torch.func", "torch.autograd.functional", "torch.autograd.forward_ad", "torch.utils.checkpoint",
            # optimizers and learning-rate schedulers, built over the meta parameters and never stepped (_optim_class)
-           "torch.optim", "torch.optim.lr_scheduler")
+           "torch.optim", "torch.optim.lr_scheduler",
+           # quantization observers and fake-quantize modules (torch modules), built on the meta device: only _ONLY's
+           "torch.ao", "torch.ao.quantization", "torch.ao.quantization.observer", "torch.ao.quantization.fake_quantize")
 # names of the whitelisted modules that do I/O, change global state, seed or draw from a generator, compile, or reach
 # a device or another process (with the prefixes and the home modules below, and legacy *Tensor / *Storage classes)
 _DENIED = frozenset({
@@ -76,7 +78,10 @@ _ONLY = {"torch.autograd": frozenset({"grad", "backward", "Variable", "functiona
          "torch.func": frozenset({"grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"}),
          "torch.autograd.functional": frozenset({"vjp", "jvp", "vhp", "hvp", "jacobian", "hessian"}),
          "torch.autograd.forward_ad": frozenset({"make_dual", "unpack_dual", "dual_level"}),
-         "torch.utils.checkpoint": frozenset({"checkpoint", "checkpoint_sequential"})}
+         "torch.utils.checkpoint": frozenset({"checkpoint", "checkpoint_sequential"}),
+         "torch.ao": frozenset({"quantization"})}
+# torch.ao.quantization lets in its observer and fake-quantize modules and the classes they define, re-exported
+_OBSERVER_HOMES = ("torch.ao.quantization.observer", "torch.ao.quantization.fake_quantize")
 _DATA_HOMES = ("torch.utils.data.dataset", "torch.utils.data.sampler", "torch.utils.data.dataloader")
 # torch's functions that set the process's global state: run in a forked child only (npulab.lint.in_child)
 _SETTER_PREFIXES = ("set_", "use_")
@@ -226,9 +231,10 @@ def _module_name(value) -> str | None:
 
 
 def _module_class(value) -> bool:
-    """A module class of torch.nn (``nn.Linear``), not a user's subclass."""
+    """A module class of torch.nn (``nn.Linear``) or a quantization observer (``MinMaxObserver``), not a user's
+    subclass."""
     return isinstance(value, type) and issubclass(value, _torch().nn.Module) \
-        and value.__module__.startswith("torch.nn.modules")
+        and (value.__module__.startswith("torch.nn.modules") or value.__module__ in _OBSERVER_HOMES)
 
 
 def _distribution_class(value) -> bool:
@@ -304,6 +310,9 @@ def _member(module, name: str):
         return one_rank_group.Namespace()
     if home in _ONLY and name not in _ONLY[home]:
         raise _Unknown(name)
+    if home == "torch.ao.quantization" and f"{home}.{name}" not in _OBSERVER_HOMES \
+            and getattr(getattr(module, name, None), "__module__", None) not in _OBSERVER_HOMES:
+        raise _Unknown(name)
     if home == "torch" and (name.startswith(_SETTER_PREFIXES) or name in _SETTERS):
         value = getattr(module, name, None)
         if isinstance(value, types.FunctionType | types.BuiltinFunctionType) and name not in _DENIED - _SETTERS:
@@ -376,7 +385,8 @@ class _Interpreter:
         """A Python value the interpreter may hand on (no user object)."""
         torch = _torch()
         if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, slice, range,
-                                                                      torch.dtype, torch.device, torch.Size)):
+                                                                      torch.dtype, torch.device, torch.Size,
+                                                                      torch.memory_format, torch.layout, torch.qscheme)):
             return True
         if _handed_on_class(type(value)):  # a dataset, loader, optimizer … built here: handed on, never used
             return True
@@ -759,8 +769,12 @@ class _Interpreter:
                 warnings.simplefilter("always")
                 result = function(*args, **kwargs)
         except NotImplementedError as err:
-            if _raised_by_functional(err) and not _NOT_THE_USER.search(str(err)):
-                raise _Refused(written, err) from err
+            # torch/nn/functional.py's own refusal of an input rank; a constructor's own ``raise`` (an observer's qscheme)
+            own = _raised_by_functional(err) or isinstance(function, type) and _raised_by_torch(err)
+            if own and not _NOT_THE_USER.search(str(err)):
+                said = _Said(str(err), type(err).__name__, "lint.meta.constructor_refused") \
+                    if isinstance(function, type) else err
+                raise _Refused(written, said) from err
             raise _Unknown("no meta kernel") from err
         except _ERRORS as err:
             if _NOT_THE_USER.search(str(err)):
@@ -907,10 +921,13 @@ def _first_call(function) -> bool:
 
 def _own_warning(messages: list, function, args: tuple, kwargs: dict) -> tuple[str, str] | None:
     """The first warning torch gave for a call that is about what the cell passed: it names a keyword the cell gave,
-    holds a string value the cell gave, or says that the function called is deprecated (a warning about a default the
+    holds a string value or the size of a tensor the cell gave, or says that the function called is deprecated (a warning about a default the
     cell did not choose — ``TransformerEncoder``'s nested tensors —, about the meta device, or a deprecation of
     something torch used inside the call — ``torch.jit.script`` while ``jacfwd`` imports — is not)."""
     given = [str(v) for v in (*args, *kwargs.values()) if isinstance(v, str) and len(v) > 1 and v != "meta"]
+    # a tensor's size written out (``torch.Size([16])``): mse_loss's "target size … different to the input size"
+    given += [str(v.shape) for v in (*args, *kwargs.values()) if type(getattr(v, "shape", None)).__name__ == "Size"
+              and len(v.shape)]
     name = getattr(function, "__name__", "")
     for category, message in messages:  # (the warning's class name, its message)
         if _NOT_THE_USER.search(message):

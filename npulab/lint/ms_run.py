@@ -32,7 +32,15 @@ from npulab.lint import meta_run
 MAX_ELEMENTS = 1 << 20  # the largest tensor, array or integer size argument the interpreter builds or passes
 MAX_SECONDS = 3.0  # per cell, without an operator's first call (PyNative builds its CPU kernel once)
 _MODULES = ("mindspore", "mindspore.ops", "mindspore.nn", "mindspore.mint", "mindspore.mint.nn",
-            "mindspore.mint.nn.functional", "mindspore.ops.functional", "numpy", "numpy.random")
+            "mindspore.mint.nn.functional", "mindspore.ops.functional", "numpy", "numpy.random",
+            # only the dataset transforms' classes (_transform_class), built and never applied
+            "mindspore.dataset", "mindspore.dataset.text", "mindspore.dataset.vision", "mindspore.dataset.transforms",
+            "mindspore.dataset.audio")
+_FROM_DATASET = frozenset({"text", "vision", "transforms", "audio"})
+# the classes whose constructors validate a transform's arguments (mindspore/dataset/*/validators.py decorators)
+_TRANSFORM_HOMES = re.compile(r"^mindspore\.dataset\.(text|vision|transforms|audio)\.transforms$")
+# a transform that names a file (a tokenizer's dictionary) checks it exists: the host's files, not the cell's error
+_HOST_FILES = re.compile(r"\b(file|path|exist|director)", re.IGNORECASE)
 _FROM_TOP = frozenset({"Tensor", "ops", "nn", "mint", "dtype"})  # mindspore.* members besides the dtypes
 # numpy: constructors and draws (the draws' values never decide a finding of shape or type)
 _NUMPY = frozenset({"ones", "zeros", "full", "array", "asarray", "arange", "linspace", "eye", "ones_like",
@@ -104,8 +112,19 @@ def _operator_class(value) -> bool:
                                                               "mindspore.mint.nn"))
 
 
+def _transform_class(value) -> bool:
+    return isinstance(value, type) and bool(_TRANSFORM_HOMES.match(value.__module__ or ""))
+
+
 def _member(module, name: str):
     if name.startswith("_") or name in _DENIED:
+        raise meta_run._Unknown(name)
+    if module.__name__ == "mindspore.dataset" and name not in _FROM_DATASET:
+        raise meta_run._Unknown(name)
+    if module.__name__.startswith("mindspore.dataset."):
+        value = getattr(module, name, None)
+        if isinstance(value, types.ModuleType) and _module_name(value) or _transform_class(value):
+            return value
         raise meta_run._Unknown(name)
     top = module.__name__.split(".")[0]
     if top == "numpy" and name not in _NUMPY:
@@ -208,6 +227,8 @@ class _Interpreter(meta_run._Interpreter):
             return value
         if isinstance(value, ms.nn.Cell) or self._plain(value):
             return value
+        if isinstance(value, ms.ops.Primitive) and _operator_class(type(value)):
+            return value  # a primitive built with its attributes (``ops.ReduceSum(keep_dims=True)``), called later
         if isinstance(value, (tuple, list)) and len(value) <= meta_run.MAX_ITEMS:
             for item in value:
                 self._checked(item)
@@ -260,7 +281,8 @@ class _Interpreter(meta_run._Interpreter):
         if id(function) in _FUNCTIONS or isinstance(function, (ms.nn.Cell, ms.ops.Primitive)):
             return True
         if isinstance(function, type):
-            return function is ms.Tensor or _operator_class(function) or issubclass(function, np.generic)
+            return function is ms.Tensor or _operator_class(function) or _transform_class(function) \
+                or issubclass(function, np.generic)
         owner = getattr(function, "__self__", None)
         return isinstance(owner, (ms.Tensor, np.ndarray)) and getattr(function, "__name__", "") not in _DATA_METHODS
 
@@ -290,7 +312,8 @@ class _Interpreter(meta_run._Interpreter):
                 warnings.simplefilter("ignore")
                 result = function(*args, **kwargs)
         except _ERRORS as err:
-            if numpy_call or _NOT_THE_USER.search(_first_line(err)):
+            if numpy_call or _NOT_THE_USER.search(_first_line(err)) \
+                    or _transform_class(function) and _HOST_FILES.search(str(err)):
                 raise meta_run._Unknown("not the user") from err
             raise meta_run._Refused(written, err) from err
         except Exception as err:

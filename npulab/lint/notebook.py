@@ -25,6 +25,7 @@ from npulab.lint import (
     deprecated_calls,
     devices,
     distributed,
+    engine_args,
     expected_output,
     features,
     hf_configs,
@@ -286,6 +287,9 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
             add("argument-value", written, message)
         for _line, written, kind, message in hf_configs.findings(tree, imported):
             add(kind, written, message)
+        if any(v.split(".")[0] == "vllm" for v in imported.values()):
+            for _line, written, message in engine_args.findings(tree, imported, context.tables()):
+                add("argument-value", written, message)
         flagged = {problem.line for problem in found}
         npu_tree = context.sources("torch_npu") if meta_run.calls_into("torch_npu", tree, imported) else None
         npu_check = op_ranks.refusal(npu_tree) if isinstance(npu_tree, SourceTree) else None

@@ -49,3 +49,29 @@ def test_vllm_serve_refusals(lint, code):  # noqa: F811
 ])
 def test_their_correct_twins_are_clean(lint, code):  # noqa: F811
     assert lint(code) == []
+
+
+# Round 23: a flag vLLM parses as JSON into a config dataclass (its keys, their Literal values and pydantic bounds,
+# its validators' tests with the class's defaults), and LLM(...)'s keywords as the flags they are
+JSON_CASES = [
+    (SERVE + """--ec-transfer-config '{"ec_connector": "ECExampleConnector"}'""",  # a connector needs its role
+     SERVE + """--ec-transfer-config '{"ec_connector": "ECExampleConnector", "ec_role": "ec_both"}'"""),
+    (SERVE + """--ec-transfer-config '{"ec_connector": "ECExampleConnector", "ec_role": "ec_sender"}'""",
+     SERVE + """--ec-transfer-config '{"ec_connector": "ECExampleConnector", "ec_role": "ec_producer"}'"""),
+    (SERVE + """--profiler-config '{"profiler": "torch", "active_iterations": 0}'""",  # Field(ge=1)
+     SERVE + """--profiler-config '{"profiler": "torch", "active_iterations": 5}'"""),
+    (SERVE + """--profiler-config '{"profiler": "torch", "activ_iterations": 5}'""",  # the class forbids extra keys
+     SERVE + """--profiler-config '{"profiler": "torch", "active_iterations": 5}'"""),
+    ("from vllm import LLM\nllm = LLM(model=\"Qwen/Qwen3-8B\", numa_bind_nodes=[0, 1])",  # numa binding not on
+     "from vllm import LLM\nllm = LLM(model=\"Qwen/Qwen3-8B\", numa_bind=True, numa_bind_nodes=[0, 1])"),
+]
+
+
+@pytest.mark.parametrize(("planted", "twin"), JSON_CASES)
+def test_json_configs_and_engine_keywords(lint, planted, twin):  # noqa: F811
+    assert [f.kind for f in lint(planted)] in (["cli-flag"], ["argument-value"])
+    assert lint(twin) == []
+
+
+def test_a_keyword_that_is_not_a_literal_decides_nothing(lint):  # noqa: F811
+    assert lint("from vllm import LLM\nbind = False\nllm = LLM(model=\"m\", numa_bind=bind, numa_bind_nodes=[0])") == []

@@ -172,3 +172,57 @@ def test_installed_packages_names_reach_lint_npu(lint):  # noqa: F811
     assert lint(twin) == []
     assert all(name.startswith(parsers.INSTALLED["accelerate"]) for name, spec in env_vars.table()["values"].items()
                if "accelerate 1." in str(spec.get("source", "")))
+
+
+_CHOICES_SOURCE = '''
+import os
+def env_with_choices(env_name, default, choices, case_sensitive=True):
+    def _get():
+        value = os.getenv(env_name)
+        if value is None:
+            return default
+        check = value if case_sensitive else value.lower()
+        if check not in choices:
+            raise ValueError(value)
+        return value
+    return _get
+def env_list_with_choices(env_name, default, choices, case_sensitive=True):
+    def _get():
+        value = os.getenv(env_name)
+        for val in value.split(","):
+            if val not in choices:
+                raise ValueError(val)
+    return _get
+def env_set_with_choices(env_name, default, choices, case_sensitive=True):
+    return lambda: set(env_list_with_choices(env_name, default, choices, case_sensitive)())
+environment_variables = {
+    "APP_MODE": env_with_choices("APP_MODE", "a", ["a", "b"], case_sensitive=False),
+    "APP_TAGS": env_set_with_choices("APP_TAGS", default=[], choices=["x", "y"]),
+    "APP_LAZY": env_with_choices("APP_LAZY", None, lambda: ["p"]),
+}
+'''
+
+
+def test_choice_validators_give_closed_sets():
+    """Round 23: vLLM's ``env_with_choices`` and its list forms, recognised by what they do (read the variable their
+    parameter names, raise when the value is not in their ``choices`` parameter), read at each call with literal
+    choices; choices a callable computes stay open."""
+    got = parsers.validated_choices("envs.py", ast.parse(_CHOICES_SOURCE))
+    assert {name: spec for name, (spec, _where) in got.items()} == {
+        "APP_MODE": {"enforced": True, "enum": ["a", "b"], "case_insensitive": True},
+        "APP_TAGS": {"enforced": True, "list": {"enum": ["x", "y"]}, "separator": ","}}
+
+
+def test_vllm_variables_reach_lint_npu(lint):  # noqa: F811
+    """Round 23: vLLM 0.23.0's vllm/envs.py, its int() readers and its choice validators."""
+    planted = ('import os\nos.environ["VLLM_DEEP_GEMM_WARMUP"] = "lazy"\n'
+               'os.environ["VLLM_ENGINE_READY_TIMEOUT_S"] = "10m"\n'
+               'os.environ["VLLM_GPT_OSS_SYSTEM_TOOL_MCP_LABELS"] = "container,browser"\n')
+    twin = ('import os\nos.environ["VLLM_DEEP_GEMM_WARMUP"] = "skip"\n'
+            'os.environ["VLLM_ENGINE_READY_TIMEOUT_S"] = "600"\n'
+            'os.environ["VLLM_GPT_OSS_SYSTEM_TOOL_MCP_LABELS"] = "container,web_search_preview"\n')
+    got = {f.name: f for f in lint(planted)}
+    assert {name: f.kind for name, f in got.items()} == dict.fromkeys(
+        ("VLLM_DEEP_GEMM_WARMUP", "VLLM_ENGINE_READY_TIMEOUT_S", "VLLM_GPT_OSS_SYSTEM_TOOL_MCP_LABELS"), "env-value")
+    assert "env_with_choices" in got["VLLM_DEEP_GEMM_WARMUP"].message
+    assert lint(twin) == []

@@ -147,3 +147,31 @@ def test_the_whitelist_hands_out_torch_ops_and_module_classes():
 
     assert meta_run.resolve("torch.nn.functional.one_hot") is torch.nn.functional.one_hot
     assert meta_run.resolve("torch.nn.Linear") is torch.nn.Linear
+
+
+# Round 23: torch's enumeration values as arguments, quantization observers built as torch modules, a warning that
+# quotes the size of a tensor the cell passed; APIs no labelled set uses
+ROUND_23 = [
+    ("x = torch.randn(2, 3, 4, 5).npu()\ny = torch.empty_like(x, memory_format=torch.channels_last_3d)",
+     "x = torch.randn(2, 3, 4, 5, 6).npu()\ny = torch.empty_like(x, memory_format=torch.channels_last_3d)",
+     "torch.empty_like", "required rank 5"),
+    ("from torch.ao.quantization.observer import HistogramObserver\nobs = HistogramObserver(qscheme=torch.per_channel_affine)",
+     "from torch.ao.quantization.observer import HistogramObserver\nobs = HistogramObserver(qscheme=torch.per_tensor_affine)",
+     "HistogramObserver", "qscheme only support"),
+]
+
+
+@pytest.mark.parametrize(("planted", "twin", "written", "words"), ROUND_23, ids=[r[2] for r in ROUND_23])
+def test_enumerations_and_observers_reach_torch(planted, twin, written, words):
+    found = _findings(NPU + planted)
+    assert [w for _, w, _ in found] == [written] and words in found[0][2]
+    assert _findings(NPU + twin) == []
+
+
+def test_a_warning_that_quotes_a_size_the_cell_passed_is_its_own():
+    import torch
+
+    x = torch.empty(16, 1, device="meta")
+    said = "Using a target size (torch.Size([16])) that is different to the input size (torch.Size([16, 1]))."
+    assert meta_run._own_warning([("UserWarning", said)], torch.add, (x, torch.empty(16, device="meta")), {})
+    assert meta_run._own_warning([("UserWarning", said)], torch.add, (torch.empty(4, device="meta"),), {}) is None

@@ -99,3 +99,21 @@ def test_mint_functions_wrapped_for_graph_mode_are_run():
     planted = MS + "from mindspore import mint\nx = Tensor(np.ones((2, 3), np.float32))\ny = mint.reshape(x, (4, 4))"
     assert [w for _line, w, _m in _findings(planted)] == ["mint.reshape"]
     assert _findings(planted.replace("(4, 4)", "(3, 2)")) == []
+
+
+def test_a_primitive_built_with_its_attributes_is_called_later():
+    """Round 23: the primitive object is kept, so the call that hands its attribute to the kernel is made."""
+    planted = "reduce_max = ops.ReduceMax(keep_dims=\"yes\")\ny = reduce_max(Tensor(np.ones((2, 3), np.float32)), 1)"
+    twin = planted.replace("\"yes\"", "True")
+    assert [w for _line, w, _m in _findings(MS + planted)] == ["reduce_max"]
+    assert _findings(MS + twin) == []
+
+
+def test_a_dataset_transform_is_built_and_a_host_file_is_not_the_cells_error():
+    """Round 23: the transforms' classes are built so their validators judge; a file they name is the host's."""
+    text = "import mindspore.dataset.text as text\n"
+    planted = text + "tokenize = text.UnicodeCharTokenizer(with_offsets=\"yes\")"
+    found = _findings(MS + planted)
+    assert [w for _line, w, _m in found] == ["text.UnicodeCharTokenizer"]
+    assert _findings(MS + planted.replace("\"yes\"", "True")) == []
+    assert _findings(MS + text + "tok = text.JiebaTokenizer(\"/no/such/hmm.utf8\", \"/no/such/mp.utf8\")") == []

@@ -19,7 +19,7 @@ class TestSetQ(PlantedSetChecks):
                "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l",
                "lint_values_heldout_m", "lint_values_heldout_n", "lint_values_heldout_o", "lint_values_heldout_p")
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 100, 15, 60, 60, 8, 10
-    FLOOR = (82, 65)  # round 22, for which this set was development data (docs/DECISIONS.md)
+    FLOOR = (84, 65)  # round 23 (round 22, for which this set was development data: 82, 65; docs/DECISIONS.md)
     OPEN = ("not every planted error is caught (on main before round 21, the flagged twin mended: 41/104, 35/75 of the "
             "unlisted classes, 0/104 twins flagged; round 21: the same; README; round 22: 82/104, 65/75)")
 
