@@ -11,9 +11,13 @@ it; and a cell may rely on one set before it), so neither a directory nor a miss
 from __future__ import annotations
 
 import ast
+import importlib.util
 import tempfile
+from functools import cache
+from pathlib import Path
 
 from npulab.core.i18n import t
+from npulab.lint import ms_run
 
 
 def _imports_mindspore(tree: ast.Module) -> bool:
@@ -22,29 +26,40 @@ def _imports_mindspore(tree: ast.Module) -> bool:
                for n in ast.walk(tree))
 
 
+@cache
+def _variables() -> dict[str, str]:
+    """Variable -> configuration key, read from the installed log.py's ``_confmap_dict`` without importing MindSpore
+    (a cell that sets no log variable pays no import)."""
+    spec = importlib.util.find_spec("mindspore")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    source = Path(spec.submodule_search_locations[0], "log.py")
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["_confmap_dict"]:
+            return {env: key for key, env in ast.literal_eval(node.value).items()}
+    return {}
+
+
 def findings(settings: list, tree: ast.Module) -> list[tuple[int, str, str]]:
     """(line, variable, message) of the first log variable of the cell that MindSpore's reader refuses."""
-    if not settings or not _imports_mindspore(tree):
+    read = {s.name: s for s in settings if s.name in _variables() and s.python_type == "str" and s.value.strip()}
+    if not read or not _imports_mindspore(tree):
         return []
     try:
-        from mindspore import log  # imported only for a MindSpore cell that sets a variable
+        mindspore = ms_run._ms()  # imported as ms_run imports it (its C++ log quiet, the environment kept)
     except Exception:  # no MindSpore in this environment: nothing to ask
         return []
-    names = {env: key for key, env in log._confmap_dict.items()}
-    read = {s.name: s for s in settings if s.name in names and s.python_type == "str" and s.value.strip()}
-    if not read:
-        return []
-    config = {names[name]: s.value.strip() for name, s in read.items()}
+    from mindspore import log
+
+    config = {_variables()[name]: s.value.strip() for name, s in read.items()}
     config["filepath"] = tempfile.gettempdir()
     try:
         log._verify_config(config)
     except ValueError as err:
-        import mindspore
-
         said = str(err)  # the message names the value it got, or the variable
         named = [s for s in read.values() if s.value.strip() in said] or [s for s in read.values() if s.name in said] \
             or list(read.values())
         return [(s.line, s.name, t("lint.ms_log.refused", line=s.line, name=s.name, value=s.value,
-                                   version=mindspore.__version__, message=str(err)))
+                                   version=mindspore.__version__, message=said))
                 for s in named[:1]]
     return []

@@ -12,8 +12,9 @@ communication, debugging, printing, custom and hook operators; the layer, loss a
 of ``mindspore.nn`` and ``mindspore.mint.nn``; numpy's array constructors and random draws (``_NUMPY``); the methods of the tensors, arrays and
 cells the interpreter built minus the data-dependent ones; and the classes and functions of ``mindspore.dataset``
 (its vision, transforms and text operations included) and ``mindspore.amp``, called only in a child forked from lint's
-process (``npulab.lint.in_child``: a dataset may start its pipeline's threads, ``amp`` rewrites the cell it is given),
-whose refusal is a finding and whose result stays unknown. No call is made whose integer arguments could build more
+process (``npulab.lint.in_child``, from a scratch directory: a dataset may start its pipeline's threads, ``amp``
+rewrites the cell it is given and writes the new network's source),
+whose refusal is a finding and whose result is only a recipe the child follows again (``_InChild``). No call is made whose integer arguments could build more
 than ``MAX_ELEMENTS`` elements, no result larger than that is kept, and a cell has a budget of statements and time.
 
 A finding is a ValueError, TypeError, IndexError or RuntimeError MindSpore raises for a call whose inputs were all

@@ -20,7 +20,7 @@ class TestSetR(PlantedSetChecks):
                "lint_values_heldout_m", "lint_values_heldout_n", "lint_values_heldout_o", "lint_values_heldout_p",
                "lint_values_heldout_q")
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 100, 15, 60, 60, 8, 10
-    FLOOR = (64, 46)  # round 22, measured once (after the mend, before it: 51, 33; README)
+    FLOOR = (65, 46)  # lint round 23b (docs/DECISIONS.md; round 22, measured once: 64, 46)
     OPEN = ("not every planted error is caught (on main before round 22, the five unknown names mended: 51/103, 33/61 "
             "of the unlisted classes, 0/103 twins flagged; round 22: 64/103, 46/61, 0/103; README)")
 
