@@ -399,10 +399,14 @@ def findings(tree, imported: dict[str, str]) -> list[tuple[int, str, str]]:
     except Exception:  # no MindSpore in this environment: nothing to run
         return []
     refused = meta_run.refusals(_Interpreter, resolve, tree, imported)
-    return [(line, written, t(getattr(error, "message_key", "lint.ms_run.refused"), line=line, written=written,
-                              version=ms.__version__, error=getattr(error, "error_name", type(error).__name__),
-                              message=_first_line(error)))
-            for line, written, error in refused]
+    out = []
+    for line, written, error in refused:
+        words = {"line": line, "written": written, "version": ms.__version__, "message": _first_line(error),
+                 "error": getattr(error, "error_name", type(error).__name__)}
+        in_child = isinstance(error, meta_run._Said)  # refused in the forked child (_called_in_child)
+        out.append((line, written, t("lint.ms_run.child_refused", **words) if in_child
+                    else t("lint.ms_run.refused", **words)))
+    return out
 
 
 def _arrays(value) -> list:
@@ -423,7 +427,7 @@ def _called_in_child(written: str, function: _InChild, args: tuple, kwargs: dict
     if heard is None:
         raise meta_run._Unknown("child")
     if "error" in heard:
-        said = meta_run._Said(heard["message"], heard["error"], "lint.ms_run.child_refused")
+        said = meta_run._Said(heard["message"], heard["error"], "lint.ms_run.child_refused")  # worded by findings
         if heard["error"] not in {e.__name__ for e in _ERRORS} or _NOT_THE_USER.search(_first_line(said)):
             raise meta_run._Unknown("not the user")
         raise meta_run._Refused(written, said)
