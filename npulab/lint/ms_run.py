@@ -43,6 +43,9 @@ _MODULES = ("mindspore", "mindspore.ops", "mindspore.nn", "mindspore.mint", "min
 # where a callable is built or called only in a forked child (_InChild): the data pipeline and mixed precision
 _CHILD_HOMES = re.compile(r"^mindspore\.(?:dataset|train\.amp|amp)(?:\.|$)")
 MAX_CHILD_ELEMENTS = 1000  # the largest array handed to the child (in_child keys its memo on the arguments' repr)
+# a dataset read from files names a path this machine lacks: the machine's, never the cell's error
+_MISSING_FILES = re.compile(r"\b(?:folder|file|files|directory|path|permission|patterns? did not match)\b",
+                            re.IGNORECASE)
 _FROM_TOP = frozenset({"Tensor", "ops", "nn", "mint", "dtype"})  # mindspore.* members besides the dtypes
 # numpy: constructors and draws (the draws' values never decide a finding of shape or type)
 _NUMPY = frozenset({"ones", "zeros", "full", "array", "asarray", "arange", "linspace", "eye", "ones_like",
@@ -428,7 +431,9 @@ def _called_in_child(written: str, function: _InChild, args: tuple, kwargs: dict
         raise meta_run._Unknown("child")
     if "error" in heard:
         said = meta_run._Said(heard["message"], heard["error"], "lint.ms_run.child_refused")  # worded by findings
-        if heard["error"] not in {e.__name__ for e in _ERRORS} or _NOT_THE_USER.search(_first_line(said)):
+        first = _first_line(said)
+        if heard["error"] not in {e.__name__ for e in _ERRORS} or _NOT_THE_USER.search(first) \
+                or _MISSING_FILES.search(first):
             raise meta_run._Unknown("not the user")
         raise meta_run._Refused(written, said)
     return call

@@ -60,3 +60,8 @@ def test_the_child_writes_nothing_where_lint_runs(tmp_path, monkeypatch):
     cell = MS + "from mindspore import nn\nnet = ms.amp.custom_mixed_precision(nn.Dense(3, 5), white_list=[nn.Dense])"
     assert _findings(cell) == []
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_dataset_read_from_files_this_machine_lacks_is_not_the_cells_error():
+    assert _findings(MS + 'data = ds.ImageFolderDataset("/data/imagenet/train", decode=True)') == []
+    assert _findings(MS + 'data = ds.MindDataset(["/data/train.mindrecord"], shuffle=True)') == []
