@@ -23,7 +23,8 @@ released artifacts of every framework and tool they call. One concern a module:
   (shapes and dtypes, no data), so torch's own kernels check the shapes, dtypes and types a call gets;
 - ``ms_run``: the cell's straight-line MindSpore code run by the same interpreter, whitelisting MindSpore and numpy,
   on the CPU in PyNative mode on the small tensors the cell builds (MindSpore has no meta device), so MindSpore's
-  own validators and shape inference check what a call gets;
+  own validators and shape inference check what a call gets; its data pipeline (``mindspore.dataset``) and ``amp``
+  are called only in a forked child; ``ms_log_config``: MindSpore's log variables by ``_verify_config`` of its log.py;
 - ``options``: values set on torchair config objects (``config.mode = …``) against their OptionValue lists;
 - ``devices``: device strings (``torch.device("npu:0")``, ``device=`` / ``*_device=``, ``.to(...)``) against c10's
   grammar and the device types an Ascend machine has; ``distributed``: torch.distributed backends and init methods

@@ -10,7 +10,12 @@ Safety, by whitelist (the rest is never called; the names a skipped statement bi
 primitive classes of ``mindspore.ops`` and ``mindspore.mint`` (``mint.nn.functional`` included) outside
 communication, debugging, printing, custom and hook operators; the layer, loss and learning-rate-schedule classes
 of ``mindspore.nn`` and ``mindspore.mint.nn``; numpy's array constructors and random draws (``_NUMPY``); the methods of the tensors, arrays and
-cells the interpreter built minus the data-dependent ones. No call is made whose integer arguments could build more
+cells the interpreter built minus the data-dependent ones; and the classes and functions of ``mindspore.dataset``
+(its vision, transforms, text and audio operations included) and ``mindspore.amp``, called only in a child forked from
+lint's process (``npulab.lint.in_child``, from a scratch directory: a dataset may start its pipeline's threads, ``amp``
+rewrites the cell it is given and writes the new network's source), whose refusal is a finding and whose result is only
+a recipe the child follows again (``_InChild``); a primitive built with its attributes is kept and called later
+(``ops.ReduceSum(keep_dims=…)``). No call is made whose integer arguments could build more
 than ``MAX_ELEMENTS`` elements, no result larger than that is kept, and a cell has a budget of statements and time.
 
 A finding is a ValueError, TypeError, IndexError or RuntimeError MindSpore raises for a call whose inputs were all
@@ -21,26 +26,27 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 import time
 import types
 import warnings
 from functools import cache
 
 from npulab.core.i18n import t
-from npulab.lint import meta_run
+from npulab.lint import in_child, meta_run
 
 MAX_ELEMENTS = 1 << 20  # the largest tensor, array or integer size argument the interpreter builds or passes
 MAX_SECONDS = 3.0  # per cell, without an operator's first call (PyNative builds its CPU kernel once)
 _MODULES = ("mindspore", "mindspore.ops", "mindspore.nn", "mindspore.mint", "mindspore.mint.nn",
             "mindspore.mint.nn.functional", "mindspore.ops.functional", "numpy", "numpy.random",
-            # only the dataset transforms' classes (_transform_class), built and never applied
-            "mindspore.dataset", "mindspore.dataset.text", "mindspore.dataset.vision", "mindspore.dataset.transforms",
-            "mindspore.dataset.audio")
-_FROM_DATASET = frozenset({"text", "vision", "transforms", "audio"})
-# the classes whose constructors validate a transform's arguments (mindspore/dataset/*/validators.py decorators)
-_TRANSFORM_HOMES = re.compile(r"^mindspore\.dataset\.(text|vision|transforms|audio)\.transforms$")
-# a transform that names a file (a tokenizer's dictionary) checks it exists: the host's files, not the cell's error
-_HOST_FILES = re.compile(r"\b(file|path|exist|director)", re.IGNORECASE)
+            "mindspore.dataset", "mindspore.dataset.vision", "mindspore.dataset.transforms", "mindspore.dataset.text",
+            "mindspore.dataset.audio", "mindspore.amp")
+# where a callable is built or called only in a forked child (_InChild): the data pipeline and mixed precision
+_CHILD_HOMES = re.compile(r"^mindspore\.(?:dataset|train\.amp|amp)(?:\.|$)")
+MAX_CHILD_ELEMENTS = 1000  # the largest array handed to the child (in_child keys its memo on the arguments' repr)
+# a dataset read from files names a path this machine lacks: the machine's, never the cell's error
+_MISSING_FILES = re.compile(r"\b(?:folder|file|files|directory|path|permission|patterns? did not match)\b",
+                            re.IGNORECASE)
 _FROM_TOP = frozenset({"Tensor", "ops", "nn", "mint", "dtype"})  # mindspore.* members besides the dtypes
 # numpy: constructors and draws (the draws' values never decide a finding of shape or type)
 _NUMPY = frozenset({"ones", "zeros", "full", "array", "asarray", "arange", "linspace", "eye", "ones_like",
@@ -66,7 +72,8 @@ _DATA_METHODS = frozenset({"asnumpy", "item", "tolist", "numpy", "asnumpy_of_sli
                            "view", "byteswap", "data", "base", "ctypes", "flags"})
 _ERRORS = (ValueError, TypeError, IndexError, RuntimeError)
 _NOT_THE_USER = re.compile(r"\b(cpu|gpu|ascend|npu|device|platform|backend|kernel|not implement|no implement|"
-                           r"unsupported platform|graph mode|jit|context|compile)", re.IGNORECASE)
+                           r"unsupported platform|graph mode|jit|context|compile|"
+                           r"num_parallel_workers)", re.IGNORECASE)  # bounded by this machine's core count
 
 
 @cache
@@ -91,6 +98,53 @@ def _np():
 
 
 _FUNCTIONS: set[int] = set()  # ids of the whitelisted functions handed out
+# what an object of the child's families never reaches: I/O, a pipeline run, a device, another process
+_CHILD_DENIED = re.compile(r"^(?:_|create_|save|serialize|to_json|to_device|device_que|send|sync|get_|output_|apply|"
+                           r"map$|filter$|parse|load)")
+
+
+class _InChild:
+    """A callable of ``_CHILD_HOMES``, what it returned, or an attribute of that: a recipe the forked child follows
+    (``build``); lint's process never holds the object itself. ``repr`` keys in_child's memo."""
+
+    def __init__(self, recipe: tuple):
+        self.recipe = recipe
+
+    def __repr__(self) -> str:
+        kind, *parts = self.recipe
+        if kind == "root":
+            return f"{parts[0].__module__}.{parts[0].__qualname__}"
+        if kind == "attr":
+            return f"{parts[0]!r}.{parts[1]}"
+        return f"{parts[0]!r}(*{parts[1]!r}, **{sorted(parts[2].items())!r})"
+
+    def build(self):
+        kind, *parts = self.recipe
+        if kind == "root":
+            return parts[0]
+        if kind == "attr":
+            return getattr(parts[0].build(), parts[1])
+        function, args, kwargs = parts
+        return function.build()(*_built(args), **_built(kwargs))
+
+
+def _built(value):
+    """Arguments with every recipe among them followed (in the child)."""
+    if isinstance(value, _InChild):
+        return value.build()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_built(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _built(v) for k, v in value.items()}
+    return value
+
+
+def _in_child(recipe: _InChild) -> None:
+    """In the child, from a scratch directory: amp's rewrite writes the network's source into ``rewritten_network/``
+    under the working directory, which must stay the user's."""
+    with tempfile.TemporaryDirectory(prefix="npulab-ms-") as scratch:
+        os.chdir(scratch)
+        recipe.build()
 
 
 def _module_name(value) -> str | None:
@@ -112,19 +166,8 @@ def _operator_class(value) -> bool:
                                                               "mindspore.mint.nn"))
 
 
-def _transform_class(value) -> bool:
-    return isinstance(value, type) and bool(_TRANSFORM_HOMES.match(value.__module__ or ""))
-
-
 def _member(module, name: str):
     if name.startswith("_") or name in _DENIED:
-        raise meta_run._Unknown(name)
-    if module.__name__ == "mindspore.dataset" and name not in _FROM_DATASET:
-        raise meta_run._Unknown(name)
-    if module.__name__.startswith("mindspore.dataset."):
-        value = getattr(module, name, None)
-        if isinstance(value, types.ModuleType) and _module_name(value) or _transform_class(value):
-            return value
         raise meta_run._Unknown(name)
     top = module.__name__.split(".")[0]
     if top == "numpy" and name not in _NUMPY:
@@ -143,6 +186,8 @@ def _member(module, name: str):
         raise meta_run._Unknown(name)
     if value is ms.Tensor or _operator_class(value):
         return value
+    if callable(value) and _CHILD_HOMES.search(getattr(value, "__module__", None) or ""):
+        return _InChild(("root", value))
     if isinstance(value, type):
         if top == "numpy" and issubclass(value, _np().generic):
             return value  # np.float32
@@ -208,10 +253,10 @@ class _Interpreter(meta_run._Interpreter):
     def _plain(self, value) -> bool:
         ms, np = _ms(), _np()
         if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, slice, range,
-                                                                      ms.dtype.Type, np.generic, np.dtype)):
+                                                                      ms.dtype.Type, np.generic, np.dtype, _InChild)):
             return True
-        if isinstance(value, type) and issubclass(value, np.generic):
-            return True
+        if isinstance(value, type) and (issubclass(value, np.generic) or _operator_class(value)):
+            return True  # np.float32; nn.Dense named as a value (amp's white_list)
         if isinstance(value, (tuple, list)):
             return len(value) <= meta_run.MAX_ITEMS and all(self._plain(v) or self._torchy(v) for v in value)
         if isinstance(value, dict):
@@ -240,6 +285,8 @@ class _Interpreter(meta_run._Interpreter):
         name = node.attr
         if _module_name(base):
             return _member(base, name)
+        if isinstance(base, _InChild) and not _CHILD_DENIED.search(name):
+            return _InChild(("attr", base, name))
         ms, np = _ms(), _np()
         if name.startswith("_") or name in _DATA_METHODS:
             raise meta_run._Unknown(name)
@@ -278,11 +325,10 @@ class _Interpreter(meta_run._Interpreter):
     @staticmethod
     def _torch_callable(function) -> bool:
         ms, np = _ms(), _np()
-        if id(function) in _FUNCTIONS or isinstance(function, (ms.nn.Cell, ms.ops.Primitive)):
+        if id(function) in _FUNCTIONS or isinstance(function, (ms.nn.Cell, ms.ops.Primitive, _InChild)):
             return True
         if isinstance(function, type):
-            return function is ms.Tensor or _operator_class(function) or _transform_class(function) \
-                or issubclass(function, np.generic)
+            return function is ms.Tensor or _operator_class(function) or issubclass(function, np.generic)
         owner = getattr(function, "__self__", None)
         return isinstance(owner, (ms.Tensor, np.ndarray)) and getattr(function, "__name__", "") not in _DATA_METHODS
 
@@ -302,6 +348,8 @@ class _Interpreter(meta_run._Interpreter):
         """Call a whitelisted MindSpore or numpy function on the CPU; MindSpore's refusal becomes _Refused."""
         if any(_elements(v) > MAX_ELEMENTS for v in (*args, *kwargs.values())):
             raise meta_run._Unknown("big")
+        if isinstance(function, _InChild):
+            return _called_in_child(written, function, args, kwargs)
         first = meta_run._first_call(function)
         started = time.monotonic()
         np = _np()
@@ -312,8 +360,7 @@ class _Interpreter(meta_run._Interpreter):
                 warnings.simplefilter("ignore")
                 result = function(*args, **kwargs)
         except _ERRORS as err:
-            if numpy_call or _NOT_THE_USER.search(_first_line(err)) \
-                    or _transform_class(function) and _HOST_FILES.search(str(err)):
+            if numpy_call or _NOT_THE_USER.search(_first_line(err)):
                 raise meta_run._Unknown("not the user") from err
             raise meta_run._Refused(written, err) from err
         except Exception as err:
@@ -358,6 +405,38 @@ def findings(tree, imported: dict[str, str]) -> list[tuple[int, str, str]]:
     except Exception:  # no MindSpore in this environment: nothing to run
         return []
     refused = meta_run.refusals(_Interpreter, resolve, tree, imported)
-    return [(line, written, t("lint.ms_run.refused", line=line, written=written, version=ms.__version__,
-                              error=type(error).__name__, message=_first_line(error)))
-            for line, written, error in refused]
+    out = []
+    for line, written, error in refused:
+        words = {"line": line, "written": written, "version": ms.__version__, "message": _first_line(error),
+                 "error": getattr(error, "error_name", type(error).__name__)}
+        in_child = isinstance(error, meta_run._Said)  # refused in the forked child (_called_in_child)
+        out.append((line, written, t("lint.ms_run.child_refused", **words) if in_child
+                    else t("lint.ms_run.refused", **words)))
+    return out
+
+
+def _arrays(value) -> list:
+    """The numpy arrays among arguments (in lists, tuples and dicts)."""
+    if isinstance(value, (list, tuple)):
+        return [a for v in value for a in _arrays(v)]
+    if isinstance(value, dict):
+        return [a for v in value.values() for a in _arrays(v)]
+    return [value] if isinstance(value, _np().ndarray) else []
+
+
+def _called_in_child(written: str, function: _InChild, args: tuple, kwargs: dict) -> _InChild:
+    """Call a dataset or amp callable in a forked child: its refusal is a finding, its result a recipe."""
+    if any(a.size > MAX_CHILD_ELEMENTS for a in _arrays((args, kwargs))):
+        raise meta_run._Unknown("big")  # a long array's repr elides its middle: the memo would not tell two apart
+    call = _InChild(("call", function, tuple(args), dict(kwargs)))
+    heard = in_child.outcome(_in_child, (call,), {}, name=repr(function))
+    if heard is None:
+        raise meta_run._Unknown("child")
+    if "error" in heard:
+        said = meta_run._Said(heard["message"], heard["error"], "lint.ms_run.child_refused")  # worded by findings
+        first = _first_line(said)
+        if heard["error"] not in {e.__name__ for e in _ERRORS} or _NOT_THE_USER.search(first) \
+                or _MISSING_FILES.search(first):
+            raise meta_run._Unknown("not the user")
+        raise meta_run._Refused(written, said)
+    return call

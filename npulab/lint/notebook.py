@@ -30,6 +30,7 @@ from npulab.lint import (
     features,
     hf_configs,
     meta_run,
+    ms_log_config,
     ms_run,
     op_ranks,
     options,
@@ -267,6 +268,9 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
         add("env-value", setting.name, env_values.type_message(setting))
     for setting, why, where in _value_problems(context, [s for s in settings if s.python_type == "str"]):
         add("env-value", setting.name, env_values.message(setting, why, where))
+    if tree is not None:  # MindSpore's own reader of its log variables
+        for _line, name, message in ms_log_config.findings(settings, tree):
+            add("env-value", name, message)
     grammars = context.env().data.get("values", {})
     for setting, other, spec in env_values.unmet_requirements([s for s in settings if s.python_type == "str"], grammars,
                                                               env_before):

@@ -19,7 +19,7 @@ class TestSetJ(PlantedSetChecks):
                "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
                "lint_values_heldout_i")
     MIN_CASES, MIN_WEAK, MIN_CLI, MIN_ENV = 110, 30, 8, 4
-    FLOOR = (101, 85)  # lint round 17 (docs/DECISIONS.md)
+    FLOOR = (103, 85)  # lint round 23b (docs/DECISIONS.md; lint round 17: 101, 85)
     OPEN = ("not every planted error is caught (baseline 24/114, 15/91 of the unlisted classes, 1/114 twins; round 10, "
             "measured once: 67/114, 55/91, 1/114, the twin clean since; "
             "round 11 as development data: 95/114, 81/91, 0 twins; round 17: 101/114, 85/91; README)")
