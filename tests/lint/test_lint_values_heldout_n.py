@@ -20,7 +20,7 @@ class TestSetN(PlantedSetChecks):
                "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l",
                "lint_values_heldout_m")
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 120, 12, 60, 60, 9, 18
-    FLOOR = (111, 59)  # lint round 23 (docs/DECISIONS.md; round 21: 106, 57; round 18: 105, 57)
+    FLOOR = (112, 60)  # lint rounds 23 and 23b together (docs/DECISIONS.md; round 23: 111, 59; round 21: 106, 57)
     OPEN = ("not every planted error is caught (baseline on main at 8ee5703: 69/126, 51/64 of the unlisted classes, "
             "1/126 twins flagged; as development data, round 14: 81/126, round 15: 78/126, both: 91/126, 54/64; round 17: 104/126, 57/64; round 18: 105/126, 57/64; README)")
 

@@ -20,10 +20,11 @@ class TestSetR(PlantedSetChecks):
                "lint_values_heldout_m", "lint_values_heldout_n", "lint_values_heldout_o", "lint_values_heldout_p",
                "lint_values_heldout_q")
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 100, 15, 60, 60, 8, 10
-    FLOOR = (90, 59)  # round 23, for which this set was development data (round 22, measured once: 64, 46; README)
+    FLOOR = (100, 60)  # rounds 23, 23b and 23c, for which this set was development data (round 22, measured once: 64, 46; README)
     OPEN = ("not every planted error is caught (on main before round 22, the five unknown names mended: 51/103, 33/61 "
             "of the unlisted classes, 0/103 twins flagged; round 22: 64/103, 46/61, 0/103; round 23, with R as its "
-            "development data: 90/103, 59/61, 0/103; README, docs/DECISIONS.md)")
+            "development data: 90/103, 59/61, 0/103; rounds 23, 23b and 23c together: 100/103, 60/61, 0/103; README, "
+            "docs/DECISIONS.md)")
 
 
 if __name__ == "__main__":
