@@ -88,15 +88,21 @@ HEADER = """\
 """
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def write_codes(build, header: str, out: Path, description: str) -> None:
+    """The command line of an extractor of codes from mirrored repositories: ``build(mirrors)`` gives the table
+    (``{"codes": …}``), written under ``header`` to ``--out``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--out", type=Path, default=out)
     args = parser.parse_args()
     data = build(args.mirrors)
-    args.out.write_text(HEADER + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120),
+    args.out.write_text(header + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120),
                         encoding="utf-8")
     print(f"{len(data['codes'])} codes → {args.out}")
+
+
+def main() -> None:
+    write_codes(build, HEADER, OUT, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

@@ -18,12 +18,10 @@ Usage: ``python scripts/extract_driver_error_codes.py [--mirrors /work/.mirror] 
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 
-import yaml
-from extract_cann_error_registry import git_show
+from extract_cann_error_registry import git_show, write_codes
 
 OUT = Path(__file__).resolve().parents[1] / "npulab" / "data" / "driver_error_codes.yaml"
 REPO, COMMIT = "hicann/runtime", "681ef7610df13c8128982901142a2c869ddbb53e"
@@ -72,14 +70,7 @@ HEADER = """\
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args()
-    data = build(args.mirrors)
-    args.out.write_text(HEADER + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120),
-                        encoding="utf-8")
-    print(f"{len(data['codes'])} codes → {args.out}")
+    write_codes(build, HEADER, OUT, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

@@ -84,13 +84,7 @@ class _Use:
 
 
 def _built(value):
-    if isinstance(value, _Build):
-        return value.build()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_built(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _built(v) for k, v in value.items()}
-    return value
+    return in_child.built(value, _Build)
 
 
 def _in_child(environ: dict, build: _Build) -> None:

@@ -25,6 +25,18 @@ _HEARD: dict[tuple, dict | None] = {}  # (setter, arguments) -> outcome
 _SLOW: set[str] = set()  # setters whose child did not answer in time
 
 
+def built(value, recipe: type):
+    """``value`` with every ``recipe`` among it (itself, or an item of a list, tuple or dict) replaced by what the
+    recipe's ``build()`` returns: the arguments a recipe is called with, followed in the child."""
+    if isinstance(value, recipe):
+        return value.build()
+    if isinstance(value, (list, tuple)):
+        return type(value)(built(v, recipe) for v in value)
+    if isinstance(value, dict):
+        return {k: built(v, recipe) for k, v in value.items()}
+    return value
+
+
 def outcome(function, args: tuple, kwargs: dict, name: str | None = None) -> dict | None:
     """What ``function(*args, **kwargs)`` did in a forked child: ``{"error": name, "message": text}`` when it raised,
     ``{"warnings": [(class name, text), …]}`` when it returned; None when the child could not be asked (no fork, no answer).

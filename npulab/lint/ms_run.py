@@ -130,13 +130,7 @@ class _InChild:
 
 def _built(value):
     """Arguments with every recipe among them followed (in the child)."""
-    if isinstance(value, _InChild):
-        return value.build()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_built(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _built(v) for k, v in value.items()}
-    return value
+    return in_child.built(value, _InChild)
 
 
 def _in_child(recipe: _InChild) -> None:
