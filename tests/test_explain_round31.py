@@ -89,16 +89,22 @@ def test_torch_npus_firmware_warning_alone_is_no_failure():
 
 @pytest.mark.parametrize("line", [
     "torch_npu/csrc/core/npu/NPUGraph.cpp:12:5: error: unknown type name 'aclmdlRICondHandle'\n",
-    "acl_ops.cpp:40:9: error: 'aclrtSetStreamAttribute' was not declared in this scope\n",
-    "ops.cc:7:1: error: 'aclnnFooGetWorkspaceSize' was not declared in this scope; did you mean 'aclnnFoo'?\n",
-    "comm.h:3:1: error: 'HcclCommConfig' does not name a type\n",
-    "kernel.c:9:3: error: use of undeclared identifier 'aclmdlRICaptureBegin'\n",
+    "/src/pytorch/torch_npu/csrc/framework/OpCommand.cpp:40:9: error: 'aclrtSetStreamAttribute' was not declared in "
+    "this scope\n",
+    "torch_npu/csrc/aten/ops.cc:7:1: error: 'aclnnFooGetWorkspaceSize' was not declared in this scope; did you mean "
+    "'aclnnFoo'?\n",
+    "torch_npu/csrc/distributed/comm.h:3:1: fatal error: 'HcclCommConfig' does not name a type\n",
+    "torch_npu/csrc/core/npu/graph.c:9:3: error: use of undeclared identifier 'aclmdlRICaptureBegin'\n",
+    "unknown type name 'aclmdlRICondHandle', unknown type name 'aclmdlRICondTaskParams'\n",  # no file named
 ])
-def test_a_compiler_that_does_not_know_an_ascend_name(line):
+def test_torch_npus_tree_or_no_tree_built_against_a_cann_that_lacks_an_ascend_name(line):
     assert "version_mismatch" in ex.explain_text(line).categories[:2]
 
 
 @pytest.mark.parametrize("line", [
+    # another project's tree: round 18 names the tree and its update (tests/test_explain_round18.py)
+    "acl_ops.cpp:40:9: error: 'aclrtSetStreamAttribute' was not declared in this scope\n",
+    "/work/llama.cpp/ggml/src/ggml-cann/aclnn_ops.cpp:1203:5: error: use of undeclared identifier 'aclnnFoo'\n",
     "aclnn_ops.cpp:1786:49: error: 'float16_t' was not declared in this scope; did you mean 'float_t'?\n",
     "x.c:1:1: error: unknown type name 'aclass'\n",  # a lower-case word after "acl": not an AscendCL name
     "main.cpp:3:1: error: 'Hccl' does not name a type\n",  # no name after the prefix
