@@ -48,7 +48,10 @@ BOOL_TYPE = re.compile(r"^[^。.]*?(?:\(bool\b|（`?bool`?）|(?<![A-Za-z])bool�
 TENSOR_TYPE = re.compile(r"^[^。.]*?Tensor", re.IGNORECASE)
 
 # a clause stated under a condition (``div_mode为False时, …``, ``若…``): its limits are not the parameter's own
-CONDITIONAL = re.compile(r"(?<!此)时|当|若|如果|场景|(?<![A-Za-z])(?:when|if)(?![A-Za-z])", re.IGNORECASE)
+# (round 24: ``当前`` is "at present", no condition: ``当前版本仅支持'sum'`` is the parameter's whole value set)
+CONDITIONAL = re.compile(r"(?<!此)时|当(?!前)|若|如果|场景|(?<![A-Za-z])(?:when|if)(?![A-Za-z])", re.IGNORECASE)
+# (round 24) a sentence that names a product (``Atlas 推理系列产品: 当前只支持传入0``) limits that product only
+PRODUCT = re.compile(r"产品|Atlas")
 CLAUSE_END = re.compile(r"[，,]")
 SENTENCE_END = re.compile(r"[。；;]|\.\s|\n")
 
@@ -56,20 +59,29 @@ _QUOTE = "\"“”'‘’`"
 _Q = rf"[{_QUOTE}]([A-Za-z_][\w\-]*)[{_QUOTE}]"
 _JOIN = r"\s*(?:、|,|，|和|或者|或|及|/)\s*"
 # quoted words after "supports", "only", "takes": the values a string parameter takes
+# (round 24: each word may carry its gloss in brackets, ``支持"gelu_tanh"(GELU的tanh近似版本)和"gelu_erf"(…)``)
+_GLOSS = rf"(?:\s*[(（][^()（）{_QUOTE}]*[)）])?"
 STRING_VALUES = re.compile(rf"(?:支持范围|只支持|仅支持|支持|取值为|可取值|可选值|可选|取值|supports?|only)\s*[:：为是]?\s*\[?\s*"
-                           rf"({_Q}(?:{_JOIN}{_Q})*)")
+                           rf"({_Q}{_GLOSS}(?:{_JOIN}{_Q}{_GLOSS})*)")
 QUOTED = re.compile(_Q)
 # torch's docstrings list a string parameter's values as choices: ``'none'`` | ``'mean'`` | ``'sum'``
 PIPE_CHOICES = re.compile(r"``'[\w\-]+'``(?:\s*\|\s*``'[\w\-]+'``)+")
 ONLY_WORD = re.compile(r"(?:仅|只)支持取值\s*([A-Za-z_]\w*)(?=\s*(?:[。，,;；.]|$))")
 # an unquoted list after "only supports": ``当前仅支持fastgelu、gelu、relu.``
-WORD_LIST = re.compile(r"(?:当前|目前)?(?:仅|只)支持\s*([A-Za-z_]\w*(?:、[A-Za-z_]\w*)+)(?=\s*(?:[。;；.]|$))")
+# (round 24: also "at present supports", ``当前支持BSND、TND，默认值"BSND"``, the list closed by the default's clause)
+WORD_LIST = re.compile(r"(?:(?:当前|目前)(?:仅|只)?|(?:仅|只))支持\s*([A-Za-z_]\w*(?:、[A-Za-z_]\w*)+)"
+                       r"(?=\s*(?:[。;；.]|$|[，,]\s*默认))")
 
 _INT = r"-?\d+"
-_AFTER = r"(?=\s*(?:`|[。，,;；.)）]|$|，|表示|\s))(?![\d.]|\s*(?:维|个|位|D|字节|倍|的))"
+# (round 24: a full stop that ends the text closes a number too: ``当前版本仅支持输入0.``; ``0.5`` does not)
+_AFTER = r"(?=\s*(?:`|[。，,;；.)）]|$|，|表示|\s))(?!\d|\.(?!\s*$)|\s*(?:维|个|位|D|字节|倍|的))"
 # (round 12: also the modes counted out, ``一共4种模式: 0、1、2、3``)
-INT_VALUES = re.compile(rf"(?:可取值|取值为|取值只能为|只能为|只能是|枚举值为|种模式\s*[:：])\s*`?({_INT}(?:`?{_JOIN}`?{_INT})*)`?{_AFTER}")
-INT_ONLY = re.compile(rf"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|设置为|为)?\s*`?({_INT})`?{_AFTER}")
+# (round 24: also ``取值范围为0``, a range of one value)
+INT_VALUES = re.compile(rf"(?:可取值|取值为|取值范围为|取值只能为|只能为|只能是|枚举值为|种模式\s*[:：])\s*`?({_INT}(?:`?{_JOIN}`?{_INT})*)`?{_AFTER}")
+_ONLY = r"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|输入|设置为|为)?"  # (round 24: also ``仅支持输入0``)
+INT_ONLY = re.compile(rf"{_ONLY}\s*`?({_INT})`?{_AFTER}")
+# (round 24) a list after "only supports": ``当前仅支持取值0、1、2、3、4、9``
+INT_ONLY_LIST = re.compile(rf"{_ONLY}\s*`?({_INT}(?:`?{_JOIN}`?{_INT})+)`?{_AFTER}")
 INTS = re.compile(_INT)
 # each value described in turn: ``0为IoU模式，1为IoF模式`` (two at least, one clause each)
 INT_DESCRIBED = re.compile(rf"(?<![\w.])({_INT}\s*为[^，,。；;\d][^，,。；;]*(?:[，,]\s*{_INT}\s*为[^，,。；;\d][^，,。；;]*)+)")
@@ -79,7 +91,7 @@ DESCRIBED_INT = re.compile(rf"(?:^|[，,]\s*)({_INT})\s*为")
 # (round 12: also ``值为0表示…，值为1表示…`` and ``0代表高精度, 1代表高性能``)
 INT_MEANING = re.compile(rf"(?:^|[，,：:]\s*)(?:值为\s*)?`?({_INT})`?\s*(?:表示|代表)")
 OTHER_VALUES = re.compile(r"非\s*`?0|其他|其它|以上|以下|大于|小于|范围|之间|~|或更|others?|otherwise", re.IGNORECASE)
-BOOL_ONLY = re.compile(r"(?:当前|目前)?(?:仅|只)支持(?:取值|传入|设置为|为)?\s*`?(True|False)`?")
+BOOL_ONLY = re.compile(rf"{_ONLY}\s*`?(True|False)`?")
 
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _INF = r"[-+]?(?:∞|inf|\\infty)"

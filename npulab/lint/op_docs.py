@@ -137,9 +137,9 @@ def _kind(paragraph: str, declared: str, default) -> str | None:
 
 def _free(sentence: str, start: int) -> bool:
     """Whether what a sentence says from ``start`` on stands under no condition: none in its own clause before it,
-    nor in the clause before that one (``div_mode为False时, axis取值范围是…``)."""
+    nor in the clause before that one (``div_mode为False时, axis取值范围是…``), nor for one product only (round 24)."""
     clauses = phrases.CLAUSE_END.split(sentence[:start])
-    return not any(phrases.CONDITIONAL.search(c) for c in clauses[-2:])
+    return not any(phrases.CONDITIONAL.search(c) for c in clauses[-2:]) and not phrases.PRODUCT.search(sentence[:start])
 
 
 def _satisfies(test: str, parameter: str, default) -> bool:
@@ -222,7 +222,8 @@ def _value_rules(parameter: str, paragraph: str, kind: str, default) -> list[tup
         if kind == "int" and not ranges and not bounds:
             values, said = [], ""
             for s in sentences:
-                for m in [*phrases.INT_VALUES.finditer(s), *phrases.INT_ONLY.finditer(s), *phrases.INT_DESCRIBED.finditer(s)]:
+                for m in [*phrases.INT_VALUES.finditer(s), *phrases.INT_ONLY.finditer(s),
+                          *phrases.INT_ONLY_LIST.finditer(s), *phrases.INT_DESCRIBED.finditer(s)]:
                     if not _free(s, m.start()):
                         continue
                     each = phrases.DESCRIBED_INT if m.re is phrases.INT_DESCRIBED else phrases.INTS

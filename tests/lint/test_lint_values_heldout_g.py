@@ -18,7 +18,7 @@ class TestSetG(PlantedSetChecks):
     EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
                "lint_values_heldout_e", "lint_values_heldout_f")
     MIN_CASES, MIN_WEAK, MIN_CLI, MIN_ENV = 100, 30, 8, 8
-    FLOOR = (96, 54)  # lint rounds 23 and 23b together (docs/DECISIONS.md; round 23: 95, 53; round 21: 94, 52)
+    FLOOR = (100, 58)  # lint round 24 (docs/DECISIONS.md; rounds 23 and 23b: 96, 54; round 21: 94, 52)
     OPEN = ("not every planted error is caught (baseline 42/106, 23/63 of the unlisted classes, 2/106 twins; round 7, "
             "measured once: 52/106, 31/63, 3/106, the three twins clean since; round 8 as development data: 73/106, 35/63, "
             "0 twins; round 9 as development data: 76/106, 37/63, 0 twins; round 10 as development data: 84/106, "
