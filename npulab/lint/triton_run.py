@@ -1,20 +1,22 @@
 """lint-npu, Triton kernels judged by Triton's own interpreter: a cell's literal ``@triton.jit`` functions and their
 launches ``kernel[grid](...)`` run under ``TRITON_INTERPRET=1`` (Triton's interpreter, which runs a kernel's programs
 one by one on CPU tensors) in a child forked from lint's process (``npulab.lint.in_child``), so Triton itself refuses
-what its compiler would refuse: a ``tl.arange`` range that is not a power of two, a non-constexpr where a constexpr is
-required, operands of ``tl.dot`` of different dtypes, a mask that is not boolean, a pointer and a value of different
-shapes in ``tl.store``, a missing kernel argument, a meta-parameter given both by the launch and by a ``triton.Config``.
+what its compiler would refuse: a non-constexpr where a constexpr is required, a block above Triton's element limit,
+operands of ``tl.dot`` of different dtypes, a mask that is not boolean, a pointer and a value of different shapes in
+``tl.store``, a missing kernel argument, a meta-parameter given both by the launch and by a ``triton.Config``.
 
 What runs: the cell's Python with every top-level statement blanked except imports of ``torch``, ``triton``,
 ``triton.language`` and ``math``, the Triton-decorated functions, assignments built from literals, ``torch`` tensor
 factories, ``triton.cdiv``/``next_power_of_2``/``Config`` and the names kept before, and launches of the kept kernels
-(``_kept``: a statement naming anything else is blanked and the names it binds are forgotten). The text is written
-to a file in a scratch directory at its own line numbers (``triton.jit`` reads a kernel's source from its file).
-In the child, tensors made for ``"npu"``/``"cuda"`` are CPU tensors of the same shape and dtype; a factory above
+(``_kept``: a statement naming anything else is blanked and the names it binds are forgotten). The text is written to a
+file in a scratch directory at its own line numbers (``triton.jit`` reads a kernel's source from its file). In the
+child, tensors made for ``"npu"``/``"cuda"`` are CPU tensors of the same shape and dtype; a factory above
 ``cpu_values.MAX_ELEMENTS`` elements (or ``MAX_TOTAL`` in all) stops the run quietly; a grid keeps at most
 ``MAX_PROGRAMS`` programs (the first ones: fewer programs can only hide an error); an autotuner runs each config once
-instead of timing it. A finding is an exception whose traceback passes through Triton, of a class in ``_ERRORS``, and
-not about a driver, a device or the interpreter itself; a child that crashes or does not answer in time is unknown.
+instead of timing it. An upstream refusal that Triton-Ascend documents as lifted on Ascend (a ``tl.arange`` range or a
+block shape that is not a power of two: npulab/data/triton_ascend_lifted.yaml, with sources) is not reported. A finding
+is an exception whose traceback passes through Triton, of a class in ``_ERRORS``, and not about a driver, a device or
+the interpreter itself; a child that crashes or does not answer in time is unknown.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import traceback
 from functools import cache
 
 from npulab.core.i18n import t
+from npulab.core.paths import DATA_DIR, shared_yaml
 from npulab.lint import cpu_values, in_child
 
 MAX_PROGRAMS = 64  # programs of one launch the interpreter runs (each runs the kernel body in Python)
@@ -119,17 +122,15 @@ def _kept(tree: ast.Module, imported: dict[str, str]) -> list[ast.stmt]:
     kept = []
     for stmt in tree.body:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            names = [(a.asname or a.name.split(".")[0], a.name if isinstance(stmt, ast.Import)
-                      else f"{stmt.module}.{a.name}") for a in stmt.names]
-            if all(dotted in _MODULES or dotted.split(".")[0] == "torch" and isinstance(stmt, ast.Import)
-                   for _, dotted in names) and all(name in modules for name, _ in names):
+            if all(a.name != "*" and (a.asname or a.name.split(".")[0]) in modules for a in stmt.names):
                 kept.append(stmt)
             continue
         if _is_kernel(stmt, imported) and _safe(stmt, known | kernels | {stmt.name}, modules, kernel=True):
             kernels.add(stmt.name)
             kept.append(stmt)
             continue
-        plain = isinstance(stmt, ast.Assign) and all(isinstance(n, (ast.Name, ast.Tuple)) for n in stmt.targets)
+        plain = isinstance(stmt, ast.Assign) and all(isinstance(n, ast.Name) or isinstance(n, ast.Tuple) and all(
+            isinstance(e, ast.Name) for e in n.elts) for n in stmt.targets)
         if (plain or _launch(stmt, kernels)) and _safe(stmt.value, known | kernels, modules, kernel=False):
             kept.append(stmt)
             known |= _bound_inside(stmt) - _bound_inside(stmt.value)
@@ -203,12 +204,17 @@ def findings(tree: ast.Module, imported: dict[str, str], code: str) -> list[tupl
             out.write(text)
         heard = in_child.outcome(_run, (path,), {}, name=f"triton_run:{text}")
     said = (heard or {}).get("returned")
-    if not said:
+    if not said or _lifted_on_ascend(said["message"]):
         return []
     line = said["line"]
     written = code.splitlines()[line - 1].strip() if 0 < line <= len(code.splitlines()) else ""
     return [(line, written, t("lint.triton.refused", line=line, written=written, version=triton.__version__,
                               error=said["error"], message=said["message"]))]
+
+
+def _lifted_on_ascend(message: str) -> bool:
+    """Whether Triton-Ascend documents this upstream refusal as lifted on Ascend (npulab/data/triton_ascend_lifted.yaml)."""
+    return any(re.search(entry["message"], message) for entry in shared_yaml(DATA_DIR / "triton_ascend_lifted.yaml")["lifted"])
 
 
 class _Skipped(Exception):
@@ -218,6 +224,8 @@ class _Skipped(Exception):
 def _run(path: str) -> dict | None:
     """In the child: run the program under Triton's interpreter; the refusal as {line, error, message}, or None."""
     os.environ["TRITON_INTERPRET"] = "1"
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)  # what a kernel prints (print, tl.device_print) is not lint's output
     _interpreted_triton()
     _patch_child()
     with open(path, encoding="utf-8") as source:

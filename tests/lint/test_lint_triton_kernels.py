@@ -46,8 +46,8 @@ x = torch.randn(4, 128, device="npu")
 out = torch.empty(4, device="npu")
 rowmax_kernel[(4,)](x, out, COLS=128)
 ''', ("1", "0")),
-    ("tl.zeros: a block dimension that is not a power of two", '''@triton.jit
-def colmax_kernel(x_ptr, out_ptr, rows, ROWS: tl.constexpr, COLS: tl.constexpr):
+    ("tl.zeros: a shape from an argument that is not a constexpr", '''@triton.jit
+def colmax_kernel(x_ptr, out_ptr, rows, ROWS@@, COLS: tl.constexpr):
     acc = tl.zeros((ROWS, COLS), dtype=tl.float32)
     c = tl.arange(0, COLS)
     for r in range(rows):
@@ -57,8 +57,8 @@ def colmax_kernel(x_ptr, out_ptr, rows, ROWS: tl.constexpr, COLS: tl.constexpr):
 
 x = torch.randn(8, 64, device="npu")
 out = torch.empty(64, device="npu")
-colmax_kernel[(1,)](x, out, 8, ROWS=@@, COLS=64)
-''', ("3", "4")),
+colmax_kernel[(1,)](x, out, 8, 4, 64)
+''', ("", ": tl.constexpr")),
     ("tl.broadcast_to: a shape the block cannot grow to", '''@triton.jit
 def bias_kernel(x_ptr, b_ptr, R: tl.constexpr, C: tl.constexpr):
     r = tl.arange(0, R)[:, None]
@@ -169,3 +169,14 @@ def test_a_grid_keeps_its_first_programs():
     assert triton_run._first_programs((1000,)) == (triton_run.MAX_PROGRAMS,)
     assert triton_run._first_programs((10, 10, 10)) == (10, 6, 1)
     assert triton_run._first_programs((3, 0)) == (3, 0)
+
+
+def test_what_triton_ascend_lifts_is_not_reported():
+    """Upstream Triton refuses a ``tl.arange`` range of 1000 and a (3, 64) block; Triton-Ascend documents both as
+    allowed on Ascend (npulab/data/triton_ascend_lifted.yaml), so the cell is clean."""
+    for planted in (CASES[1][1].replace("@@", "0").replace("COLS=128)", "COLS=100)"),
+                    CASES[2][1].replace("@@", ": tl.constexpr").replace("8, 4, 64)", "8, 3, 64)")):
+        code = HEAD + planted
+        assert triton_run.findings(*bound_cell(code), code) == []
+    assert triton_run._lifted_on_ascend("arange's range must be a power of 2")
+    assert not triton_run._lifted_on_ascend("numel (2097152) exceeds triton maximum tensor numel (1048576)")
