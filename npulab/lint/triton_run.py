@@ -154,37 +154,29 @@ def program(tree: ast.Module, code: str, imported: dict[str, str]) -> str | None
 
 
 @cache
-def _triton():
-    """Triton, imported once here so that each forked child finds it loaded: imported under ``TRITON_INTERPRET=1``
-    (its own library functions, ``tl.max`` and the like, are decorated then: as interpreted or as compiled ones), the
-    variable restored afterwards; torch with it (lint's process has it already)."""
+def _triton() -> dict:
+    """Triton's modules as its interpreter needs them, imported once here so that each forked child finds them loaded:
+    imported under ``TRITON_INTERPRET=1`` (Triton's own library functions, ``tl.max`` and the like, are decorated as
+    interpreted or as compiled ones when imported), the variable restored afterwards. A Triton that this process had
+    imported before (compiled mode) stays what ``sys.modules`` holds here; the interpreted set is kept aside for the
+    children (its C extension, loaded once per process, is shared). Torch with it (lint's process has it already)."""
     import torch  # noqa: F401
 
+    ours = [m for m in sys.modules if (m == "triton" or m.startswith("triton.")) and not m.startswith("triton._C")]
+    earlier = {name: sys.modules.pop(name) for name in ours}
     before = os.environ.get("TRITON_INTERPRET")
     os.environ["TRITON_INTERPRET"] = "1"
     try:
-        import triton
         import triton.language  # noqa: F401
         import triton.runtime.interpreter  # noqa: F401
+        return {name: module for name, module in sys.modules.items()
+                if (name == "triton" or name.startswith("triton.")) and not name.startswith("triton._C")}
     finally:
         if before is None:
             del os.environ["TRITON_INTERPRET"]
         else:
             os.environ["TRITON_INTERPRET"] = before
-    return triton
-
-
-def _interpreted_triton() -> None:
-    """In the child: Triton's library functions as the interpreter needs them; a Triton that something imported
-    before lint (its library then compiled-mode) is imported afresh."""
-    import triton.language as tl
-    from triton.runtime.interpreter import InterpretedFunction
-
-    if not isinstance(tl.max, InterpretedFunction):
-        for name in [m for m in sys.modules if (m == "triton" or m.startswith("triton.")) and not m.startswith("triton._C")]:
-            del sys.modules[name]
-        import triton.language  # noqa: F401
-        import triton.runtime.interpreter  # noqa: F401
+        sys.modules.update(earlier)
 
 
 def findings(tree: ast.Module, imported: dict[str, str], code: str) -> list[tuple[int, str, str]]:
@@ -195,7 +187,7 @@ def findings(tree: ast.Module, imported: dict[str, str], code: str) -> list[tupl
     if text is None:
         return []
     try:
-        triton = _triton()
+        modules = _triton()
     except Exception:  # no triton in this environment
         return []
     with tempfile.TemporaryDirectory(prefix="npulab-triton-") as scratch:
@@ -208,7 +200,7 @@ def findings(tree: ast.Module, imported: dict[str, str], code: str) -> list[tupl
         return []
     line = said["line"]
     written = code.splitlines()[line - 1].strip() if 0 < line <= len(code.splitlines()) else ""
-    return [(line, written, t("lint.triton.refused", line=line, written=written, version=triton.__version__,
+    return [(line, written, t("lint.triton.refused", line=line, written=written, version=modules["triton"].__version__,
                               error=said["error"], message=said["message"]))]
 
 
@@ -226,7 +218,7 @@ def _run(path: str) -> dict | None:
     os.environ["TRITON_INTERPRET"] = "1"
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)  # what a kernel prints (print, tl.device_print) is not lint's output
-    _interpreted_triton()
+    sys.modules.update(_triton())  # the interpreted Triton, imported before the fork
     _patch_child()
     with open(path, encoding="utf-8") as source:
         code = compile(source.read(), path, "exec")
