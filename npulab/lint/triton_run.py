@@ -82,7 +82,7 @@ def _bound_inside(node: ast.AST) -> set[str]:
 def _safe(stmt: ast.AST, known: set[str], modules: dict[str, str], kernel: bool) -> bool:
     """Whether a statement names only what it binds, the kept names, the kept modules and a few pure builtins, and
     calls from a module or a tensor only what ``_FACTORIES``, ``_TRITON_CALLS`` and ``_METHODS`` allow (a kernel's
-    body may call any ``triton.language`` member, and it never sees a torch tensor). No name or attribute with ``_``."""
+    body: any ``triton.language`` member, and a block's own methods). No name or attribute with ``_``."""
     own = _bound_inside(stmt) | known | _BUILTINS | set(modules)
     for n in ast.walk(stmt):
         if isinstance(n, (ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom, ast.Await, ast.Yield)) and n is not stmt:
@@ -94,11 +94,21 @@ def _safe(stmt: ast.AST, known: set[str], modules: dict[str, str], kernel: bool)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
             dotted = _dotted(n.func, modules)
             if dotted is None:
-                if not kernel and n.func.attr not in _METHODS:
+                if n.func.attr not in (_block_methods() if kernel else _METHODS):
                     return False
             elif not _allowed_call(dotted, kernel):
                 return False
     return True
+
+
+@cache
+def _block_methods() -> frozenset[str]:
+    """What a kernel may call on a block: the public members of ``triton.language.tensor`` (``x.to``, ``x.sum`` …)."""
+    try:
+        import triton.language as tl
+    except ImportError:  # no triton here: findings stops before running anything
+        return frozenset()
+    return frozenset(name for name in dir(tl.tensor) if not name.startswith("_"))
 
 
 def _allowed_call(dotted: str, kernel: bool) -> bool:
@@ -125,7 +135,9 @@ def _kept(tree: ast.Module, imported: dict[str, str]) -> list[ast.stmt]:
             if all(a.name != "*" and (a.asname or a.name.split(".")[0]) in modules for a in stmt.names):
                 kept.append(stmt)
             continue
-        if _is_kernel(stmt, imported) and _safe(stmt, known | kernels | {stmt.name}, modules, kernel=True):
+        if _is_kernel(stmt, imported) and all(_safe(d, known, modules, kernel=False) for d in stmt.decorator_list) \
+                and all(_safe(b, _bound_inside(stmt) | known | kernels | {stmt.name}, modules, kernel=True)
+                        for b in stmt.body):
             kernels.add(stmt.name)
             kept.append(stmt)
             continue

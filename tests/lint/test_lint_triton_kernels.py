@@ -163,6 +163,8 @@ def test_only_whitelisted_statements_reach_the_child():
     assert text.count("\n") == code.count("\n")  # at the cell's own line numbers
     kernel_calls_os = code.replace("row = tl.program_id(0)", "row = tl.program_id(0) + os.getpid()")
     assert _program(kernel_calls_os) is None
+    writes = code.replace("tl.store(out_ptr + row", "out_ptr.handle.data.tofile('f')\n    tl.store(out_ptr + row")
+    assert _program(writes) is None  # a kernel calls only triton.language and a block's own methods
 
 
 def test_a_grid_keeps_its_first_programs():
