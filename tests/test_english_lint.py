@@ -108,6 +108,12 @@ EXTRA = {
     "hf-stack": _notebook("from transformers.trainer_args import TrainingArguments\n"
                           "from transformers import BitsAndBytesConfig\n"
                           "q = BitsAndBytesConfig(load_in_4bit=True, load_in_8bit=True)"),
+    # (round 24t) a Triton kernel run under Triton's interpreter in a forked child (npulab.lint.triton_run)
+    "triton-kernel": _notebook("import torch\nimport triton\nimport triton.language as tl\n\n@triton.jit\n"
+                               "def t_kernel(x_ptr, N: tl.constexpr):\n"
+                               "    idx = tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]\n"
+                               "    tl.store(x_ptr + idx, tl.permute(tl.load(x_ptr + idx), (1, 2)))\n\n"
+                               "x = torch.randn(16, 16, device='npu')\nt_kernel[(1,)](x, N=16)"),
     "operator-rank": _notebook("import torch\nimport torch_npu\nb = torch.randn(4).npu()\ng = torch.randn(3, 4).npu()\n"
                                "y = torch_npu.npu_giou(b, g)"),
     # the three forms of a named axis's limit (npulab.lint.op_axes: a set, a multiple, an upper bound)

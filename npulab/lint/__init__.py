@@ -25,6 +25,9 @@ released artifacts of every framework and tool they call. One concern a module:
   on the CPU in PyNative mode on the small tensors the cell builds (MindSpore has no meta device), so MindSpore's
   own validators and shape inference check what a call gets; its data pipeline (``mindspore.dataset``) and ``amp``
   are called only in a forked child; ``ms_log_config``: MindSpore's log variables by ``_verify_config`` of its log.py;
+- ``triton_run``: a cell's literal Triton kernels and their launches run under Triton's interpreter
+  (``TRITON_INTERPRET=1``) in a forked child, on small CPU tensors, so Triton's own checks judge them; the upstream
+  refusals Triton-Ascend documents as lifted (triton_ascend_lifted.yaml) are not reported;
 - ``options``: values set on torchair config objects (``config.mode = …``) against their OptionValue lists;
 - ``devices``: device strings (``torch.device("npu:0")``, ``device=`` / ``*_device=``, ``.to(...)``) against c10's
   grammar and the device types an Ascend machine has; ``distributed``: torch.distributed backends and init methods

@@ -39,7 +39,7 @@ def built(value, recipe: type):
 
 def outcome(function, args: tuple, kwargs: dict, name: str | None = None) -> dict | None:
     """What ``function(*args, **kwargs)`` did in a forked child: ``{"error": name, "message": text}`` when it raised,
-    ``{"warnings": [(class name, text), …]}`` when it returned; None when the child could not be asked (no fork, no answer).
+    ``{"warnings": [(class name, text), …]}`` when it returned (with ``"returned"``: the dict it returned, if any); None when the child could not be asked (no fork, no answer).
     ``name`` is what a child that did not answer makes slow (the function's own name by default)."""
     name = name or f"{getattr(function, '__module__', '')}.{getattr(function, '__qualname__', repr(function))}"
     key = (name, repr(args), repr(sorted(kwargs.items())))
@@ -78,10 +78,13 @@ def _call(function, args: tuple, kwargs: dict) -> dict:
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         try:
-            function(*args, **kwargs)
+            returned = function(*args, **kwargs)
         except Exception as err:  # the child reports every refusal; the parent decides what counts
             return {"error": type(err).__name__, "message": str(err)}
-    return {"warnings": [(w.category.__name__, str(w.message)) for w in seen]}
+    heard = {"warnings": [(w.category.__name__, str(w.message)) for w in seen]}
+    if isinstance(returned, dict):  # what a function that judges in the child itself found (npulab.lint.triton_run)
+        heard["returned"] = returned
+    return heard
 
 
 def _answer(read_end: int, pid: int) -> dict | None:

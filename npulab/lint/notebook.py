@@ -34,6 +34,7 @@ from npulab.lint import (
     ms_run,
     op_ranks,
     options,
+    triton_run,
 )
 from npulab.lint.context import Context
 from npulab.lint.signatures import SourceTree
@@ -297,8 +298,9 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
         flagged = {problem.line for problem in found}
         npu_tree = context.sources("torch_npu") if meta_run.calls_into("torch_npu", tree, imported) else None
         npu_check = op_ranks.refusal(npu_tree) if isinstance(npu_tree, SourceTree) else None
-        for line, written, message in meta_run.findings(tree, imported, npu_check, cpu_values.Interpreter) + ms_run.findings(tree, imported):
-            if line not in flagged:  # torch's and MindSpore's own checks, where no other reading spoke on the line
+        for line, written, message in (meta_run.findings(tree, imported, npu_check, cpu_values.Interpreter) + ms_run.findings(tree, imported)
+                                      + triton_run.findings(tree, imported, python_source(source))):
+            if line not in flagged:  # torch's, MindSpore's and Triton's own checks, where no other reading spoke on the line
                 add("shape-check", written, message)
         if any(v.split(".")[0] in ("torchair", "torch_npu") for v in imported.values()) and "Config" in source:
             tree_npu = context.sources("torch_npu")
