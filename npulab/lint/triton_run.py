@@ -169,26 +169,33 @@ def program(tree: ast.Module, code: str, imported: dict[str, str]) -> str | None
 def _triton() -> dict:
     """Triton's modules as its interpreter needs them, imported once here so that each forked child finds them loaded:
     imported under ``TRITON_INTERPRET=1`` (Triton's own library functions, ``tl.max`` and the like, are decorated as
-    interpreted or as compiled ones when imported), the variable restored afterwards. A Triton that this process had
-    imported before (compiled mode) stays what ``sys.modules`` holds here; the interpreted set is kept aside for the
-    children (its C extension, loaded once per process, is shared). Torch with it (lint's process has it already)."""
+    interpreted or as compiled ones when imported), the variable restored afterwards. This process's ``sys.modules``
+    is left as it was — a Triton imported before stays, none stays if there was none (the course's own kernels,
+    ``npulab.kernels.triton_kernels``, import Triton their own way later in the same process); the interpreted set is
+    kept aside for the children (its C extension, loaded once per process, is shared). Torch with it (lint's process
+    has it already)."""
     import torch  # noqa: F401
 
-    ours = [m for m in sys.modules if (m == "triton" or m.startswith("triton.")) and not m.startswith("triton._C")]
-    earlier = {name: sys.modules.pop(name) for name in ours}
+    earlier = {name: sys.modules.pop(name) for name in _triton_modules()}
     before = os.environ.get("TRITON_INTERPRET")
     os.environ["TRITON_INTERPRET"] = "1"
     try:
         import triton.language  # noqa: F401
         import triton.runtime.interpreter  # noqa: F401
-        return {name: module for name, module in sys.modules.items()
-                if (name == "triton" or name.startswith("triton.")) and not name.startswith("triton._C")}
+        return {name: sys.modules[name] for name in _triton_modules()}
     finally:
         if before is None:
             del os.environ["TRITON_INTERPRET"]
         else:
             os.environ["TRITON_INTERPRET"] = before
+        for name in _triton_modules():
+            del sys.modules[name]
         sys.modules.update(earlier)
+
+
+def _triton_modules() -> list[str]:
+    """Triton's Python modules in ``sys.modules`` (not its C extension, which a process loads once)."""
+    return [m for m in sys.modules if (m == "triton" or m.startswith("triton.")) and not m.startswith("triton._C")]
 
 
 def findings(tree: ast.Module, imported: dict[str, str], code: str) -> list[tuple[int, str, str]]:

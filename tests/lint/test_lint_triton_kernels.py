@@ -7,6 +7,7 @@ course's kernels do (chapters/06_advanced/02_triton_kernels.ipynb)."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 import pytest
 from cell_findings import bound_cell
@@ -182,3 +183,18 @@ def test_what_triton_ascend_lifts_is_not_reported():
         assert triton_run.findings(*bound_cell(code), code) == []
     assert triton_run._lifted_on_ascend("arange's range must be a power of 2")
     assert not triton_run._lifted_on_ascend("numel (2097152) exceeds triton maximum tensor numel (1048576)")
+
+
+def test_lint_leaves_this_process_triton_modules_as_they_were():
+    """The interpreted Triton is imported for the children only: whatever Triton this process held before (none, or
+    the one the course's kernels imported) is what it holds after (the course's kernels, tests/test_triton_kernels.py,
+    may run later in the same process)."""
+    def held():
+        return {name: module for name, module in sys.modules.items() if name == "triton" or name.startswith("triton.")}
+
+    before = held()
+    triton_run._triton.cache_clear()
+    children = triton_run._triton()
+    after = held()
+    assert after.keys() == before.keys() and all(after[name] is before[name] for name in before)
+    assert "triton.runtime.interpreter" in children
