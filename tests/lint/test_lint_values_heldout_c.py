@@ -13,7 +13,6 @@ FOLDER = "lint_values_heldout_c"
 
 class TestSetC(PlantedSetChecks):
     FOLDER = FOLDER
-    EARLIER = ("lint_values_heldout",)
     FLOOR = (54, 24)
 
 

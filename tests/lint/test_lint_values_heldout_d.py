@@ -14,7 +14,6 @@ FOLDER = "lint_values_heldout_d"
 
 class TestSetD(PlantedSetChecks):
     FOLDER = FOLDER
-    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c")
     MIN_CASES, MIN_WEAK = 50, 15
     FLOOR = (63, 32)  # lint rounds 23b and 23c together (docs/DECISIONS.md; 23c alone: 62, 31)
     OPEN = ("not every planted error is caught (baseline 24/70, 9/34 of the unlisted classes, 2/70 twins; round 4, "

@@ -15,9 +15,6 @@ FOLDER = "lint_values_heldout_j"
 
 class TestSetJ(PlantedSetChecks):
     FOLDER = FOLDER
-    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
-               "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
-               "lint_values_heldout_i")
     MIN_CASES, MIN_WEAK, MIN_CLI, MIN_ENV = 110, 30, 8, 4
     FLOOR = (103, 85)  # lint round 23b (docs/DECISIONS.md; lint round 17: 101, 85)
     OPEN = ("not every planted error is caught (baseline 24/114, 15/91 of the unlisted classes, 1/114 twins; round 10, "

@@ -12,9 +12,6 @@ FOLDER = "lint_values_heldout_k"
 
 class TestSetK(PlantedSetChecks):
     FOLDER = FOLDER
-    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
-               "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
-               "lint_values_heldout_i", "lint_values_heldout_j")
     MIN_CASES, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 150, 100, 100, 6, 9
     FLOOR = (143, 103)  # lint round 23 (docs/DECISIONS.md; round 20: 142, 102; round 18: 141, 101)
     OPEN = ("not every planted error is caught (baseline on main at 628631b, before round 11: 77/151, 56/108 of the "

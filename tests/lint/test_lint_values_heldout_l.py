@@ -12,9 +12,6 @@ FOLDER = "lint_values_heldout_l"
 
 class TestSetL(PlantedSetChecks):
     FOLDER = FOLDER
-    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
-               "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
-               "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k")
     MIN_CASES, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 120, 75, 75, 13, 13
     FLOOR = (113, 72)  # lint rounds 23b and 23c together (docs/DECISIONS.md; 23c alone: 112, 71)
     OPEN = ("not every planted error is caught (baseline on main at 8219fa9, before round 12, and round 12, measured "

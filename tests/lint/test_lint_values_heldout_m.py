@@ -14,9 +14,6 @@ FOLDER = "lint_values_heldout_m"
 
 class TestSetM(PlantedSetChecks):
     FOLDER = FOLDER
-    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
-               "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
-               "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l")
     MIN_CASES, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 120, 75, 75, 9, 15
     FLOOR = (101, 68)  # rounds 14-24t, measured once each (round 24: 101, 68; round 23b: 100, 68; README)
     OPEN = ("not every planted error is caught (baseline on main at 0497b8e, before round 13: 71/123, 50/80 of the "

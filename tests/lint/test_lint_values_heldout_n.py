@@ -15,10 +15,6 @@ FOLDER = "lint_values_heldout_n"
 
 class TestSetN(PlantedSetChecks):
     FOLDER = FOLDER
-    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
-               "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
-               "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l",
-               "lint_values_heldout_m")
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 120, 12, 60, 60, 9, 18
     FLOOR = (112, 60)  # lint rounds 23 and 23b together (docs/DECISIONS.md; round 23: 111, 59; round 21: 106, 57)
     OPEN = ("not every planted error is caught (baseline on main at 8ee5703: 69/126, 51/64 of the unlisted classes, "

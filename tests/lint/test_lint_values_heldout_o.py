@@ -12,10 +12,6 @@ FOLDER = "lint_values_heldout_o"
 
 class TestSetO(PlantedSetChecks):
     FOLDER = FOLDER
-    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
-               "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
-               "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l",
-               "lint_values_heldout_m", "lint_values_heldout_n")
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 100, 15, 60, 60, 8, 10
     # round 21, with the set as development data (round 20: 91, 65; round 19: 76, 52; round 18, measured once: 59, 35;
     # baseline 52, 28)

@@ -13,10 +13,6 @@ FOLDER = "lint_values_heldout_p"
 
 class TestSetP(PlantedSetChecks):
     FOLDER = FOLDER
-    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
-               "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
-               "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l",
-               "lint_values_heldout_m", "lint_values_heldout_n", "lint_values_heldout_o")
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 100, 15, 60, 60, 8, 10
     FLOOR = (67, 49)  # round 23 (round 21: 65, 47; round 20 with the lead's mend: 58, 41; round 19: 56, 40; baseline 54, 38; README)
     OPEN = ("not every planted error is caught (baseline on main at fabacc2, before round 19: 54/108, 38/74 of the "

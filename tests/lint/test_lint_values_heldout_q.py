@@ -14,10 +14,6 @@ FOLDER = "lint_values_heldout_q"
 
 class TestSetQ(PlantedSetChecks):
     FOLDER = FOLDER
-    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
-               "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
-               "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l",
-               "lint_values_heldout_m", "lint_values_heldout_n", "lint_values_heldout_o", "lint_values_heldout_p")
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 100, 15, 60, 60, 8, 10
     FLOOR = (84, 65)  # round 23 (round 22, for which this set was development data: 82, 65; docs/DECISIONS.md)
     OPEN = ("not every planted error is caught (on main before round 21, the flagged twin mended: 41/104, 35/75 of the "

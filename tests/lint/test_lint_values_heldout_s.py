@@ -13,11 +13,6 @@ FOLDER = "lint_values_heldout_s"
 
 class TestSetS(PlantedSetChecks):
     FOLDER = FOLDER
-    EARLIER = ("lint_values_dev", "lint_values_heldout", "lint_values_heldout_c", "lint_values_heldout_d",
-               "lint_values_heldout_e", "lint_values_heldout_f", "lint_values_heldout_g", "lint_values_heldout_h",
-               "lint_values_heldout_i", "lint_values_heldout_j", "lint_values_heldout_k", "lint_values_heldout_l",
-               "lint_values_heldout_m", "lint_values_heldout_n", "lint_values_heldout_o", "lint_values_heldout_p",
-               "lint_values_heldout_q", "lint_values_heldout_r")
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 100, 15, 60, 60, 8, 10
     FLOOR = (64, 43)  # rounds 23-24t, measured once each (round 24t: 64, 43; round 23: 60, 39; before: 44, 34; README)
     OPEN = ("not every planted error is caught (on main before round 23, msprof-analyze's recipe flags mended: 44/105, "
