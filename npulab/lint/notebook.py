@@ -32,6 +32,7 @@ from npulab.lint import (
     meta_run,
     ms_log_config,
     ms_run,
+    op_meta,
     op_ranks,
     options,
     triton_run,
@@ -297,7 +298,7 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
                 add("argument-value", written, message)
         flagged = {problem.line for problem in found}
         npu_tree = context.sources("torch_npu") if meta_run.calls_into("torch_npu", tree, imported) else None
-        npu_check = op_ranks.refusal(npu_tree) if isinstance(npu_tree, SourceTree) else None
+        npu_check = _npu_check(npu_tree) if isinstance(npu_tree, SourceTree) else None
         for line, written, message in (meta_run.findings(tree, imported, npu_check, cpu_values.Interpreter) + ms_run.findings(tree, imported)
                                       + triton_run.findings(tree, imported, python_source(source))):
             if line not in flagged:  # torch's, MindSpore's and Triton's own checks, where no other reading spoke on the line
@@ -314,6 +315,13 @@ def _deep_checks(context: Context, cell: dict, number: int, source: str, tree: a
             if features.outside(feature, version):
                 add("feature-version", feature["name"], features.message(feature, version))
     return out
+
+
+def _npu_check(tree: SourceTree):
+    """torch_npu's calls judged by the operators' documented limits (npulab.lint.op_ranks), then by the meta
+    functions the wheel registers for them (npulab.lint.op_meta): the first that refuses speaks."""
+    checks = (op_ranks.refusal(tree), op_meta.refusal(tree))
+    return lambda name, args, kwargs: next((said for check in checks if (said := check(name, args, kwargs))), None)
 
 
 def _value_problems(context: Context, settings: list[env_values.Setting]):

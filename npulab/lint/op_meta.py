@@ -1,0 +1,171 @@
+"""lint-npu, torch_npu's own meta functions: the pinned wheel's ``torch_npu/op_plugin/meta/_meta_registrations.py``
+registers, for most fused operators, a function that computes the output's shape and dtype on the meta device and
+``torch._check``s the inputs on the way (ranks, sizes that must agree between inputs, head counts that divide, layouts,
+dtypes). npulab.lint.meta_run hands each ``torch_npu.npu_x(...)`` call whose arguments it knows to :func:`refusal`,
+which binds them to the function registered for ``npu_x`` (its own signature and defaults) and runs it on meta
+tensors: a ``torch._check`` or a ``raise`` of the module that refuses is the finding.
+
+Safety: the module's source is read from the wheel, never imported: torch_npu is never imported and nothing is
+registered with ``torch.library``. The module runs statement by statement with an ``__import__`` that hands out
+stand-ins for ``torch_npu.*``, ``torch.library`` (``impl`` only collects the functions) and ``torch.fx.node``; a
+stand-in's attribute (a device query such as ``get_soc_version``, torch_npu's own dtypes) raises :class:`_Absent`, and
+a statement that fails leaves its names unbound — a function that reaches one is unknown, never a finding. So is any
+failure that is not a check of the module itself (a binding the signature refuses, a torch kernel's error).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import types
+import warnings
+
+from npulab.core.i18n import t
+from npulab.lint.signatures import SourceTree
+
+MODULE = "torch_npu.op_plugin.meta._meta_registrations"
+FILE = "torch_npu/op_plugin/meta/_meta_registrations.py"
+_STANDING_IN = ("torch_npu", "torch.library", "torch.fx.node")
+_LOADED: dict = {}  # id(tree) -> (tree, {operator: function}, {line of a check or raise: its condition})
+
+
+class _Absent(Exception):
+    """A name the stand-ins do not give: what reaches it is unknown."""
+
+
+class _StandIn(types.ModuleType):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise _Absent(f"{self.__name__}.{name}")
+
+
+def _stand_in(name: str, registry: dict) -> _StandIn:
+    module = _StandIn(name)
+    if name == "torch.library":
+        module.Library = lambda *args, **kwargs: args[0]  # the namespace: "npu" or "aten"
+        module.impl = lambda library, operator, *a, **k: (lambda function: registry.setdefault(
+            operator, function) if library == "npu" and "." not in operator else function)
+    elif name == "torch.fx.node":
+        module.has_side_effect = lambda op: op
+    elif name == "torch_npu.utils._error_code":  # the error code each message ends with: left out of the finding
+        module.ErrCode = types.SimpleNamespace(**{c: c for c in ("PARAM", "VALUE", "TYPE", "NOT_SUPPORT", "INTERNAL")})
+        module.ops_error = lambda *args, **kwargs: ""
+    return module
+
+
+def _checking_lines(tree: ast.Module) -> dict[int, str]:
+    """line -> the condition checked there, for every line a ``torch._check*(…)`` statement spans ("" for a
+    ``raise``)."""
+    lines: dict[int, str] = {}
+    for node in ast.walk(tree):
+        call = node.value if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) else None
+        checks = call is not None and ast.unparse(call.func).startswith("torch._check") and call.args
+        if checks or isinstance(node, ast.Raise):
+            condition = ast.unparse(call.args[0]) if checks else ""
+            lines.update(dict.fromkeys(range(node.lineno, (node.end_lineno or node.lineno) + 1), condition))
+    return lines
+
+
+def _load(tree: SourceTree) -> tuple[dict, dict[int, str]]:
+    """({operator: its meta function}, the checking lines) of the wheel's module, run with the stand-ins."""
+    if id(tree) not in _LOADED:
+        parsed = tree.tree(MODULE)
+        registry: dict = {}
+        stand_ins: dict = {}
+
+        def importing(name, globals=None, locals=None, fromlist=(), level=0):
+            if level == 0 and name.startswith(_STANDING_IN) and (fromlist or name.split(".")[0] == "torch_npu"):
+                key = name if fromlist else "torch_npu"
+                return stand_ins.setdefault(key, _stand_in(key, registry))
+            return builtins.__import__(name, globals, locals, fromlist, level)
+
+        namespace = {"__name__": MODULE, "__builtins__": {**vars(builtins), "__import__": importing,
+                                                          "print": lambda *a, **k: None}}
+        for statement in parsed.body if parsed is not None else []:
+            try:
+                code = compile(ast.Module(body=[statement], type_ignores=[]), FILE, "exec")
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    exec(code, namespace)  # noqa: S102 - the pinned wheel's module, with the stand-ins above
+            except Exception:  # a statement that needs torch_npu or a device: its names stay unbound
+                continue
+        _LOADED[id(tree)] = (tree, registry, _checking_lines(parsed) if parsed is not None else {})
+    return _LOADED[id(tree)][1], _LOADED[id(tree)][2]
+
+
+def _on_meta(value):
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value if value.device.type == "meta" else torch.empty_like(value, device="meta")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_on_meta(v) for v in value)
+    return value
+
+
+def _said(error: BaseException, lines: dict[int, str]) -> str | None:
+    """The refusal's message when the innermost frame of the module that ``error`` passed through stood at a check or
+    a raise (the condition's source where the check's own message failed to build, as ``"…" + int(n)`` does); None
+    when it stood elsewhere."""
+    frame, trace = None, error.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename == FILE:
+            frame = trace
+        trace = trace.tb_next
+    if frame is None or frame.tb_lineno not in lines:
+        return None
+    if frame.tb_frame.f_code.co_name == "<lambda>" and lines[frame.tb_lineno]:
+        return lines[frame.tb_lineno]
+    said = str(error).strip().splitlines()
+    return said[0].strip() if said else type(error).__name__
+
+
+def _by_schema_names(tree: SourceTree, operator: str, signature: inspect.Signature) -> dict[str, str]:
+    """The schema's name -> the meta function's name, for the positional parameters where they differ (the dispatcher
+    hands those over by position: ``self`` in the schema may be ``x`` in the function)."""
+    schemas = tree.schemas.get(operator) or []
+    own = [p.name for p in signature.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
+    if len(schemas) != 1:
+        return {}
+    return {theirs: ours for theirs, ours in zip(schemas[0].positional, own, strict=False) if theirs != ours}
+
+
+def refused(tree: SourceTree, operator: str, args: tuple, kwargs: dict) -> tuple[str, str] | None:
+    """(the meta function's name, its message) when the function registered for ``operator`` refuses the call."""
+    registry, lines = _load(tree)
+    function = registry.get(operator)
+    if function is None:
+        return None
+    signature = inspect.signature(function)
+    named = _by_schema_names(tree, operator, signature)
+    try:
+        bound = signature.bind(*_on_meta(tuple(args)), **{named.get(k, k): _on_meta(v) for k, v in kwargs.items()})
+    except TypeError:  # not this signature: npulab.lint.signatures speaks of the call's form
+        return None
+    bound.apply_defaults()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            function(*bound.args, **bound.kwargs)
+    except (_Absent, NameError, NotImplementedError):
+        return None
+    except Exception as error:
+        said = _said(error, lines)
+        return (function.__name__, said) if said is not None else None
+    return None
+
+
+def refusal(tree: SourceTree):
+    """A check for npulab.lint.meta_run: (operator, args, kwargs) -> the finding's sentence, or None."""
+    _load(tree)  # once, before a cell's time budget starts
+
+    def check(name, args, kwargs):
+        found = refused(tree, name, args, kwargs)
+        if found is None:
+            return None
+        function, message = found
+        return t("lint.op_meta.refused", operator=name, version=tree.version, message=message, file=FILE,
+                 function=function)
+    return check
