@@ -34,6 +34,9 @@ class _Absent(Exception):
     """A name the stand-ins do not give: what reaches it is unknown."""
 
 
+_UNKNOWN = (_Absent, NameError, NotImplementedError)  # a raise that needs a device or torch_npu, or says "not here"
+
+
 class _StandIn(types.ModuleType):
     def __getattr__(self, name):
         if name.startswith("__"):
@@ -55,20 +58,20 @@ def _stand_in(name: str, registry: dict) -> _StandIn:
     return module
 
 
-def _checking_lines(tree: ast.Module) -> dict[int, str]:
-    """line -> the condition checked there, for every line a ``torch._check*(…)`` statement spans ("" for a
+def _checking_lines(tree: ast.Module) -> dict[int, str | None]:
+    """line -> the condition checked there, for every line a ``torch._check*(…)`` statement spans (None for a
     ``raise``)."""
-    lines: dict[int, str] = {}
+    lines: dict[int, str | None] = {}
     for node in ast.walk(tree):
         call = node.value if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) else None
         checks = call is not None and ast.unparse(call.func).startswith("torch._check") and call.args
         if checks or isinstance(node, ast.Raise):
-            condition = ast.unparse(call.args[0]) if checks else ""
+            condition = ast.unparse(call.args[0]) if checks else None
             lines.update(dict.fromkeys(range(node.lineno, (node.end_lineno or node.lineno) + 1), condition))
     return lines
 
 
-def _load(tree: SourceTree) -> tuple[dict, dict[int, str]]:
+def _load(tree: SourceTree) -> tuple[dict, dict[int, str | None]]:
     """({operator: its meta function}, the checking lines) of the wheel's module, run with the stand-ins."""
     if id(tree) not in _LOADED:
         parsed = tree.tree(MODULE)
@@ -105,19 +108,23 @@ def _on_meta(value):
     return value
 
 
-def _said(error: BaseException, lines: dict[int, str]) -> str | None:
+def _said(error: BaseException, lines: dict[int, str | None]) -> str | None:
     """The refusal's message when the innermost frame of the module that ``error`` passed through stood at a check or
-    a raise (the condition's source where the check's own message failed to build, as ``"…" + int(n)`` does); None
-    when it stood elsewhere."""
-    frame, trace = None, error.__traceback__
+    a raise (the condition's source where the check's own message failed to build, as ``"…" + int(n)`` or a name the
+    message misspells does); None when it stood elsewhere or needed what the stand-ins do not give."""
+    frame, innermost, trace = None, None, error.__traceback__
     while trace is not None:
         if trace.tb_frame.f_code.co_filename == FILE:
             frame = trace
-        trace = trace.tb_next
+        innermost, trace = trace, trace.tb_next
     if frame is None or frame.tb_lineno not in lines:
         return None
-    if frame.tb_frame.f_code.co_name == "<lambda>" and lines[frame.tb_lineno]:
-        return lines[frame.tb_lineno]
+    condition = lines[frame.tb_lineno]
+    if frame.tb_frame.f_code.co_name == "<lambda>" and condition:  # the check's condition was false
+        return condition
+    raised_here = innermost is frame and condition is None and not isinstance(error, _UNKNOWN)  # the module's raise
+    if not (raised_here or condition and innermost.tb_frame.f_code.co_name == "_check_with"):  # torch._check refused
+        return None
     said = str(error).strip().splitlines()
     return said[0].strip() if said else type(error).__name__
 
@@ -149,8 +156,6 @@ def refused(tree: SourceTree, operator: str, args: tuple, kwargs: dict) -> tuple
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             function(*bound.args, **bound.kwargs)
-    except (_Absent, NameError, NotImplementedError):
-        return None
     except Exception as error:
         said = _said(error, lines)
         return (function.__name__, said) if said is not None else None
