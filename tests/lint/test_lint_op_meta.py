@@ -1,0 +1,132 @@
+"""lint-npu round 25: torch_npu's fused operators judged by the meta functions the pinned wheel registers for them
+(npulab.lint.op_meta, ``torch_npu/op_plugin/meta/_meta_registrations.py`` read from the wheel, never imported). The
+end-to-end cells use operators no labelled set uses (npu_quant_matmul_dequant, npu_mhc_pre); the mechanism's edges are
+shown on a module written for the test in the wheel module's forms."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import torch
+
+from npulab.lint import op_meta
+from npulab.lint.signatures import SourceTree
+
+MODULE = '''
+import torch
+import torch_npu
+from torch.library import Library, impl
+from torch_npu.utils._error_code import ErrCode, ops_error
+from torch_npu.npu._backends import get_soc_version
+m = Library("npu", "IMPL", "Meta")
+m_aten = Library("aten", "IMPL", "Meta")
+has_side_effect(torch.ops.npu.npu_test_rank.default)
+
+
+@impl(m, "npu_test_rank")
+def npu_test_rank_meta(x, round_mode=0):
+    torch._check(x.dim() == 2, lambda: f"x must be 2D, but got {x.dim()}D." + ops_error(ErrCode.VALUE))
+    torch._check(round_mode == 0 or round_mode == 1, lambda: "round_mode is " + int(round_mode))
+    return torch.empty_like(x)
+
+
+@impl(m, "npu_test_soc")
+def npu_test_soc_meta(x):
+    torch._check(get_soc_version() >= 260 or x.dim() == 2, lambda: "x must be 2D on this SoC")
+    return torch.empty_like(x)
+
+
+@impl(m, "npu_test_raise")
+def npu_test_raise_meta(x, weight=None, layout="ND"):
+    if layout not in ("ND", "NZ"):
+        raise RuntimeError("layout must be ND or NZ" + ops_error(ErrCode.PARAM))
+    torch._check(weight.size(0) == x.size(-1), lambda: "weight must match x")
+    return x.new_empty(x.shape[:-1] + weight.shape[1:])
+
+
+@impl(m_aten, "npu_test_rank")
+def aten_meta(x):
+    raise RuntimeError("never registered for torch_npu's namespace")
+'''
+
+
+@pytest.fixture(scope="module")
+def tree():
+    return SourceTree("torch_npu", "0.test", {op_meta.MODULE: MODULE}, {"torch_npu"},
+                      schemas=None)
+
+
+def _meta(*shape):
+    return torch.empty(*shape, device="meta")
+
+
+def test_a_check_that_refuses_speaks_in_its_own_words_or_by_its_condition(tree):
+    assert op_meta.refused(tree, "npu_test_rank", (_meta(2, 3, 4),), {}) == \
+        ("npu_test_rank_meta", "x must be 2D, but got 3D.")
+    # the message itself fails to build ("…" + int): the check did refuse, and its condition says why
+    assert op_meta.refused(tree, "npu_test_rank", (_meta(2, 3),), {"round_mode": 2}) == \
+        ("npu_test_rank_meta", "round_mode == 0 or round_mode == 1")
+    assert op_meta.refused(tree, "npu_test_rank", (torch.zeros(2, 3),), {"round_mode": 1}) is None  # a CPU copy too
+    assert op_meta.refused(tree, "npu_test_raise", (_meta(2, 3),), {"weight": _meta(3, 5), "layout": "NCHW"}) == \
+        ("npu_test_raise_meta", "layout must be ND or NZ")
+
+
+def test_what_needs_a_device_or_another_argument_stays_unknown(tree):
+    assert op_meta.refused(tree, "npu_test_soc", (_meta(2, 3, 4),), {}) is None  # get_soc_version: a stand-in
+    assert op_meta.refused(tree, "npu_test_raise", (_meta(2, 3),), {}) is None  # weight None: not the check's word
+    assert op_meta.refused(tree, "npu_test_rank", (_meta(2, 3),), {"mode": 1}) is None  # not its signature
+    assert op_meta.refused(tree, "npu_test_unknown", (_meta(2, 3),), {}) is None  # no meta function
+
+
+def test_the_wheel_module_registers_nothing_and_torch_npu_is_never_imported(tree):
+    op_meta.refused(tree, "npu_test_rank", (_meta(2, 3, 4),), {})
+    assert "torch_npu" not in sys.modules
+    with pytest.raises((AttributeError, RuntimeError)):
+        torch.ops.npu.npu_test_rank  # noqa: B018 - nothing was registered with torch.library
+
+
+@pytest.fixture(scope="module")
+def lint():
+    from test_lint_values import _notebook
+
+    from npulab.core.cli import UsageError
+    from npulab.core.paths import REPO_ROOT
+    from npulab.lint.context import Context
+    from npulab.lint.notebook import check_notebook
+    from npulab.pytorch.torch_npu_names import pinned_index, pinned_version
+
+    try:
+        index = pinned_index()
+    except UsageError as err:
+        pytest.skip(f"torch_npu wheel neither cached nor downloadable here: {err}")
+    context = Context(pinned_version(REPO_ROOT / "requirements-npu.txt"))
+    return lambda code: check_notebook(_notebook(code), lambda: index, "t.ipynb", context)[0]
+
+
+DEQUANT = """import torch
+import torch_npu
+x = torch.randn(8, 64, dtype=torch.float16).npu()
+w = torch.randint(-8, 8, (32, {k}), dtype=torch.int8).npu()
+s = torch.ones(32).npu()
+y = torch_npu.npu_quant_matmul_dequant(x, w, s)
+"""
+MHC = """import torch
+import torch_npu
+x = torch.randn(4, 3, 64).npu()
+phi = torch.randn(8, 192).npu()
+alpha = torch.ones({n}).npu()
+bias = torch.zeros(8).npu()
+outs = torch_npu.npu_mhc_pre(x, phi, alpha, bias)
+"""
+
+
+@pytest.mark.parametrize(("planted", "twin", "said"), [
+    (DEQUANT.format(k=48), DEQUANT.format(k=64), "x shape[1] not equal to quantized_weight shape[1]"),
+    (MHC.format(n=4), MHC.format(n=3), "Input alpha must have 3 elements, but got 4."),
+], ids=["npu_quant_matmul_dequant", "npu_mhc_pre"])
+def test_the_wheels_meta_function_judges_a_cells_call(lint, planted, twin, said):
+    found = lint(planted)
+    assert [f.kind for f in found] == ["shape-check"], found
+    assert said in found[0].message and op_meta.FILE in found[0].message
+    assert lint(twin) == []
