@@ -20,7 +20,7 @@ from functools import cache
 from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR
 from npulab.core.words import code, guess_end
-from npulab.lint import annotations, api_values, instances, op_docs, relations, schema_types, torch_docs
+from npulab.lint import annotations, api_values, instances, op_cpp_checks, op_docs, relations, schema_types, torch_docs
 from npulab.lint.signatures import NameNotFound, Signature, SourceTree, from_def
 from npulab.pytorch.torch_npu_names import dotted_parts
 
@@ -306,6 +306,8 @@ def _value_findings(source: SourceTree, full: str, written: str, call: ast.Call,
     found += relations.rule_problems(source, definition, call, sig, reported, built)
     reported.update(p for read, _ in found for p in read)
     found += op_docs.problems(source, full, call, sig, reported, built)  # torch_npu operators' documentation
+    reported.update(p for read, _ in found for p in read)
+    found += op_cpp_checks.problems(source, full, call, sig, reported, built)  # their NPU kernels' TORCH_CHECKs
     reported.update(p for read, _ in found for p in read)
     found += torch_docs.problems(source, full, definition, call, sig, reported, built)  # torch's docstrings
     for _, problem in found:

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 import torch
+from test_lint_values import lint  # noqa: F401  (the module's fixture: one npu cell through check_notebook)
 
 from npulab.lint import op_meta
 from npulab.lint.signatures import SourceTree
@@ -86,24 +87,6 @@ def test_the_wheel_module_registers_nothing_and_torch_npu_is_never_imported(tree
         torch.ops.npu.npu_test_rank  # noqa: B018 - nothing was registered with torch.library
 
 
-@pytest.fixture(scope="module")
-def lint():
-    from test_lint_values import _notebook
-
-    from npulab.core.cli import UsageError
-    from npulab.core.paths import REPO_ROOT
-    from npulab.lint.context import Context
-    from npulab.lint.notebook import check_notebook
-    from npulab.pytorch.torch_npu_names import pinned_index, pinned_version
-
-    try:
-        index = pinned_index()
-    except UsageError as err:
-        pytest.skip(f"torch_npu wheel neither cached nor downloadable here: {err}")
-    context = Context(pinned_version(REPO_ROOT / "requirements-npu.txt"))
-    return lambda code: check_notebook(_notebook(code), lambda: index, "t.ipynb", context)[0]
-
-
 DEQUANT = """import torch
 import torch_npu
 x = torch.randn(8, 64, dtype=torch.float16).npu()
@@ -125,7 +108,7 @@ outs = torch_npu.npu_mhc_pre(x, phi, alpha, bias)
     (DEQUANT.format(k=48), DEQUANT.format(k=64), "x shape[1] not equal to quantized_weight shape[1]"),
     (MHC.format(n=4), MHC.format(n=3), "Input alpha must have 3 elements, but got 4."),
 ], ids=["npu_quant_matmul_dequant", "npu_mhc_pre"])
-def test_the_wheels_meta_function_judges_a_cells_call(lint, planted, twin, said):
+def test_the_wheels_meta_function_judges_a_cells_call(lint, planted, twin, said):  # noqa: F811
     found = lint(planted)
     assert [f.kind for f in found] == ["shape-check"], found
     assert said in found[0].message and op_meta.FILE in found[0].message
