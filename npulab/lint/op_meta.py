@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import sys
 import types
 import warnings
 
@@ -164,7 +165,8 @@ def refused(tree: SourceTree, operator: str, args: tuple, kwargs: dict) -> tuple
 
 def refusal(tree: SourceTree):
     """A check for npulab.lint.meta_run: (operator, args, kwargs) -> the finding's sentence, or None."""
-    _load(tree)  # once, before a cell's time budget starts
+    if "torch" in sys.modules:  # once, before a cell's time budget starts (never the import of torch for it)
+        _load(tree)
 
     def check(name, args, kwargs):
         found = refused(tree, name, args, kwargs)
