@@ -28,7 +28,8 @@ from npulab.lint.signatures import SourceTree
 MODULE = "torch_npu.op_plugin.meta._meta_registrations"
 FILE = "torch_npu/op_plugin/meta/_meta_registrations.py"
 _STANDING_IN = ("torch_npu", "torch.library", "torch.fx.node")
-_LOADED: dict = {}  # id(tree) -> (tree, {operator: function}, {line of a check or raise: its condition})
+_LOADED: dict = {}  # id(tree) -> (tree, {operator: function}, {line of a check or raise: its condition}, dtype codes)
+_EXAMPLES: dict = {}  # (id(tree), operator) -> whether the operator's documented example fails its meta function
 
 
 class _Absent(Exception):
@@ -95,8 +96,52 @@ def _load(tree: SourceTree) -> tuple[dict, dict[int, str | None]]:
                     exec(code, namespace)  # noqa: S102 - the pinned wheel's module, with the stand-ins above
             except Exception:  # a statement that needs torch_npu or a device: its names stay unbound
                 continue
-        _LOADED[id(tree)] = (tree, registry, _checking_lines(parsed) if parsed is not None else {})
+        codes: dict = {}  # torch dtype -> the module's own enum value for it (the smallest: the native one)
+        for code, dtype in sorted(namespace.get("TORCH_DTYPE_ENUM_VALUE_TO_SCALAR_TYPE_MAP", {}).items(), reverse=True):
+            codes[dtype] = code
+        _LOADED[id(tree)] = (tree, registry, _checking_lines(parsed) if parsed is not None else {}, codes)
     return _LOADED[id(tree)][1], _LOADED[id(tree)][2]
+
+
+def _as_dispatched(tree: SourceTree, operator: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """The arguments as the dispatcher hands them to the meta function: a ``torch.int32`` given for a parameter the
+    schema types ``int`` (``npu_dtype_cast``'s ``dtype``) becomes the dtype's enum value in the module's own map."""
+    import torch
+
+    schemas = tree.schemas.get(operator) or []
+    if len(schemas) != 1:
+        return args, kwargs
+    codes, types_ = _LOADED[id(tree)][3], schemas[0].types
+
+    def given(name, value):
+        integer = types_.get(name, "").rstrip("?") == "int"
+        return codes.get(value, value) if integer and isinstance(value, torch.dtype) else value
+
+    positional = schemas[0].positional
+    return (tuple(given(positional[i] if i < len(positional) else "", v) for i, v in enumerate(args)),
+            {k: given(k, v) for k, v in kwargs.items()})
+
+
+def _example_refused(tree: SourceTree, operator: str) -> bool:
+    """Whether the operator's own documented example (``调用示例`` on its page, run as a cell is) fails its meta
+    function: the function and the page disagree, and lint does not take sides (as npulab.lint.op_ranks drops a page's
+    rules its example breaks)."""
+    from npulab.lint import meta_run, op_docs, op_ranks
+
+    key = (id(tree), operator)
+    if key not in _EXAMPLES:
+        _EXAMPLES[key] = False
+        text = op_docs.texts(tree).get(operator)
+        try:
+            example = ast.parse(op_ranks._example(text)) if text else None
+        except SyntaxError:
+            example = None
+        if example is not None:
+            def check(name, args, kwargs):
+                return "refused" if name == operator and refused(tree, name, args, kwargs) else None
+            imported = {"torch": "torch", "torch_npu": "torch_npu"}
+            _EXAMPLES[key] = any(True for _ in meta_run.refusals_with_npu(example, imported, check))
+    return _EXAMPLES[key]
 
 
 def _on_meta(value):
@@ -148,6 +193,7 @@ def refused(tree: SourceTree, operator: str, args: tuple, kwargs: dict) -> tuple
         return None
     signature = inspect.signature(function)
     named = _by_schema_names(tree, operator, signature)
+    args, kwargs = _as_dispatched(tree, operator, args, kwargs)
     try:
         bound = signature.bind(*_on_meta(tuple(args)), **{named.get(k, k): _on_meta(v) for k, v in kwargs.items()})
     except TypeError:  # not this signature: npulab.lint.signatures speaks of the call's form
@@ -170,7 +216,7 @@ def refusal(tree: SourceTree):
 
     def check(name, args, kwargs):
         found = refused(tree, name, args, kwargs)
-        if found is None:
+        if found is None or _example_refused(tree, name):
             return None
         function, message = found
         return t("lint.op_meta.refused", operator=name, version=tree.version, message=message, file=FILE,

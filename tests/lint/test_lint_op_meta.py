@@ -11,8 +11,8 @@ import pytest
 import torch
 from test_lint_values import lint  # noqa: F401  (the module's fixture: one npu cell through check_notebook)
 
-from npulab.lint import op_meta
-from npulab.lint.signatures import SourceTree
+from npulab.lint import op_docs, op_meta
+from npulab.lint.signatures import Signature, SourceTree
 
 MODULE = '''
 import torch
@@ -20,6 +20,7 @@ import torch_npu
 from torch.library import Library, impl
 from torch_npu.utils._error_code import ErrCode, ops_error
 from torch_npu.npu._backends import get_soc_version
+TORCH_DTYPE_ENUM_VALUE_TO_SCALAR_TYPE_MAP = {0: torch.uint8, 3: torch.int32, 6: torch.float32, 290: torch.uint8}
 m = Library("npu", "IMPL", "Meta")
 m_aten = Library("aten", "IMPL", "Meta")
 has_side_effect(torch.ops.npu.npu_test_rank.default)
@@ -46,16 +47,33 @@ def npu_test_raise_meta(x, weight=None, layout="ND"):
     return x.new_empty(x.shape[:-1] + weight.shape[1:])
 
 
+@impl(m, "npu_test_cast")
+def npu_test_cast_meta(self, dtype):
+    torch._check(dtype in TORCH_DTYPE_ENUM_VALUE_TO_SCALAR_TYPE_MAP, lambda: f"dtype {dtype} not found")
+    return self.new_empty(self.shape, dtype=TORCH_DTYPE_ENUM_VALUE_TO_SCALAR_TYPE_MAP[dtype])
+
+
 @impl(m_aten, "npu_test_rank")
 def aten_meta(x):
     raise RuntimeError("never registered for torch_npu's namespace")
 '''
 
 
+PAGES = '''
+_add_torch_npu_docstr("npu_test_raise", """
+调用示例
+>>> import torch, torch_npu
+>>> x = torch.randn(2, 3).npu()
+>>> y = torch_npu.npu_test_raise(x, torch.randn(3, 4).npu(), "NCHW")
+""")
+'''
+
+
 @pytest.fixture(scope="module")
 def tree():
-    return SourceTree("torch_npu", "0.test", {op_meta.MODULE: MODULE}, {"torch_npu"},
-                      schemas=None)
+    schema = Signature(positional=["self", "dtype"], required=2, origin="schema", types={"self": "Tensor", "dtype": "int"})
+    return SourceTree("torch_npu", "0.test", {op_meta.MODULE: MODULE, op_docs.MODULE: PAGES}, {"torch_npu"},
+                      schemas={"npu_test_cast": [schema]})
 
 
 def _meta(*shape):
@@ -78,6 +96,20 @@ def test_what_needs_a_device_or_another_argument_stays_unknown(tree):
     assert op_meta.refused(tree, "npu_test_raise", (_meta(2, 3),), {}) is None  # weight None: not the check's word
     assert op_meta.refused(tree, "npu_test_rank", (_meta(2, 3),), {"mode": 1}) is None  # not its signature
     assert op_meta.refused(tree, "npu_test_unknown", (_meta(2, 3),), {}) is None  # no meta function
+
+
+def test_a_dtype_given_for_an_int_of_the_schema_reaches_the_function_as_the_modules_own_enum_value(tree):
+    assert op_meta.refused(tree, "npu_test_cast", (_meta(2, 3), torch.int32), {}) is None  # 3
+    assert op_meta.refused(tree, "npu_test_cast", (_meta(2, 3),), {"dtype": torch.uint8}) is None  # 0, not 290
+    assert op_meta.refused(tree, "npu_test_cast", (_meta(2, 3), torch.int8), {}) == \
+        ("npu_test_cast_meta", "dtype torch.int8 not found")
+
+
+def test_an_operator_whose_documented_example_fails_its_meta_function_is_not_judged(tree):
+    check = op_meta.refusal(tree)
+    assert op_meta.refused(tree, "npu_test_raise", (_meta(2, 3), _meta(3, 4), "NCHW"), {}) is not None
+    assert check("npu_test_raise", (_meta(2, 3), _meta(3, 4), "NCHW"), {}) is None  # the page's example: refused too
+    assert check("npu_test_rank", (_meta(2, 3, 4),), {}).count("x must be 2D, but got 3D.") == 1  # no example
 
 
 def test_the_wheel_module_registers_nothing_and_torch_npu_is_never_imported(tree):
