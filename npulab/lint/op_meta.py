@@ -2,8 +2,10 @@
 registers, for most fused operators, a function that computes the output's shape and dtype on the meta device and
 ``torch._check``s the inputs on the way (ranks, sizes that must agree between inputs, head counts that divide, layouts,
 dtypes). npulab.lint.meta_run hands each ``torch_npu.npu_x(...)`` call whose arguments it knows to :func:`refusal`,
-which binds them to the function registered for ``npu_x`` (its own signature and defaults) and runs it on meta
-tensors: a ``torch._check`` or a ``raise`` of the module that refuses is the finding.
+which binds them to the function registered for ``npu_x`` (its own signature and defaults; a ``torch.int32`` given
+where the schema has an ``int`` becomes the module's own enum value, as the dispatcher hands it over) and runs it on
+meta tensors: a ``torch._check`` or a ``raise`` of the module that refuses is the finding. An operator whose own
+documented example (``调用示例`` on its page) its meta function refuses is not judged: page and function disagree.
 
 Safety: the module's source is read from the wheel, never imported: torch_npu is never imported and nothing is
 registered with ``torch.library``. The module runs statement by statement with an ``__import__`` that hands out
