@@ -13,7 +13,7 @@ FOLDER = "lint_values_heldout_l"
 class TestSetL(PlantedSetChecks):
     FOLDER = FOLDER
     MIN_CASES, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 120, 75, 75, 13, 13
-    FLOOR = (113, 72)  # lint rounds 23b and 23c together (docs/DECISIONS.md; 23c alone: 112, 71)
+    FLOOR = (115, 74)  # lint round 25 (two npu_block_sparse_attention cases: its meta function; docs/DECISIONS.md)
     OPEN = ("not every planted error is caught (baseline on main at 8219fa9, before round 12, and round 12, measured "
             "once: both 79/124, 56/80 of the unlisted classes, 0/124 twins; README; round 13 as development data: "
             "98/124, 62/80, 0/124; round 17: 110/124, 71/80; round 18: 111/124, 71/80)")
