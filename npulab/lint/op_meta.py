@@ -146,6 +146,17 @@ def _example_refused(tree: SourceTree, operator: str) -> bool:
     return _EXAMPLES[key]
 
 
+def _plain(value) -> bool:
+    """Whether ``value`` is one the cell itself gave: a tensor, a number, a string, a dtype, None, or a list or tuple of
+    them. A stand-in for a name of torch_npu (``torch_npu.float4_e2m1fn_x2``: npulab.lint.meta_run does not know its
+    value) is not, and a call given one is not judged."""
+    import torch
+
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, (torch.Tensor, torch.dtype, bool, int, float, str))
+
+
 def _on_meta(value):
     import torch
 
@@ -191,7 +202,7 @@ def refused(tree: SourceTree, operator: str, args: tuple, kwargs: dict) -> tuple
     """(the meta function's name, its message) when the function registered for ``operator`` refuses the call."""
     registry, lines = _load(tree)
     function = registry.get(operator)
-    if function is None:
+    if function is None or not _plain(tuple(args)) or not _plain(tuple(kwargs.values())):
         return None
     signature = inspect.signature(function)
     named = _by_schema_names(tree, operator, signature)

@@ -98,6 +98,17 @@ def test_what_needs_a_device_or_another_argument_stays_unknown(tree):
     assert op_meta.refused(tree, "npu_test_unknown", (_meta(2, 3),), {}) is None  # no meta function
 
 
+def test_a_value_the_cell_did_not_give_is_never_handed_to_the_function(tree):
+    """A name of torch_npu (``torch_npu.float4_e2m1fn_x2``) reaches the check as meta_run's stand-in, not as its
+    value: the call is not judged (the lead's mend after set T, whose correct ``npu_dtype_cast`` twin was flagged)."""
+    class StandIn:  # what meta_run hands over for a torch_npu attribute
+        pass
+
+    assert op_meta.refused(tree, "npu_test_cast", (_meta(2, 3), StandIn()), {}) is None
+    assert op_meta.refused(tree, "npu_test_cast", (_meta(2, 3),), {"dtype": [StandIn()]}) is None
+    assert op_meta.refused(tree, "npu_test_cast", (_meta(2, 3), torch.int8), {}) is not None  # a plain dtype is
+
+
 def test_a_dtype_given_for_an_int_of_the_schema_reaches_the_function_as_the_modules_own_enum_value(tree):
     assert op_meta.refused(tree, "npu_test_cast", (_meta(2, 3), torch.int32), {}) is None  # 3
     assert op_meta.refused(tree, "npu_test_cast", (_meta(2, 3),), {"dtype": torch.uint8}) is None  # 0, not 290
