@@ -10,7 +10,12 @@ Read from the source text, function by function, never variable by variable:
   ``M.find(X) == M.end()`` with ``M`` a ``std::unordered_map`` a function builds from literal keys, by
   ``TORCH_CHECK(X > n)`` / ``>=``, by ``if (X < n) {… WARN`` (reset), by ``if (X != a && X != b) {… WARN``; a comparison
   of ``V`` (or of a ``std::string`` copy, ``tolower``-ed or not) with literals (``strcmp(V, "1") == 0``, ``S == "true"``)
-  gives a switch. A null test or a log line says nothing; any other use of ``V`` leaves the value open.
+  gives a switch. A ``std::string`` copy handed with a literal character to a function (``R = Split(S, ',')``) whose item count
+  ``R.size() != n`` returns (the default) and whose items are converted with ``std::stod``/``std::stoi`` gives a list of
+  exactly ``n`` numbers; a clamp ``x = x >= m ? x : m`` of every item gives their lower bound (a smaller one is read as
+  ``m``). A null test or a log line says nothing; any other use of ``V`` leaves the value open.
+- **a reader function**: a function that reads the variable its parameter names (``GetSilenceThresh(env_str, …)``) is
+  followed as a read at each call with a literal name.
 - **options initialised from the environment** (torch_npu ``REGISTER_OPTION_INIT_BY_ENV(name)``: the variable is the
   upper-cased name) and read by ``REGISTER_OPTION_BOOL_FUNCTION*(func, name, default, true)``: a switch of the literals.
 
@@ -63,9 +68,10 @@ def functions(text: str) -> list[tuple[str, list[str], str]]:
     return out
 
 
-def reader_functions(files: dict[str, str]) -> tuple[set[str], set[str]]:
-    """Functions returning the value they read for their parameter, and those converting it with ``strtol``."""
-    passing, integer = set(_BASE_READERS), set()
+def reader_functions(files: dict[str, str]) -> tuple[set[str], set[str], dict[str, tuple[str, str]]]:
+    """Functions returning the value they read for their parameter, those converting it with ``strtol``, and the others
+    (name -> (the body after the read, the variable holding the value)), followed as a read at each call."""
+    passing, integer, parsing = set(_BASE_READERS), set(), {}
     defs = [d for text in files.values() for d in functions(text)]
     for _ in range(3):  # a wrapper of a wrapper
         for name, params, body in defs:
@@ -78,7 +84,9 @@ def reader_functions(files: dict[str, str]) -> tuple[set[str], set[str]]:
                     passing.add(name)
                 elif re.search(rf"{_TO_INT}\(\s*{re.escape(var)}\b", body):
                     integer.add(name)
-    return passing, integer
+                elif name not in _BASE_READERS:
+                    parsing[name] = (body[call.end():], var)
+    return passing, integer, {k: v for k, v in parsing.items() if k not in passing | integer}
 
 
 def _alternatives(names) -> str:
@@ -189,7 +197,14 @@ def _read_value(scope: str, var: str, files: dict[str, str]) -> dict | None:
         if compared:
             literals.add(compared.group(1) if compared.group(1) is not None else compared.group(2))
             continue
-        copy = re.search(rf"std::string\s+(\w+)\s*(?:\(\s*{re.escape(var)}\s*\)|=\s*{re.escape(var)}\s*;)", line)
+        copy = re.search(rf"std::string\s+(\w+)\s*(?:\(\s*{re.escape(var)}\s*\)|=\s*{re.escape(var)}\s*;|"
+                         rf"=\s*\(\s*{re.escape(var)}\s*!=\s*(?:nullptr|NULL)\s*\)\s*\?\s*std::string\(\s*{re.escape(var)}\s*\)\s*:)",
+                         line)
+        if copy and (items := _split_value(scope[pos:], copy.group(1))):
+            if integer not in (None, items):
+                return None
+            integer = items
+            continue
         if copy:
             inner = _copy_value(scope[pos:], copy.group(1))
             if inner is None:
@@ -203,6 +218,26 @@ def _read_value(scope: str, var: str, files: dict[str, str]) -> dict | None:
     if literals and not integer:
         return {"switch": literals, "casefold": casefold}
     return None
+
+
+def _split_value(scope: str, copy: str) -> tuple[dict, bool] | None:
+    """A ``std::string`` copy split on a literal character into exactly ``n`` numbers (any other count returns, the
+    default), each converted and, where every one is, clamped from below: (grammar, False: falls back), or None."""
+    split = re.search(rf"(\w+)\s*=\s*(?:\w+::)*\w+\(\s*{copy}\s*,\s*'(.)'\s*\)", scope)
+    if not split:
+        return None
+    parts, separator = split.group(1), split.group(2)
+    count = re.search(rf"if\s*\(\s*{parts}\.size\(\)\s*!=\s*([0-9]+)\s*\)\s*\{{?\s*return\b", scope)
+    items = re.findall(rf"(\w+)\s*=\s*std::sto(d|f|i|l|ll)\(\s*{parts}\[[0-9]+\]\s*\)", scope)
+    if not count or len(items) != int(count.group(1)) or len({kind for _, kind in items}) != 1:
+        return None
+    lows = {(m.group(1) if (m := re.search(rf"\b{x}\s*=\s*{x}\s*>=\s*([0-9.]+)\s*\?\s*{x}\s*:\s*([0-9.]+)\s*;", scope))
+             and m.group(1) == m.group(2) else None) for x, _ in items}
+    number = items[0][1] in ("d", "f")
+    low = next(iter(lows)) if len(lows) == 1 else None
+    item = ({"float": [float(low) if "." in low else int(low), None]} if number else {"int": [int(low), None]}) if low is not None else \
+        ({"number": True} if number else {"integer": True})
+    return {"list": item, "count": int(count.group(1)), "separator": separator, "ignore_spaces": True}, False
 
 
 def _copy_value(scope: str, copy: str) -> tuple[set, bool] | None:
@@ -224,6 +259,10 @@ def _copy_value(scope: str, copy: str) -> tuple[set, bool] | None:
 
 def _how(integer: tuple[dict, bool | None]) -> str:
     spec, how = integer
+    if "count" in spec:
+        low = next(iter(spec["list"].values()))
+        return (f"split on `{spec['separator']}`: any count but {spec['count']} falls back to the default"
+                + (f"; an item below {low[0]:g} is read as {low[0]:g}" if isinstance(low, list) else ""))
     if how is True:
         return "strtol, anything else raises (TORCH_CHECK)"
     if how is False:
@@ -244,7 +283,7 @@ def env_readers(files: dict[str, str]) -> dict[str, list[dict]]:
     """name -> readings: ``{"spec": …, "enforced": bool, "how": str}`` or ``{"switch": literals, "casefold": bool}``,
     or ``{"open": True}``, each with ``where`` (path:line)."""
     files = {path: _uncommented(text) for path, text in files.items()}
-    passing, integer = reader_functions(files)
+    passing, integer, parsing = reader_functions(files)
     direct = re.compile(rf"(\w+)\s*=\s*({_alternatives(passing)})\(\s*\"({_NAME})\"\s*\)")
     anywhere = re.compile(rf"({_alternatives(passing | integer)})\(\s*\"({_NAME})\"")
     helper = re.compile(rf"({_alternatives(integer)})\(\s*\"({_NAME})\"")
@@ -264,6 +303,10 @@ def env_readers(files: dict[str, str]) -> dict[str, list[dict]]:
         for found in anywhere.finditer(text):
             if found.start(1) not in assigned:  # a read whose value is handed on directly (returned, formatted): open
                 out.setdefault(found.group(2), []).append({"open": True, "where": f"{path}:{_line(text, found.start())}"})
+        for found in (re.finditer(rf"(?<![\w:])(?:\w+::)*({_alternatives(parsing)})\(\s*\"({_NAME})\"", text) if parsing else ()):
+            body, var = parsing[found.group(1).split("::")[-1]]
+            reading = _read_value(body[:_enclosing_end(body, 0)], var, files) or {"open": True}
+            out.setdefault(found.group(2), []).append({**reading, "where": f"{path}:{_line(text, found.start())}"})
         env_options = {m.group(1) for m in re.finditer(r"REGISTER_OPTION_INIT_BY_ENV\(\s*(\w+)\s*\)", text)}
         for found in re.finditer(r"REGISTER_OPTION_BOOL_FUNCTION(_ALL_CASE|_UNIQ)?\(\s*\w+\s*,\s*(\w+)\s*,((?:\s*\"[^\"]*\"\s*,?)+)\)",
                                  text):

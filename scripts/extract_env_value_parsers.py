@@ -6,7 +6,8 @@ the released code, not from the documentation and not variable by variable.
   accelerate for the names each owns — ``INSTALLED`` —, the msprof-analyze wheel): every ``os.getenv(N[, d])``,
   ``os.environ.get(N[, d])``, ``os.environ[N]`` (``N`` a literal or a module/class constant holding one), and every call
   of a helper that hands its parameter to one of those. What the code then does with the value decides: compared with
-  literals (``== "1"``, ``!= "0"``, ``in ("1", "true")``, after ``.lower()`` too) gives a switch — its values are the
+  literals (``== "1"``, ``!= "0"``, ``in ("1", "true")``, ``in`` or ``[…]`` of a module's dict keyed by literals, after
+  ``.lower()`` too) gives a switch — its values are the
   literals, the default ``d`` and, for a ``0``/``1`` switch, the other of the two (the branch the comparison leaves);
   ``int(…)`` / ``float(…)`` gives an integer / a number; ``re.match("^…$", v)`` / ``re.fullmatch`` gives the pattern;
   ``v.split(sep)`` whose items are compared with a set of literals gives a ``sep``-separated list of those words. A
@@ -124,6 +125,9 @@ def _literal_set(node: ast.AST, sets: dict[str, set]) -> set | None:
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(isinstance(e, ast.Constant) and isinstance(e.value, str)
                                                                  for e in node.elts):
         return {e.value for e in node.elts}
+    if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                                        for k in node.keys):
+        return {k.value for k in node.keys}  # a table keyed by the accepted values (``log_levels = {"info": …}``)
     if isinstance(node, ast.Name) and node.id in sets:
         return sets[node.id]
     return None
@@ -162,6 +166,12 @@ class _Flow:
                 if parent.attr == "split" and item_of is None and call.args and isinstance(call.args[0], ast.Constant):
                     return self._split(call, call.args[0].value, folded, depth)
             r.open = True
+            return
+        if isinstance(parent, ast.Subscript) and parent.slice is node and item_of is None \
+                and isinstance(parent.value, ast.Name) and parent.value.id in self.sets:
+            r.kinds.add("switch")  # looked up in a module's table keyed by literals: its keys, anything else KeyError
+            r.literals |= self.sets[parent.value.id]
+            r.casefold.add(folded)
             return
         if isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.IfExp) and parent.test is not node):
             return self.value(parent, folded, item_of, depth + 1)

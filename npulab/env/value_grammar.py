@@ -7,7 +7,8 @@ Spec keys (one a spec): ``enum`` (the accepted spellings, exactly; ``case_insens
 are accepted; ``suffix`` where the unit is written after the number, as msprof's ``200MB``), ``float: [min, max]`` (``open: true`` for an open
 interval, ``open: [low, high]`` for an interval open at one end, as pydantic's ``Field(gt=0, le=1)``), ``integer`` / ``number`` (signed, no range), ``ip`` (an IPv4/IPv6 address, not an interface name),
 ``host`` (an address or host name, not an interface name), ``ifname`` (an interface name, optionally ``^``/``=`` prefixed, not an address), ``list: SPEC`` (items joined by ``,``
-without spaces, or by ``separator`` where the parser splits on another, as ``+``; ``ascending`` where the order is documented;
+without spaces, or by ``separator`` where the parser splits on another, as ``+``; ``count`` where the parser takes
+exactly that many items, ``ignore_spaces`` where it drops spaces; ``ascending`` where the order is documented;
 ``disjoint`` where the items are ``span``s that must not overlap), ``span: [min, max]`` (a number or a range ``a-b``
 with ``a <= b``, both in the bounds, as HCCL's port ranges ``60000-60050``), ``kv: {key: SPEC}`` (``key:value`` items joined by ``,``; ``key_patterns`` for families such as
 ``npu0``; ``head`` for a leading bare item; ``ignore_spaces`` where the parser drops spaces; ``excludes`` for options
@@ -109,6 +110,16 @@ def problem(value: str, spec: dict) -> str | None:
         except ValueError:
             pass
         return None if re.match(r"^[A-Za-z][A-Za-z0-9_.:@-]*$", name) else t("lint.grammar.interface")
+    if "list" in spec and "count" in spec:  # exactly ``count`` items, as a parser that splits and counts (NPU_ASD_*)
+        separator = spec.get("separator", ",")
+        items = (value.replace(" ", "") if spec.get("ignore_spaces") else value).split(separator)
+        if len(items) != spec["count"]:
+            return t("lint.grammar.list_count", count=spec["count"], separator=separator, given=len(items))
+        for item in items:
+            why = problem(item, spec["list"])
+            if why:
+                return t("lint.grammar.list_item_sep", separator=separator, why=why, item=item)
+        return None
     if "list" in spec and spec.get("separator", ",") != ",":  # a parser's own separator (``+``), empty items dropped
         for item in (i for i in value.split(spec["separator"]) if i.strip()):
             why = problem(item, spec["list"])

@@ -1,6 +1,7 @@
 """lint-npu round 16: environment-variable values read from torch_npu's C++ readers (scripts/cpp_env_readers.py, called
 by scripts/extract_env_value_parsers.py): ``strtol`` held to a switch, a map of allowed keys, a checked bound, a
-warned reset; a comparison with literals; options registered from the environment. Tested on a source written for
+warned reset; a comparison with literals; options registered from the environment; a reader function whose copy of the
+value is split, counted and clamped (round 25v). Tested on a source written for
 the test, then through lint-npu's entry point on the generated table."""
 
 from __future__ import annotations
@@ -108,6 +109,39 @@ std::string Options::Path()
     return path != nullptr ? std::string(path) : "";
 }
 
+std::vector<std::string> Options::Cut(const std::string& text, char sep);
+
+std::pair<double, double> Options::Bounds(const std::string& env_name, std::pair<double, double> fallback)
+{
+    char* raw = read_env(env_name.c_str());
+    std::string text = (raw != nullptr) ? std::string(raw) : "";
+    std::vector<std::string> pieces = Cut(text, ';');
+    if (pieces.size() != 2) {
+        return fallback;
+    }
+    double low = std::stod(pieces[0]);
+    low = low >= 8 ? low : 8;
+    double high = std::stod(pieces[1]);
+    high = high >= 8 ? high : 8;
+    return std::make_pair(low, high);
+}
+
+std::pair<double, double> Options::WindowBounds()
+{
+    return Bounds("PKG_WINDOW", std::make_pair(64.0, 16.0));
+}
+
+int Options::Pick(const std::string& env_name)
+{
+    char* raw = read_env(env_name.c_str());
+    return raw != nullptr ? 1 : 0;
+}
+
+int Options::Picked()
+{
+    return Pick("PKG_PICKED");
+}
+
 REGISTER_OPTION_INIT_BY_ENV(pkg_fast)
 REGISTER_OPTION_BOOL_FUNCTION(CheckFast, pkg_fast, "0", "1")
 REGISTER_OPTION_BOOL_FUNCTION(CheckHook, PKG_HOOK, "disable", "enable")
@@ -130,6 +164,21 @@ def test_each_cpp_idiom_gives_its_grammar():
     assert got["PKG_FAST"] == ({"enum": ["0", "1"]}, False)  # an option registered from the environment
     assert "PKG_HOOK" not in got  # an option the environment does not set
     assert "PKG_PATH" not in got and readers["PKG_PATH"][0]["open"]  # returned: open
+    # a reader function followed at its call: split on ';', two items or the fallback, each clamped at 8
+    assert got["PKG_WINDOW"] == ({"list": {"float": [8, None]}, "count": 2, "separator": ";", "ignore_spaces": True},
+                                 False)
+    assert "PKG_PICKED" not in got  # a reader function that only tests presence closes nothing
+
+
+def test_a_counted_list_judges_count_and_items():
+    spec = _got()[0]["PKG_WINDOW"][0]
+    assert value_grammar.problem("64;16", spec) is None and value_grammar.problem("64; 16", spec) is None
+    assert "2" in value_grammar.problem("64", spec)  # one item: the reader falls back to its default
+    assert value_grammar.problem("64;16;4", spec) and value_grammar.problem("64;2", spec)  # 2 is read as 8
+    assert value_grammar.problem("64,16", spec)  # another separator is one item
+    # the pinned torch_npu's own reader of this form (OptionsManager::GetSilenceThresh), in the generated table
+    values = env_vars.table()["values"]
+    assert values["NPU_ASD_UPPER_THRESH"]["count"] == 2 and values["NPU_ASD_UPPER_THRESH"]["list"] == {"float": [3, None]}
 
 
 def test_grammars_judge_values_as_the_reader_does():

@@ -2,7 +2,8 @@
 (scripts/extract_env_value_parsers.py: Python reads compared with literals, converted with int()/float(), matched
 with an anchored pattern or split on a separator and compared with a word set; torch's c10d getCvar readers), and
 MindSpore's reference read by its "Type" column where the "Value Range" cell leaves the set open. Tested on sources
-and a header written for the test, then through lint-npu's entry point on variables no planted set uses."""
+and a header written for the test, then through lint-npu's entry point on variables no planted set uses. Round 25v: a
+value tested with ``in`` or looked up in a module's dict keyed by literals takes those keys."""
 
 from __future__ import annotations
 
@@ -74,6 +75,19 @@ for word in words:
 
 opened = os.getenv("PKG_PATH", "0") == "1"
 print(os.getenv("PKG_PATH"))
+
+_LEVELS = {"quiet": 0, "loud": 2}
+
+
+def level():
+    chosen = os.getenv("PKG_LEVEL")
+    if chosen and chosen in _LEVELS:
+        return _LEVELS[chosen]
+    return 1
+
+
+def mode():
+    return _LEVELS[os.environ.get("PKG_MODE", "quiet")]
 '''
 
 
@@ -91,6 +105,8 @@ def test_each_parser_idiom_gives_its_grammar():
     assert got["PKG_VERSION"] == {"pattern": r"(\d+)\.(\d+)"}
     assert got["PKG_WORDS"] == {"list": {"enum": ["alpha", "beta"]}, "separator": "+"}
     assert got["PKG_PATH"] is None  # also printed: the value goes somewhere the reading cannot follow
+    assert got["PKG_LEVEL"] == {"enum": ["loud", "quiet"]}  # `in` a module's dict keyed by literals (round 25v)
+    assert got["PKG_MODE"] == {"enum": ["loud", "quiet"]}  # looked up in it: any other key is a KeyError
 
 
 def test_grammars_judge_values_as_the_parser_does():

@@ -14,7 +14,7 @@ FOLDER = "lint_values_heldout_e"
 class TestSetE(PlantedSetChecks):
     FOLDER = FOLDER
     MIN_CASES, MIN_WEAK, MIN_CLI, MIN_ENV = 60, 20, 8, 8
-    FLOOR = (73, 44)  # lint round 21 (docs/DECISIONS.md; round 12 as development data: 71, 42)
+    FLOOR = (74, 44)  # lint round 25v (round 21: 73, 44; docs/DECISIONS.md; round 12 as development data: 71, 42)
     OPEN = ("not every planted error is caught (baseline 40/79, 24/46 of the unlisted classes, 4/79 twins; round 5 the "
             "same; round 6 with the set as development data: 53/79, 33/46, 0/79; "
             "round 7 as development data: 66/79, 42/46, 0 twins; round 8 as development data: 68/79, 42/46, 0 twins; "

@@ -15,7 +15,7 @@ FOLDER = "lint_values_heldout_f"
 class TestSetF(PlantedSetChecks):
     FOLDER = FOLDER
     MIN_CASES, MIN_WEAK, MIN_CLI, MIN_ENV = 60, 20, 8, 8
-    FLOOR = (67, 40)  # lint round 21 (docs/DECISIONS.md; round 18: 65, 38)
+    FLOOR = (68, 40)  # lint round 25v (round 21: 67, 40; docs/DECISIONS.md; round 18: 65, 38)
     OPEN = ("not every planted error is caught (baseline 30/82, 16/47 of the unlisted classes, 3/82 twins; round 6, "
             "measured once: 40/82, 24/47, 3/82, the three twins clean since; "
             "round 7 as development data: 56/82, 35/47, 0 twins; round 8 as development data: 58/82, 35/47, 0 twins; "

@@ -15,7 +15,7 @@ FOLDER = "lint_values_heldout_q"
 class TestSetQ(PlantedSetChecks):
     FOLDER = FOLDER
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 100, 15, 60, 60, 8, 10
-    FLOOR = (84, 65)  # round 23 (round 22, for which this set was development data: 82, 65; docs/DECISIONS.md)
+    FLOOR = (85, 65)  # round 25v (round 23: 84, 65; round 22, for which this set was development data: 82, 65; docs/DECISIONS.md)
     OPEN = ("not every planted error is caught (on main before round 21, the flagged twin mended: 41/104, 35/75 of the "
             "unlisted classes, 0/104 twins flagged; round 21: the same; README; round 22: 82/104, 65/75)")
 
