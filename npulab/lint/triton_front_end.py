@@ -9,7 +9,7 @@ How: the cell runs a second time with Triton imported in its compiled mode. Each
 ``JITFunction.run`` (its binder types every argument, its options parser reads the launch's options), and where Triton
 would compile, ``_front_end`` builds the ``ASTSource`` and calls ``make_ir`` only; nothing is launched. A stand-in driver
 names the target (an NVIDIA one: the only backends the wheel ships are NVIDIA's and AMD's), and ``tl.dot``'s minimum
-block is Triton-Ascend's, (1, 1, 1) (github.com/Ascend/triton-ascend ``third_party/ascend/backend/compiler.py``,
+block is Triton-Ascend's, (1, 1, 1) (github.com/Ascend/triton-ascend ``third_party/ascend/backend/compiler.py`` at af4de17,
 ``min_dot_size``), not NVIDIA's 16. A refusal raised inside ``triton/backends/`` (the NVIDIA backend's own options and
 limits, ``num_warps`` a power of two and the like) is the stand-in target's, not Ascend's: not reported; a launch
 keyword that is an option of Triton-Ascend's backend (``multibuffer`` …, npulab/data/triton_ascend_lifted.yaml) is
