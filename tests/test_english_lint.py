@@ -120,6 +120,13 @@ EXTRA = {
     "operator-meta": _notebook("import torch\nimport torch_npu\nx = torch.randn(8, 64, dtype=torch.float16).npu()\n"
                                "w = torch.randint(-8, 8, (32, 48), dtype=torch.int8).npu()\ns = torch.ones(32).npu()\n"
                                "y = torch_npu.npu_quant_matmul_dequant(x, w, s)"),
+    # (round 25t) a kernel the interpreter runs but Triton's front end refuses (npulab.lint.triton_front_end)
+    "triton-front-end": _notebook("import torch\nimport triton\nimport triton.language as tl\n\n@triton.jit\n"
+                                  "def c_kernel(x_ptr, N: tl.constexpr):\n"
+                                  "    i = tl.program_id(0)\n"
+                                  "    if 0 < i < tl.num_programs(0):\n"
+                                  "        tl.store(x_ptr + tl.arange(0, N), tl.cos(tl.load(x_ptr + tl.arange(0, N))))\n\n"
+                                  "x = torch.randn(16, device='npu')\nc_kernel[(2,)](x, N=16)"),
     "operator-rank": _notebook("import torch\nimport torch_npu\nb = torch.randn(4).npu()\ng = torch.randn(3, 4).npu()\n"
                                "y = torch_npu.npu_giou(b, g)"),
     # the three forms of a named axis's limit (npulab.lint.op_axes: a set, a multiple, an upper bound)

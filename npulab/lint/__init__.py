@@ -28,6 +28,8 @@ released artifacts of every framework and tool they call. One concern a module:
 - ``triton_run``: a cell's literal Triton kernels and their launches run under Triton's interpreter
   (``TRITON_INTERPRET=1``) in a forked child, on small CPU tensors, so Triton's own checks judge them; the upstream
   refusals Triton-Ascend documents as lifted (triton_ascend_lifted.yaml) are not reported;
+  ``triton_front_end``: in the same child, a launch the interpreter ran clean is lowered to TTIR by Triton's own
+  code generator (compiled mode, a stand-in driver, nothing launched), so the checks the interpreter skips judge it;
 - ``options``: values set on torchair config objects (``config.mode = …``) against their OptionValue lists;
 - ``devices``: device strings (``torch.device("npu:0")``, ``device=`` / ``*_device=``, ``.to(...)``) against c10's
   grammar and the device types an Ascend machine has; ``distributed``: torch.distributed backends and init methods

@@ -16,7 +16,9 @@ child, tensors made for ``"npu"``/``"cuda"`` are CPU tensors of the same shape a
 instead of timing it. An upstream refusal that Triton-Ascend documents as lifted on Ascend (a ``tl.arange`` range or a
 block shape that is not a power of two: npulab/data/triton_ascend_lifted.yaml, with sources) is not reported. A finding
 is an exception whose traceback passes through Triton, of a class in ``_ERRORS``, and not about a driver, a device or
-the interpreter itself; a child that crashes or does not answer in time is unknown.
+the interpreter itself; a child that crashes or does not answer in time is unknown. A program the interpreter ran to
+its end runs once more in the same child with each launch lowered by Triton's front end (``triton_front_end``), which
+judges what the interpreter skips.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from functools import cache
 
 from npulab.core.i18n import t
 from npulab.core.paths import DATA_DIR, shared_yaml
-from npulab.lint import cpu_values, in_child
+from npulab.lint import cpu_values, in_child, triton_front_end
 
 MAX_PROGRAMS = 64  # programs of one launch the interpreter runs (each runs the kernel body in Python)
 _MODULES = frozenset({"torch", "triton", "triton.language", "math"})
@@ -47,9 +49,11 @@ _METHODS = frozenset({"npu", "cuda", "cpu", "to", "contiguous", "t", "view", "re
                       "element_size", "new_empty", "new_zeros", "new_ones", "expand", "unsqueeze", "squeeze", "flatten"})
 _BUILTINS = frozenset({"range", "min", "max", "len", "int", "float", "bool", "abs", "tuple", "list", "dict", "str",
                        "True", "False", "None", "print", "zip", "enumerate", "sum", "round", "isinstance"})
-_ERRORS = ("ValueError", "TypeError", "AssertionError", "IndexError", "RuntimeError", "CompilationError",
+_ERRORS = ("ValueError", "TypeError", "AssertionError", "IndexError", "KeyError", "RuntimeError", "CompilationError",
            "CompileTimeAssertionFailure", "UnsupportedLanguageConstruct")
 _NOT_THE_USER = re.compile(r"driver|cuda|device|interpret|not (yet )?(supported|implemented)|no module", re.IGNORECASE)
+# the front end's own refusals say "not supported" of the language; only the stand-in driver is not the user's
+_NOT_THE_USER_LOWERED = re.compile(r"driver|no module", re.IGNORECASE)
 
 
 def _dotted(node: ast.AST, imported: dict[str, str]) -> str | None:
@@ -169,33 +173,9 @@ def program(tree: ast.Module, code: str, imported: dict[str, str]) -> str | None
 def _triton() -> dict:
     """Triton's modules as its interpreter needs them, imported once here so that each forked child finds them loaded:
     imported under ``TRITON_INTERPRET=1`` (Triton's own library functions, ``tl.max`` and the like, are decorated as
-    interpreted or as compiled ones when imported), the variable restored afterwards. This process's ``sys.modules``
-    is left as it was — a Triton imported before stays, none stays if there was none (the course's own kernels,
-    ``npulab.kernels.triton_kernels``, import Triton their own way later in the same process); the interpreted set is
-    kept aside for the children (its C extension, loaded once per process, is shared). Torch with it (lint's process
-    has it already)."""
-    import torch  # noqa: F401
-
-    earlier = {name: sys.modules.pop(name) for name in _triton_modules()}
-    before = os.environ.get("TRITON_INTERPRET")
-    os.environ["TRITON_INTERPRET"] = "1"
-    try:
-        import triton.language  # noqa: F401
-        import triton.runtime.interpreter  # noqa: F401
-        return {name: sys.modules[name] for name in _triton_modules()}
-    finally:
-        if before is None:
-            del os.environ["TRITON_INTERPRET"]
-        else:
-            os.environ["TRITON_INTERPRET"] = before
-        for name in _triton_modules():
-            del sys.modules[name]
-        sys.modules.update(earlier)
-
-
-def _triton_modules() -> list[str]:
-    """Triton's Python modules in ``sys.modules`` (not its C extension, which a process loads once)."""
-    return [m for m in sys.modules if (m == "triton" or m.startswith("triton.")) and not m.startswith("triton._C")]
+    interpreted or as compiled ones when imported) and kept aside, this process's ``sys.modules`` left as it was (the
+    course's own kernels, ``npulab.kernels.triton_kernels``, import Triton their own way later in the same process)."""
+    return triton_front_end.imported_aside(interpret=True)
 
 
 def findings(tree: ast.Module, imported: dict[str, str], code: str) -> list[tuple[int, str, str]]:
@@ -207,6 +187,7 @@ def findings(tree: ast.Module, imported: dict[str, str], code: str) -> list[tupl
         return []
     try:
         modules = _triton()
+        triton_front_end.compiled()
     except Exception:  # no triton in this environment
         return []
     with tempfile.TemporaryDirectory(prefix="npulab-triton-") as scratch:
@@ -219,8 +200,10 @@ def findings(tree: ast.Module, imported: dict[str, str], code: str) -> list[tupl
         return []
     line = said["line"]
     written = code.splitlines()[line - 1].strip() if 0 < line <= len(code.splitlines()) else ""
-    return [(line, written, t("lint.triton.refused", line=line, written=written, version=modules["triton"].__version__,
-                              error=said["error"], message=said["message"]))]
+    words = {"line": line, "written": written, "version": modules["triton"].__version__, "error": said["error"],
+             "message": said["message"]}
+    lowered = said["stage"] == "front_end"
+    return [(line, written, t("lint.triton.lowered", **words) if lowered else t("lint.triton.refused", **words))]
 
 
 def _lifted_on_ascend(message: str) -> bool:
@@ -233,22 +216,37 @@ class _Skipped(Exception):
 
 
 def _run(path: str) -> dict | None:
-    """In the child: run the program under Triton's interpreter; the refusal as {line, error, message}, or None."""
+    """In the child: run the program under Triton's interpreter, then, if it refused nothing, once more with each
+    launch lowered by Triton's front end (``triton_front_end``); the refusal as {line, error, message}, or None."""
     os.environ["TRITON_INTERPRET"] = "1"
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)  # what a kernel prints (print, tl.device_print) is not lint's output
     sys.modules.update(_triton())  # the interpreted Triton, imported before the fork
-    _patch_child()
+    _patch_torch()
+    _patch_interpreter()
     with open(path, encoding="utf-8") as source:
         code = compile(source.read(), path, "exec")
+    ran, refused = _refused_by(code, path, "interpreter", _NOT_THE_USER)
+    if ran:  # only a program the interpreter ran to its end (an Ascend-only API, for one, stops it: unknown)
+        del os.environ["TRITON_INTERPRET"]
+        triton_front_end.enter()
+        _patch_autotuner()
+        refused = _refused_by(code, path, "front_end", _NOT_THE_USER_LOWERED)[1]
+    return refused
+
+
+def _refused_by(code, path: str, stage: str, not_the_user: re.Pattern) -> tuple[bool, dict | None]:
+    """(whether the program ran to its end, what Triton refused in it)."""
+    _MADE[0] = 0
     try:
         exec(code, {"__name__": "npulab_lint_triton_cell", "__file__": path})  # noqa: S102  (only _kept's statements)
     except Exception as err:  # the parent decides nothing more: the refusal is judged here
-        return _refusal(err, path)
-    return None
+        refused = _refusal(err, path, not_the_user)
+        return False, refused and {**refused, "stage": stage}
+    return True, None
 
 
-def _refusal(err: BaseException, path: str) -> dict | None:
+def _refusal(err: BaseException, path: str, not_the_user: re.Pattern) -> dict | None:
     frames = traceback.extract_tb(err.__traceback__)
     inner = err
     while inner.__cause__ is not None:  # the interpreter wraps a kernel's error: InterpreterError(repr(error))
@@ -257,26 +255,28 @@ def _refusal(err: BaseException, path: str) -> dict | None:
     message = text[-1].strip() if text else ""
     name = type(inner).__name__
     through_triton = any(f"{os.sep}triton{os.sep}" in f.filename for f in frames)
-    if isinstance(inner, _Skipped) or not through_triton or name not in _ERRORS or _NOT_THE_USER.search(message):
+    raised_in = traceback.extract_tb(inner.__traceback__)[-1:] or frames[-1:]
+    in_backend = any(f"{os.sep}triton{os.sep}backends{os.sep}" in f.filename for f in raised_in)
+    if isinstance(inner, _Skipped) or not through_triton or in_backend or name not in _ERRORS \
+            or not_the_user.search(message):
         return None
     line = next((f.lineno for f in frames if f.filename == path and f.name == "<module>"), 0)
     return {"line": line, "error": name, "message": message}
 
 
-def _patch_child() -> None:
-    """The child's torch and Triton: accelerator tensors on the CPU within the element limits, grids cut to
-    MAX_PROGRAMS, an autotuner that runs each config once. Only the forked child is changed."""
-    import torch
-    from triton.runtime import autotuner, interpreter
+_MADE = [0]  # elements the child's torch factories made in the current run of the program
 
-    total = [0]
+
+def _patch_torch() -> None:
+    """The child's torch: accelerator tensors on the CPU within the element limits. Only the forked child is changed."""
+    import torch
 
     def on_cpu(factory):
         def made(*args, **kwargs):
             kwargs.pop("device", None)
             count = _elements(factory.__name__, args, kwargs)
-            total[0] += count
-            if count > cpu_values.MAX_ELEMENTS or total[0] > cpu_values.MAX_TOTAL:
+            _MADE[0] += count
+            if count > cpu_values.MAX_ELEMENTS or _MADE[0] > cpu_values.MAX_TOTAL:
                 raise _Skipped(factory.__name__)
             return factory(*args, **kwargs)
         return made
@@ -292,11 +292,24 @@ def _patch_child() -> None:
         return to(self, *args, **kwargs) if args or kwargs else self
     torch.Tensor.to = to_cpu
 
+
+def _patch_interpreter() -> None:
+    """The child's interpreted Triton: grids cut to MAX_PROGRAMS, an autotuner that runs each config once."""
+    from triton.runtime import interpreter
+
     start = interpreter.GridExecutor.__init__
 
     def cut(self, fn, arg_names, grid, *rest, **kwargs):
         start(self, fn, arg_names, lambda args: _first_programs(grid(args) if callable(grid) else grid), *rest, **kwargs)
     interpreter.GridExecutor.__init__ = cut
+    _patch_autotuner()
+
+
+def _patch_autotuner() -> None:
+    """The Triton in ``sys.modules`` runs each config of an autotuner once instead of timing it (upstream's
+    ``do_bench`` needs a GPU driver)."""
+    from triton.runtime import autotuner
+
     autotuner.Autotuner.do_bench = property(lambda self: _once)
 
 
