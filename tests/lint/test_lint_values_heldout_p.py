@@ -17,7 +17,7 @@ class TestSetP(PlantedSetChecks):
     FLOOR = (67, 49)  # round 23 (round 21: 65, 47; round 20 with the lead's mend: 58, 41; round 19: 56, 40; baseline 54, 38; README)
     OPEN = ("not every planted error is caught (baseline on main at fabacc2, before round 19: 54/108, 38/74 of the "
             "unlisted classes, 0/108 twins; round 19, measured once: 56/108, 40/74, 0/108; round 20: 58/108, 41/74, 1/108, mended to 0/108; "
-            "round 21: 65/108, 47/74, 0/108; round 22 and 23c: the same; round 23: 67/108, 49/74; round 23b, 24, 24t: the same; README)")
+            "round 21: 65/108, 47/74, 0/108; round 22 and 23c: the same; round 23: 67/108, 49/74; round 23b, 24, 24t, 25, 25v, 25t: the same; README)")
 
 
 if __name__ == "__main__":

@@ -14,9 +14,9 @@ FOLDER = "lint_values_heldout_t"
 class TestSetT(PlantedSetChecks):
     FOLDER = FOLDER
     MIN_CASES, MIN_KINDS, MIN_WEAK, MIN_UNLISTED, MIN_CLI, MIN_ENV = 100, 15, 60, 60, 8, 14
-    FLOOR = (43, 23)  # the baseline (README)
+    FLOOR = (47, 33)  # round 25 with the lead's mend; rounds 25v and 25t the same (README)
     OPEN = ("not every planted error is caught (on main at fc4a0db, before rounds 25, 25t and 25v: 43/100, 23/63 of "
-            "the unlisted classes, 7/100 twins flagged, 36/100 caught on their values; README)")
+            "the unlisted classes, 7/100 twins flagged, 36/100 caught on their values; the lead's mend of the flagged twins: 36/100, 23/63, 0/100; round 25: 47/100, 33/63; rounds 25v and 25t: the same; README)")
 
 
 if __name__ == "__main__":
