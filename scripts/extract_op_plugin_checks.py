@@ -246,6 +246,21 @@ def _calls(statement: str):
             yield match.group(1), [a for a in _split_top(inside, templates=False) if a.strip()], match.start()
 
 
+_READ_BEFORE = re.compile(r"(?:[=!<>]=|[(,<>?=!]|&&|\|\||(?<![-+])[-+*/%]|\breturn)\s*$|^\s*$")
+_READ_AFTER = re.compile(r"\s*(?:[=!<>]=|<(?!<)|>(?!>)|[,);\]?:]|&&|\|\||[-+*/%](?![-+=])|"
+                         r"\.(?:size|empty|c_str|length|data)\(\)|$)")
+
+
+def _only_read(name: str, statement: str) -> bool:
+    """Whether every place a statement names ``name`` only reads its value: compared, counted, handed on whole,
+    computed with; not indexed, iterated by reference, incremented, its address or a member function taken."""
+    plain = re.sub(r'"(?:[^"\\]|\\.)*"', '""', statement)
+    for match in re.finditer(rf"(?<![\w.:>]){re.escape(name)}\b", plain):
+        if not (_READ_BEFORE.search(plain[:match.start()]) and _READ_AFTER.match(plain, match.end())):
+            return False
+    return True
+
+
 def _body_checks(body: str, first_line: int, names: dict[str, str], constants: dict[str, str], on_call=None):
     """(line, C++ condition, Python condition, {name the condition reads: what it stands for, where not itself}) of
     each top-level check of a body on ``names`` before anything that may return or throw; ``on_call(name, arguments, line, names)`` sees each call such a statement makes (a
@@ -255,6 +270,8 @@ def _body_checks(body: str, first_line: int, names: dict[str, str], constants: d
         stripped = statement.strip()
         for assigned in re.findall(r"\b(\w+)\s*(?:[-+*/|&]?=)(?!=)", stripped):
             names.pop(assigned, None)  # a parameter changed before a check is not the caller's value any more
+        for name in [n for n in names if not _only_read(n, stripped)]:
+            names.pop(name)  # a reference to it taken (``for (auto &c : layout_str) { c = toupper(c); }``), …
         if on_call is not None:
             for name, arguments, at in _calls(stripped):
                 on_call(name, arguments, _line(first_line, body, offset, statement) + stripped.count("\n", 0, at),

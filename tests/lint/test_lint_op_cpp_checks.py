@@ -142,15 +142,26 @@ def test_a_call_is_followed_once_with_the_callees_parameters_bound_to_the_operat
 
 
 def test_a_copy_of_a_parameter_in_the_operators_own_body_is_the_parameter():
-    text = 'at::Tensor npu_test_copy(c10::string_view layout) {\n' \
+    text = 'at::Tensor npu_test_copy(c10::string_view layout, c10::string_view mode) {\n' \
            '    std::string layout_str = std::string(layout);\n' \
+           '    std::string mode_str = std::string(mode);\n' \
            '    TORCH_CHECK(layout_str == "ND", "ND only");\n' \
+           '    for (auto &c : mode_str) {\n        c = toupper(c);\n    }\n' \
+           '    TORCH_CHECK(mode_str == "FAST", "upper-cased through a reference: not the caller\'s value any more");\n' \
            '    layout_str = "NZ";\n' \
            '    TORCH_CHECK(layout_str == "NZ", "assigned again: not the caller\'s value any more");\n' \
            '    return at::empty({});\n}\n'
     (check,) = extract.checks(text, "Copy.cpp")
     assert (check.python, check.callee, check.bound) == ("layout == 'ND'", None, {"layout_str": "layout"})
     assert "，其中 `layout_str` 即 `layout`" in extract._rule(check, "npu_test_copy", "c0ffee")["rule"]
+
+
+def test_a_name_stays_the_callers_value_only_while_it_is_only_read():
+    for read in ('x == "ND" || x != y', "f(a, x, b)", "auto n = x * 2;", "x.size() > 0", "!x", 'TORCH_CHECK(x > 0, "x ", x)'):
+        assert extract._only_read("x", read), read
+    for changed in ("x++;", "++x;", "x[0] = 'a';", "std::transform(x.begin(), x.end(), x.begin(), ::toupper);",
+                    "auto *p = &x;", "for (auto &c : x) {}"):
+        assert not extract._only_read("x", changed), changed
 
 
 def test_a_kernel_is_named_as_the_operator_its_schema_declares():
@@ -229,10 +240,11 @@ v = torch.randn(1, 16, 1024, dtype=torch.float16).npu()
 @pytest.mark.parametrize(("call", "said"), [
     ('out, lse = torch_npu.npu_fused_infer_attention_score_v2(q, k, v, num_query_heads={n}, input_layout="BSH")',
      "`construct_fia_output_tensor_v2`"),
-    ('out = torch_npu.npu_fusion_attention_v2(q, k, v, 16, "{layout}")', "`npu_fusion_attention_common`"),
+    ('out = torch_npu.npu_fusion_attention_v2(q, k, v, 16, "{layout}", keep_prob={p})', "`npu_fusion_attention_common`"),
 ])
 def test_a_check_read_through_a_call_judges_a_cells_call(lint, call, said):  # noqa: F811
-    found = lint(ATTENTION.format(call=call.format(n=0, layout="BHSD")))
+    found = lint(ATTENTION.format(call=call.format(n=0, layout="BSH", p=1.5)))
     assert [f.kind for f in found] == ["argument-value"], found
     assert said in found[0].message and "op-plugin" in found[0].message
-    assert lint(ATTENTION.format(call=call.format(n=8, layout="BSH"))) == []
+    # npu_fusion_attention_common upper-cases its copy of input_layout before checking it: "bsh" is not judged
+    assert lint(ATTENTION.format(call=call.format(n=8, layout="bsh", p=0.9))) == []
