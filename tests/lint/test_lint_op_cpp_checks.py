@@ -137,8 +137,8 @@ def test_a_call_is_followed_once_with_the_callees_parameters_bound_to_the_operat
     rule = extract._rule(layout, "npu_test_calling", "c0ffee")
     assert rule["refused"] == "not (layout_in == 'ND' or layout_in == 'NZ')"
     assert "`check_test_layout`" in rule["rule"] and "其中 `layout` 即 `layout_in`" in rule["rule"]
-    assert rule["source_en"].endswith(f"Calling.cpp#L{layout.line}, check_test_layout, called by npu_test_calling "
-                                      f"at line {layout.call_line}")
+    assert rule["source_en"].startswith(f"check_test_layout, called by npu_test_calling at line {layout.call_line}: ")
+    assert rule["source_en"].endswith(f"Calling.cpp#L{layout.line}")  # the URL last
 
 
 def test_a_copy_of_a_parameter_in_the_operators_own_body_is_the_parameter():
