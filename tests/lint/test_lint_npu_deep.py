@@ -117,12 +117,18 @@ def test_markdown_shell_blocks():
     assert command_flags.markdown_shell_blocks(text) == [(3, "npu-smi info -t topo"), (5, "msprobe compare -tp a -gp b -o c")]
 
 
-def test_flag_table_matches_the_extraction_script():
+def _flag_extractor():
+    """scripts/extract_cli_flags.py, loaded as a module (scripts/ is no package)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("extract", REPO_ROOT / "scripts" / "extract_cli_flags.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_flag_table_matches_the_extraction_script():
+    module = _flag_extractor()
     table = json.loads(command_flags.FLAGS_FILE.read_text(encoding="utf-8"))["tools"]
     assert set(table) == set(module.TOOLS)
     for tool, entry in module.TOOLS.items():
@@ -190,11 +196,7 @@ def test_cli_json_lists_findings_and_what_could_not_be_checked(context):
 
 
 def test_click_sub_commands_keep_their_own_flags():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("extract", REPO_ROOT / "scripts" / "extract_cli_flags.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _flag_extractor()
     sources = {
         "cli/entrance.py": "import click\n@click.group()\ndef main(): pass\n"
                            "main.add_command(compare_cli, name='compare')\nmain.add_command(other)\n",
@@ -206,11 +208,7 @@ def test_click_sub_commands_keep_their_own_flags():
 
 
 def test_a_click_sub_command_that_hands_unknown_options_on_accepts_the_package_argparse_options():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("extract", REPO_ROOT / "scripts" / "extract_cli_flags.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _flag_extractor()
     sources = {
         "cli/entrance.py": "import click\n@click.group()\ndef main(): pass\n"
                            "main.add_command(cluster_cli, name='cluster')\nmain.add_command(compare_cli, name='compare')\n",
